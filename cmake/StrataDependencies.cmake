@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Finds what Strata needs (OTF2, HDF5) and what it can use (MPI, PAPI, CUDA, OMPT).
+# Every optional part records STRATA_HAVE_<PART> and a reason for the summary.
+find_package(PkgConfig REQUIRED)
+find_package(Threads REQUIRED)
+
+pkg_check_modules(OTF2 REQUIRED IMPORTED_TARGET otf2)
+
+# HDF5: prefer the MPI build so that the profile of all ranks can be written collectively.
+pkg_check_modules(HDF5 IMPORTED_TARGET hdf5-openmpi)
+if(HDF5_FOUND)
+  set(STRATA_HDF5_PARALLEL ON)
+else()
+  pkg_check_modules(HDF5 REQUIRED IMPORTED_TARGET hdf5)
+  set(STRATA_HDF5_PARALLEL OFF)
+endif()
+
+option(STRATA_WITH_MPI "Build the MPI adapter and the parallel analysis" ON)
+set(STRATA_HAVE_MPI OFF)
+if(STRATA_WITH_MPI)
+  find_package(MPI COMPONENTS C CXX)
+  if(MPI_C_FOUND AND MPI_CXX_FOUND)
+    set(STRATA_HAVE_MPI ON)
+  else()
+    set(STRATA_MPI_REASON "no MPI compiler wrappers found (install libopenmpi-dev)")
+  endif()
+else()
+  set(STRATA_MPI_REASON "disabled with -DSTRATA_WITH_MPI=OFF")
+endif()
+
+option(STRATA_WITH_PAPI "Read hardware counters with PAPI" ON)
+set(STRATA_HAVE_PAPI OFF)
+if(STRATA_WITH_PAPI)
+  pkg_check_modules(PAPI IMPORTED_TARGET papi)
+  if(PAPI_FOUND)
+    set(STRATA_HAVE_PAPI ON)
+  else()
+    set(STRATA_PAPI_REASON "papi.pc not found (install libpapi-dev)")
+  endif()
+else()
+  set(STRATA_PAPI_REASON "disabled with -DSTRATA_WITH_PAPI=OFF")
+endif()
+
+option(STRATA_WITH_OMPT "Build the OpenMP (OMPT) adapter" ON)
+set(STRATA_HAVE_OMPT OFF)
+if(STRATA_WITH_OMPT)
+  include(CheckIncludeFileCXX)
+  find_path(STRATA_OMPT_INCLUDE_DIR omp-tools.h
+    PATHS /usr/lib/llvm-16/lib/clang/16/include /usr/lib/llvm-15/lib/clang/15.0.7/include
+          /usr/lib/llvm-14/lib/clang/14.0.6/include
+    PATH_SUFFIXES include)
+  find_library(STRATA_LIBOMP NAMES omp omp5 PATHS /usr/lib/llvm-14/lib /usr/lib/x86_64-linux-gnu)
+  if(STRATA_OMPT_INCLUDE_DIR AND STRATA_LIBOMP)
+    set(STRATA_HAVE_OMPT ON)
+  else()
+    set(STRATA_OMPT_REASON "omp-tools.h or libomp not found (install libomp-dev)")
+  endif()
+else()
+  set(STRATA_OMPT_REASON "disabled with -DSTRATA_WITH_OMPT=OFF")
+endif()
+
+option(STRATA_WITH_CUDA "Build the CUDA (CUPTI, NVTX) adapter" ON)
+set(STRATA_HAVE_CUDA OFF)
+if(STRATA_WITH_CUDA)
+  find_package(CUDAToolkit QUIET)
+  if(CUDAToolkit_FOUND AND EXISTS "${CUDAToolkit_INCLUDE_DIRS}/cupti.h")
+    set(STRATA_HAVE_CUDA ON)
+  elseif(EXISTS /usr/local/cuda/include/cupti.h)
+    set(CUDAToolkit_ROOT /usr/local/cuda)
+    set(STRATA_HAVE_CUDA ON)
+  else()
+    set(STRATA_CUDA_REASON "no CUDA toolkit with CUPTI found")
+  endif()
+else()
+  set(STRATA_CUDA_REASON "disabled with -DSTRATA_WITH_CUDA=OFF")
+endif()
+
+find_package(GTest)
+find_program(STRATA_OTF2_PRINT otf2-print)
+find_program(STRATA_H5DUMP h5dump)
+# The OTF2 Python bindings are importable only from the distribution's interpreter.
+find_program(STRATA_SYSTEM_PYTHON NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Handles and enumerations shared by adapters, substrates and writers.
+#pragma once
+
+#include <cstdint>
+
+namespace strata {
+
+/// Small ids that events carry instead of strings.  0 is "none/invalid".
+using StringHandle = std::uint32_t;
+using RegionHandle = std::uint32_t;
+using ParameterHandle = std::uint32_t;
+using LocationId = std::uint64_t;
+
+/// A raw reading of the process timer (TSC ticks or nanoseconds, see timer.hpp).
+using Ticks = std::uint64_t;
+
+/// Where a region comes from (mirrors OTF2_Paradigm for the values we use).
+enum class Paradigm : std::uint8_t {
+    unknown = 0,
+    user,         ///< user API
+    compiler,     ///< compiler instrumentation
+    mpi,
+    openmp,
+    cuda,
+    measurement,  ///< Strata's own activity (buffer flush, recording off)
+};
+
+/// What a region does (mirrors the OTF2_RegionRole values we use).
+enum class RegionRole : std::uint8_t {
+    unknown = 0,
+    function,
+    code,
+    loop,
+    wrapper,
+    parallel,
+    barrier,
+    implicit_barrier,
+    point_to_point,
+    coll_one2all,
+    coll_all2one,
+    coll_all2all,
+    coll_other,
+    artificial,
+};
+
+/// Region flags (bit set).
+enum RegionFlags : std::uint32_t {
+    region_flag_none = 0,
+    region_flag_phase = 1u << 0,  ///< an iteration or phase (the analysis's default key region)
+};
+
+enum class LocationType : std::uint8_t { cpu_thread = 0, gpu_stream = 1, metric = 2 };
+
+const char* to_string(Paradigm p);
+const char* to_string(RegionRole r);
+
+}  // namespace strata

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "strata/measurement/types.hpp"
+
+namespace strata {
+
+const char* to_string(Paradigm p) {
+    switch (p) {
+        case Paradigm::user: return "user";
+        case Paradigm::compiler: return "compiler";
+        case Paradigm::mpi: return "mpi";
+        case Paradigm::openmp: return "openmp";
+        case Paradigm::cuda: return "cuda";
+        case Paradigm::measurement: return "measurement";
+        case Paradigm::unknown: break;
+    }
+    return "unknown";
+}
+
+const char* to_string(RegionRole r) {
+    switch (r) {
+        case RegionRole::function: return "function";
+        case RegionRole::code: return "code";
+        case RegionRole::loop: return "loop";
+        case RegionRole::wrapper: return "wrapper";
+        case RegionRole::parallel: return "parallel";
+        case RegionRole::barrier: return "barrier";
+        case RegionRole::implicit_barrier: return "implicit_barrier";
+        case RegionRole::point_to_point: return "point_to_point";
+        case RegionRole::coll_one2all: return "coll_one2all";
+        case RegionRole::coll_all2one: return "coll_all2one";
+        case RegionRole::coll_all2all: return "coll_all2all";
+        case RegionRole::coll_other: return "coll_other";
+        case RegionRole::artificial: return "artificial";
+        case RegionRole::unknown: break;
+    }
+    return "unknown";
+}
+
+}  // namespace strata
