@@ -61,18 +61,44 @@ ParseResult parse_size(const std::string& text);        ///< 4096, 64K, 64M, 1G,
 ParseResult parse_integer(const std::string& text);
 ParseResult parse_enumeration(const std::string& text, const std::vector<std::string>& accepted);
 ParseResult parse_list(const std::string& text, const std::vector<std::string>& accepted);
+/// Parses `text` as a value of `type` (string and path values are taken as they are).
+ParseResult parse_value(Type type, const std::string& text, const std::vector<std::string>& accepted);
+
+/// "Boolean", "Size", "Integer", "String", "Path", "Enumeration" or "List".
+const char* type_name(Type type);
+
+/// A byte count in the shortest exact form a size variable accepts: 65536 -> "64K",
+/// 3 << 30 -> "3G", 1000 -> "1000".
+std::string format_size(std::uint64_t bytes);
 
 /// The process-wide registry.  Modules add their rows at static-initialisation time
 /// or before load(); the core rows exist from the start.
 class Registry {
 public:
     static Registry& instance();
+    /// Adds a row.  Throws std::invalid_argument for a malformed name, a name that is
+    /// already registered or a default value its own parser rejects (programming errors).
     void add(Variable v);
+
+    /// A check of relations between variables, run by load() after every variable is
+    /// parsed and stored.  Returns the message (without the "strata: " prefix) when the
+    /// combination is not valid, std::nullopt otherwise.
+    using Check = std::function<std::optional<std::string>()>;
+    /// Adds a relation check (see Check).
+    void add_check(Check check);
+
     const std::vector<Variable>& variables() const { return vars_; }
 
     /// Parses every variable from `lookup` (default: the environment).  On the first bad
     /// value returns the message naming the variable, the value and what is accepted.
     /// Unknown STRATA_* variables in the environment are reported as a warning (typos).
+    ///
+    /// Every row's default is stored first, so each call starts from a clean state; then
+    /// the values `lookup` returns (nullptr: not set), then the relation checks
+    /// (add_check).  Unknown names are taken from `environment` ("NAME=value" strings)
+    /// or, without it, from `environ`; warnings go to `warnings` or, without it, to
+    /// std::cerr.  After an error the rows before the bad one hold the user's values
+    /// and the others their defaults.  Not thread-safe: call it before measuring.
     std::optional<std::string> load(const std::function<const char*(const char*)>& lookup,
                                     std::vector<std::string>* warnings = nullptr,
                                     const std::vector<std::string>* environment = nullptr);
@@ -84,6 +110,9 @@ public:
     /// `strata-info config-vars [--full]` text.
     void describe(std::ostream& out, bool full) const;
 
+    /// `strata-info config-vars --doc`: a Markdown reference page of every variable.
+    void write_markdown(std::ostream& out) const;
+
     /// Value in effect (normalised text) after load(), or the default.
     std::string value_of(const std::string& env_name) const;
 
@@ -91,6 +120,7 @@ private:
     Registry();
     std::vector<Variable> vars_;
     std::vector<std::string> values_;
+    std::vector<Check> checks_;
 };
 
 /// The core settings, filled by Registry::load.

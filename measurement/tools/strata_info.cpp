@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// strata-info: what this build of Strata contains and how it is configured.
+//
+//     strata-info config-vars [--full | --doc]   the STRATA_* variables (from the registry)
+//     strata-info build-config                  version, compiler, dependencies, features
+//
+// It shows the variables of the code linked into it; adapters that are built as
+// separate libraries list their rows only where they are linked in.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "strata/build_config.h"
+
+namespace {
+
+constexpr int exit_usage = 2;
+
+void print_usage(std::ostream& out) {
+    out << "Usage: strata-info <subcommand> [options]\n"
+           "\n"
+           "Subcommands:\n"
+           "  config-vars            list the STRATA_* configuration variables with their\n"
+           "                         type, default and a one-line description\n"
+           "  config-vars --full     ... and the full description and accepted values\n"
+           "  config-vars --doc      ... as a Markdown reference page\n"
+           "  build-config           version, build type, compiler, OTF2 and HDF5 versions\n"
+           "                         and the optional features of this build\n"
+           "\n"
+           "Options:\n"
+           "  --help                 show this text\n"
+           "  --version              show the version of Strata\n";
+}
+
+const char* yes_no(int flag) { return flag != 0 ? "yes" : "no"; }
+
+/// A version string from CMake, or "unknown" when the dependency did not report one.
+const char* version_or_unknown(const char* version) { return version[0] != '\0' ? version : "unknown"; }
+
+void print_build_config(std::ostream& out) {
+    out << "Strata " << STRATA_VERSION_STRING << '\n'
+        << "  Build type:      " << STRATA_BUILD_TYPE << '\n'
+        << "  C++ compiler:    " << STRATA_CXX_COMPILER << '\n'
+        << "  Install prefix:  " << STRATA_INSTALL_PREFIX << '\n'
+        << "  OTF2:            " << version_or_unknown(STRATA_OTF2_VERSION) << '\n'
+        << "  HDF5:            " << version_or_unknown(STRATA_HDF5_VERSION) << '\n'
+        << "  MPI:             " << yes_no(STRATA_HAVE_MPI) << '\n'
+        << "  PAPI:            " << yes_no(STRATA_HAVE_PAPI) << '\n'
+        << "  OMPT:            " << yes_no(STRATA_HAVE_OMPT) << '\n'
+        << "  CUDA:            " << yes_no(STRATA_HAVE_CUDA) << '\n'
+        << "  Parallel HDF5:   " << yes_no(STRATA_HDF5_PARALLEL) << '\n';
+}
+
+int config_vars(const std::vector<std::string>& options) {
+    auto& registry = strata::config::Registry::instance();
+    if (options.empty()) {
+        registry.describe(std::cout, false);
+        return 0;
+    }
+    if (options.size() == 1 && options[0] == "--full") {
+        registry.describe(std::cout, true);
+        return 0;
+    }
+    if (options.size() == 1 && options[0] == "--doc") {
+        registry.write_markdown(std::cout);
+        return 0;
+    }
+    std::cerr << "strata-info: config-vars takes one of --full or --doc, not '";
+    for (std::size_t i = 0; i < options.size(); ++i) std::cerr << (i > 0 ? " " : "") << options[i];
+    std::cerr << "'\n";
+    return exit_usage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        print_usage(std::cerr);
+        return exit_usage;
+    }
+    const std::string& command = args[0];
+    const std::vector<std::string> options(args.begin() + 1, args.end());
+    try {
+        if (command == "--help" || command == "-h" || command == "help") {
+            print_usage(std::cout);
+            return 0;
+        }
+        if (command == "--version") {
+            std::cout << "strata-info (Strata) " << STRATA_VERSION_STRING << '\n';
+            return 0;
+        }
+        if (command == "config-vars") return config_vars(options);
+        if (command == "build-config") {
+            if (!options.empty()) {
+                std::cerr << "strata-info: build-config takes no options\n";
+                return exit_usage;
+            }
+            print_build_config(std::cout);
+            return 0;
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "strata-info: " << e.what() << '\n';
+        return 1;
+    }
+    std::cerr << "strata-info: unknown subcommand '" << command
+              << "'; valid subcommands are config-vars and build-config (and --help, --version)\n";
+    return exit_usage;
+}
