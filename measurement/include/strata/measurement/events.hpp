@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The event API: the only way adapters talk to the measurement core.
+//
+//   adapter (user macro, compiler hook, MPI wrapper, OMPT callback, CUPTI buffer)
+//      -> strata::events::enter / exit / parameter_* / ...   (this header)
+//      -> per-location state (thread-local, no lock after the first event)
+//      -> substrates (profiling, tracing), through per-event callback tables
+//
+// Definitions (regions, parameters) are created once, outside the hot path,
+// and events carry their small handles.  All functions are safe to call from
+// any thread, before initialisation (they do nothing) and after finalisation
+// (they do nothing).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "strata/measurement/types.hpp"
+
+namespace strata::events {
+
+/// What a region is; the name is copied.
+struct RegionSpec {
+    std::string_view name;
+    std::string_view file;    ///< "" when unknown
+    std::uint32_t line = 0;   ///< 0 when unknown
+    Paradigm paradigm = Paradigm::user;
+    RegionRole role = RegionRole::function;
+    std::uint32_t flags = region_flag_none;
+};
+
+/// Defines a region, or returns the existing handle of a region with the same
+/// paradigm, name, file, line, role and flags.  Thread-safe; takes a lock.
+RegionHandle define_region(const RegionSpec& spec);
+
+/// Finds a region of `paradigm` and `flags` by name only; returns 0 when none.
+/// (The user API resolves END macros by name.)
+RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags);
+
+enum class ParameterType : std::uint8_t { integer = 0, string = 1 };
+ParameterHandle define_parameter(std::string_view name, ParameterType type);
+StringHandle define_string(std::string_view text);
+
+/// Enters a region on the calling thread's location, at the current time.
+void enter(RegionHandle region);
+/// Leaves a region.  A region that is not the innermost open one is reported
+/// once per region; if it is open further out, the inner regions are closed
+/// first so that every substrate stays properly nested.
+void exit(RegionHandle region);
+
+/// The same with an explicit timestamp, for sources that time events
+/// themselves; timestamps must not decrease on a location.
+void enter_at(Ticks time, RegionHandle region);
+void exit_at(Ticks time, RegionHandle region);
+
+/// A parameter of the innermost open region (splits the profile's call path,
+/// as Score-P does: "name=value" below that region until it is left).
+void parameter_int(ParameterHandle parameter, std::int64_t value);
+void parameter_string(ParameterHandle parameter, std::string_view value);
+
+/// Process-wide recording switch (user API STRATA_RECORDING_OFF/ON).  While
+/// off, nothing is recorded; the gap appears in the trace and profile as the
+/// region "STRATA_RECORDING_OFF".  Must be switched back on at the same call
+/// depth; otherwise it is reported once and ignored.
+void set_recording(bool on);
+bool is_recording();
+
+/// The current time on the process timer.
+Ticks now();
+
+/// True once the runtime is initialised and until it is finalised.
+bool is_active();
+
+}  // namespace strata::events

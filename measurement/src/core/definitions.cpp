@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Interning and de-duplication of local definitions.
+#include "core/definitions.hpp"
+
+namespace strata {
+
+namespace {
+std::string name_key(Paradigm paradigm, std::string_view name, std::uint32_t flags) {
+    std::string key;
+    key.reserve(name.size() + 16);
+    key += std::to_string(static_cast<int>(paradigm));
+    key += '/';
+    key += std::to_string(flags);
+    key += '/';
+    key += name;
+    return key;
+}
+}  // namespace
+
+StringHandle Definitions::intern_locked(std::string_view text) {
+    auto it = string_index_.find(std::string(text));
+    if (it != string_index_.end()) return it->second;
+    strings_.emplace_back(text);
+    const auto handle = static_cast<StringHandle>(strings_.size());
+    string_index_.emplace(strings_.back(), handle);
+    return handle;
+}
+
+StringHandle Definitions::intern(std::string_view text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return intern_locked(text);
+}
+
+RegionHandle Definitions::define_region(const events::RegionSpec& spec) {
+    std::string key = name_key(spec.paradigm, spec.name, spec.flags);
+    key += '\0';
+    key += spec.file;
+    key += '\0';
+    key += std::to_string(spec.line) + '/' + std::to_string(static_cast<int>(spec.role));
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = region_index_.find(key);
+    if (it != region_index_.end()) return it->second;
+    RegionDefinition def;
+    def.name = intern_locked(spec.name);
+    def.file = intern_locked(spec.file);
+    def.line = spec.line;
+    def.paradigm = spec.paradigm;
+    def.role = spec.role;
+    def.flags = spec.flags;
+    regions_.push_back(def);
+    const auto handle = static_cast<RegionHandle>(regions_.size());
+    region_index_.emplace(std::move(key), handle);
+    // The first region of a name is the one found by name.
+    region_name_index_.emplace(name_key(spec.paradigm, spec.name, spec.flags), handle);
+    return handle;
+}
+
+RegionHandle Definitions::find_region(Paradigm paradigm, std::string_view name,
+                                      std::uint32_t flags) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = region_name_index_.find(name_key(paradigm, name, flags));
+    return it == region_name_index_.end() ? 0 : it->second;
+}
+
+ParameterHandle Definitions::define_parameter(std::string_view name, events::ParameterType type) {
+    std::string key = std::to_string(static_cast<int>(type)) + '/' + std::string(name);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = parameter_index_.find(key);
+    if (it != parameter_index_.end()) return it->second;
+    parameters_.push_back(ParameterDefinition{intern_locked(name), type});
+    const auto handle = static_cast<ParameterHandle>(parameters_.size());
+    parameter_index_.emplace(std::move(key), handle);
+    return handle;
+}
+
+std::string Definitions::string(StringHandle h) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return h == 0 || h > strings_.size() ? std::string() : strings_[h - 1];
+}
+
+RegionDefinition Definitions::region(RegionHandle h) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return h == 0 || h > regions_.size() ? RegionDefinition{} : regions_[h - 1];
+}
+
+std::string Definitions::region_name(RegionHandle h) const {
+    return string(region(h).name);
+}
+
+DefinitionsSnapshot Definitions::snapshot() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return DefinitionsSnapshot{strings_, regions_, parameters_};
+}
+
+void Definitions::clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    strings_.clear();
+    string_index_.clear();
+    regions_.clear();
+    region_index_.clear();
+    region_name_index_.clear();
+    parameters_.clear();
+    parameter_index_.clear();
+}
+
+Definitions& definitions() {
+    static Definitions* defs = new Definitions();  // outlives every location
+    return *defs;
+}
+
+}  // namespace strata

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Local definitions of this process: strings, regions, parameters.
+//
+// Handles are indices + 1 (0 means "none").  Creation takes a mutex and
+// de-duplicates by key; it happens once per call site or per symbol, never
+// per event.  Writers read a consistent copy at finalisation (snapshot()).
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "strata/measurement/events.hpp"
+#include "strata/measurement/types.hpp"
+
+namespace strata {
+
+struct RegionDefinition {
+    StringHandle name = 0;
+    StringHandle file = 0;
+    std::uint32_t line = 0;
+    Paradigm paradigm = Paradigm::unknown;
+    RegionRole role = RegionRole::unknown;
+    std::uint32_t flags = 0;
+};
+
+struct ParameterDefinition {
+    StringHandle name = 0;
+    events::ParameterType type = events::ParameterType::integer;
+};
+
+/// A consistent copy of all definitions, for writers.
+struct DefinitionsSnapshot {
+    std::vector<std::string> strings;            ///< strings[h - 1] for handle h
+    std::vector<RegionDefinition> regions;       ///< regions[h - 1]
+    std::vector<ParameterDefinition> parameters; ///< parameters[h - 1]
+};
+
+class Definitions {
+public:
+    StringHandle intern(std::string_view text);
+    RegionHandle define_region(const events::RegionSpec& spec);
+    RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags) const;
+    ParameterHandle define_parameter(std::string_view name, events::ParameterType type);
+
+    /// Text of a string handle (copy; takes the lock).
+    std::string string(StringHandle h) const;
+    RegionDefinition region(RegionHandle h) const;
+    std::string region_name(RegionHandle h) const;
+
+    DefinitionsSnapshot snapshot() const;
+
+    /// Forgets everything (tests only).
+    void clear();
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<std::string> strings_;
+    std::unordered_map<std::string, StringHandle> string_index_;
+    std::vector<RegionDefinition> regions_;
+    std::unordered_map<std::string, RegionHandle> region_index_;      ///< full key
+    std::unordered_map<std::string, RegionHandle> region_name_index_; ///< paradigm/flags/name
+    std::vector<ParameterDefinition> parameters_;
+    std::unordered_map<std::string, ParameterHandle> parameter_index_;
+
+    StringHandle intern_locked(std::string_view text);
+};
+
+/// The definitions of this process.
+Definitions& definitions();
+
+}  // namespace strata

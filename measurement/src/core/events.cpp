@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The event API: location and time resolved once, then the substrates' callbacks.
+//
+// Hot path per enter: one acquire load of the table (a plain load on x86),
+// one TLS load, one timer read, a push on the location's region stack and a
+// walk over a null-terminated array of function pointers.  No lock, no
+// allocation, no virtual call.
+//
+// Recording off: the active table becomes off_table, whose enter/parameter
+// arrays are empty.  Regions entered while off are pushed with kUndelivered
+// set, so their exits are not delivered either; regions entered while on are
+// still delivered when they are left while off (off_table.exit == on_table.exit),
+// so every substrate sees balanced enter/exit pairs.
+#include "strata/measurement/events.hpp"
+
+#include <string>
+
+#include "core/definitions.hpp"
+#include "core/location.hpp"
+#include "core/runtime.hpp"
+#include "core/timer.hpp"
+
+#define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+namespace strata::events {
+
+namespace {
+
+using runtime::detail::active_table;
+using substrate::EventTable;
+
+constexpr RegionHandle kUndelivered = 0x80000000u;
+
+inline void push(Location* loc, RegionHandle value) {
+    if (STRATA_UNLIKELY(loc->depth == loc->capacity)) loc->grow_stack();
+    loc->stack[loc->depth++] = value;
+}
+
+/// A flush happened while the last event was written: record it now, as a
+/// region between the flush's start and end, after that event.
+__attribute__((noinline)) void record_flush(Location* loc) {
+    loc->flush_pending = false;
+    const EventTable& on = runtime::detail::on_table;
+    const RegionHandle r = runtime::detail::flush_region;
+    for (auto* f = on.enter; *f; ++f) (*f)(*loc, loc->flush_begin, r);
+    for (auto* f = on.exit; *f; ++f) (*f)(*loc, loc->flush_end, r);
+    if (STRATA_UNLIKELY(loc->flush_pending)) loc->flush_pending = false;  // cannot recurse twice
+}
+
+inline void after_event(Location* loc) {
+    if (STRATA_UNLIKELY(loc->flush_pending)) record_flush(loc);
+}
+
+inline void deliver_exit(const EventTable* table, Location* loc, Ticks time, RegionHandle region) {
+    for (auto* f = table->exit; *f; ++f) (*f)(*loc, time, region);
+}
+
+__attribute__((noinline)) void exit_unmatched(const EventTable* table, Location* loc, Ticks time,
+                                              RegionHandle region) {
+    // Find the region further out on the stack.
+    std::int64_t at = -1;
+    for (std::int64_t i = static_cast<std::int64_t>(loc->depth) - 1; i >= 0; --i) {
+        if ((loc->stack[i] & ~kUndelivered) == region) {
+            at = i;
+            break;
+        }
+    }
+    if (at < 0) {
+        ++loc->unmatched_exits;
+        runtime::warn_once("exit-not-open/" + std::to_string(region),
+                           "strata: warning: region '" + definitions().region_name(region) +
+                               "' was left but is not open on this thread; the exit is ignored "
+                               "(reported once per region)");
+        return;
+    }
+    if (at != static_cast<std::int64_t>(loc->depth) - 1) {
+        const RegionHandle inner = loc->stack[loc->depth - 1] & ~kUndelivered;
+        ++loc->unmatched_exits;
+        runtime::warn_once("exit-order/" + std::to_string(region),
+                           "strata: warning: region '" + definitions().region_name(region) +
+                               "' was left while '" + definitions().region_name(inner) +
+                               "' inside it was still open; the inner regions are closed at the "
+                               "same time (reported once per region)");
+    }
+    while (static_cast<std::int64_t>(loc->depth) > at) {
+        const RegionHandle top = loc->stack[--loc->depth];
+        if ((top & kUndelivered) == 0) deliver_exit(table, loc, time, top);
+    }
+    after_event(loc);
+}
+
+}  // namespace
+
+RegionHandle define_region(const RegionSpec& spec) { return definitions().define_region(spec); }
+
+RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags) {
+    return definitions().find_region(paradigm, name, flags);
+}
+
+ParameterHandle define_parameter(std::string_view name, ParameterType type) {
+    return definitions().define_parameter(name, type);
+}
+
+StringHandle define_string(std::string_view text) { return definitions().intern(text); }
+
+Ticks now() { return timer::now(); }
+
+bool is_active() { return active_table.load(std::memory_order_acquire) != nullptr; }
+
+void enter_at(Ticks time, RegionHandle region) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr)) return;
+    Location* loc = location::current();
+    const bool recording = table != &runtime::detail::off_table;
+    push(loc, recording ? region : (region | kUndelivered));
+    for (auto* f = table->enter; *f; ++f) (*f)(*loc, time, region);
+    after_event(loc);
+}
+
+void enter(RegionHandle region) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr)) return;
+    Location* loc = location::current();
+    if (STRATA_UNLIKELY(table == &runtime::detail::off_table)) {
+        push(loc, region | kUndelivered);
+        return;
+    }
+    const Ticks time = timer::now();
+    push(loc, region);
+    for (auto* f = table->enter; *f; ++f) (*f)(*loc, time, region);
+    after_event(loc);
+}
+
+void exit_at(Ticks time, RegionHandle region) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr)) return;
+    Location* loc = location::current();
+    if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
+        exit_unmatched(table, loc, time, region);
+        return;
+    }
+    --loc->depth;
+    deliver_exit(table, loc, time, region);
+    after_event(loc);
+}
+
+void exit(RegionHandle region) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr)) return;
+    Location* loc = location::current();
+    const Ticks time = timer::now();
+    if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
+        exit_unmatched(table, loc, time, region);
+        return;
+    }
+    --loc->depth;
+    deliver_exit(table, loc, time, region);
+    after_event(loc);
+}
+
+void parameter_int(ParameterHandle parameter, std::int64_t value) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr)) return;
+    Location* loc = location::current();
+    const Ticks time = timer::now();
+    for (auto* f = table->parameter_int; *f; ++f) (*f)(*loc, time, parameter, value);
+    after_event(loc);
+}
+
+void parameter_string(ParameterHandle parameter, std::string_view value) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr) || table->parameter_string[0] == nullptr) return;
+    const StringHandle text = definitions().intern(value);
+    Location* loc = location::current();
+    const Ticks time = timer::now();
+    for (auto* f = table->parameter_string; *f; ++f) (*f)(*loc, time, parameter, text);
+    after_event(loc);
+}
+
+bool is_recording() {
+    return active_table.load(std::memory_order_acquire) == &runtime::detail::on_table;
+}
+
+void set_recording(bool on) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (table == nullptr) return;
+    Location* loc = location::current();
+    const RegionHandle off_region = runtime::detail::recording_off_region;
+    if (!on) {
+        if (table == &runtime::detail::off_table) return;  // already off
+        enter(off_region);
+        active_table.store(&runtime::detail::off_table, std::memory_order_release);
+        return;
+    }
+    if (table == &runtime::detail::on_table) return;  // already on
+    if (loc->depth == 0 || loc->stack[loc->depth - 1] != off_region) {
+        runtime::warn_once("recording-on-depth",
+                           "strata: warning: STRATA_RECORDING_ON() was called at a different call "
+                           "depth or on another thread than STRATA_RECORDING_OFF(); recording stays "
+                           "off (reported once)");
+        return;
+    }
+    active_table.store(&runtime::detail::on_table, std::memory_order_release);
+    exit(off_region);
+}
+
+}  // namespace strata::events

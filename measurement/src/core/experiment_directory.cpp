@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Experiment directory handling.
+#include "core/experiment_directory.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace strata::experiment {
+
+namespace fs = std::filesystem;
+
+std::string default_name(long id) {
+    const std::time_t t = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&t, &local);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", &local);
+    return std::string("strata-") + stamp + "_" + std::to_string(id);
+}
+
+std::string create(const std::string& path, bool overwrite) {
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+        if (!overwrite) {
+            return "strata: the experiment directory '" + path +
+                   "' already exists and is not overwritten; choose another "
+                   "STRATA_EXPERIMENT_DIRECTORY, remove it, or set "
+                   "STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true to replace it";
+        }
+        if (!fs::is_directory(path, ec) || !fs::exists(fs::path(path) / "strata.cfg", ec)) {
+            return "strata: STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true, but '" + path +
+                   "' is not a Strata experiment directory (it has no strata.cfg); it is left "
+                   "untouched and the run stops";
+        }
+        fs::remove_all(path, ec);
+        if (ec) return "strata: cannot remove the old experiment directory '" + path + "': " + ec.message();
+    }
+    fs::create_directories(path, ec);
+    if (ec) return "strata: cannot create the experiment directory '" + path + "': " + ec.message();
+    return {};
+}
+
+std::string write_file(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    std::FILE* f = std::fopen(tmp.c_str(), "w");
+    if (f == nullptr) return "strata: cannot write '" + path + "': " + std::strerror(errno);
+    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    const int saved = errno;
+    if (std::fclose(f) != 0 || !ok) {
+        std::remove(tmp.c_str());
+        return "strata: cannot write '" + path + "': " + std::strerror(ok ? errno : saved);
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        return "strata: cannot write '" + path + "': " + std::strerror(errno);
+    }
+    return {};
+}
+
+}  // namespace strata::experiment

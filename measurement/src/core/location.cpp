@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Creation and registry of locations.
+#include "core/location.hpp"
+
+#include <cstdlib>
+#include <mutex>
+
+#include "core/runtime.hpp"
+
+namespace strata {
+
+Location::~Location() { std::free(stack); }
+
+void Location::grow_stack() {
+    const std::uint32_t new_capacity = capacity == 0 ? 64 : capacity * 2;
+    auto* grown = static_cast<RegionHandle*>(std::realloc(stack, new_capacity * sizeof(RegionHandle)));
+    if (grown == nullptr) std::abort();  // unreachable in practice: a few KiB
+    stack = grown;
+    capacity = new_capacity;
+}
+
+namespace location {
+
+namespace {
+std::mutex g_mutex;
+std::vector<Location*>& registry() {
+    static auto* list = new std::vector<Location*>();
+    return *list;
+}
+}  // namespace
+
+namespace detail {
+thread_local Location* current __attribute__((tls_model("initial-exec"))) = nullptr;
+
+Location* create_current() {
+    auto* loc = new Location();
+    loc->grow_stack();
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        loc->index = static_cast<std::uint32_t>(registry().size());
+        registry().push_back(loc);
+    }
+    loc->name = "thread " + std::to_string(loc->index);
+    for (const substrate::Callbacks* s : runtime::substrates()) {
+        if (s->location_created) s->location_created(*loc);
+    }
+    current = loc;
+    return loc;
+}
+}  // namespace detail
+
+std::vector<Location*> all() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    return registry();
+}
+
+void reset_all() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    for (Location* loc : registry()) delete loc;
+    registry().clear();
+    detail::current = nullptr;
+}
+
+}  // namespace location
+}  // namespace strata

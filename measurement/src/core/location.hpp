@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Locations: the per-thread (later also per-GPU-stream) recording state.
+//
+// A CPU location is created on a thread's first event and found afterwards
+// through one initial-exec TLS pointer: no lock and no lookup per event.
+// The core keeps the stack of open regions itself, so that every substrate
+// sees well-nested enter/exit pairs even when the program's are not.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/substrate.hpp"
+#include "strata/measurement/types.hpp"
+
+namespace strata {
+
+struct Location {
+    std::uint32_t index = 0;  ///< creation order within the process (0 = first thread)
+    LocationType type = LocationType::cpu_thread;
+    std::string name;
+
+    /// Open regions, innermost last.  Grown outside the hot path.
+    RegionHandle* stack = nullptr;
+    std::uint32_t depth = 0;
+    std::uint32_t capacity = 0;
+
+    /// Per-substrate state, indexed by the substrate's position in the runtime.
+    void* substrate_data[substrate::kMaxSubstrates] = {};
+
+    /// A trace buffer flush that happened while writing an event; it is
+    /// recorded as a region right after that event (see events.cpp).
+    bool flush_pending = false;
+    Ticks flush_begin = 0;
+    Ticks flush_end = 0;
+
+    /// Depth at which recording was switched off on this thread (or -1).
+    std::int64_t recording_off_depth = -1;
+
+    /// Last timestamp handed to the substrates (keeps explicit times monotonic).
+    Ticks last_time = 0;
+
+    std::uint64_t unmatched_exits = 0;
+
+    Location() = default;
+    Location(const Location&) = delete;
+    Location& operator=(const Location&) = delete;
+    ~Location();
+
+    void grow_stack();
+};
+
+namespace location {
+
+namespace detail {
+extern thread_local Location* current __attribute__((tls_model("initial-exec")));
+Location* create_current();
+}  // namespace detail
+
+/// The calling thread's location, created on first use.
+inline Location* current() {
+    Location* loc = detail::current;
+    if (__builtin_expect(loc == nullptr, 0)) loc = detail::create_current();
+    return loc;
+}
+
+/// Every location created so far (copy; takes a lock).
+std::vector<Location*> all();
+
+/// Forgets every location (tests; no thread may be recording).
+void reset_all();
+
+}  // namespace location
+}  // namespace strata

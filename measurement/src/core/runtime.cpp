@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Runtime lifecycle: initialisation, event tables, finalisation, exit and signal handlers.
+#include "core/runtime.hpp"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "core/definitions.hpp"
+#include "core/experiment_directory.hpp"
+#include "core/location.hpp"
+#include "core/memory_pool.hpp"
+#include "core/timer.hpp"
+#include "profiling/profiling_substrate.hpp"
+#include "tracing/tracing_substrate.hpp"
+
+namespace strata::runtime {
+
+namespace detail {
+std::atomic<const substrate::EventTable*> active_table{nullptr};
+substrate::EventTable on_table;
+substrate::EventTable off_table;
+RegionHandle flush_region = 0;
+RegionHandle recording_off_region = 0;
+}  // namespace detail
+
+namespace {
+
+// State with constructors lives in function-local statics: the library's
+// start-up constructor may run before this file's static initialisers.
+struct State {
+    std::vector<const substrate::Callbacks*> substrates;
+    std::string experiment_directory;
+    std::mutex warn_mutex;
+    std::set<std::string> warned;
+};
+State& state() {
+    static State* s = new State();  // never destroyed: used until the last atexit handler
+    return *s;
+}
+std::atomic<bool> g_finalized{false};
+bool g_verbose = false;
+
+void build_tables() {
+    detail::on_table = substrate::EventTable{};
+    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0;
+    for (const substrate::Callbacks* s : state().substrates) {
+        if (s->enter) detail::on_table.enter[n_enter++] = s->enter;
+        if (s->exit) detail::on_table.exit[n_exit++] = s->exit;
+        if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
+        if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
+    }
+    // While recording is off only the exits of regions entered before are delivered.
+    detail::off_table = substrate::EventTable{};
+    for (int i = 0; i <= substrate::kMaxSubstrates; ++i) detail::off_table.exit[i] = detail::on_table.exit[i];
+}
+
+void define_internal_regions() {
+    events::RegionSpec flush;
+    flush.name = "STRATA_TRACE_BUFFER_FLUSH";
+    flush.paradigm = Paradigm::measurement;
+    flush.role = RegionRole::artificial;
+    detail::flush_region = definitions().define_region(flush);
+    events::RegionSpec off = flush;
+    off.name = "STRATA_RECORDING_OFF";
+    detail::recording_off_region = definitions().define_region(off);
+}
+
+void exit_handler() { finalize(); }
+
+struct SignalSlot {
+    int signal;
+    struct sigaction previous;
+    bool installed;
+};
+SignalSlot g_signals[] = {{SIGSEGV, {}, false}, {SIGBUS, {}, false}, {SIGFPE, {}, false},
+                          {SIGILL, {}, false},  {SIGABRT, {}, false}, {SIGTERM, {}, false},
+                          {SIGINT, {}, false},  {SIGQUIT, {}, false}};
+
+void fatal_signal_handler(int sig) {
+    // Best effort: writing the experiment is not async-signal-safe, but the
+    // process is about to die and the data would be lost otherwise.
+    static std::atomic<int> entered{0};
+    if (entered.fetch_add(1) == 0) {
+        const char* text = strsignal(sig);
+        std::fprintf(stderr, "strata: the program received signal %d (%s); writing what was recorded\n",
+                     sig, text ? text : "?");
+        finalize();
+    }
+    for (SignalSlot& slot : g_signals) {
+        if (slot.signal == sig && slot.installed) sigaction(sig, &slot.previous, nullptr);
+    }
+    std::signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void install_handlers() {
+    std::atexit(exit_handler);
+    // An alternate stack, so that a stack overflow can still be reported.
+    static const size_t kAltStack = 1 << 20;
+    stack_t ss{};
+    ss.ss_sp = std::malloc(kAltStack);
+    ss.ss_size = kAltStack;
+    if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
+    for (SignalSlot& slot : g_signals) {
+        struct sigaction current{};
+        if (sigaction(slot.signal, nullptr, &current) != 0) continue;
+        // Keep what the program (or its parent) chose: ignored or handled signals stay so.
+        if (current.sa_handler != SIG_DFL) continue;
+        struct sigaction sa{};
+        sa.sa_handler = fatal_signal_handler;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+        if (sigaction(slot.signal, &sa, &slot.previous) == 0) slot.installed = true;
+    }
+}
+
+}  // namespace
+
+const std::vector<const substrate::Callbacks*>& substrates() { return state().substrates; }
+const std::string& experiment_directory() { return state().experiment_directory; }
+
+void warn_once(const std::string& key, const std::string& message) {
+    {
+        std::lock_guard<std::mutex> lock(state().warn_mutex);
+        if (!state().warned.insert(key).second) return;
+    }
+    std::fprintf(stderr, "%s\n", message.c_str());
+}
+
+void verbose(const std::string& message) {
+    if (g_verbose) std::fprintf(stderr, "strata: %s\n", message.c_str());
+}
+
+bool initialize(const Options& options, std::string* error) {
+    if (detail::active_table.load() != nullptr) {
+        if (error) *error = "strata: the runtime is already initialised";
+        return false;
+    }
+    if (options.substrates.size() > static_cast<size_t>(substrate::kMaxSubstrates)) {
+        if (error) *error = "strata: too many substrates";
+        return false;
+    }
+    config::settings() = options.settings;
+    g_verbose = options.settings.verbose;
+    const std::string timer_warning = timer::initialize(options.settings.timer);
+    if (!timer_warning.empty()) std::fprintf(stderr, "%s\n", timer_warning.c_str());
+    page_pool().configure(options.settings.total_memory, options.settings.page_size);
+    define_internal_regions();
+    state().experiment_directory = options.experiment_directory;
+    state().substrates = options.substrates;
+    build_tables();
+    g_finalized.store(false);
+    if (options.install_handlers) install_handlers();
+    detail::active_table.store(&detail::on_table, std::memory_order_release);
+    verbose("measurement started; timer " + std::string(timer::name()) + ", experiment directory '" +
+            state().experiment_directory + "'");
+    return true;
+}
+
+void initialize_from_environment() {
+    std::vector<std::string> warnings;
+    auto failure = config::Registry::instance().load(
+        [](const char* name) -> const char* { return std::getenv(name); }, &warnings);
+    for (const std::string& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
+    if (failure) {
+        std::fprintf(stderr, "%s\n", failure->c_str());
+        std::fflush(stderr);
+        _exit(1);
+    }
+    const config::Settings& settings = config::settings();
+    Options options;
+    options.settings = settings;
+    options.install_handlers = true;
+    options.experiment_directory = settings.experiment_directory.empty()
+                                       ? experiment::default_name(static_cast<long>(getpid()))
+                                       : settings.experiment_directory;
+    std::string problem =
+        experiment::create(options.experiment_directory, settings.overwrite_experiment_directory);
+    if (problem.empty()) {
+        std::ostringstream cfg;
+        config::Registry::instance().write_cfg(cfg);
+        problem = experiment::write_file(options.experiment_directory + "/strata.cfg", cfg.str());
+    }
+    if (!problem.empty()) {
+        std::fprintf(stderr, "%s\n", problem.c_str());
+        std::fflush(stderr);
+        _exit(1);
+    }
+    if (settings.enable_profiling) options.substrates.push_back(&profiling::substrate_callbacks());
+    if (settings.enable_tracing) options.substrates.push_back(&tracing::substrate_callbacks());
+    std::string error;
+    if (!initialize(options, &error)) std::fprintf(stderr, "%s\n", error.c_str());
+}
+
+bool finalize() {
+    if (g_finalized.exchange(true)) return true;
+    const substrate::EventTable* table = detail::active_table.exchange(nullptr);
+    if (table == nullptr) return true;
+    const Ticks end = timer::now();
+    // Close what is still open (exit() inside regions, crashes), so that
+    // profile and trace hold complete, well-nested regions.
+    for (Location* loc : location::all()) {
+        while (loc->depth > 0) {
+            const RegionHandle top = loc->stack[--loc->depth];
+            if ((top & 0x80000000u) == 0) {
+                for (auto* f = detail::on_table.exit; *f; ++f) (*f)(*loc, end, top);
+            }
+        }
+    }
+    substrate::FinalizeContext ctx;
+    const std::string& directory = state().experiment_directory;
+    ctx.experiment_directory = directory.empty() ? nullptr : directory.c_str();
+    ctx.end_time = end;
+    bool ok = true;
+    for (const substrate::Callbacks* s : state().substrates) {
+        std::string error;
+        if (s->finalize && !s->finalize(ctx, &error)) {
+            std::fprintf(stderr, "%s\n", error.c_str());
+            ok = false;
+        }
+    }
+    std::uint64_t unmatched = 0;
+    for (Location* loc : location::all()) unmatched += loc->unmatched_exits;
+    if (unmatched > 0) {
+        std::fprintf(stderr, "strata: warning: %llu region exits did not match the open region (see above)\n",
+                     static_cast<unsigned long long>(unmatched));
+    }
+    if (ctx.experiment_directory != nullptr) {
+        std::fprintf(stderr, "strata: experiment written to %s\n", ctx.experiment_directory);
+    }
+    return ok;
+}
+
+void reset_for_tests() {
+    finalize();
+    for (const substrate::Callbacks* s : state().substrates) {
+        if (s->reset) s->reset();
+    }
+    location::reset_all();
+    definitions().clear();
+    state().substrates.clear();
+    state().experiment_directory.clear();
+    g_finalized.store(false);
+    std::lock_guard<std::mutex> lock(state().warn_mutex);
+    state().warned.clear();
+}
+
+}  // namespace strata::runtime

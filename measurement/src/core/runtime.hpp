@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The runtime's lifecycle: initialise, run, finalise (also on exit and fatal signals).
+//
+//   load (autostart.cpp) -> initialize_from_environment()
+//      config, timer, page pool, experiment directory, substrates, handlers
+//   events ...           -> events.cpp, through the EventTable built here
+//   exit / signal        -> finalize(): stop events, close open regions,
+//                           every substrate writes its results
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "core/substrate.hpp"
+
+namespace strata::runtime {
+
+struct Options {
+    config::Settings settings;
+    /// Substrates in dispatch order; at most substrate::kMaxSubstrates.
+    std::vector<const substrate::Callbacks*> substrates;
+    /// Where results go; "" = nowhere (tests).
+    std::string experiment_directory;
+    /// Install exit and signal handlers (off in unit tests).
+    bool install_handlers = false;
+};
+
+/// Starts measurement with explicit options (tests, and the environment path below).
+/// Returns false with a message when something is wrong.
+bool initialize(const Options& options, std::string* error);
+
+/// Reads STRATA_* variables, prepares the experiment directory and starts
+/// measurement.  A bad configuration prints one message and ends the process
+/// with status 1 (it runs before main, so nothing of the program is lost).
+void initialize_from_environment();
+
+/// Stops events, closes open regions and lets every substrate write.
+/// Runs at most once; later calls do nothing.  Returns false if a substrate
+/// reported an error (already printed).
+bool finalize();
+
+/// Forgets everything so that a test can initialise again.
+void reset_for_tests();
+
+/// The substrates in use and their slot index in Location::substrate_data.
+const std::vector<const substrate::Callbacks*>& substrates();
+
+/// The experiment directory of this run ("" when none).
+const std::string& experiment_directory();
+
+/// Prints a warning once per key (thread-safe).
+void warn_once(const std::string& key, const std::string& message);
+
+/// Verbose messages (STRATA_VERBOSE).
+void verbose(const std::string& message);
+
+namespace detail {
+/// The table the hot path walks: nullptr when inactive.
+extern std::atomic<const substrate::EventTable*> active_table;
+/// The table of recording on; the exits of the recording-off table are the same.
+extern substrate::EventTable on_table;
+extern substrate::EventTable off_table;
+/// Regions the core itself records.
+extern RegionHandle flush_region;
+extern RegionHandle recording_off_region;
+}  // namespace detail
+
+}  // namespace strata::runtime

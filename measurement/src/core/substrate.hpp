@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Substrates consume events: one constexpr table of callbacks per substrate.
+//
+// The core resolves the location and the timestamp once per event, then calls
+// the matching callback of every active substrate through a null-terminated
+// array (EventTable), as Score-P's substrate mechanism does.  A callback a
+// substrate does not need is nullptr in its table and never called.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "strata/measurement/types.hpp"
+
+namespace strata {
+
+struct Location;
+
+namespace substrate {
+
+constexpr int kMaxSubstrates = 4;
+
+using EnterFn = void (*)(Location&, Ticks, RegionHandle);
+using ExitFn = void (*)(Location&, Ticks, RegionHandle);
+using ParameterIntFn = void (*)(Location&, Ticks, ParameterHandle, std::int64_t);
+using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHandle);
+
+/// Everything a substrate needs at the end of the run.
+struct FinalizeContext {
+    const char* experiment_directory = nullptr;  ///< nullptr: write nothing (tests)
+    Ticks end_time = 0;
+};
+
+struct Callbacks {
+    const char* name;
+    /// A location was created (runs on its thread): allocate per-location state.
+    void (*location_created)(Location&);
+    EnterFn enter;
+    ExitFn exit;
+    ParameterIntFn parameter_int;
+    ParameterStringFn parameter_string;
+    /// Write the results.  Events have stopped; every open region was closed.
+    /// Returns false and sets `error` when something could not be written.
+    bool (*finalize)(const FinalizeContext&, std::string* error);
+    /// Forget all state (tests).
+    void (*reset)();
+};
+
+/// The per-event arrays that the hot path walks.
+struct EventTable {
+    EnterFn enter[kMaxSubstrates + 1] = {};
+    ExitFn exit[kMaxSubstrates + 1] = {};
+    ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};
+    ParameterStringFn parameter_string[kMaxSubstrates + 1] = {};
+};
+
+}  // namespace substrate
+}  // namespace strata

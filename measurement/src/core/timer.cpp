@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Timer selection and TSC calibration.
+#include "core/timer.hpp"
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#if STRATA_HAVE_TSC
+#include <cpuid.h>
+#endif
+
+namespace strata::timer {
+
+namespace detail {
+bool use_tsc = false;
+}
+
+namespace {
+Epoch g_epoch;
+std::once_flag g_calibrated;
+double g_resolution = 1e9;
+
+Ticks realtime_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<Ticks>(ts.tv_sec) * 1000000000ull + static_cast<Ticks>(ts.tv_nsec);
+}
+}  // namespace
+
+bool tsc_is_invariant() {
+#if STRATA_HAVE_TSC
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000007u) return false;
+    __cpuid(0x80000007u, eax, ebx, ecx, edx);
+    return (edx & (1u << 8)) != 0;
+#else
+    return false;
+#endif
+}
+
+std::string initialize(config::TimerKind requested) {
+    std::string warning;
+    detail::use_tsc = false;
+    if (requested == config::TimerKind::tsc) {
+        if (tsc_is_invariant()) {
+            detail::use_tsc = true;
+        } else {
+            warning = "strata: warning: STRATA_TIMER=tsc, but this CPU does not report an invariant "
+                      "TSC; using clock_gettime(CLOCK_MONOTONIC) instead";
+        }
+    }
+    g_epoch.monotonic = monotonic_ns();
+    g_epoch.ticks = now();
+    g_epoch.realtime_ns = realtime_ns();
+    g_resolution = 1e9;
+    return warning;
+}
+
+const char* name() { return detail::use_tsc ? "tsc" : "clock_gettime"; }
+
+double resolution() {
+    if (!detail::use_tsc) return 1e9;
+    std::call_once(g_calibrated, [] {
+        // A short run is calibrated over at least 20 ms; a long run over its whole length.
+        while (monotonic_ns() - g_epoch.monotonic < 20000000ull) {
+        }
+        const Ticks ticks = now();
+        const Ticks mono = monotonic_ns();
+        g_resolution = static_cast<double>(ticks - g_epoch.ticks) * 1e9 /
+                       static_cast<double>(mono - g_epoch.monotonic);
+    });
+    return g_resolution;
+}
+
+double to_seconds(Ticks interval) { return static_cast<double>(interval) / resolution(); }
+
+const Epoch& epoch() { return g_epoch; }
+
+}  // namespace strata::timer

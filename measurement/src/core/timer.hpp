@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The process timer: TSC ticks or CLOCK_MONOTONIC nanoseconds (STRATA_TIMER).
+//
+// now() is inline and branch-predictable: it is on the hot path of every event.
+// The TSC frequency is calibrated against CLOCK_MONOTONIC over the whole run
+// (first reading at initialise(), second at finalisation), so no start-up time
+// is spent calibrating.
+#pragma once
+
+#include <ctime>
+#include <string>
+
+#include "config/config.hpp"
+#include "strata/measurement/types.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define STRATA_HAVE_TSC 1
+#else
+#define STRATA_HAVE_TSC 0
+#endif
+
+namespace strata::timer {
+
+namespace detail {
+/// True when the TSC is in use.  Written once at initialisation, before any event.
+extern bool use_tsc;
+}  // namespace detail
+
+inline Ticks monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<Ticks>(ts.tv_sec) * 1000000000ull + static_cast<Ticks>(ts.tv_nsec);
+}
+
+inline Ticks now() {
+#if STRATA_HAVE_TSC
+    if (__builtin_expect(detail::use_tsc, 1)) return __rdtsc();
+#endif
+    return monotonic_ns();
+}
+
+/// Chooses the clock.  Returns a warning text when the TSC was asked for but
+/// cannot be trusted (not invariant), in which case clock_gettime is used.
+std::string initialize(config::TimerKind requested);
+
+/// The clock in use, "tsc" or "clock_gettime".
+const char* name();
+
+/// Ticks per second.  For the TSC, calibrated between initialize() and the
+/// call (at least ~20 ms apart; waits if needed).
+double resolution();
+
+/// Converts a tick interval to seconds.
+double to_seconds(Ticks interval);
+
+/// Wall-clock time (ns since the epoch) and tick reading taken together at initialize().
+struct Epoch {
+    Ticks ticks = 0;
+    Ticks monotonic = 0;
+    std::uint64_t realtime_ns = 0;
+};
+const Epoch& epoch();
+
+/// True when the CPU reports an invariant TSC (CPUID 0x80000007, EDX bit 8).
+bool tsc_is_invariant();
+
+}  // namespace strata::timer

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Writes a ProfileData to profile.h5 (schema: share/doc/profile-format.md).
+//
+// The writer never throws and never aborts: every failure (HDF5, file system,
+// inconsistent input) comes back as a message naming the file and the step
+// that failed, so that finalisation can warn and keep the measured program
+// alive.  HDF5's own error printing is switched off while we call it; its
+// error stack is folded into our message instead.
+//
+// Usage:
+//
+//     strata::profiling::ProfileData data = ...;   // from the profiling substrate
+//     auto result = strata::profiling::write_profile_h5(data, dir + "/profile.h5");
+//     if (!result) warn("%s", result.error.c_str());
+//
+// The file is written as "<path>.tmp" and renamed to "<path>" only after it
+// was closed and synced, so "<path>" is either a complete profile or absent:
+//
+//     ProfileData --> <path>.tmp --(H5Fclose, fsync)--> rename --> <path>
+//                          |
+//                          +-- on any failure: removed, error returned
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "profiling/profile_data.hpp"
+
+namespace strata::profiling {
+
+/// Value of the root attribute `format`.
+inline constexpr const char* profile_format_name = "strata-profile";
+/// Value of the root attribute `format_version`; bumped on incompatible schema changes.
+inline constexpr std::uint32_t profile_format_version = 1;
+
+/// Outcome of write_profile_h5(): an empty error means success.
+struct ProfileWriteResult {
+    /// "" on success, else "<path>: <what failed>: <cause>", e.g.
+    /// "out/profile.h5: cannot create file: No such file or directory".
+    std::string error;
+
+    /// True when the profile was written.
+    bool ok() const noexcept { return error.empty(); }
+    /// Same as ok().
+    explicit operator bool() const noexcept { return ok(); }
+};
+
+/// Writes `data` as an HDF5 profile to `path` (via `path + ".tmp"` and a
+/// rename, replacing an existing file of that name).  Serial: the process
+/// writes the location columns [data.location_offset,
+/// data.location_offset + data.locations.size()) of matrices with
+/// data.total_locations columns (0 means data.locations.size()).
+/// Not thread-safe with other HDF5 users in the process (the Debian parallel
+/// HDF5 build is not thread-safe); call it from the finalising thread.
+ProfileWriteResult write_profile_h5(const ProfileData& data, const std::string& path) noexcept;
+
+}  // namespace strata::profiling

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Profiling substrate callbacks and the merge of per-location trees.
+#include "profiling/profiling_substrate.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "core/definitions.hpp"
+#include "core/location.hpp"
+#include "core/memory_pool.hpp"
+#include "core/runtime.hpp"
+#include "core/timer.hpp"
+#include "profiling/call_tree.hpp"
+#include "profiling/profile_h5_writer.hpp"
+
+namespace strata::profiling {
+
+namespace {
+
+// The substrate's slot in Location::substrate_data, fixed when the runtime starts.
+int g_slot = 0;
+
+inline CallTree& tree(Location& loc) { return *static_cast<CallTree*>(loc.substrate_data[g_slot]); }
+
+void on_location_created(Location& loc) {
+    const auto& subs = runtime::substrates();
+    for (size_t i = 0; i < subs.size(); ++i) {
+        if (subs[i] == &substrate_callbacks()) g_slot = static_cast<int>(i);
+    }
+    loc.substrate_data[g_slot] = new CallTree(page_pool());
+}
+
+void on_enter(Location& loc, Ticks time, RegionHandle region) { tree(loc).enter(time, region); }
+void on_exit(Location& loc, Ticks time, RegionHandle) { tree(loc).exit(time); }
+void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t value) {
+    tree(loc).parameter(time, p, value, false);
+}
+void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHandle value) {
+    tree(loc).parameter(time, p, value, true);
+}
+
+std::string iso_time_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    return text;
+}
+
+bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
+    if (ctx.experiment_directory == nullptr) return true;
+    const ProfileData data = collect();
+    if (data.dropped_callpaths > 0) {
+        std::fprintf(stderr,
+                     "strata: warning: the profile ran out of memory: %llu call-path visits were "
+                     "folded into their parent; set STRATA_TOTAL_MEMORY above %llu bytes to keep them\n",
+                     static_cast<unsigned long long>(data.dropped_callpaths),
+                     static_cast<unsigned long long>(page_pool().total_pages() * page_pool().page_size() * 2));
+    }
+    const std::string path = std::string(ctx.experiment_directory) + "/profile.h5";
+    const ProfileWriteResult result = write_profile_h5(data, path);
+    if (!result.ok()) {
+        if (error) *error = "strata: the profile could not be written: " + result.error;
+        return false;
+    }
+    return true;
+}
+
+void reset() {
+    for (Location* loc : location::all()) {
+        delete static_cast<CallTree*>(loc->substrate_data[g_slot]);
+        loc->substrate_data[g_slot] = nullptr;
+    }
+}
+
+constexpr substrate::Callbacks kCallbacks = {
+    "profiling", on_location_created, on_enter, on_exit, on_parameter_int, on_parameter_string,
+    finalize,    reset,
+};
+
+}  // namespace
+
+const substrate::Callbacks& substrate_callbacks() { return kCallbacks; }
+
+ProfileData collect() {
+    ProfileData data;
+    const DefinitionsSnapshot defs = definitions().snapshot();
+    // Strings: index = handle - 1; index 0 of the file is the empty string for "none".
+    data.strings.reserve(defs.strings.size() + 1);
+    data.strings.push_back("");
+    for (const std::string& s : defs.strings) data.strings.push_back(s);
+    auto string_index = [](StringHandle h) { return static_cast<std::uint32_t>(h); };
+    data.regions.push_back(ProfileData::Region{});  // index 0: no region (the virtual root)
+    for (const RegionDefinition& r : defs.regions) {
+        ProfileData::Region out;
+        out.name = string_index(r.name);
+        out.file = string_index(r.file);
+        out.line = r.line;
+        out.paradigm = static_cast<std::uint8_t>(r.paradigm);
+        out.role = static_cast<std::uint8_t>(r.role);
+        out.flags = r.flags;
+        data.regions.push_back(out);
+    }
+    data.parameters.push_back(ProfileData::Parameter{});  // index 0: none
+    for (const ParameterDefinition& p : defs.parameters) {
+        data.parameters.push_back(ProfileData::Parameter{string_index(p.name), static_cast<std::uint8_t>(p.type)});
+    }
+
+    std::vector<Location*> locations;
+    for (Location* loc : location::all()) {
+        if (loc->substrate_data[g_slot] != nullptr) locations.push_back(loc);
+    }
+    const size_t n_loc = locations.size();
+    for (Location* loc : locations) {
+        ProfileData::Location out;
+        out.id = loc->index;
+        out.rank = 0;
+        out.thread = loc->index;
+        out.type = static_cast<std::uint8_t>(loc->type);
+        data.strings.push_back(loc->name);
+        out.name = static_cast<std::uint32_t>(data.strings.size() - 1);
+        data.locations.push_back(out);
+    }
+
+    // Merge: a global call path is identified by (global parent, region, parameter, value).
+    using Key = std::tuple<std::int64_t, std::uint32_t, std::uint32_t, std::int64_t>;
+    std::map<Key, std::int64_t> index_of;
+    struct Cell {
+        std::uint64_t visits = 0;
+        Ticks inclusive = 0;
+        Ticks exclusive = 0;
+    };
+    std::vector<std::vector<Cell>> cells;  // [callpath][location]
+    for (size_t l = 0; l < n_loc; ++l) {
+        const CallTree& t = *static_cast<const CallTree*>(locations[l]->substrate_data[g_slot]);
+        data.dropped_callpaths += t.dropped();
+        std::vector<std::int64_t> global(t.size(), -1);  // local node -> global call path
+        // Nodes are created after their parent, so index order visits parents first.
+        for (std::uint32_t i = 1; i < t.size(); ++i) {
+            const CallTree::Node& n = t.node(i);
+            const std::int64_t parent = n.parent == 0 ? -1 : global[n.parent];
+            const Key key{parent, n.region, n.parameter, n.value};
+            auto it = index_of.find(key);
+            std::int64_t g;
+            if (it == index_of.end()) {
+                g = static_cast<std::int64_t>(data.callpaths.size());
+                index_of.emplace(key, g);
+                ProfileData::CallPath cp;
+                cp.parent = parent;
+                cp.region = n.region;
+                cp.parameter = n.parameter == 0 ? -1 : static_cast<std::int64_t>(n.parameter);
+                if (n.parameter != 0 && n.is_string) {
+                    cp.string_value = n.value;
+                } else {
+                    cp.int_value = n.value;
+                }
+                data.callpaths.push_back(cp);
+                cells.emplace_back(n_loc);
+            } else {
+                g = it->second;
+            }
+            global[i] = g;
+            Cell& c = cells[g][l];
+            c.visits += n.visits;
+            c.inclusive += n.inclusive;
+        }
+    }
+    // Exclusive = inclusive minus the children's inclusive, per location.
+    for (auto& row : cells) {
+        for (Cell& c : row) c.exclusive = c.inclusive;
+    }
+    for (size_t g = 0; g < data.callpaths.size(); ++g) {
+        const std::int64_t parent = data.callpaths[g].parent;
+        if (parent < 0) continue;
+        for (size_t l = 0; l < n_loc; ++l) {
+            Cell& p = cells[parent][l];
+            p.exclusive -= std::min(p.exclusive, cells[g][l].inclusive);
+        }
+    }
+
+    const size_t n_cp = data.callpaths.size();
+    ProfileData::Metric visits{"visits", "count", "number of times the call path was entered", true, {}, {}};
+    ProfileData::Metric incl{"time_inclusive", "s", "time in the call path including its callees", false, {}, {}};
+    ProfileData::Metric excl{"time_exclusive", "s", "time in the call path without its callees", false, {}, {}};
+    visits.counts.resize(n_cp * n_loc);
+    incl.values.resize(n_cp * n_loc);
+    excl.values.resize(n_cp * n_loc);
+    for (size_t g = 0; g < n_cp; ++g) {
+        for (size_t l = 0; l < n_loc; ++l) {
+            const Cell& c = cells[g][l];
+            visits.counts[g * n_loc + l] = c.visits;
+            incl.values[g * n_loc + l] = timer::to_seconds(c.inclusive);
+            excl.values[g * n_loc + l] = timer::to_seconds(c.exclusive);
+        }
+    }
+    data.metrics.push_back(std::move(visits));
+    data.metrics.push_back(std::move(incl));
+    data.metrics.push_back(std::move(excl));
+
+    data.strata_version = STRATA_VERSION;
+    data.creation_time = iso_time_now();
+    data.timer_resolution = timer::resolution();
+    data.timer_name = timer::name();
+    data.location_offset = 0;
+    data.total_locations = n_loc;
+    return data;
+}
+
+}  // namespace strata::profiling

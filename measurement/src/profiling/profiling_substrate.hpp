@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The profiling substrate: one CallTree per location, written to profile.h5.
+#pragma once
+
+#include "core/substrate.hpp"
+#include "profiling/profile_data.hpp"
+
+namespace strata::profiling {
+
+const substrate::Callbacks& substrate_callbacks();
+
+/// Merges the call trees of all locations into one ProfileData (rows: call
+/// paths merged by region and parameter; columns: locations).  Call after the
+/// events have stopped (runtime::finalize).
+ProfileData collect();
+
+}  // namespace strata::profiling

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The OTF2 archive of the run: event writers per location, global definitions.
+//
+// Trace buffers (event_buffer.hpp) are converted into OTF2 event records here,
+// on a flush and at the end.  The conversion keeps every location's events
+// well nested whatever happened before (lost records, crashes): a leave that
+// does not match the open region is skipped and counted, regions still open
+// at the end are closed at the end time.
+#pragma once
+
+#include <otf2/otf2.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tracing/event_buffer.hpp"
+
+namespace strata::tracing {
+
+/// What the converter keeps per location between flushes.
+struct Otf2LocationState {
+    OTF2_EvtWriter* writer = nullptr;
+    std::uint64_t location_id = 0;
+    std::uint64_t events = 0;            ///< OTF2 events written
+    std::uint64_t skipped_leaves = 0;    ///< leaves without a matching enter (lost records)
+    std::vector<std::uint64_t> open;     ///< regions open at the end of the last conversion
+    Ticks last_time = 0;
+};
+
+class Otf2Archive {
+public:
+    Otf2Archive() = default;
+    ~Otf2Archive();
+    Otf2Archive(const Otf2Archive&) = delete;
+    Otf2Archive& operator=(const Otf2Archive&) = delete;
+
+    /// Opens `<directory>/traces.otf2` (once; later calls return the first result).
+    /// Returns "" or the reason.
+    std::string open(const std::string& directory, std::uint64_t chunk_size);
+    bool is_open() const { return archive_ != nullptr; }
+
+    /// Converts `buffer` into the location's OTF2 event writer; returns "" or the error.
+    std::string convert(Otf2LocationState& state, const EventBuffer& buffer);
+
+    /// Closes the regions still open at `end` (end of run).
+    std::string close_open_regions(Otf2LocationState& state, Ticks end);
+
+    struct LocationDefinition {
+        std::uint64_t id;
+        std::string name;
+        std::uint64_t events;
+    };
+    /// Writes the global definitions and closes the archive.
+    std::string finish(const std::vector<LocationDefinition>& locations, Ticks end);
+
+private:
+    std::mutex mutex_;
+    OTF2_Archive* archive_ = nullptr;
+    std::string open_error_;
+    bool open_tried_ = false;
+    std::vector<OTF2_EvtWriter*> writers_;
+};
+
+}  // namespace strata::tracing

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Tracing substrate callbacks, buffer flushes and the end-of-run conversion.
+#include "tracing/tracing_substrate.hpp"
+
+#include <atomic>
+#include <cstdio>
+
+#include "core/location.hpp"
+#include "core/memory_pool.hpp"
+#include "core/runtime.hpp"
+#include "core/timer.hpp"
+#include "tracing/event_buffer.hpp"
+#include "tracing/otf2_archive.hpp"
+
+namespace strata::tracing {
+
+namespace {
+
+struct TraceLocation {
+    explicit TraceLocation(PagePool& pool) : buffer(pool) {}
+    EventBuffer buffer;
+    Otf2LocationState otf2;
+    std::uint64_t records = 0;  ///< records of earlier (flushed) buffers
+    std::uint64_t bytes = 0;
+    std::uint64_t flushes = 0;
+    std::uint64_t lost = 0;
+};
+
+int g_slot = 0;
+std::atomic<std::uint64_t> g_lost_total{0};
+
+inline TraceLocation& state(Location& loc) { return *static_cast<TraceLocation*>(loc.substrate_data[g_slot]); }
+
+void on_location_created(Location& loc) {
+    const auto& subs = runtime::substrates();
+    for (size_t i = 0; i < subs.size(); ++i) {
+        if (subs[i] == &substrate_callbacks()) g_slot = static_cast<int>(i);
+    }
+    auto* tl = new TraceLocation(page_pool());
+    tl->otf2.location_id = loc.index;
+    loc.substrate_data[g_slot] = tl;
+}
+
+// A function-local static: thread-safe creation, independent of the order of
+// static initialisers (the runtime may start before they run).
+Otf2Archive*& archive_slot() {
+    static Otf2Archive* archive = new Otf2Archive();
+    return archive;
+}
+Otf2Archive& archive() { return *archive_slot(); }
+
+std::string open_archive() {
+    const std::string& dir = runtime::experiment_directory();
+    if (dir.empty()) return "no experiment directory";
+    return archive().open(dir, 1 << 20);
+}
+
+/// Writes the buffer to the OTF2 archive and empties it.
+std::string flush(TraceLocation& tl) {
+    std::string error = open_archive();
+    if (error.empty()) error = archive().convert(tl.otf2, tl.buffer);
+    tl.records += tl.buffer.records();
+    tl.bytes += tl.buffer.bytes();
+    tl.buffer.release_pages();
+    return error;
+}
+
+/// The buffer is full: take a page, or flush and take one.  The flush is
+/// recorded by the core as a region right after the current event.
+__attribute__((noinline)) bool make_room(Location& loc, TraceLocation& tl) {
+    if (tl.buffer.add_page()) return true;
+    if (!tl.buffer.empty()) {
+        const Ticks begin = timer::now();
+        const std::string error = flush(tl);
+        const Ticks end = timer::now();
+        ++tl.flushes;
+        if (!error.empty()) {
+            runtime::warn_once("trace-flush-error",
+                               "strata: warning: a trace buffer could not be written to disk (" + error +
+                                   "); its events are lost and counted");
+        }
+        loc.flush_pending = true;
+        loc.flush_begin = begin;
+        loc.flush_end = end;
+        runtime::verbose("trace buffer of " + loc.name + " flushed to disk");
+        if (tl.buffer.add_page()) return true;
+    }
+    ++tl.lost;
+    g_lost_total.fetch_add(1, std::memory_order_relaxed);
+    runtime::warn_once("trace-no-memory",
+                       "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
+                       "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
+    return false;
+}
+
+void on_enter(Location& loc, Ticks time, RegionHandle region) {
+    TraceLocation& tl = state(loc);
+    if (__builtin_expect(!tl.buffer.has_room(), 0) && !make_room(loc, tl)) return;
+    tl.buffer.write(RecordType::enter, time, region);
+}
+
+void on_exit(Location& loc, Ticks time, RegionHandle region) {
+    TraceLocation& tl = state(loc);
+    if (__builtin_expect(!tl.buffer.has_room(), 0) && !make_room(loc, tl)) return;
+    tl.buffer.write(RecordType::leave, time, region);
+}
+
+void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t value) {
+    TraceLocation& tl = state(loc);
+    if (!tl.buffer.has_room() && !make_room(loc, tl)) return;
+    tl.buffer.write(RecordType::parameter_int, time, p, zigzag(value));
+}
+
+void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHandle value) {
+    TraceLocation& tl = state(loc);
+    if (!tl.buffer.has_room() && !make_room(loc, tl)) return;
+    tl.buffer.write(RecordType::parameter_string, time, p, value);
+}
+
+bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
+    if (ctx.experiment_directory == nullptr) return true;
+    std::string problem = open_archive();
+    std::vector<Otf2Archive::LocationDefinition> defs;
+    std::uint64_t lost = 0, flushes = 0;
+    for (Location* loc : location::all()) {
+        auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
+        if (tl == nullptr) continue;
+        if (problem.empty()) problem = flush(*tl);
+        if (problem.empty()) problem = archive().close_open_regions(tl->otf2, ctx.end_time);
+        lost += tl->lost;
+        flushes += tl->flushes;
+        defs.push_back({tl->otf2.location_id, loc->name, tl->otf2.events});
+    }
+    if (problem.empty()) problem = archive().finish(defs, ctx.end_time);
+    if (flushes > 0) {
+        std::fprintf(stderr,
+                     "strata: note: trace buffers were flushed to disk %llu times during the run "
+                     "(see STRATA_TRACE_BUFFER_FLUSH in the trace); a larger STRATA_TOTAL_MEMORY avoids that\n",
+                     static_cast<unsigned long long>(flushes));
+    }
+    if (lost > 0) {
+        std::fprintf(stderr, "strata: warning: %llu trace records were lost for lack of memory\n",
+                     static_cast<unsigned long long>(lost));
+    }
+    if (!problem.empty()) {
+        if (error) *error = "strata: the trace could not be written: " + problem;
+        return false;
+    }
+    return true;
+}
+
+void reset() {
+    for (Location* loc : location::all()) {
+        delete static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
+        loc->substrate_data[g_slot] = nullptr;
+    }
+    delete archive_slot();
+    archive_slot() = new Otf2Archive();
+    g_lost_total.store(0);
+}
+
+constexpr substrate::Callbacks kCallbacks = {
+    "tracing", on_location_created, on_enter, on_exit, on_parameter_int, on_parameter_string,
+    finalize,  reset,
+};
+
+}  // namespace
+
+const substrate::Callbacks& substrate_callbacks() { return kCallbacks; }
+
+TraceStats stats() {
+    TraceStats s;
+    for (Location* loc : location::all()) {
+        auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
+        if (tl == nullptr) continue;
+        s.records += tl->records + tl->buffer.records();
+        s.buffer_bytes += tl->bytes + tl->buffer.bytes();
+        s.flushes += tl->flushes;
+        s.lost += tl->lost;
+    }
+    return s;
+}
+
+}  // namespace strata::tracing

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The event path: nesting repair, recording on/off, parameters, inactive runtime.
+#include <gtest/gtest.h>
+
+#include "core/location.hpp"
+#include "runtime_fixture.hpp"
+
+namespace strata::testing {
+namespace {
+
+using events::enter_at;
+using events::exit_at;
+
+class EventsTest : public RuntimeTest {};
+
+TEST_F(EventsTest, DeliversEnterAndExitInOrder) {
+    start({&recording_substrate()});
+    const RegionHandle a = region("a"), b = region("b");
+    enter_at(10, a);
+    enter_at(20, b);
+    exit_at(30, b);
+    exit_at(40, a);
+    const std::vector<SeenEvent> expected = {{'E', 10, a, 0}, {'E', 20, b, 0}, {'L', 30, b, 0}, {'L', 40, a, 0}};
+    EXPECT_EQ(seen_events(), expected);
+}
+
+TEST_F(EventsTest, ExitOfOuterRegionClosesInnerOnesFirst) {
+    start({&recording_substrate()});
+    const RegionHandle a = region("a"), b = region("b"), c = region("c");
+    enter_at(1, a);
+    enter_at(2, b);
+    enter_at(3, c);
+    exit_at(4, a);  // b and c are still open
+    const std::vector<SeenEvent> expected = {{'E', 1, a, 0}, {'E', 2, b, 0}, {'E', 3, c, 0},
+                                             {'L', 4, c, 0}, {'L', 4, b, 0}, {'L', 4, a, 0}};
+    EXPECT_EQ(seen_events(), expected);
+    EXPECT_EQ(location::current()->unmatched_exits, 1u);
+}
+
+TEST_F(EventsTest, ExitOfRegionNotOpenIsIgnored) {
+    start({&recording_substrate()});
+    const RegionHandle a = region("a"), b = region("b");
+    enter_at(1, a);
+    exit_at(2, b);
+    exit_at(3, a);
+    const std::vector<SeenEvent> expected = {{'E', 1, a, 0}, {'L', 3, a, 0}};
+    EXPECT_EQ(seen_events(), expected);
+    EXPECT_EQ(location::current()->unmatched_exits, 1u);
+}
+
+TEST_F(EventsTest, RecordingOffHidesEventsButKeepsNesting) {
+    start({&recording_substrate()});
+    const RegionHandle outer = region("outer"), hidden = region("hidden");
+    enter_at(1, outer);
+    events::set_recording(false);
+    EXPECT_FALSE(events::is_recording());
+    enter_at(5, hidden);
+    exit_at(6, hidden);
+    events::set_recording(true);
+    EXPECT_TRUE(events::is_recording());
+    exit_at(9, outer);
+    const auto& seen = seen_events();
+    ASSERT_EQ(seen.size(), 4u);
+    const RegionHandle off = runtime::detail::recording_off_region;
+    EXPECT_EQ(seen[0], (SeenEvent{'E', 1, outer, 0}));
+    EXPECT_EQ(seen[1].kind, 'E');
+    EXPECT_EQ(seen[1].id, off);
+    EXPECT_EQ(seen[2].kind, 'L');
+    EXPECT_EQ(seen[2].id, off);
+    EXPECT_EQ(seen[3], (SeenEvent{'L', 9, outer, 0}));
+}
+
+TEST_F(EventsTest, RegionEnteredBeforeRecordingOffIsStillLeft) {
+    start({&recording_substrate()});
+    const RegionHandle a = region("a");
+    enter_at(1, a);
+    events::set_recording(false);
+    // Leaving 'a' closes the recording-off region (a nesting repair) and 'a' itself.
+    exit_at(3, a);
+    const auto& seen = seen_events();
+    ASSERT_EQ(seen.size(), 4u);
+    EXPECT_EQ(seen.back(), (SeenEvent{'L', 3, a, 0}));
+    // Switching on at another depth is refused: recording stays off.
+    events::set_recording(true);
+    EXPECT_FALSE(events::is_recording());
+}
+
+TEST_F(EventsTest, ParametersAreDelivered) {
+    start({&recording_substrate()});
+    const RegionHandle a = region("a");
+    const ParameterHandle n = events::define_parameter("n", events::ParameterType::integer);
+    enter_at(1, a);
+    events::parameter_int(n, -42);
+    exit_at(5, a);
+    const auto& seen = seen_events();
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen[1].kind, 'P');
+    EXPECT_EQ(seen[1].id, n);
+    EXPECT_EQ(seen[1].value, -42);
+}
+
+TEST_F(EventsTest, NothingHappensBeforeInitialisation) {
+    events::RegionSpec spec;
+    spec.name = "early";
+    const RegionHandle r = events::define_region(spec);
+    events::enter(r);
+    events::exit(r);
+    EXPECT_FALSE(events::is_active());
+    EXPECT_TRUE(seen_events().empty());
+}
+
+TEST_F(EventsTest, DefinitionsAreDeduplicated) {
+    start({&recording_substrate()});
+    events::RegionSpec spec;
+    spec.name = "solve";
+    spec.file = "solver.c";
+    spec.line = 12;
+    const RegionHandle first = events::define_region(spec);
+    EXPECT_EQ(events::define_region(spec), first);
+    spec.line = 13;
+    EXPECT_NE(events::define_region(spec), first);
+    EXPECT_EQ(events::find_region(Paradigm::user, "solve", 0), first);
+    EXPECT_EQ(events::find_region(Paradigm::user, "solve", region_flag_phase), 0u);
+    EXPECT_EQ(events::define_string("x"), events::define_string("x"));
+}
+
+TEST_F(EventsTest, FinalizeClosesOpenRegions) {
+    start({&recording_substrate()});
+    const RegionHandle a = region("a"), b = region("b");
+    enter_at(1, a);
+    enter_at(2, b);
+    runtime::finalize();
+    const auto& seen = seen_events();
+    ASSERT_EQ(seen.size(), 4u);
+    EXPECT_EQ(seen[2].kind, 'L');
+    EXPECT_EQ(seen[2].id, b);
+    EXPECT_EQ(seen[3].id, a);
+    EXPECT_FALSE(events::is_active());
+    events::enter(a);  // after finalisation: ignored
+    EXPECT_EQ(seen_events().size(), 4u);
+}
+
+}  // namespace
+}  // namespace strata::testing

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Exact call paths, visits, inclusive and exclusive times with a fake clock.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <thread>
+
+#include "core/memory_pool.hpp"
+#include "profiling/call_tree.hpp"
+#include "profiling/profiling_substrate.hpp"
+#include "runtime_fixture.hpp"
+
+namespace strata::testing {
+namespace {
+
+using events::enter_at;
+using events::exit_at;
+
+struct Row {
+    std::uint64_t visits;
+    double inclusive;
+    double exclusive;
+};
+
+/// "main/compute/compute" -> values of location `loc`.
+std::map<std::string, Row> rows(const profiling::ProfileData& data, size_t loc = 0) {
+    std::map<std::string, Row> out;
+    const size_t n_loc = data.locations.size();
+    auto path = [&](std::int64_t cp) {
+        std::string p;
+        for (; cp >= 0; cp = data.callpaths[cp].parent) {
+            const auto& c = data.callpaths[cp];
+            std::string part = data.strings[data.regions[c.region].name];
+            if (c.parameter >= 0) {
+                part = data.strings[data.parameters[c.parameter].name] + "=" +
+                       (c.string_value >= 0 ? data.strings[c.string_value] : std::to_string(c.int_value));
+            }
+            p = p.empty() ? part : part + "/" + p;
+        }
+        return p;
+    };
+    for (size_t cp = 0; cp < data.callpaths.size(); ++cp) {
+        const size_t i = cp * n_loc + loc;
+        out[path(static_cast<std::int64_t>(cp))] = Row{data.metrics[0].counts[i], data.metrics[1].values[i],
+                                                        data.metrics[2].values[i]};
+    }
+    return out;
+}
+
+class CallTreeTest : public RuntimeTest {};
+
+TEST_F(CallTreeTest, NestedAndRecursiveRegions) {
+    start({&profiling::substrate_callbacks()});
+    const RegionHandle main_r = region("main"), compute = region("compute"), io = region("io");
+    enter_at(0, main_r);
+    enter_at(10, compute);
+    exit_at(30, compute);
+    enter_at(40, compute);
+    enter_at(45, compute);  // recursion
+    exit_at(50, compute);
+    exit_at(60, compute);
+    enter_at(70, io);
+    exit_at(75, io);
+    exit_at(100, main_r);
+    runtime::finalize();
+    const auto r = rows(profiling::collect());
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(r.at("main").visits, 1u);
+    EXPECT_DOUBLE_EQ(r.at("main").inclusive, 100e-9);
+    EXPECT_DOUBLE_EQ(r.at("main").exclusive, 55e-9);
+    EXPECT_EQ(r.at("main/compute").visits, 2u);
+    EXPECT_DOUBLE_EQ(r.at("main/compute").inclusive, 40e-9);
+    EXPECT_DOUBLE_EQ(r.at("main/compute").exclusive, 35e-9);
+    EXPECT_EQ(r.at("main/compute/compute").visits, 1u);
+    EXPECT_DOUBLE_EQ(r.at("main/compute/compute").inclusive, 5e-9);
+    EXPECT_EQ(r.at("main/io").visits, 1u);
+    EXPECT_DOUBLE_EQ(r.at("main/io").exclusive, 5e-9);
+}
+
+TEST_F(CallTreeTest, ParametersSplitTheCallPath) {
+    start({&profiling::substrate_callbacks()});
+    const RegionHandle solve = region("solve"), step = region("step");
+    const ParameterHandle n = events::define_parameter("n", events::ParameterType::integer);
+    for (int i = 0; i < 3; ++i) {
+        const Ticks t0 = 100 * i;
+        enter_at(t0, solve);
+        events::parameter_int(n, i % 2);  // time from now on belongs to "n=0" or "n=1"
+        enter_at(t0 + 10, step);
+        exit_at(t0 + 20, step);
+        exit_at(t0 + 50, solve);
+    }
+    runtime::finalize();
+    const auto r = rows(profiling::collect());
+    EXPECT_EQ(r.at("solve").visits, 3u);
+    EXPECT_EQ(r.at("solve/n=0").visits, 2u);
+    EXPECT_EQ(r.at("solve/n=1").visits, 1u);
+    EXPECT_EQ(r.at("solve/n=0/step").visits, 2u);
+    EXPECT_DOUBLE_EQ(r.at("solve/n=0/step").inclusive, 20e-9);
+    EXPECT_DOUBLE_EQ(r.at("solve/n=1/step").inclusive, 10e-9);
+}
+
+TEST_F(CallTreeTest, ThreadsAreSeparateLocationsMergedByCallPath) {
+    start({&profiling::substrate_callbacks()});
+    const RegionHandle work = region("work");
+    enter_at(0, work);
+    exit_at(10, work);
+    std::thread t([&] {
+        for (int i = 0; i < 4; ++i) {
+            enter_at(100 + i * 10, work);
+            exit_at(105 + i * 10, work);
+        }
+    });
+    t.join();
+    runtime::finalize();
+    const auto data = profiling::collect();
+    ASSERT_EQ(data.locations.size(), 2u);
+    ASSERT_EQ(data.callpaths.size(), 1u);
+    EXPECT_EQ(rows(data, 0).at("work").visits, 1u);
+    EXPECT_EQ(rows(data, 1).at("work").visits, 4u);
+    EXPECT_DOUBLE_EQ(rows(data, 1).at("work").inclusive, 20e-9);
+}
+
+TEST_F(CallTreeTest, OutOfMemoryFoldsNewCallPathsIntoTheirParent) {
+    // 4 pages of 4 KiB: the root page plus a few; deep distinct paths run out.
+    start({&profiling::substrate_callbacks()}, 16 << 10, 4 << 10);
+    std::vector<RegionHandle> regions;
+    for (int i = 0; i < 400; ++i) regions.push_back(region(("r" + std::to_string(i)).c_str()));
+    const RegionHandle top = region("top");
+    enter_at(0, top);
+    for (int i = 0; i < 400; ++i) {
+        enter_at(10 + i, regions[i]);
+        exit_at(11 + i, regions[i]);
+    }
+    exit_at(1000, top);
+    runtime::finalize();
+    const auto data = profiling::collect();
+    EXPECT_GT(data.dropped_callpaths, 0u);
+    EXPECT_LT(data.callpaths.size(), 401u);
+    // The time stays in 'top': its inclusive time is complete.
+    EXPECT_DOUBLE_EQ(rows(data).at("top").inclusive, 1000e-9);
+}
+
+}  // namespace
+}  // namespace strata::testing

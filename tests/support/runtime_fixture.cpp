@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Test support implementation.
+#include "runtime_fixture.hpp"
+
+#include "core/location.hpp"
+
+namespace strata::testing {
+
+namespace {
+std::vector<SeenEvent> g_seen;
+void on_enter(Location&, Ticks t, RegionHandle r) { g_seen.push_back({'E', t, r, 0}); }
+void on_exit(Location&, Ticks t, RegionHandle r) { g_seen.push_back({'L', t, r, 0}); }
+void on_pint(Location&, Ticks t, ParameterHandle p, std::int64_t v) { g_seen.push_back({'P', t, p, v}); }
+void on_pstr(Location&, Ticks t, ParameterHandle p, StringHandle v) {
+    g_seen.push_back({'S', t, p, static_cast<std::int64_t>(v)});
+}
+void on_reset() { g_seen.clear(); }
+constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit, on_pint, on_pstr,
+                                             nullptr,     on_reset};
+}  // namespace
+
+const substrate::Callbacks& recording_substrate() { return kRecording; }
+std::vector<SeenEvent>& seen_events() { return g_seen; }
+
+void RuntimeTest::start(std::vector<const substrate::Callbacks*> substrates, std::uint64_t total_memory,
+                        std::uint64_t page_size, const std::string& directory) {
+    runtime::Options options;
+    options.settings.timer = config::TimerKind::clock_gettime;
+    options.settings.total_memory = total_memory;
+    options.settings.page_size = page_size;
+    options.substrates = std::move(substrates);
+    options.experiment_directory = directory;
+    std::string error;
+    ASSERT_TRUE(runtime::initialize(options, &error)) << error;
+    g_seen.clear();
+}
+
+void RuntimeTest::TearDown() {
+    runtime::reset_for_tests();
+    g_seen.clear();
+}
+
+}  // namespace strata::testing

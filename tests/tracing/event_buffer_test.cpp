@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The compact trace buffer: encoding round trip, page chaining, sizes.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/memory_pool.hpp"
+#include "tracing/event_buffer.hpp"
+
+namespace strata::tracing {
+namespace {
+
+TEST(EventBuffer, RoundTripAcrossPages) {
+    PagePool pool;
+    pool.configure(1 << 20, 4096);
+    EventBuffer buffer(pool);
+    std::vector<Record> written;
+    Ticks t = 1000000000000ull;
+    for (int i = 0; i < 5000; ++i) {
+        if (!buffer.has_room()) {
+            ASSERT_TRUE(buffer.add_page());
+        }
+        t += static_cast<Ticks>(i % 7) * 100;
+        const auto type = (i % 2 == 0) ? RecordType::enter : RecordType::leave;
+        buffer.write(type, t, static_cast<std::uint64_t>(i % 300));
+        written.push_back(Record{type, t, static_cast<std::uint64_t>(i % 300), 0});
+        if (i % 100 == 0) {
+            if (!buffer.has_room()) {
+                ASSERT_TRUE(buffer.add_page());
+            }
+            buffer.write(RecordType::parameter_int, t, 3, zigzag(-i));
+            written.push_back(Record{RecordType::parameter_int, t, 3, zigzag(-i)});
+        }
+    }
+    std::vector<Record> read;
+    ASSERT_TRUE(buffer.for_each([&](const Record& r) { read.push_back(r); }));
+    ASSERT_EQ(read.size(), written.size());
+    for (size_t i = 0; i < read.size(); ++i) {
+        EXPECT_EQ(read[i].type, written[i].type) << i;
+        EXPECT_EQ(read[i].time, written[i].time) << i;
+        EXPECT_EQ(read[i].a, written[i].a) << i;
+        EXPECT_EQ(read[i].b, written[i].b) << i;
+    }
+    EXPECT_GT(pool.stats().pages_in_use, 1u);
+    buffer.release_pages();
+    EXPECT_EQ(pool.stats().pages_in_use, 0u);
+    EXPECT_TRUE(buffer.empty());
+}
+
+TEST(EventBuffer, EnterLeaveInALoopTakesFewBytes) {
+    PagePool pool;
+    pool.configure(1 << 20, 64 << 10);
+    EventBuffer buffer(pool);
+    ASSERT_TRUE(buffer.add_page());
+    Ticks t = 5000000000ull;
+    buffer.write(RecordType::enter, t, 1);  // first record carries the absolute time
+    const auto base = buffer.bytes();
+    for (int i = 0; i < 1000; ++i) {
+        buffer.write(RecordType::enter, t += 60, 2);
+        buffer.write(RecordType::leave, t += 60, 2);
+    }
+    EXPECT_EQ(buffer.bytes() - base, 2000u * 3);  // type, 1-byte delta, 1-byte region
+}
+
+TEST(EventBuffer, TimeNeverGoesBackwards) {
+    PagePool pool;
+    pool.configure(1 << 20, 4096);
+    EventBuffer buffer(pool);
+    ASSERT_TRUE(buffer.add_page());
+    buffer.write(RecordType::enter, 100, 1);
+    buffer.write(RecordType::leave, 90, 1);
+    std::vector<Ticks> times;
+    buffer.for_each([&](const Record& r) { times.push_back(r.time); });
+    EXPECT_EQ(times, (std::vector<Ticks>{100, 100}));
+}
+
+TEST(EventBuffer, ZigZag) {
+    for (std::int64_t v : std::vector<std::int64_t>{0, 1, -1, 123456789, -123456789, INT64_MAX, INT64_MIN}) {
+        EXPECT_EQ(unzigzag(zigzag(v)), v);
+    }
+}
+
+TEST(PagePool, TraceLeavesAReserveForTheProfile) {
+    PagePool pool;
+    pool.configure(16 * 4096, 4096);  // 16 pages, reserve 2
+    std::vector<void*> pages;
+    while (void* p = pool.acquire(PagePool::Purpose::trace)) pages.push_back(p);
+    EXPECT_EQ(pages.size(), 14u);
+    void* profile_page = pool.acquire(PagePool::Purpose::profile);
+    EXPECT_NE(profile_page, nullptr);
+    pool.release(profile_page);
+    for (void* p : pages) pool.release(p);
+    EXPECT_EQ(pool.stats().pages_in_use, 0u);
+    EXPECT_EQ(pool.stats().refused[0], 1u);
+}
+
+}  // namespace
+}  // namespace strata::tracing
