@@ -1,0 +1,164 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Independent readers of a Strata experiment, for the integration tests.
+
+Traces are read twice, by two programs that share no code with Strata:
+the OTF2 Python bindings (Debian's python3-otf2, importable from /usr/bin/python3)
+and the text output of otf2-print.  The profile is read from the text output
+of h5dump.
+"""
+import collections
+import re
+import subprocess
+
+
+# ---------------------------------------------------------------- OTF2 (bindings)
+
+def read_otf2(archive):
+    """Returns {location name: [(kind, time, name)]} with kind 'E', 'L', 'P'."""
+    import otf2  # only in Debian's interpreter
+    events = collections.defaultdict(list)
+    with otf2.reader.open(archive) as trace:
+        for location, event in trace.events:
+            key = location.name
+            if isinstance(event, otf2.events.Enter):
+                events[key].append(('E', event.time, event.region.name))
+            elif isinstance(event, otf2.events.Leave):
+                events[key].append(('L', event.time, event.region.name))
+            elif isinstance(event, (otf2.events.ParameterInt, otf2.events.ParameterUnsignedInt)):
+                events[key].append(('P', event.time, '%s=%s' % (event.parameter.name, event.value)))
+            elif isinstance(event, otf2.events.ParameterString):
+                events[key].append(('P', event.time, '%s=%s' % (event.parameter.name, event.string)))
+    return dict(events)
+
+
+def region_flags(archive):
+    """{region name: set of flag names} from the global definitions."""
+    import otf2
+    with otf2.reader.open(archive) as trace:
+        return {r.name: str(r.region_flags) for r in trace.definitions.regions}
+
+
+def check_nesting(events):
+    """Asserts that enters and leaves nest and that time never goes backwards.
+    Returns {region: number of enter/leave pairs}."""
+    counts = collections.Counter()
+    stack, last = [], 0
+    for kind, time, name in events:
+        assert time >= last, 'time goes backwards at %s %s (%d < %d)' % (kind, name, time, last)
+        last = time
+        if kind == 'E':
+            stack.append((name, time))
+        elif kind == 'L':
+            assert stack, 'leave of %s with nothing open' % name
+            top, begin = stack.pop()
+            assert top == name, 'leave of %s while %s is innermost' % (name, top)
+            assert time >= begin
+            counts[name] += 1
+    assert not stack, 'regions still open at the end: %s' % [s[0] for s in stack]
+    return counts
+
+
+# ---------------------------------------------------------------- OTF2 (otf2-print)
+
+def otf2_print_counts(archive):
+    """{(location, 'ENTER'|'LEAVE', region): count} from otf2-print's event listing."""
+    out = subprocess.run(['otf2-print', archive], check=True, capture_output=True, text=True).stdout
+    counts = collections.Counter()
+    pattern = re.compile(r'^(ENTER|LEAVE)\s+(\d+)\s+(\d+)\s+Region: "([^"]*)"')
+    for line in out.splitlines():
+        m = pattern.match(line)
+        if m:
+            counts[(int(m.group(2)), m.group(1), m.group(4))] += 1
+    return counts
+
+
+# ---------------------------------------------------------------- profile (h5dump)
+
+_TOKEN = re.compile(r'"((?:[^"\\]|\\.)*)"|(-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)|([A-Za-z_][A-Za-z_0-9]*)')
+
+
+def h5dump_dataset(path, dataset):
+    """Values of a dataset in file order, as read by h5dump: a flat list of
+    str / int / float tokens (compound fields and matrix elements in order)."""
+    out = subprocess.run(['h5dump', '-w', '0', '-d', dataset, path], check=True,
+                         capture_output=True, text=True).stdout
+    start = out.index('DATA {') + len('DATA {')
+    # The DATA block ends at its matching brace (attributes may follow it).
+    depth, i, in_string = 1, start, False
+    while depth > 0:
+        c = out[i]
+        if in_string:
+            if c == '\\':
+                i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c == '{':
+            depth += 1
+        elif c == '}':
+            depth -= 1
+        i += 1
+    data = re.sub(r'\(\d+(?:,\d+)*\):', ' ', out[start:i - 1])
+    values = []
+    for text, number, word in _TOKEN.findall(data):
+        if number:
+            values.append(float(number) if any(c in number for c in '.eE') else int(number))
+        elif word:
+            values.append(word)
+        else:
+            values.append(text)  # a quoted string, possibly empty
+    return values
+
+
+def h5dump_fields(path, dataset):
+    out = subprocess.run(['h5dump', '-H', '-d', dataset, path], check=True, capture_output=True,
+                         text=True).stdout
+    return re.findall(r'^\s+H5T_[A-Z0-9_]+(?:\s*\{[^}]*\})?\s+"(\w+)";', out, re.M) or \
+        re.findall(r'"(\w+)";', out)
+
+
+def read_profile(path):
+    """Call paths and metrics of profile.h5 through h5dump:
+    {'paths': ['outer/step/middle', ...], 'locations': n,
+     'metrics': {name: [[value per location] per call path]}}"""
+    strings = [v for v in h5dump_dataset(path, '/definitions/strings')]
+    def records(dataset):
+        fields = h5dump_fields(path, dataset)
+        flat = h5dump_dataset(path, dataset)
+        n = len(fields)
+        return [dict(zip(fields, flat[i:i + n])) for i in range(0, len(flat), n)]
+    regions = records('/definitions/regions')
+    params = records('/definitions/parameters')
+    callpaths = records('/definitions/callpaths')
+    n_loc = len(records('/definitions/locations'))
+
+    def label(cp):
+        if cp['parameter'] >= 0:
+            p = params[cp['parameter']]
+            value = strings[cp['string_value']] if cp['string_value'] >= 0 else cp['int_value']
+            return '%s=%s' % (strings[p['name']], value)
+        return strings[regions[cp['region']]['name']]
+
+    paths = []
+    for cp in callpaths:
+        parts, c = [], cp
+        while True:
+            parts.append(label(c))
+            if c['parent'] < 0:
+                break
+            c = callpaths[c['parent']]
+        paths.append('/'.join(reversed(parts)))
+    metrics = {}
+    for name in ('visits', 'time_inclusive', 'time_exclusive'):
+        flat = h5dump_dataset(path, '/metrics/' + name)
+        metrics[name] = [flat[i * n_loc:(i + 1) * n_loc] for i in range(len(callpaths))]
+    return {'paths': paths, 'locations': n_loc, 'metrics': metrics}
+
+
+def visits_by_path(profile, location=None):
+    """{path: visits} summed over locations (or of one location)."""
+    result = {}
+    for path, row in zip(profile['paths'], profile['metrics']['visits']):
+        result[path] = row[location] if location is not None else sum(row)
+    return result

@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One integration scenario: run a program built with Strata, then check its
+experiment with independent readers (python3 otf2, otf2-print, h5dump).
+
+    /usr/bin/python3 run_scenario.py SCENARIO --bin-dir DIR --work-dir DIR
+"""
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import experiment_reader as reader  # noqa: E402
+
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__.replace('_', '-')] = fn
+    return fn
+
+
+class Run:
+    def __init__(self, args, name):
+        self.bin_dir = args.bin_dir
+        self.dir = os.path.join(args.work_dir, name)
+        if os.path.exists(self.dir):
+            shutil.rmtree(self.dir)
+
+    def program(self, name, *argv, env=None, expect=0):
+        e = dict(os.environ)
+        for k in list(e):
+            if k.startswith('STRATA_'):
+                del e[k]
+        e['STRATA_EXPERIMENT_DIRECTORY'] = self.dir
+        e.update(env or {})
+        p = subprocess.run([os.path.join(self.bin_dir, name)] + list(argv), env=e,
+                           capture_output=True, text=True, timeout=300)
+        self.stdout, self.stderr, self.status = p.stdout, p.stderr, p.returncode
+        assert p.returncode == expect, 'exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s' % (
+            p.returncode, expect, p.stdout, p.stderr)
+        return self
+
+    @property
+    def archive(self):
+        return os.path.join(self.dir, 'traces.otf2')
+
+    @property
+    def profile(self):
+        return os.path.join(self.dir, 'profile.h5')
+
+
+def expect_equal(actual, expected, what):
+    assert actual == expected, '%s: got %r, expected %r' % (what, actual, expected)
+
+
+TRACING = {'STRATA_ENABLE_TRACING': 'true'}
+
+NESTING_PATHS = {
+    'outer': 1, 'outer/size=42': 1, 'outer/size=42/mode=fast': 1,
+    'outer/size=42/mode=fast/step': 5, 'outer/size=42/mode=fast/step/middle': 10,
+    'outer/size=42/mode=fast/step/middle/inner': 30, 'outer/size=42/mode=fast/io': 1,
+}
+
+
+@scenario
+def nesting(args):
+    run = Run(args, 'nesting').program('nesting', env=TRACING)
+    assert os.path.isfile(os.path.join(run.dir, 'strata.cfg'))
+    # Trace, python3 otf2 bindings: exact pairs, nesting, monotonic time, phase flag.
+    events = reader.read_otf2(run.archive)
+    expect_equal(list(events), ['thread 0'], 'locations')
+    pairs = reader.check_nesting(events['thread 0'])
+    expect_equal(dict(pairs), {'outer': 1, 'step': 5, 'middle': 10, 'inner': 30, 'io': 1}, 'enter/leave pairs')
+    params = [e[2] for e in events['thread 0'] if e[0] == 'P']
+    expect_equal(params, ['size=42', 'mode=fast'], 'parameters')
+    flags = reader.region_flags(run.archive)
+    assert 'PHASE' in flags['step'] and 'PHASE' not in flags['middle'], flags
+    # Trace, otf2-print.
+    counts = reader.otf2_print_counts(run.archive)
+    for region, n in (('outer', 1), ('step', 5), ('middle', 10), ('inner', 30), ('io', 1)):
+        expect_equal(counts[(0, 'ENTER', region)], n, 'otf2-print ENTER ' + region)
+        expect_equal(counts[(0, 'LEAVE', region)], n, 'otf2-print LEAVE ' + region)
+    # Profile, h5dump: call paths with parameters, exact visits, time relations.
+    profile = reader.read_profile(run.profile)
+    expect_equal(reader.visits_by_path(profile), NESTING_PATHS, 'profile call paths and visits')
+    for path, incl, excl in zip(profile['paths'], profile['metrics']['time_inclusive'],
+                                profile['metrics']['time_exclusive']):
+        assert 0 <= excl[0] <= incl[0], (path, incl, excl)
+    inner = profile['paths'].index('outer/size=42/mode=fast/step/middle/inner')
+    middle = profile['paths'].index('outer/size=42/mode=fast/step/middle')
+    assert profile['metrics']['time_inclusive'][middle][0] >= profile['metrics']['time_inclusive'][inner][0]
+
+
+@scenario
+def profile_only(args):
+    run = Run(args, 'profile-only').program('nesting')
+    assert not os.path.exists(run.archive), 'tracing is off by default'
+    expect_equal(reader.visits_by_path(reader.read_profile(run.profile)), NESTING_PATHS, 'visits')
+
+
+@scenario
+def threads(args):
+    run = Run(args, 'threads').program('scope', env=TRACING)
+    events = reader.read_otf2(run.archive)
+    expect_equal(len(events), 4, 'one location per thread')
+    leaves = sorted(reader.check_nesting(ev).get('leaf', 0) for ev in events.values())
+    expect_equal(leaves, [5, 10, 20, 30], 'leaf calls per thread')
+    profile = reader.read_profile(run.profile)
+    expect_equal(profile['locations'], 4, 'profile columns')
+    visits = reader.visits_by_path(profile)
+    expect_equal(visits['main/worker/leaf'], 5, 'main thread path')
+    expect_equal(visits['worker/leaf'], 60, 'worker threads path')
+
+
+def crash_common(args, how, status):
+    run = Run(args, 'crash-' + how).program('crash', how, env=TRACING, expect=status)
+    events = reader.read_otf2(run.archive)['thread 0']
+    pairs = reader.check_nesting(events)  # the open regions were closed at the end
+    expect_equal(dict(pairs), {'before': 1, 'work': 7, 'doomed': 1}, 'regions before the crash')
+    visits = reader.visits_by_path(reader.read_profile(run.profile))
+    expect_equal(visits, {'before': 1, 'before/work': 7, 'before/doomed': 1}, 'profile before the crash')
+    return run
+
+
+@scenario
+def crash_segv(args):
+    run = crash_common(args, 'segv', -signal.SIGSEGV)
+    assert 'signal 11' in run.stderr, run.stderr
+
+
+@scenario
+def crash_abort(args):
+    crash_common(args, 'abort', -signal.SIGABRT)
+
+
+@scenario
+def crash_term(args):
+    crash_common(args, 'term', -signal.SIGTERM)
+
+
+@scenario
+def exit_inside_regions(args):
+    crash_common(args, 'exit', 3)
+
+
+@scenario
+def flush(args):
+    n = 200000
+    # 256 KiB of 16 KiB pages: the buffer fills several times.
+    env = dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K')
+    run = Run(args, 'flush').program('many_events', str(n), env=env)
+    assert 'flushed to disk' in run.stderr, run.stderr
+    events = reader.read_otf2(run.archive)['thread 0']
+    pairs = reader.check_nesting(events)
+    expect_equal(pairs['tick'], n, 'every tick survives the flushes')
+    expect_equal(pairs['all'], 1, 'outer region')
+    assert pairs['STRATA_TRACE_BUFFER_FLUSH'] >= 3, 'flushes recorded as regions: %r' % pairs
+    counts = reader.otf2_print_counts(run.archive)
+    expect_equal(counts[(0, 'ENTER', 'tick')], n, 'otf2-print ticks')
+    # The flush region is in the profile too, below the region that was open.
+    visits = reader.visits_by_path(reader.read_profile(run.profile))
+    expect_equal(visits['all/tick'], n, 'profile ticks')
+    assert visits.get('all/STRATA_TRACE_BUFFER_FLUSH', 0) + visits.get('all/tick/STRATA_TRACE_BUFFER_FLUSH', 0) \
+        == pairs['STRATA_TRACE_BUFFER_FLUSH'], visits
+
+
+@scenario
+def bad_configuration(args):
+    cases = [
+        ({'STRATA_TOTAL_MEMORY': '64Q'}, 'STRATA_TOTAL_MEMORY'),
+        ({'STRATA_ENABLE_TRACING': 'maybe'}, 'STRATA_ENABLE_TRACING'),
+        ({'STRATA_TIMER': 'sundial'}, 'STRATA_TIMER'),
+    ]
+    for env, name in cases:
+        run = Run(args, 'bad-config').program('nesting', env=env, expect=1)
+        assert name in run.stderr and list(env.values())[0] in run.stderr, run.stderr
+        expect_equal(run.stdout, '', 'main() must not run')
+        expect_equal(len([l for l in run.stderr.splitlines() if l.strip()]), 1, 'one message: ' + run.stderr)
+
+
+@scenario
+def existing_directory(args):
+    first = Run(args, 'existing').program('nesting')
+    again = Run.__new__(Run)
+    again.bin_dir, again.dir = first.bin_dir, first.dir  # same directory, not removed
+    again.program('nesting', expect=1)
+    assert 'already exists' in again.stderr and 'STRATA_OVERWRITE_EXPERIMENT_DIRECTORY' in again.stderr
+    again.program('nesting', env={'STRATA_OVERWRITE_EXPERIMENT_DIRECTORY': 'true'})
+    # A directory that is not an experiment is never replaced.
+    plain = os.path.join(args.work_dir, 'not-an-experiment')
+    os.makedirs(plain, exist_ok=True)
+    open(os.path.join(plain, 'precious.txt'), 'w').write('keep me')
+    again.dir = plain
+    again.program('nesting', env={'STRATA_OVERWRITE_EXPERIMENT_DIRECTORY': 'true'}, expect=1)
+    assert os.path.exists(os.path.join(plain, 'precious.txt'))
+
+
+@scenario
+def recording_off(args):
+    run = Run(args, 'recording').program('recording', env=TRACING)
+    events = reader.read_otf2(run.archive)['thread 0']
+    pairs = reader.check_nesting(events)
+    expect_equal(pairs['visible'], 2, 'regions while recording')
+    expect_equal(pairs.get('hidden', 0), 0, 'regions while not recording')
+    expect_equal(pairs['STRATA_RECORDING_OFF'], 1, 'the gap is a region')
+    assert 'STRATA_REGION_END("nope") has no matching' in run.stderr, run.stderr
+    assert "region 'inner' was left while" not in run.stderr
+    assert "'mismatch_outer' was left while 'mismatch_inner'" in run.stderr, run.stderr
+
+
+@scenario
+def without_strata(args):
+    run = Run(args, 'without').program('no_strata')
+    expect_equal(run.stdout, 'no_strata: ok\n', 'output')
+    assert not os.path.exists(run.dir), 'no experiment without the runtime'
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('scenario', choices=sorted(SCENARIOS))
+    parser.add_argument('--bin-dir', required=True)
+    parser.add_argument('--work-dir', required=True)
+    args = parser.parse_args()
+    os.makedirs(args.work_dir, exist_ok=True)
+    SCENARIOS[args.scenario](args)
+    print('%s: passed' % args.scenario)
+
+
+if __name__ == '__main__':
+    main()
