@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The compile and link additions of the wrapper.
+#include "command_builder.hpp"
+
+#include <algorithm>
+
+namespace strata::instrumenter {
+namespace {
+
+/// A library the wrapper may link.
+struct LibrarySpec {
+    std::string_view name;
+    bool Features::*wanted;  // null: always linked
+    /// An adapter is left out when it is missing; the core libraries stay (the link then fails
+    /// with the linker's own message).
+    bool adapter;
+    std::string_view what;
+};
+
+constexpr LibrarySpec libraries[] = {
+    {"strata-compiler", &Features::compiler, false, "function instrumentation hooks"},
+    {"strata-mpi", &Features::mpi, true, "MPI adapter"},
+    {"strata-openmp", &Features::openmp, true, "OpenMP adapter"},
+    {"strata-cuda", &Features::cuda, true, "CUDA adapter"},
+    {"strata-user", nullptr, false, "user API"},
+    {"strata-measurement", nullptr, false, "measurement runtime"},
+};
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+    std::string joined;
+    for (const auto& item : items) {
+        if (!joined.empty()) joined += separator;
+        joined += item;
+    }
+    return joined.empty() ? "(no directory)" : joined;
+}
+
+void add_defines_and_includes(const Features& features, const Layout& layout,
+                              std::vector<std::string>& argv) {
+    if (features.user) argv.push_back("-DSTRATA_USER_ENABLE");
+    for (const auto& dir : layout.include_dirs) argv.push_back("-I" + dir);
+}
+
+void add_filter_flags(const WrapperOptions& options, const BuildContext& context, bool nvcc,
+                      const std::string& host_compiler, std::vector<std::string>& argv, BuiltCommand& built) {
+    const auto& path = options.instrument_filter;
+    const std::string run_time_hint = "set STRATA_FILTERING_FILE=" + path + " when running the program";
+    if (context.host_family != CompilerFamily::gnu) {
+        const std::string compiler =
+            nvcc ? "'" + host_compiler + "' (nvcc's host compiler)" : "'" + options.compiler_command[0] + "'";
+        built.messages.push_back("note: compile-time filtering (--instrument-filter) is not supported for " +
+                                 compiler + "; the run-time filter applies: " + run_time_hint);
+        return;
+    }
+    const auto filter = compile_time_filter(*context.filter, nvcc);
+    const auto flags = gcc_exclude_flags(filter, nvcc);
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    if (filter.run_time_only.empty()) return;
+    built.messages.push_back("note: " + std::to_string(filter.run_time_only.size()) +
+                             " EXCLUDE pattern(s) of " + path +
+                             " cannot be applied exactly at compile time; " + run_time_hint +
+                             (options.verbose ? "" : " (--verbose lists them)"));
+    for (const auto& line : filter.run_time_only) {
+        built.verbose_messages.push_back("note: run time only: " + line);
+    }
+}
+
+void add_compile_flags(const WrapperOptions& options, const Features& features, const BuildContext& context,
+                       const Classification& classification, bool nvcc, std::vector<std::string>& argv,
+                       BuiltCommand& built) {
+    if (features.compiler) {
+        if (nvcc) argv.push_back("-Xcompiler");
+        argv.push_back("-finstrument-functions");
+        if (!options.instrument_filter.empty() && context.filter) {
+            add_filter_flags(options, context, nvcc, classification.host_compiler, argv, built);
+        }
+    } else if (!options.instrument_filter.empty()) {
+        built.verbose_messages.push_back("note: --instrument-filter has no effect with --no-compiler");
+    }
+    add_defines_and_includes(features, context.layout, argv);
+}
+
+void add_link_flags(const Features& features, const Layout& layout, bool nvcc, std::vector<std::string>& argv,
+                    BuiltCommand& built) {
+    for (const auto& dir : layout.library_dirs) {
+        argv.push_back("-L" + dir);
+        if (nvcc) {
+            argv.push_back("-Xlinker");
+            argv.push_back("-rpath," + dir);
+        } else {
+            argv.push_back("-Wl,-rpath," + dir);
+        }
+    }
+    if (nvcc) {
+        argv.push_back("-Xlinker");
+        argv.push_back("--no-as-needed");
+    } else {
+        argv.push_back("-Wl,--no-as-needed");
+    }
+    for (const auto& library : libraries) {
+        if (library.wanted && !(features.*(library.wanted))) continue;
+        const std::string name(library.name);
+        if (layout.available_libraries.count(name) == 0) {
+            const std::string where = "lib" + name + " (" + std::string(library.what) + ") not found in " +
+                                      join(layout.library_dirs, ":");
+            if (library.adapter) {
+                built.messages.push_back("warning: " + where + "; linking without it");
+                continue;
+            }
+            built.messages.push_back("warning: " + where + "; is Strata completely built and installed?");
+        }
+        argv.push_back("-l" + name);
+    }
+}
+
+bool shell_safe(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("@%+=:,./-_").find(c) != std::string_view::npos;
+}
+
+}  // namespace
+
+Features resolve_features(const WrapperOptions& options, std::string_view compiler,
+                          const Classification& classification) {
+    Features features;
+    features.user = options.user;
+    features.compiler = options.compiler;
+    features.mpi = options.mpi.value_or(is_mpi_compiler(compiler));
+    features.openmp = options.openmp.value_or(classification.openmp);
+    features.cuda = options.cuda.value_or(is_cuda_compiler(compiler));
+    return features;
+}
+
+BuiltCommand build_command(const WrapperOptions& options, const Classification& classification,
+                           const BuildContext& context) {
+    BuiltCommand built;
+    const auto& command = options.compiler_command;
+    built.argv = command;
+    if (command.empty()) {
+        built.error = "no compiler given";
+        return built;
+    }
+    const std::string& compiler = command[0];
+    const bool nvcc = is_cuda_compiler(compiler);
+    built.features = resolve_features(options, compiler, classification);
+    const auto step = classification.step;
+    const bool links = step == Step::link || step == Step::shared_link;
+    if (links && classification.static_link) {
+        built.error =
+            "static linking (-static) is not supported: Strata's libraries are shared libraries that "
+            "start the measurement when the program loads; link without -static, or set "
+            "STRATA_WRAPPER_DISABLE=1 to build without Strata";
+        return built;
+    }
+    switch (step) {
+        case Step::query: break;
+        case Step::partial_link:
+            if (classification.compiles_sources()) {
+                add_compile_flags(options, built.features, context, classification, nvcc, built.argv, built);
+            }
+            break;
+        case Step::preprocess: add_defines_and_includes(built.features, context.layout, built.argv); break;
+        case Step::assemble:
+        case Step::compile:
+        case Step::link:
+        case Step::shared_link:
+            if (classification.compiles_sources()) {
+                add_compile_flags(options, built.features, context, classification, nvcc, built.argv, built);
+            }
+            if (links) add_link_flags(built.features, context.layout, nvcc, built.argv, built);
+            break;
+    }
+    return built;
+}
+
+std::vector<std::string> strata_library_names() {
+    std::vector<std::string> names;
+    for (const auto& library : libraries) names.emplace_back(library.name);
+    return names;
+}
+
+std::string format_command(const std::vector<std::string>& argv) {
+    std::string line;
+    for (const auto& arg : argv) {
+        if (!line.empty()) line += ' ';
+        if (!arg.empty() && std::all_of(arg.begin(), arg.end(), shell_safe)) {
+            line += arg;
+            continue;
+        }
+        line += '\'';
+        for (char c : arg) {
+            if (c == '\'') {
+                line += "'\\''";
+            } else {
+                line += c;
+            }
+        }
+        line += '\'';
+    }
+    return line;
+}
+
+}  // namespace strata::instrumenter

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The `strata` compiler wrapper: reads its options, builds the real command and runs it.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "command_builder.hpp"
+#include "command_classifier.hpp"
+#include "compiler_kind.hpp"
+#include "filter_file.hpp"
+#include "layout.hpp"
+#include "process.hpp"
+#include "wrapper_options.hpp"
+
+namespace si = strata::instrumenter;
+
+namespace {
+
+constexpr int usage_error = 2;
+constexpr int not_found = 127;
+
+void say(const std::string& message) {
+    std::cerr << "strata: " << message << '\n';
+}
+
+/// PATH as execvp uses it: the environment's, or the system default when unset.
+std::string search_path() {
+    if (const char* path = std::getenv("PATH")) return path;
+    return "/bin:/usr/bin";
+}
+
+/// The family that receives the instrumentation flags, asking `--version` when the name is unclear.
+si::CompilerFamily host_family(const std::string& compiler, const si::Classification& classification) {
+    if (si::is_cuda_compiler(compiler)) {
+        auto family = si::nvcc_host_family(classification.host_compiler);
+        if (family == si::CompilerFamily::unknown) {
+            family =
+                si::family_from_version_text(si::capture_output({classification.host_compiler, "--version"}));
+        }
+        return family;
+    }
+    auto family = si::family_from_name(compiler);
+    if (family == si::CompilerFamily::unknown) {
+        family = si::family_from_version_text(si::capture_output({compiler, "--version"}));
+    }
+    return family;
+}
+
+std::string on_off(bool value) {
+    return value ? "on" : "off";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    const auto parsed = si::parse_wrapper_arguments(args);
+    if (!parsed.error.empty()) {
+        say(parsed.error);
+        return usage_error;
+    }
+    const auto& options = parsed.options;
+    if (options.help) {
+        std::cout << si::usage_text();
+        return 0;
+    }
+    if (options.version) {
+        std::cout << si::version_text();
+        return 0;
+    }
+    if (options.compiler_command.empty()) {
+        say("no compiler given: usage: strata [options] <compiler> [arguments...] (see 'strata --help')");
+        return not_found;
+    }
+    const std::string& compiler = options.compiler_command[0];
+    if (si::base_name(compiler) == "strata") {
+        say("the compiler cannot be strata itself: give the real compiler, as in 'strata gcc ...'");
+        return usage_error;
+    }
+    if (si::find_program(compiler, search_path()).empty()) {
+        say("compiler '" + compiler + "' not found" +
+            (compiler.find('/') == std::string::npos ? " in PATH" : ""));
+        return not_found;
+    }
+
+    bool disabled = false;
+    if (const char* value = std::getenv("STRATA_WRAPPER_DISABLE")) {
+        const auto flag = si::parse_boolean(value);
+        if (!flag) {
+            say(std::string("STRATA_WRAPPER_DISABLE='") + value +
+                "' is not understood: use 1, true, yes or on to disable, 0, false, no or off to enable");
+            return usage_error;
+        }
+        disabled = *flag;
+    }
+
+    std::vector<std::string> command = options.compiler_command;
+    if (disabled) {
+        if (options.verbose) say("STRATA_WRAPPER_DISABLE is set: running the compiler untouched");
+    } else {
+        const std::vector<std::string> compiler_args(options.compiler_command.begin() + 1,
+                                                     options.compiler_command.end());
+        const auto classification = si::classify(compiler, compiler_args);
+        si::BuildContext context;
+        context.layout = si::discover_layout();
+        if (!options.instrument_filter.empty() && options.compiler && classification.compiles_sources()) {
+            try {
+                context.filter = si::read_filter_file(options.instrument_filter);
+            } catch (const si::FilterError& error) {
+                say(error.what());
+                return usage_error;
+            }
+            context.host_family = host_family(compiler, classification);
+        }
+        const auto built = si::build_command(options, classification, context);
+        if (options.verbose) {
+            const auto& f = built.features;
+            say(std::string(si::step_name(classification.step)) + " step; user " + on_off(f.user) +
+                ", compiler " + on_off(f.compiler) + ", mpi " + on_off(f.mpi) + ", openmp " +
+                on_off(f.openmp) + ", cuda " + on_off(f.cuda));
+        }
+        for (const auto& message : built.messages) say(message);
+        if (options.verbose) {
+            for (const auto& message : built.verbose_messages) say(message);
+        }
+        if (!built.error.empty()) {
+            say(built.error);
+            return usage_error;
+        }
+        command = built.argv;
+    }
+
+    if (options.dry_run) {
+        std::cout << si::format_command(command) << '\n';
+        return 0;
+    }
+    if (options.verbose) say(si::format_command(command));
+    std::cout.flush();
+    std::cerr.flush();
+    si::exec_program(command);
+    const int error = errno;
+    say("cannot run '" + compiler + "': " + std::strerror(error));
+    return error == ENOENT ? not_found : 126;
+}

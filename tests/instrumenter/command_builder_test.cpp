@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The wrapper's options, response files, missing libraries and layouts in the built command.
+#include <gtest/gtest.h>
+
+#include "command_builder.hpp"
+#include "command_classifier.hpp"
+#include "test_support.hpp"
+
+namespace strata::instrumenter::test {
+namespace {
+
+/// Builds the command for `command` with `options` (whose compiler_command is replaced).
+BuiltCommand build(const Args& command, WrapperOptions options = {}, Layout layout = fixed_layout()) {
+    options.compiler_command = command;
+    const auto classification = classify(command[0], Args(command.begin() + 1, command.end()));
+    BuildContext context;
+    context.layout = std::move(layout);
+    return build_command(options, classification, context);
+}
+
+TEST(WrapperOptionsInCommand, NoUserDropsTheDefine) {
+    WrapperOptions options;
+    options.user = false;
+    EXPECT_EQ(build({"g++", "-c", "x.cc"}, options).argv,
+              (Args{"g++", "-c", "x.cc", "-finstrument-functions", "-I/prefix/include"}));
+    EXPECT_EQ(build({"g++", "-E", "x.cc"}, options).argv, (Args{"g++", "-E", "x.cc", "-I/prefix/include"}));
+}
+
+TEST(WrapperOptionsInCommand, NoCompilerDropsInstrumentationAndHooks) {
+    WrapperOptions options;
+    options.compiler = false;
+    EXPECT_EQ(
+        build({"gcc", "a.c", "-o", "app"}, options).argv,
+        (Args{"gcc", "a.c", "-o", "app", "-DSTRATA_USER_ENABLE", "-I/prefix/include", "-L/prefix/lib",
+              "-Wl,-rpath,/prefix/lib", "-Wl,--no-as-needed", "-lstrata-user", "-lstrata-measurement"}));
+}
+
+TEST(WrapperOptionsInCommand, NoMpiOverridesTheCompilerName) {
+    WrapperOptions options;
+    options.mpi = false;
+    EXPECT_EQ(build({"mpicc", "a.o", "-o", "app"}, options).argv,
+              Args({"mpicc", "a.o", "-o", "app"}) + link_additions());
+}
+
+TEST(WrapperOptionsInCommand, ExplicitAdaptersForAPlainCompiler) {
+    WrapperOptions options;
+    options.mpi = true;
+    options.openmp = true;
+    options.cuda = true;
+    EXPECT_EQ(build({"g++", "a.o", "-o", "app"}, options).argv,
+              Args({"g++", "a.o", "-o", "app"}) +
+                  link_additions({"-lstrata-mpi", "-lstrata-openmp", "-lstrata-cuda"}));
+}
+
+TEST(WrapperOptionsInCommand, NoOpenmpOverridesTheFlag) {
+    WrapperOptions options;
+    options.openmp = false;
+    EXPECT_EQ(build({"gcc", "-fopenmp", "a.o", "-o", "app"}, options).argv,
+              Args({"gcc", "-fopenmp", "a.o", "-o", "app"}) + link_additions());
+}
+
+TEST(MissingLibraries, AnAdapterIsLeftOutWithAWarning) {
+    auto layout = fixed_layout();
+    layout.available_libraries.erase("strata-cuda");
+    const auto built = build({"nvcc", "k.o", "-o", "app"}, {}, layout);
+    EXPECT_EQ(built.argv,
+              (Args{"nvcc", "k.o", "-o", "app", "-L/prefix/lib", "-Xlinker", "-rpath,/prefix/lib", "-Xlinker",
+                    "--no-as-needed", "-lstrata-compiler", "-lstrata-user", "-lstrata-measurement"}));
+    ASSERT_EQ(built.messages.size(), 1u);
+    EXPECT_EQ(built.messages[0],
+              "warning: libstrata-cuda (CUDA adapter) not found in /prefix/lib; linking without it");
+}
+
+TEST(MissingLibraries, TheRuntimeStaysInTheLinkWithAWarning) {
+    auto layout = fixed_layout();
+    layout.available_libraries.erase("strata-measurement");
+    const auto built = build({"gcc", "a.o"}, {}, layout);
+    EXPECT_EQ(built.argv, Args({"gcc", "a.o"}) + link_additions());
+    ASSERT_EQ(built.messages.size(), 1u);
+    EXPECT_NE(built.messages[0].find("libstrata-measurement (measurement runtime) not found"),
+              std::string::npos);
+}
+
+TEST(Layouts, BuildTreeWithSeveralLibraryDirectories) {
+    Layout layout;
+    layout.include_dirs = {"/src/measurement/include", "/build/measurement/include"};
+    layout.library_dirs = {"/build/measurement", "/build/adapters/user"};
+    for (const auto& name : strata_library_names()) layout.available_libraries.insert(name);
+    EXPECT_EQ(
+        build({"gcc", "a.c"}, {}, layout).argv,
+        (Args{"gcc", "a.c", "-finstrument-functions", "-DSTRATA_USER_ENABLE", "-I/src/measurement/include",
+              "-I/build/measurement/include", "-L/build/measurement", "-Wl,-rpath,/build/measurement",
+              "-L/build/adapters/user", "-Wl,-rpath,/build/adapters/user", "-Wl,--no-as-needed",
+              "-lstrata-compiler", "-lstrata-user", "-lstrata-measurement"}));
+}
+
+TEST(StaticLinking, IsRefusedWithAReason) {
+    const auto built = build({"gcc", "-static", "a.o", "-o", "app"});
+    EXPECT_NE(built.error.find("static linking (-static) is not supported"), std::string::npos);
+}
+
+TEST(ResponseFiles, ExpandedForClassificationButPassedUnchanged) {
+    TempDir dir;
+    const auto rsp = dir.write("compile.rsp", "-O2 -c 'my file.c' -o \"my file.o\"\n");
+    const Args command = {"gcc", "@" + rsp};
+    const auto classification = classify("gcc", {"@" + rsp});
+    EXPECT_EQ(classification.step, Step::compile);
+    ASSERT_EQ(classification.inputs.size(), 1u);
+    EXPECT_EQ(classification.inputs[0].path, "my file.c");
+    EXPECT_EQ(classification.output, "my file.o");
+    EXPECT_EQ(build(command).argv, command + compile_additions());
+}
+
+TEST(ResponseFiles, LinkOfObjectsListedInAResponseFile) {
+    TempDir dir;
+    const auto rsp = dir.write("objects.rsp", "a.o\nb.o\n-fopenmp\n");
+    const Args command = {"g++", "@" + rsp, "-o", "app"};
+    EXPECT_EQ(build(command).argv, command + link_additions({"-lstrata-openmp"}));
+}
+
+TEST(ResponseFiles, NestedResponseFilesAndBackslashEscapes) {
+    TempDir dir;
+    const auto inner = dir.write("inner.rsp", "-c a\\ b.c");
+    const auto outer = dir.write("outer.rsp", "-O2 @" + inner);
+    const auto classification = classify("gcc", {"@" + outer});
+    EXPECT_EQ(classification.step, Step::compile);
+    ASSERT_EQ(classification.inputs.size(), 1u);
+    EXPECT_EQ(classification.inputs[0].path, "a b.c");
+}
+
+TEST(ResponseFiles, AResponseFileThatIncludesItselfStops) {
+    TempDir dir;
+    const auto self = dir.path() + "/self.rsp";
+    dir.write("self.rsp", "-c a.c @" + self);
+    const auto classification = classify("gcc", {"@" + self});
+    EXPECT_EQ(classification.step, Step::compile);
+}
+
+TEST(ResponseFiles, AnUnreadableResponseFileIsAnInputAsForGcc) {
+    const auto classification = classify("gcc", {"@/nonexistent/strata.rsp", "-c"});
+    ASSERT_EQ(classification.inputs.size(), 1u);
+    EXPECT_EQ(classification.inputs[0].path, "@/nonexistent/strata.rsp");
+}
+
+TEST(ResponseFiles, NvccOptionsFile) {
+    TempDir dir;
+    const auto optf = dir.write("nvcc.opt", "-c -Xcompiler -fopenmp");
+    const auto classification = classify("nvcc", {"-optf", optf, "k.cu"});
+    EXPECT_EQ(classification.step, Step::compile);
+    EXPECT_TRUE(classification.openmp);
+    ASSERT_EQ(classification.inputs.size(), 1u);
+    EXPECT_EQ(classification.inputs[0].path, "k.cu");
+}
+
+TEST(Classification, InputKindsFromExtensions) {
+    const auto classification =
+        classify("gcc", {"a.c", "b.cpp", "c.C", "d.c++", "e.cxx", "f.cc", "g.cu", "h.F90", "i.f08", "j.s",
+                         "k.o", "libl.a", "libm.so", "libn.so.1.2", "script.ld"});
+    const std::vector<std::pair<InputKind, Language>> expected = {{InputKind::source, Language::c},
+                                                                  {InputKind::source, Language::cxx},
+                                                                  {InputKind::source, Language::cxx},
+                                                                  {InputKind::source, Language::cxx},
+                                                                  {InputKind::source, Language::cxx},
+                                                                  {InputKind::source, Language::cxx},
+                                                                  {InputKind::source, Language::cuda},
+                                                                  {InputKind::source, Language::fortran},
+                                                                  {InputKind::source, Language::fortran},
+                                                                  {InputKind::source, Language::assembler},
+                                                                  {InputKind::object, Language::none},
+                                                                  {InputKind::static_library, Language::none},
+                                                                  {InputKind::shared_library, Language::none},
+                                                                  {InputKind::shared_library, Language::none},
+                                                                  {InputKind::other, Language::none}};
+    ASSERT_EQ(classification.inputs.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(classification.inputs[i].kind, expected[i].first) << classification.inputs[i].path;
+        EXPECT_EQ(classification.inputs[i].language, expected[i].second) << classification.inputs[i].path;
+    }
+}
+
+TEST(Classification, LanguageFromXUntilNone) {
+    const auto classification = classify("gcc", {"-x", "c++", "a.inl", "b.o", "-x", "none", "c.o"});
+    ASSERT_EQ(classification.inputs.size(), 3u);
+    EXPECT_EQ(classification.inputs[0].language, Language::cxx);
+    EXPECT_EQ(classification.inputs[1].kind, InputKind::source);  // as GCC: -x applies to every file
+    EXPECT_EQ(classification.inputs[2].kind, InputKind::object);
+}
+
+TEST(Classification, NvccHostCompilerAndOutput) {
+    const auto classification = classify("nvcc", {"-ccbin", "clang++", "--output-file=k.o", "-c", "k.cu"});
+    EXPECT_EQ(classification.host_compiler, "clang++");
+    EXPECT_EQ(classification.output, "k.o");
+}
+
+TEST(Classification, OutputInEverySpelling) {
+    EXPECT_EQ(classify("gcc", {"-o", "a", "x.o"}).output, "a");
+    EXPECT_EQ(classify("gcc", {"-ob", "x.o"}).output, "b");
+    EXPECT_EQ(classify("gcc", {"--output=c", "x.o"}).output, "c");
+    EXPECT_EQ(classify("gcc", {"--output", "d", "x.o"}).output, "d");
+}
+
+TEST(FormatCommand, QuotesWhatAShellWouldSplit) {
+    EXPECT_EQ(format_command({"gcc", "-DMSG=\"hi there\"", "it's.c", "-o", "a b", "", "-Wl,-rpath,/x"}),
+              "gcc '-DMSG=\"hi there\"' 'it'\\''s.c' -o 'a b' '' -Wl,-rpath,/x");
+}
+
+}  // namespace
+}  // namespace strata::instrumenter::test
