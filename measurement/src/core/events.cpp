@@ -3,8 +3,9 @@
 //
 // Hot path per enter: one acquire load of the table (a plain load on x86),
 // one TLS load, one timer read, a push on the location's region stack and a
-// walk over a null-terminated array of function pointers.  No lock, no
-// allocation, no virtual call.
+// tail call of the substrate (or a walk over a null-terminated array of
+// function pointers when several are active).  No lock, no allocation, no
+// virtual call.
 //
 // Recording off: the active table becomes off_table, whose enter/parameter
 // arrays are empty.  Regions entered while off are pushed with kUndelivered
@@ -36,23 +37,14 @@ inline void push(Location* loc, RegionHandle value) {
     loc->stack[loc->depth++] = value;
 }
 
-/// A flush happened while the last event was written: record it now, as a
-/// region between the flush's start and end, after that event.
-__attribute__((noinline)) void record_flush(Location* loc) {
-    loc->flush_pending = false;
-    const EventTable& on = runtime::detail::on_table;
-    const RegionHandle r = runtime::detail::flush_region;
-    for (auto* f = on.enter; *f; ++f) (*f)(*loc, loc->flush_begin, r);
-    for (auto* f = on.exit; *f; ++f) (*f)(*loc, loc->flush_end, r);
-    if (STRATA_UNLIKELY(loc->flush_pending)) loc->flush_pending = false;  // cannot recurse twice
-}
-
-inline void after_event(Location* loc) {
-    if (STRATA_UNLIKELY(loc->flush_pending)) record_flush(loc);
+/// Calls every substrate's callback; with one substrate (the usual case) a tail call.
+inline void dispatch(const substrate::EnterFn* fns, Location& loc, Ticks time, RegionHandle region) {
+    if (fns[1] == nullptr) return fns[0](loc, time, region);
+    for (; *fns; ++fns) (*fns)(loc, time, region);
 }
 
 inline void deliver_exit(const EventTable* table, Location* loc, Ticks time, RegionHandle region) {
-    for (auto* f = table->exit; *f; ++f) (*f)(*loc, time, region);
+    dispatch(table->exit, *loc, time, region);
 }
 
 __attribute__((noinline)) void exit_unmatched(const EventTable* table, Location* loc, Ticks time,
@@ -86,7 +78,18 @@ __attribute__((noinline)) void exit_unmatched(const EventTable* table, Location*
         const RegionHandle top = loc->stack[--loc->depth];
         if ((top & kUndelivered) == 0) deliver_exit(table, loc, time, top);
     }
-    after_event(loc);
+}
+
+/// enter() when the fast path does not apply (kept out of line so that the
+/// fast path needs no saved registers).
+__attribute__((noinline)) void enter_general(RegionHandle region) {
+    if (active_table.load(std::memory_order_acquire) == nullptr) return;
+    enter_at(timer::now(), region);
+}
+
+__attribute__((noinline)) void exit_general(RegionHandle region) {
+    if (active_table.load(std::memory_order_acquire) == nullptr) return;
+    exit_at(timer::now(), region);
 }
 
 }  // namespace
@@ -111,24 +114,24 @@ void enter_at(Ticks time, RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr)) return;
     Location* loc = location::current();
-    const bool recording = table != &runtime::detail::off_table;
-    push(loc, recording ? region : (region | kUndelivered));
-    for (auto* f = table->enter; *f; ++f) (*f)(*loc, time, region);
-    after_event(loc);
+    if (table == &runtime::detail::off_table) {
+        push(loc, region | kUndelivered);
+        return;
+    }
+    push(loc, region);
+    dispatch(table->enter, *loc, time, region);
 }
 
 void enter(RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (STRATA_UNLIKELY(table == nullptr)) return;
-    Location* loc = location::current();
-    if (STRATA_UNLIKELY(table == &runtime::detail::off_table)) {
-        push(loc, region | kUndelivered);
-        return;
-    }
+    Location* loc = location::detail::current;
+    const substrate::EnterFn single = table != nullptr ? table->single_enter : nullptr;
+    // One test covers: inactive, recording off (off_table has no single_enter),
+    // several substrates, and the first event of this thread.
+    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr)) return enter_general(region);
     const Ticks time = timer::now();
     push(loc, region);
-    for (auto* f = table->enter; *f; ++f) (*f)(*loc, time, region);
-    after_event(loc);
+    return single(*loc, time, region);
 }
 
 void exit_at(Ticks time, RegionHandle region) {
@@ -141,21 +144,19 @@ void exit_at(Ticks time, RegionHandle region) {
     }
     --loc->depth;
     deliver_exit(table, loc, time, region);
-    after_event(loc);
 }
 
 void exit(RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (STRATA_UNLIKELY(table == nullptr)) return;
-    Location* loc = location::current();
+    Location* loc = location::detail::current;
+    const substrate::ExitFn single = table == &runtime::detail::on_table ? table->single_exit : nullptr;
+    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr)) return exit_general(region);
     const Ticks time = timer::now();
     if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
-        exit_unmatched(table, loc, time, region);
-        return;
+        return exit_unmatched(table, loc, time, region);
     }
     --loc->depth;
-    deliver_exit(table, loc, time, region);
-    after_event(loc);
+    return single(*loc, time, region);
 }
 
 void parameter_int(ParameterHandle parameter, std::int64_t value) {
@@ -164,7 +165,6 @@ void parameter_int(ParameterHandle parameter, std::int64_t value) {
     Location* loc = location::current();
     const Ticks time = timer::now();
     for (auto* f = table->parameter_int; *f; ++f) (*f)(*loc, time, parameter, value);
-    after_event(loc);
 }
 
 void parameter_string(ParameterHandle parameter, std::string_view value) {
@@ -174,7 +174,6 @@ void parameter_string(ParameterHandle parameter, std::string_view value) {
     Location* loc = location::current();
     const Ticks time = timer::now();
     for (auto* f = table->parameter_string; *f; ++f) (*f)(*loc, time, parameter, text);
-    after_event(loc);
 }
 
 bool is_recording() {

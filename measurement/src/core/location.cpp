@@ -30,7 +30,7 @@ std::vector<Location*>& registry() {
 }  // namespace
 
 namespace detail {
-thread_local Location* current __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread Location* current __attribute__((tls_model("initial-exec"))) = nullptr;
 
 Location* create_current() {
     auto* loc = new Location();

@@ -30,12 +30,6 @@ struct Location {
     /// Per-substrate state, indexed by the substrate's position in the runtime.
     void* substrate_data[substrate::kMaxSubstrates] = {};
 
-    /// A trace buffer flush that happened while writing an event; it is
-    /// recorded as a region right after that event (see events.cpp).
-    bool flush_pending = false;
-    Ticks flush_begin = 0;
-    Ticks flush_end = 0;
-
     /// Depth at which recording was switched off on this thread (or -1).
     std::int64_t recording_off_depth = -1;
 
@@ -55,7 +49,8 @@ struct Location {
 namespace location {
 
 namespace detail {
-extern thread_local Location* current __attribute__((tls_model("initial-exec")));
+// __thread, not thread_local: no dynamic-initialisation wrapper on access.
+extern __thread Location* current __attribute__((tls_model("initial-exec")));
 Location* create_current();
 }  // namespace detail
 

@@ -47,6 +47,8 @@ State& state() {
 std::atomic<bool> g_finalized{false};
 bool g_verbose = false;
 
+void ignore_region_event(Location&, Ticks, RegionHandle) {}
+
 void build_tables() {
     detail::on_table = substrate::EventTable{};
     int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0;
@@ -56,6 +58,13 @@ void build_tables() {
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
     }
+    if (n_enter == 1 && n_exit == 1) {
+        detail::on_table.single_enter = detail::on_table.enter[0];
+        detail::on_table.single_exit = detail::on_table.exit[0];
+    }
+    // The hot path calls entry 0 without testing it: never leave it empty.
+    if (n_enter == 0) detail::on_table.enter[0] = ignore_region_event;
+    if (n_exit == 0) detail::on_table.exit[0] = ignore_region_event;
     // While recording is off only the exits of regions entered before are delivered.
     detail::off_table = substrate::EventTable{};
     for (int i = 0; i <= substrate::kMaxSubstrates; ++i) detail::off_table.exit[i] = detail::on_table.exit[i];
@@ -124,6 +133,11 @@ void install_handlers() {
 }  // namespace
 
 const std::vector<const substrate::Callbacks*>& substrates() { return state().substrates; }
+
+void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end) {
+    for (auto* f = detail::on_table.enter; *f; ++f) (*f)(loc, begin, region);
+    for (auto* f = detail::on_table.exit; *f; ++f) (*f)(loc, end, region);
+}
 const std::string& experiment_directory() { return state().experiment_directory; }
 
 void warn_once(const std::string& key, const std::string& message) {
@@ -146,6 +160,15 @@ bool initialize(const Options& options, std::string* error) {
     if (options.substrates.size() > static_cast<size_t>(substrate::kMaxSubstrates)) {
         if (error) *error = "strata: too many substrates";
         return false;
+    }
+    // Tracing records its buffer flushes through all substrates from inside its
+    // own callback; it must come last so that the others have already seen the
+    // event that caused the flush.
+    for (size_t i = 0; i + 1 < options.substrates.size(); ++i) {
+        if (options.substrates[i] == &tracing::substrate_callbacks()) {
+            if (error) *error = "strata: the tracing substrate must be the last one";
+            return false;
+        }
     }
     config::settings() = options.settings;
     g_verbose = options.settings.verbose;

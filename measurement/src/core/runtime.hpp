@@ -15,6 +15,10 @@
 #include "config/config.hpp"
 #include "core/substrate.hpp"
 
+namespace strata {
+struct Location;
+}
+
 namespace strata::runtime {
 
 struct Options {
@@ -49,6 +53,10 @@ const std::vector<const substrate::Callbacks*>& substrates();
 
 /// The experiment directory of this run ("" when none).
 const std::string& experiment_directory();
+
+/// Records an activity of Strata itself (a trace buffer flush) as a region
+/// from `begin` to `end` on `loc`, in every substrate, right away.
+void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end);
 
 /// Prints a warning once per key (thread-safe).
 void warn_once(const std::string& key, const std::string& message);

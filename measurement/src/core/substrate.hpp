@@ -20,6 +20,10 @@ namespace substrate {
 
 constexpr int kMaxSubstrates = 4;
 
+/// Each substrate owns a fixed slot of Location::substrate_data, so that its
+/// callbacks find their per-location state at a constant offset.
+enum Slot : int { slot_profiling = 0, slot_tracing = 1, slot_testing = 2 };
+
 using EnterFn = void (*)(Location&, Ticks, RegionHandle);
 using ExitFn = void (*)(Location&, Ticks, RegionHandle);
 using ParameterIntFn = void (*)(Location&, Ticks, ParameterHandle, std::int64_t);
@@ -48,6 +52,10 @@ struct Callbacks {
 
 /// The per-event arrays that the hot path walks.
 struct EventTable {
+    /// The only substrate's callback when exactly one substrate is active
+    /// (the usual case), else nullptr: lets the hot path end in a tail call.
+    EnterFn single_enter = nullptr;
+    ExitFn single_exit = nullptr;
     EnterFn enter[kMaxSubstrates + 1] = {};
     ExitFn exit[kMaxSubstrates + 1] = {};
     ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Call-path tree: find-or-create child, accumulate on exit.
+// Call-path tree: the slow paths (new children, parameters, folding, growth).
 #include "profiling/call_tree.hpp"
 
 #include <new>
@@ -7,86 +7,97 @@
 namespace strata::profiling {
 
 CallTree::CallTree(PagePool& pool) : pool_(pool) {
-    // Nodes per page: the largest power of two that fits, so index -> node is a shift and a mask.
-    std::size_t per_page = 1;
-    while (per_page * 2 * sizeof(Node) <= pool_.page_size()) per_page *= 2;
-    mask_ = static_cast<std::uint32_t>(per_page - 1);
-    while ((1u << shift_) < per_page) ++shift_;
-    stack_.reserve(64);
-    // The root always exists: without a page the tree cannot record anything.
-    if (add_node() == 0) stack_.push_back(Frame{0, kRegion, 0});
+    per_page_ = pool_.page_size() / sizeof(Node);
+    if (per_page_ == 0) per_page_ = 1;
+    stack_.resize(64);
+    Node* root = add_node();
+    if (root == nullptr) {
+        // No memory at all: every call path folds into a root that is never written.
+        root = &fallback_root_;
+        ++dropped_;
+    }
+    stack_[0] = Frame{root, 0, kRoot};
+    top_ = stack_.data();
+    stack_end_ = stack_.data() + stack_.size();
 }
 
 CallTree::~CallTree() {
     for (Node* page : pages_) pool_.release(page);
 }
 
-std::uint32_t CallTree::add_node() {
-    if ((size_ & mask_) == 0 && (size_ >> shift_) == pages_.size()) {
+CallTree::Node* CallTree::add_node() {
+    if (size_ == pages_.size() * per_page_) {
         void* page = pool_.acquire(PagePool::Purpose::profile);
-        if (page == nullptr) return UINT32_MAX;
+        if (page == nullptr) return nullptr;
         pages_.push_back(static_cast<Node*>(page));
     }
-    new (&at(size_)) Node();
-    return size_++;
+    Node* n = new (&pages_[size_ / per_page_][size_ % per_page_]) Node();
+    n->index = size_++;
+    return n;
 }
 
-std::uint32_t CallTree::child(std::uint32_t parent, RegionHandle region, ParameterHandle parameter,
-                              std::int64_t value, std::uint32_t is_string) {
-    for (std::uint32_t c = at(parent).first_child; c != 0; c = at(c).next_sibling) {
-        const Node& n = at(c);
-        if (n.region == region && n.parameter == parameter && n.value == value) return c;
+CallTree::Node* CallTree::find_or_add(Node* parent, RegionHandle region, ParameterHandle parameter,
+                                      std::int64_t value, std::uint32_t is_string) {
+    for (Node* c = parent->first_child; c != nullptr; c = c->next_sibling) {
+        if (c->region == region && c->parameter == parameter && c->value == value) {
+            parent->hint = c;
+            return c;
+        }
     }
-    const std::uint32_t index = add_node();
-    if (index == UINT32_MAX) return index;
-    Node& n = at(index);
-    n.region = region;
-    n.parent = parent;
-    n.parameter = parameter;
-    n.value = value;
-    n.is_string = is_string;
-    // Newest first: a loop body's children are usually found at the head.
-    n.next_sibling = at(parent).first_child;
-    at(parent).first_child = index;
-    return index;
+    Node* n = add_node();
+    if (n == nullptr) return nullptr;
+    n->region = region;
+    n->parent = parent;
+    n->parameter = parameter;
+    n->value = value;
+    n->is_string = is_string;
+    n->next_sibling = parent->first_child;
+    parent->first_child = n;
+    parent->hint = n;
+    return n;
 }
 
-void CallTree::enter(Ticks time, RegionHandle region) {
-    if (stack_.empty()) return;  // no root: nothing can be recorded
-    const Frame& top = stack_.back();
-    const std::uint32_t index = child(top.node, region, 0, 0, 0);
-    if (__builtin_expect(index == UINT32_MAX, 0)) {
-        ++dropped_;
-        stack_.push_back(Frame{top.node, kFolded, time});
-        return;
-    }
-    ++at(index).visits;
-    stack_.push_back(Frame{index, kRegion, time});
+void CallTree::grow_stack() {
+    const std::size_t depth = static_cast<std::size_t>(top_ - stack_.data());
+    stack_.resize(stack_.size() * 2);
+    top_ = stack_.data() + depth;
+    stack_end_ = stack_.data() + stack_.size();
 }
 
-void CallTree::close_top(Ticks time) {
-    const Frame f = stack_.back();
-    stack_.pop_back();
-    if (f.kind != kFolded) at(f.node).inclusive += time - f.start;
+void CallTree::push_folded(Ticks time) {
+    ++dropped_;
+    Node* const current = top_->node;
+    if (top_ + 1 == stack_end_) grow_stack();
+    ++top_;
+    *top_ = Frame{current, time, kFolded};
 }
 
-void CallTree::exit(Ticks time) {
+void CallTree::exit_slow(Ticks time) {
     // Parameter nodes end with the region in which they were set.
-    while (stack_.size() > 1 && stack_.back().kind == kParameter) close_top(time);
-    if (stack_.size() > 1) close_top(time);
+    while (top_->kind == kParameter) {
+        top_->node->inclusive += time - top_->start;
+        --top_;
+    }
+    if (top_->kind == kRegion) {
+        top_->node->inclusive += time - top_->start;
+        --top_;
+    } else if (top_->kind == kFolded) {
+        --top_;  // its time stays in the parent
+    }
+    // kRoot: an exit without an enter; the core never sends one.
 }
 
 void CallTree::parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string) {
-    if (stack_.empty()) return;
-    const Frame& top = stack_.back();
-    const std::uint32_t index =
-        child(top.node, at(top.node).region, parameter, value, is_string ? 1u : 0u);
-    if (index == UINT32_MAX) {
+    Node* const current = top_->node;
+    Node* n = find_or_add(current, current->region, parameter, value, is_string ? 1u : 0u);
+    if (n == nullptr) {
         ++dropped_;
         return;
     }
-    ++at(index).visits;
-    stack_.push_back(Frame{index, kParameter, time});
+    ++n->visits;
+    if (top_ + 1 == stack_end_) grow_stack();
+    ++top_;
+    *top_ = Frame{n, time, kParameter};
 }
 
 }  // namespace strata::profiling

@@ -7,10 +7,13 @@
 //        │   └─ n=4     (parameter node: time below 'compute' while n was 4)
 //        └─ io          visits 1, inclusive  1 s
 //
-// Nodes live in pages of the process page pool; the index of a node never
-// changes.  Exclusive time is derived when the profile is written.  When the
-// pool has no page left, new call paths are folded into their parent (the
-// time stays in the parent's inclusive time) and counted in dropped().
+// Nodes live in pages of the process page pool and never move, so the tree
+// links and the stack of open call paths are plain pointers.  enter() and
+// exit() are inline: on the hot path, entering the same child as last time
+// is one compare (Node::hint), leaving is a pop and an add.  Exclusive time
+// is derived when the profile is written.  When the pool has no page left,
+// new call paths are folded into their parent (the time stays in the
+// parent's inclusive time) and counted in dropped().
 #pragma once
 
 #include <cstdint>
@@ -24,13 +27,15 @@ namespace strata::profiling {
 class CallTree {
 public:
     struct Node {
-        RegionHandle region = 0;     ///< the region, or for parameter nodes the enclosing one
-        std::uint32_t parent = 0;
-        std::uint32_t first_child = 0;
-        std::uint32_t next_sibling = 0;
+        RegionHandle region = 0;        ///< the region, or for parameter nodes the enclosing one
         ParameterHandle parameter = 0;  ///< 0 for region nodes
-        std::uint32_t is_string = 0;    ///< value is a StringHandle
-        std::int64_t value = 0;
+        std::int64_t value = 0;         ///< parameter value (a StringHandle when is_string)
+        std::uint32_t is_string = 0;
+        std::uint32_t index = 0;        ///< creation order; parents come before their children
+        Node* parent = nullptr;
+        Node* first_child = nullptr;
+        Node* next_sibling = nullptr;
+        Node* hint = nullptr;           ///< the child entered last
         std::uint64_t visits = 0;
         Ticks inclusive = 0;
     };
@@ -40,36 +45,58 @@ public:
     CallTree(const CallTree&) = delete;
     CallTree& operator=(const CallTree&) = delete;
 
-    void enter(Ticks time, RegionHandle region);
+    inline void enter(Ticks time, RegionHandle region) {
+        Node* const current = top_->node;
+        Node* child = current->hint;
+        if (__builtin_expect(child == nullptr || child->region != region || child->parameter != 0, 0)) {
+            child = find_or_add(current, region, 0, 0, 0);
+            if (__builtin_expect(child == nullptr, 0)) return push_folded(time);
+        }
+        ++child->visits;
+        if (__builtin_expect(top_ + 1 == stack_end_, 0)) grow_stack();
+        ++top_;
+        top_->node = child;
+        top_->start = time;
+        top_->kind = kRegion;
+    }
+
     /// Leaves the innermost region (and the parameter nodes opened inside it).
-    void exit(Ticks time);
+    inline void exit(Ticks time) {
+        if (__builtin_expect(top_->kind != kRegion, 0)) return exit_slow(time);
+        top_->node->inclusive += time - top_->start;
+        --top_;
+    }
+
     void parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string);
 
     std::uint32_t size() const { return size_; }
-    const Node& node(std::uint32_t index) const { return pages_[index >> shift_][index & mask_]; }
+    /// Node by creation index (not for the hot path).
+    const Node& node(std::uint32_t index) const { return pages_[index / per_page_][index % per_page_]; }
     std::uint64_t dropped() const { return dropped_; }
-    std::uint32_t depth() const { return static_cast<std::uint32_t>(stack_.size()) - 1; }
 
 private:
+    enum : std::uint32_t { kRegion = 0, kParameter = 1, kFolded = 2, kRoot = 3 };
     struct Frame {
-        std::uint32_t node;
-        std::uint32_t kind;  ///< kRegion, kParameter, or kFolded (no node of its own)
+        Node* node;
         Ticks start;
+        std::uint32_t kind;
     };
-    enum : std::uint32_t { kRegion = 0, kParameter = 1, kFolded = 2 };
 
-    Node& at(std::uint32_t index) { return pages_[index >> shift_][index & mask_]; }
-    std::uint32_t child(std::uint32_t parent, RegionHandle region, ParameterHandle parameter,
-                        std::int64_t value, std::uint32_t is_string);
-    std::uint32_t add_node();
-    void close_top(Ticks time);
+    Node* find_or_add(Node* parent, RegionHandle region, ParameterHandle parameter, std::int64_t value,
+                      std::uint32_t is_string);
+    Node* add_node();
+    void push_folded(Ticks time);
+    void exit_slow(Ticks time);
+    void grow_stack();
 
     PagePool& pool_;
     std::vector<Node*> pages_;
-    std::uint32_t shift_ = 0;
-    std::uint32_t mask_ = 0;
+    std::size_t per_page_ = 1;
     std::uint32_t size_ = 0;
     std::vector<Frame> stack_;
+    Frame* top_ = nullptr;        ///< innermost open call path; stack_[0] is the root
+    Frame* stack_end_ = nullptr;  ///< one past the last usable frame
+    Node fallback_root_;          ///< used when not even the root got a page
     std::uint64_t dropped_ = 0;
 };
 

@@ -20,16 +20,12 @@ namespace strata::profiling {
 
 namespace {
 
-// The substrate's slot in Location::substrate_data, fixed when the runtime starts.
-int g_slot = 0;
+constexpr int g_slot = substrate::slot_profiling;
 
+inline CallTree& tree(Location& loc) __attribute__((always_inline));
 inline CallTree& tree(Location& loc) { return *static_cast<CallTree*>(loc.substrate_data[g_slot]); }
 
 void on_location_created(Location& loc) {
-    const auto& subs = runtime::substrates();
-    for (size_t i = 0; i < subs.size(); ++i) {
-        if (subs[i] == &substrate_callbacks()) g_slot = static_cast<int>(i);
-    }
     loc.substrate_data[g_slot] = new CallTree(page_pool());
 }
 
@@ -140,9 +136,11 @@ ProfileData collect() {
         data.dropped_callpaths += t.dropped();
         std::vector<std::int64_t> global(t.size(), -1);  // local node -> global call path
         // Nodes are created after their parent, so index order visits parents first.
+        // Node 0 is the virtual root.
         for (std::uint32_t i = 1; i < t.size(); ++i) {
             const CallTree::Node& n = t.node(i);
-            const std::int64_t parent = n.parent == 0 ? -1 : global[n.parent];
+            const std::uint32_t local_parent = n.parent == nullptr ? 0 : n.parent->index;
+            const std::int64_t parent = local_parent == 0 ? -1 : global[local_parent];
             const Key key{parent, n.region, n.parameter, n.value};
             auto it = index_of.find(key);
             std::int64_t g;

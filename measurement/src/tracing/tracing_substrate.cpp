@@ -26,16 +26,12 @@ struct TraceLocation {
     std::uint64_t lost = 0;
 };
 
-int g_slot = 0;
+constexpr int g_slot = substrate::slot_tracing;
 std::atomic<std::uint64_t> g_lost_total{0};
 
 inline TraceLocation& state(Location& loc) { return *static_cast<TraceLocation*>(loc.substrate_data[g_slot]); }
 
 void on_location_created(Location& loc) {
-    const auto& subs = runtime::substrates();
-    for (size_t i = 0; i < subs.size(); ++i) {
-        if (subs[i] == &substrate_callbacks()) g_slot = static_cast<int>(i);
-    }
     auto* tl = new TraceLocation(page_pool());
     tl->otf2.location_id = loc.index;
     loc.substrate_data[g_slot] = tl;
@@ -65,55 +61,65 @@ std::string flush(TraceLocation& tl) {
     return error;
 }
 
-/// The buffer is full: take a page, or flush and take one.  The flush is
-/// recorded by the core as a region right after the current event.
-__attribute__((noinline)) bool make_room(Location& loc, TraceLocation& tl) {
-    if (tl.buffer.add_page()) return true;
-    if (!tl.buffer.empty()) {
-        const Ticks begin = timer::now();
+/// The buffer is full: take a page, or flush to disk and take one, then write
+/// the record.  A flush is recorded as the region STRATA_TRACE_BUFFER_FLUSH
+/// right after the record that caused it (tracing is the last substrate, so
+/// the others have seen that record too).
+__attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, RecordType type, Ticks time,
+                                          std::uint64_t a, std::uint64_t b) {
+    bool flushed = false;
+    Ticks begin = 0, end = 0;
+    if (!tl.buffer.add_page() && !tl.buffer.empty()) {
+        begin = timer::now();
         const std::string error = flush(tl);
-        const Ticks end = timer::now();
+        end = timer::now();
         ++tl.flushes;
+        flushed = true;
         if (!error.empty()) {
             runtime::warn_once("trace-flush-error",
                                "strata: warning: a trace buffer could not be written to disk (" + error +
                                    "); its events are lost and counted");
         }
-        loc.flush_pending = true;
-        loc.flush_begin = begin;
-        loc.flush_end = end;
         runtime::verbose("trace buffer of " + loc.name + " flushed to disk");
-        if (tl.buffer.add_page()) return true;
+        tl.buffer.add_page();
     }
-    ++tl.lost;
-    g_lost_total.fetch_add(1, std::memory_order_relaxed);
-    runtime::warn_once("trace-no-memory",
-                       "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
-                       "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
-    return false;
+    if (!tl.buffer.has_room()) {
+        ++tl.lost;
+        g_lost_total.fetch_add(1, std::memory_order_relaxed);
+        runtime::warn_once("trace-no-memory",
+                           "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
+                           "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
+        return;
+    }
+    if (type == RecordType::parameter_int || type == RecordType::parameter_string) {
+        tl.buffer.write(type, time, a, b);
+    } else {
+        tl.buffer.write(type, time, a);
+    }
+    if (flushed) runtime::record_measurement_region(loc, runtime::detail::flush_region, begin, end);
 }
 
 void on_enter(Location& loc, Ticks time, RegionHandle region) {
     TraceLocation& tl = state(loc);
-    if (__builtin_expect(!tl.buffer.has_room(), 0) && !make_room(loc, tl)) return;
+    if (__builtin_expect(!tl.buffer.has_room(), 0)) return write_slow(loc, tl, RecordType::enter, time, region, 0);
     tl.buffer.write(RecordType::enter, time, region);
 }
 
 void on_exit(Location& loc, Ticks time, RegionHandle region) {
     TraceLocation& tl = state(loc);
-    if (__builtin_expect(!tl.buffer.has_room(), 0) && !make_room(loc, tl)) return;
+    if (__builtin_expect(!tl.buffer.has_room(), 0)) return write_slow(loc, tl, RecordType::leave, time, region, 0);
     tl.buffer.write(RecordType::leave, time, region);
 }
 
 void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t value) {
     TraceLocation& tl = state(loc);
-    if (!tl.buffer.has_room() && !make_room(loc, tl)) return;
+    if (!tl.buffer.has_room()) return write_slow(loc, tl, RecordType::parameter_int, time, p, zigzag(value));
     tl.buffer.write(RecordType::parameter_int, time, p, zigzag(value));
 }
 
 void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHandle value) {
     TraceLocation& tl = state(loc);
-    if (!tl.buffer.has_room() && !make_room(loc, tl)) return;
+    if (!tl.buffer.has_room()) return write_slow(loc, tl, RecordType::parameter_string, time, p, value);
     tl.buffer.write(RecordType::parameter_string, time, p, value);
 }
 

@@ -31,44 +31,44 @@ struct RegionSpec {
 
 /// Defines a region, or returns the existing handle of a region with the same
 /// paradigm, name, file, line, role and flags.  Thread-safe; takes a lock.
-RegionHandle define_region(const RegionSpec& spec);
+STRATA_API RegionHandle define_region(const RegionSpec& spec);
 
 /// Finds a region of `paradigm` and `flags` by name only; returns 0 when none.
 /// (The user API resolves END macros by name.)
-RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags);
+STRATA_API RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags);
 
 enum class ParameterType : std::uint8_t { integer = 0, string = 1 };
-ParameterHandle define_parameter(std::string_view name, ParameterType type);
-StringHandle define_string(std::string_view text);
+STRATA_API ParameterHandle define_parameter(std::string_view name, ParameterType type);
+STRATA_API StringHandle define_string(std::string_view text);
 
 /// Enters a region on the calling thread's location, at the current time.
-void enter(RegionHandle region);
+STRATA_API void enter(RegionHandle region);
 /// Leaves a region.  A region that is not the innermost open one is reported
 /// once per region; if it is open further out, the inner regions are closed
 /// first so that every substrate stays properly nested.
-void exit(RegionHandle region);
+STRATA_API void exit(RegionHandle region);
 
 /// The same with an explicit timestamp, for sources that time events
 /// themselves; timestamps must not decrease on a location.
-void enter_at(Ticks time, RegionHandle region);
-void exit_at(Ticks time, RegionHandle region);
+STRATA_API void enter_at(Ticks time, RegionHandle region);
+STRATA_API void exit_at(Ticks time, RegionHandle region);
 
 /// A parameter of the innermost open region (splits the profile's call path,
 /// as Score-P does: "name=value" below that region until it is left).
-void parameter_int(ParameterHandle parameter, std::int64_t value);
-void parameter_string(ParameterHandle parameter, std::string_view value);
+STRATA_API void parameter_int(ParameterHandle parameter, std::int64_t value);
+STRATA_API void parameter_string(ParameterHandle parameter, std::string_view value);
 
 /// Process-wide recording switch (user API STRATA_RECORDING_OFF/ON).  While
 /// off, nothing is recorded; the gap appears in the trace and profile as the
 /// region "STRATA_RECORDING_OFF".  Must be switched back on at the same call
 /// depth; otherwise it is reported once and ignored.
-void set_recording(bool on);
-bool is_recording();
+STRATA_API void set_recording(bool on);
+STRATA_API bool is_recording();
 
 /// The current time on the process timer.
-Ticks now();
+STRATA_API Ticks now();
 
 /// True once the runtime is initialised and until it is finalised.
-bool is_active();
+STRATA_API bool is_active();
 
 }  // namespace strata::events

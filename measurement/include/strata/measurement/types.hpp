@@ -4,6 +4,9 @@
 
 #include <cstdint>
 
+/// Marks the functions libstrata-measurement exports (everything else is hidden).
+#define STRATA_API __attribute__((visibility("default")))
+
 namespace strata {
 
 /// Small ids that events carry instead of strings.  0 is "none/invalid".
@@ -52,7 +55,7 @@ enum RegionFlags : std::uint32_t {
 
 enum class LocationType : std::uint8_t { cpu_thread = 0, gpu_stream = 1, metric = 2 };
 
-const char* to_string(Paradigm p);
-const char* to_string(RegionRole r);
+STRATA_API const char* to_string(Paradigm p);
+STRATA_API const char* to_string(RegionRole r);
 
 }  // namespace strata
