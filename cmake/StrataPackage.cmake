@@ -11,5 +11,8 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/StrataConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/StrataConfig.cmake ${PROJECT_BINARY_DIR}/StrataConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Strata)
 
+# The .pc file finds the prefix relative to itself (relocatable installs).
+file(RELATIVE_PATH STRATA_PC_RELATIVE_PREFIX
+  /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/share/cmake/strata.pc.in ${PROJECT_BINARY_DIR}/strata.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/strata.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
