@@ -212,6 +212,27 @@ def recording_off(args):
 
 
 @scenario
+def fork_child(args):
+    run = Run(args, 'fork').program('forks', env=TRACING)
+    pairs = reader.check_nesting(reader.read_otf2(run.archive)['thread 0'])
+    expect_equal(dict(pairs), {'parent_work': 1}, 'only the parent records')
+    expect_equal(reader.visits_by_path(reader.read_profile(run.profile)), {'parent_work': 1}, 'profile')
+    # Only the parent writes the experiment (the child would overwrite it).
+    expect_equal(run.stderr.count('experiment written to'), 1, 'writers of the experiment: ' + run.stderr)
+
+
+@scenario
+def clock_gettime_timer(args):
+    run = Run(args, 'clock').program('nesting', env=dict(TRACING, STRATA_TIMER='clock_gettime'))
+    import otf2
+    with otf2.reader.open(run.archive) as trace:
+        expect_equal(trace.definitions.clock_properties.timer_resolution, 1000000000, 'ns timer')
+    pairs = reader.check_nesting(reader.read_otf2(run.archive)['thread 0'])
+    expect_equal(pairs['inner'], 30, 'inner')
+    assert 'STRATA_TIMER="clock_gettime"' in open(os.path.join(run.dir, 'strata.cfg')).read()
+
+
+@scenario
 def without_strata(args):
     run = Run(args, 'without').program('no_strata')
     expect_equal(run.stdout, 'no_strata: ok\n', 'output')

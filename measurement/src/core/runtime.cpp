@@ -2,6 +2,7 @@
 // Runtime lifecycle: initialisation, event tables, finalisation, exit and signal handlers.
 #include "core/runtime.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -109,8 +110,17 @@ void fatal_signal_handler(int sig) {
     raise(sig);
 }
 
+// A forked child (without exec) shares the parent's experiment directory and
+// buffers: it must neither record into them nor write them at its exit, or
+// it would overwrite the parent's results.  Measurement stops in the child.
+void stop_in_forked_child() {
+    detail::active_table.store(nullptr, std::memory_order_release);
+    g_finalized.store(true);
+}
+
 void install_handlers() {
     std::atexit(exit_handler);
+    pthread_atfork(nullptr, nullptr, stop_in_forked_child);
     // An alternate stack, so that a stack overflow can still be reported.
     static const size_t kAltStack = 1 << 20;
     stack_t ss{};
