@@ -266,7 +266,9 @@ bool finalize() {
                      static_cast<unsigned long long>(unmatched));
     }
     if (ctx.experiment_directory != nullptr) {
-        std::fprintf(stderr, "strata: experiment written to %s\n", ctx.experiment_directory);
+        char* absolute = realpath(ctx.experiment_directory, nullptr);
+        std::fprintf(stderr, "strata: experiment written to %s\n", absolute ? absolute : ctx.experiment_directory);
+        std::free(absolute);
     }
     return ok;
 }
