@@ -109,6 +109,15 @@ TEST_F(EventsTest, NothingHappensBeforeInitialisation) {
     EXPECT_TRUE(seen_events().empty());
 }
 
+TEST_F(EventsTest, RegionZeroFromAFailedDefinitionIsIgnored) {
+    start({&recording_substrate()});
+    events::enter(0);
+    enter_at(5, 0);
+    exit_at(6, 0);
+    EXPECT_TRUE(seen_events().empty());
+    EXPECT_EQ(location::current()->depth, 0u);
+}
+
 TEST_F(EventsTest, DefinitionsAreDeduplicated) {
     start({&recording_substrate()});
     events::RegionSpec spec;

@@ -14,6 +14,7 @@
 // so every substrate sees balanced enter/exit pairs.
 #include "strata/measurement/events.hpp"
 
+#include <new>
 #include <string>
 
 #include "core/definitions.hpp"
@@ -94,17 +95,36 @@ __attribute__((noinline)) void exit_general(RegionHandle region) {
 
 }  // namespace
 
-RegionHandle define_region(const RegionSpec& spec) { return definitions().define_region(spec); }
+// Definitions live outside the page pool.  If the process runs out of memory
+// while defining, the program must not die from it (Score-P aborts): the
+// definition is replaced by "none" (its events are ignored) and we say so once.
+template <typename Fn>
+auto define_or_degrade(const char* what, Fn&& fn) -> decltype(fn()) {
+    try {
+        return fn();
+    } catch (const std::bad_alloc&) {
+        runtime::warn_once(std::string("definitions-oom/") + what,
+                           std::string("strata: warning: out of memory while defining a ") + what +
+                               "; its events are not recorded (reported once)");
+        return 0;
+    }
+}
+
+RegionHandle define_region(const RegionSpec& spec) {
+    return define_or_degrade("region", [&] { return definitions().define_region(spec); });
+}
 
 RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags) {
-    return definitions().find_region(paradigm, name, flags);
+    return define_or_degrade("region", [&] { return definitions().find_region(paradigm, name, flags); });
 }
 
 ParameterHandle define_parameter(std::string_view name, ParameterType type) {
-    return definitions().define_parameter(name, type);
+    return define_or_degrade("parameter", [&] { return definitions().define_parameter(name, type); });
 }
 
-StringHandle define_string(std::string_view text) { return definitions().intern(text); }
+StringHandle define_string(std::string_view text) {
+    return define_or_degrade("string", [&] { return definitions().intern(text); });
+}
 
 Ticks now() { return timer::now(); }
 
@@ -112,7 +132,7 @@ bool is_active() { return active_table.load(std::memory_order_acquire) != nullpt
 
 void enter_at(Ticks time, RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (STRATA_UNLIKELY(table == nullptr)) return;
+    if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
     Location* loc = location::current();
     if (table == &runtime::detail::off_table) {
         push(loc, region | kUndelivered);
@@ -128,7 +148,7 @@ void enter(RegionHandle region) {
     const substrate::EnterFn single = table != nullptr ? table->single_enter : nullptr;
     // One test covers: inactive, recording off (off_table has no single_enter),
     // several substrates, and the first event of this thread.
-    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr)) return enter_general(region);
+    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr || region == 0)) return enter_general(region);
     const Ticks time = timer::now();
     push(loc, region);
     return single(*loc, time, region);
@@ -136,7 +156,7 @@ void enter(RegionHandle region) {
 
 void exit_at(Ticks time, RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (STRATA_UNLIKELY(table == nullptr)) return;
+    if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
     Location* loc = location::current();
     if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
         exit_unmatched(table, loc, time, region);
