@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Parsing of Score-P filter files into rules, with messages that name the file, line and what was expected.
+#include "filter/filter_rules.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace strata::filter {
+namespace {
+
+constexpr std::string_view region_begin = "SCOREP_REGION_NAMES_BEGIN";
+constexpr std::string_view region_end = "SCOREP_REGION_NAMES_END";
+constexpr std::string_view file_begin = "SCOREP_FILE_NAMES_BEGIN";
+constexpr std::string_view file_end = "SCOREP_FILE_NAMES_END";
+
+bool is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/// The line without its comment: from the first '#' not escaped by a backslash.
+std::string_view strip_comment(std::string_view line) {
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == '#' && (i == 0 || line[i - 1] != '\\')) return line.substr(0, i);
+    }
+    return line;
+}
+
+/// Splits at white space not escaped by a backslash; escapes stay in the tokens.
+std::vector<std::string> tokenize(std::string_view line) {
+    std::vector<std::string> tokens;
+    std::string current;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (is_blank(c) && !(i > 0 && line[i - 1] == '\\')) {
+            if (!current.empty()) tokens.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    if (!current.empty()) tokens.push_back(current);
+    return tokens;
+}
+
+/// The parser's state between tokens.
+struct ParseState {
+    const std::string& path;
+    FilterFile& filter;
+    std::optional<FilterTarget> block;  // the open block, if any
+    int block_line = 0;                 // where it was opened
+    std::optional<FilterAction> action;
+    bool mangled = false;
+};
+
+[[noreturn]] void fail(const ParseState& state, int line, const std::string& what) {
+    throw FilterError(state.path + ":" + std::to_string(line) + ": " + what);
+}
+
+std::string_view end_keyword(FilterTarget target) {
+    return target == FilterTarget::region ? region_end : file_end;
+}
+
+void process_token(ParseState& state, const std::string& token, int line) {
+    const std::string found = ", found '" + token + "'";
+    if (token == region_begin || token == file_begin) {
+        if (state.block) {
+            fail(state, line,
+                 "expected " + std::string(end_keyword(*state.block)) +
+                     " (to close the block opened at line " + std::to_string(state.block_line) + ")" + found);
+        }
+        state.block = token == region_begin ? FilterTarget::region : FilterTarget::file;
+        state.block_line = line;
+        state.action.reset();
+        state.mangled = false;
+        return;
+    }
+    if (!state.block) {
+        fail(state, line, "expected " + std::string(region_begin) + " or " + std::string(file_begin) + found);
+    }
+    if (token == region_end || token == file_end) {
+        if (token != end_keyword(*state.block)) {
+            fail(state, line,
+                 "expected " + std::string(end_keyword(*state.block)) +
+                     " (to close the block opened at line " + std::to_string(state.block_line) + ")" + found);
+        }
+        state.block.reset();
+        return;
+    }
+    if (token == "EXCLUDE" || token == "INCLUDE") {
+        state.action = token == "EXCLUDE" ? FilterAction::exclude : FilterAction::include;
+        state.mangled = false;
+        return;
+    }
+    if (token == "MANGLED") {
+        if (*state.block == FilterTarget::file) {
+            fail(state, line,
+                 "expected EXCLUDE, INCLUDE or a file name pattern" + found +
+                     " (MANGLED applies to region names only)");
+        }
+        if (!state.action) fail(state, line, "expected EXCLUDE or INCLUDE before 'MANGLED'");
+        state.mangled = true;
+        return;
+    }
+    if (!state.action) fail(state, line, "expected EXCLUDE or INCLUDE before the pattern '" + token + "'");
+    state.filter.rules.push_back({*state.block, *state.action, state.mangled, token, line});
+}
+
+}  // namespace
+
+FilterFile parse_filter_text(std::string_view text, const std::string& path) {
+    FilterFile filter;
+    filter.path = path;
+    ParseState state{path, filter, std::nullopt, 0, std::nullopt, false};
+    int line_number = 0;
+    while (!text.empty()) {
+        const auto newline = text.find('\n');
+        std::string_view line = text.substr(0, newline);
+        text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+        ++line_number;
+        line = strip_comment(line);
+        while (!line.empty() && is_blank(line.back())) line.remove_suffix(1);
+        if (!line.empty() && line.back() == '\\' && (line.size() < 2 || line[line.size() - 2] != '\\')) {
+            fail(state, line_number,
+                 "expected a pattern or a keyword, found '\\' at the end of the line "
+                 "(escaped line breaks are not supported)");
+        }
+        for (const auto& token : tokenize(line)) process_token(state, token, line_number);
+    }
+    if (state.block) {
+        fail(state, state.block_line,
+             "expected " + std::string(end_keyword(*state.block)) +
+                 " before the end of the file to close the block opened here");
+    }
+    return filter;
+}
+
+FilterFile read_filter_file(const std::string& path) {
+    std::error_code ec;
+    std::ifstream in;
+    // A directory opens as a stream on Linux; only regular files (or links to them) are read.
+    if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
+    std::ostringstream text;
+    if (in.is_open()) text << in.rdbuf();
+    if (!in.is_open() || in.bad()) throw FilterError("cannot read filter file '" + path + "'");
+    return parse_filter_text(text.str(), path);
+}
+
+}  // namespace strata::filter
