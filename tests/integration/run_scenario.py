@@ -168,6 +168,20 @@ def flush(args):
 
 
 @scenario
+def threads_flush(args):
+    env = dict(TRACING, STRATA_TOTAL_MEMORY='512K', STRATA_PAGE_SIZE='16K')
+    run = Run(args, 'threads-flush').program('threads_flush', env=env)
+    assert 'lost' not in run.stderr, run.stderr
+    events = reader.read_otf2(run.archive)
+    expect_equal(len(events), 4, 'the four workers (the main thread records nothing)')
+    for name, ev in events.items():
+        pairs = reader.check_nesting(ev)
+        expect_equal((pairs['a'], pairs['b']), (100000, 100000), name)
+    flushes = sum(reader.check_nesting(ev).get('STRATA_TRACE_BUFFER_FLUSH', 0) for ev in events.values())
+    assert flushes >= 4, flushes
+
+
+@scenario
 def bad_configuration(args):
     cases = [
         ({'STRATA_TOTAL_MEMORY': '64Q'}, 'STRATA_TOTAL_MEMORY'),

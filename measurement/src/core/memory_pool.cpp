@@ -22,7 +22,9 @@ void PagePool::configure(std::uint64_t total_bytes, std::uint64_t page_size) {
 void* PagePool::acquire(Purpose purpose) {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::size_t limit = purpose == Purpose::trace ? total_pages_ - reserve_ : total_pages_;
-    if (stats_.pages_in_use >= limit) {
+    if (purpose == Purpose::guaranteed && stats_.pages_in_use >= limit) {
+        ++stats_.overdraft;
+    } else if (stats_.pages_in_use >= limit) {
         ++stats_.refused[static_cast<int>(purpose)];
         return nullptr;
     }

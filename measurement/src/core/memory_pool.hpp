@@ -17,7 +17,9 @@ namespace strata {
 
 class PagePool {
 public:
-    enum class Purpose { trace, profile, other };
+    /// `guaranteed` may exceed the budget: the first trace page of a location,
+    /// so that no thread is starved by others that hold every page.
+    enum class Purpose { trace, profile, other, guaranteed };
 
     PagePool() = default;
     PagePool(const PagePool&) = delete;
@@ -38,7 +40,8 @@ public:
     struct Stats {
         std::size_t pages_in_use = 0;
         std::size_t high_water = 0;
-        std::uint64_t refused[3] = {0, 0, 0};  ///< per Purpose
+        std::uint64_t refused[4] = {0, 0, 0, 0};  ///< per Purpose
+        std::size_t overdraft = 0;                ///< guaranteed pages beyond the budget
     };
     Stats stats() const;
 

@@ -65,6 +65,7 @@ public:
     bool has_room() const { return end_ - cur_ >= static_cast<std::ptrdiff_t>(kMaxRecordSize); }
 
     /// Adds a page from the pool; false when the pool has none for traces.
+    /// The first page of a buffer is guaranteed (see PagePool::Purpose).
     bool add_page();
 
     /// Appends a record.  Requires has_room().  Timestamps never go backwards:
@@ -89,8 +90,11 @@ public:
     template <typename Fn>
     bool for_each(Fn&& fn) const;
 
-    /// Returns every page to the pool and starts empty (after a flush).
+    /// Returns every page to the pool and starts empty (at the end).
     void release_pages();
+    /// Empties the buffer but keeps its first page (after a flush), so that
+    /// the location can go on recording whatever other threads hold.
+    void clear_keep_first_page();
 
     std::uint64_t records() const { return records_; }
     std::uint64_t bytes() const;

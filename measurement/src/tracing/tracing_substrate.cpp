@@ -51,13 +51,18 @@ std::string open_archive() {
     return archive().open(dir, 1 << 20);
 }
 
-/// Writes the buffer to the OTF2 archive and empties it.
-std::string flush(TraceLocation& tl) {
+/// Writes the buffer to the OTF2 archive and empties it (keeping one page
+/// unless `final`).
+std::string flush(TraceLocation& tl, bool final) {
     std::string error = open_archive();
     if (error.empty()) error = archive().convert(tl.otf2, tl.buffer);
     tl.records += tl.buffer.records();
     tl.bytes += tl.buffer.bytes();
-    tl.buffer.release_pages();
+    if (final) {
+        tl.buffer.release_pages();
+    } else {
+        tl.buffer.clear_keep_first_page();
+    }
     return error;
 }
 
@@ -71,7 +76,7 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     Ticks begin = 0, end = 0;
     if (!tl.buffer.add_page() && !tl.buffer.empty()) {
         begin = timer::now();
-        const std::string error = flush(tl);
+        const std::string error = flush(tl, false);
         end = timer::now();
         ++tl.flushes;
         flushed = true;
@@ -81,7 +86,6 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
                                    "); its events are lost and counted");
         }
         runtime::verbose("trace buffer of " + loc.name + " flushed to disk");
-        tl.buffer.add_page();
     }
     if (!tl.buffer.has_room()) {
         ++tl.lost;
@@ -131,7 +135,7 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     for (Location* loc : location::all()) {
         auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
         if (tl == nullptr) continue;
-        if (problem.empty()) problem = flush(*tl);
+        if (problem.empty()) problem = flush(*tl, true);
         if (problem.empty()) problem = archive().close_open_regions(tl->otf2, ctx.end_time);
         lost += tl->lost;
         flushes += tl->flushes;
