@@ -124,8 +124,9 @@ void register_core_variables(Registry& registry) {
 
     registry.add({"", "TIMER", Type::enumeration, "tsc", {"tsc", "clock_gettime"},
         "Clock used for timestamps",
-        "tsc: the processor's time-stamp counter, the cheapest clock to read.  It is "
-        "calibrated against CLOCK_MONOTONIC when the measurement starts.  Where the "
+        "tsc: the processor's time-stamp counter, the cheapest clock to read.  Its rate is "
+        "calibrated against CLOCK_MONOTONIC over the whole run (readings of both clocks "
+        "at the start and at the end, at least 20 ms apart).  Where the "
         "time-stamp counter is not invariant (its rate follows the processor frequency, "
         "or it is not synchronised between cores), Strata falls back to clock_gettime "
         "and prints a warning.\n\n"
@@ -139,8 +140,7 @@ void register_core_variables(Registry& registry) {
     registry.add({"", "VERBOSE", Type::boolean, "false", {},
         "Report what the measurement does",
         "When true, Strata reports on standard error what it sets up and does: the "
-        "configuration in effect, the timer and its calibration, the experiment "
-        "directory, buffer flushes and the steps of finalisation.  Messages start with "
+        "timer, the experiment directory and every trace buffer flush.  Messages start with "
         "\"strata:\".  Warnings and errors are printed whatever this setting.",
         [](const std::string& v) { settings().verbose = v == "true"; }});
 
@@ -160,6 +160,14 @@ void register_core_variables(Registry& registry) {
         "SCOREP_FILE_NAMES_BEGIN and SCOREP_FILE_NAMES_END filters by source file name in "
         "the same way.",
         [](const std::string& v) { settings().filtering_file = v; }});
+
+    registry.add({"", "WRAPPER_DISABLE", Type::boolean, "false", {},
+        "Make the strata compiler wrapper run the compiler unchanged",
+        "Read by the strata compiler wrapper, not by the measurement: when true, "
+        "`strata gcc ...` runs `gcc ...` exactly as given, without instrumentation flags "
+        "or Strata libraries.  Useful for the configure checks of autotools or CMake "
+        "projects built with CC=\"strata gcc\".",
+        [](const std::string&) {}});
 
     registry.add_check(check_page_size);
 }
