@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The hot-path cache of the compiler adapter: function address -> region handle (or "filtered").
+//
+//   hook(fn) -> find(fn): a multiply, then the primary table's slot at a fixed address
+//            -> kUnknown: find_overflow(fn), then the slow path resolves fn and insert()s it
+//
+// Open addressing with linear probing.  Readers take no lock: a writer fills a slot's value
+// before it publishes the key with a release store, so a reader that sees the key sees the
+// value; entries are never removed or moved.  The primary table is a fixed array in the
+// library's .bss (no pointer to follow on the hot path; only the pages touched become
+// memory); once it is half full, further functions go to an overflow table that grows by
+// doubling: a larger copy is published and the old one stays readable for readers still in it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <new>
+
+#include "strata/measurement/types.hpp"
+
+namespace strata::compiler {
+
+class AddressMap {
+public:
+    /// The answer for an address that was never inserted.
+    static constexpr RegionHandle kUnknown = 0;
+    /// Slots of the primary table: half of them (16384 functions) are used before the overflow.
+    static constexpr unsigned kPrimaryBits = 15;
+
+    constexpr AddressMap() = default;
+    AddressMap(const AddressMap&) = delete;
+    AddressMap& operator=(const AddressMap&) = delete;
+
+    /// The value stored for `key` in the primary table, or kUnknown (never inserted, or stored
+    /// in the overflow table).  Lock-free, never allocates.
+    __attribute__((no_instrument_function, always_inline)) RegionHandle find(std::uintptr_t key) const {
+        constexpr std::size_t mask = (std::size_t{1} << kPrimaryBits) - 1;
+        for (std::size_t i = index(key, 64 - kPrimaryBits);; i = (i + 1) & mask) {
+            // Acquire pairs with the release of the key in put(): the value was stored before.
+            const std::uintptr_t k = primary_[i].key.load(std::memory_order_acquire);
+            if (__builtin_expect(k == key, 1)) return primary_[i].value.load(std::memory_order_relaxed);
+            if (k == 0) return kUnknown;
+        }
+    }
+
+    /// The value stored for `key` in the overflow table, or kUnknown.  Lock-free.
+    __attribute__((no_instrument_function)) RegionHandle find_overflow(std::uintptr_t key) const {
+        // Acquire pairs with the release in grow(): the table's slots are filled before.
+        const Table* t = overflow_.load(std::memory_order_acquire);
+        return t == nullptr ? kUnknown : probe(*t, key);
+    }
+
+    /// Stores `value` (not kUnknown) for `key` (not 0).  Callers serialise inserts.
+    /// Returns false when no memory for a larger overflow table can be had (the entry is then
+    /// not stored, and the caller resolves the address again next time).
+    __attribute__((no_instrument_function)) bool insert(std::uintptr_t key, RegionHandle value) {
+        if (2 * (primary_count_ + 1) <= (std::size_t{1} << kPrimaryBits)) {
+            if (put(primary_table(), key, value)) ++primary_count_;
+            return true;
+        }
+        const Table* t = overflow_.load(std::memory_order_relaxed);
+        if (t == nullptr || 2 * (overflow_count_ + 1) > t->mask + 1) {
+            t = grow(t);
+            if (t == nullptr) return false;
+        }
+        if (put(*t, key, value)) ++overflow_count_;
+        return true;
+    }
+
+    /// Number of addresses stored.
+    std::size_t size() const { return primary_count_ + overflow_count_; }
+
+private:
+    struct Slot {
+        std::atomic<std::uintptr_t> key{0};
+        std::atomic<RegionHandle> value{0};
+    };
+    struct Table {
+        std::size_t mask;
+        unsigned shift;  // 64 - log2(size)
+        Slot* slots;
+    };
+
+    __attribute__((no_instrument_function, always_inline)) static std::size_t index(std::uintptr_t key,
+                                                                                  unsigned shift) {
+        // Fibonacci hashing: the high bits of key * 2^64/phi spread aligned addresses well.
+        return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift);
+    }
+
+    __attribute__((no_instrument_function)) static RegionHandle probe(const Table& t, std::uintptr_t key) {
+        for (std::size_t i = index(key, t.shift);; i = (i + 1) & t.mask) {
+            const std::uintptr_t k = t.slots[i].key.load(std::memory_order_acquire);
+            if (k == key) return t.slots[i].value.load(std::memory_order_relaxed);
+            if (k == 0) return kUnknown;
+        }
+    }
+
+    Table primary_table() {
+        return Table{(std::size_t{1} << kPrimaryBits) - 1, 64 - kPrimaryBits, primary_};
+    }
+
+    /// Stores into `t`; false when the key was already there (its value is then replaced).
+    __attribute__((no_instrument_function)) static bool put(const Table& t, std::uintptr_t key,
+                                                            RegionHandle value) {
+        for (std::size_t i = index(key, t.shift);; i = (i + 1) & t.mask) {
+            const std::uintptr_t k = t.slots[i].key.load(std::memory_order_relaxed);
+            if (k == key) {
+                t.slots[i].value.store(value, std::memory_order_relaxed);
+                return false;
+            }
+            if (k == 0) {
+                t.slots[i].value.store(value, std::memory_order_relaxed);
+                t.slots[i].key.store(key, std::memory_order_release);
+                return true;
+            }
+        }
+    }
+
+    __attribute__((no_instrument_function)) const Table* grow(const Table* old) {
+        const unsigned bits = old == nullptr ? 12 : 65 - old->shift;
+        const std::size_t size = std::size_t{1} << bits;
+        auto* slots = new (std::nothrow) Slot[size];
+        auto* t = new (std::nothrow) Table{size - 1, 64 - bits, slots};
+        if (slots == nullptr || t == nullptr) {
+            delete[] slots;
+            delete t;
+            return nullptr;
+        }
+        for (std::size_t i = 0; old != nullptr && i <= old->mask; ++i) {
+            const std::uintptr_t k = old->slots[i].key.load(std::memory_order_relaxed);
+            if (k != 0) put(*t, k, old->slots[i].value.load(std::memory_order_relaxed));
+        }
+        // Release: readers that load the new table see its slots filled.  The old table
+        // is never freed: a reader may still be probing it.
+        overflow_.store(t, std::memory_order_release);
+        return t;
+    }
+
+    Slot primary_[std::size_t{1} << kPrimaryBits];
+    std::atomic<const Table*> overflow_{nullptr};
+    std::size_t primary_count_ = 0;
+    std::size_t overflow_count_ = 0;
+};
+
+}  // namespace strata::compiler

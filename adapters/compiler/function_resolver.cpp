@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Resolution of an instrumented function's address to its name, source line and verdict.
+#include "function_resolver.hpp"
+
+#include <cxxabi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace strata::compiler {
+namespace {
+
+bool starts_with(const std::string& text, const char* prefix) {
+    return text.compare(0, std::strlen(prefix), prefix) == 0;
+}
+
+std::string base_name(const std::string& path) {
+    const auto slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string hex(std::uint64_t value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
+}  // namespace
+
+std::string demangle(const char* symbol) {
+    int status = 0;
+    char* text = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
+    if (status != 0 || text == nullptr) return symbol;
+    std::string result(text);
+    std::free(text);
+    return result;
+}
+
+bool is_system_library(const std::string& path) {
+    return starts_with(path, "/usr/lib/") || starts_with(path, "/lib/") || starts_with(path, "/lib64/") ||
+           starts_with(path, "/usr/lib64/");
+}
+
+FunctionResolver::FunctionResolver(std::optional<filter::FilterFile> filter, std::uintptr_t own_code)
+    : filter_(std::move(filter)), own_code_(own_code) {}
+
+FunctionInfo FunctionResolver::resolve(std::uintptr_t address) {
+    FunctionInfo info;
+    LoadedObject* object = objects_.find(address);
+    if (object == nullptr) {
+        info.name = "function at " + hex(address);
+    } else {
+        info.object = object->path;
+        // Never recorded whatever their name: no need to read their symbols.
+        if (object->contains(own_code_) || starts_with(base_name(object->path), "libstrata-")) {
+            info.verdict = Verdict::strata;
+        } else if (is_system_library(object->path)) {
+            info.verdict = Verdict::system_library;
+        }
+        if (info.verdict != Verdict::record) {
+            info.name = "function in " + object->path;
+            return info;
+        }
+        const std::uint64_t link_address = address - object->bias;
+        if (const auto* symbol = object->symbols().find(link_address)) {
+            info.mangled = symbol->name;
+            info.name = demangle(symbol->name);
+            if (symbol->value != link_address) info.name += "+" + hex(link_address - symbol->value);
+        } else {
+            info.name = "function at " + base_name(object->path) + "+" + hex(link_address);
+        }
+        SourceLine source;
+        if (object->dwarf().find(link_address, &source)) {
+            info.file = std::move(source.file);
+            info.line = source.line;
+        }
+    }
+    if (starts_with(info.file, "/usr/include/")) {
+        info.verdict = Verdict::system_header;
+    } else if (filter_ && filter_->excluded(info.name, info.mangled, info.file)) {
+        info.verdict = Verdict::filtered;
+    }
+    return info;
+}
+
+}  // namespace strata::compiler

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What an instrumented function is: its name, source line, and whether Strata records it.
+//
+// resolve(address): object of the address -> ELF symbol -> demangled name -> DWARF file and
+// line -> the policy (Strata's own libraries, system libraries and system headers are never
+// recorded) -> the STRATA_FILTERING_FILE rules.  Runs once per function, off the hot path.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "elf_symbols.hpp"
+#include "filter/filter_rules.hpp"
+
+namespace strata::compiler {
+
+/// Why a function is or is not recorded.
+enum class Verdict {
+    record,          ///< recorded
+    strata,          ///< a function of Strata's own libraries
+    system_library,  ///< in a shared object under /usr/lib (or /lib, /lib64, /usr/lib64)
+    system_header,   ///< declared in a file under /usr/include (an instrumented inline function)
+    filtered,        ///< excluded by the filter file
+};
+
+/// A function as Strata sees it.
+struct FunctionInfo {
+    std::string name;     ///< demangled name, or a description of the address when there is no symbol
+    std::string mangled;  ///< the ELF symbol ("" when none)
+    std::string file;     ///< source file from DWARF ("" when unknown)
+    std::uint32_t line = 0;
+    std::string object;   ///< path of the object containing the function
+    Verdict verdict = Verdict::record;
+};
+
+/// The demangled form of a symbol (namespaces, templates, lambdas, member functions), or the
+/// symbol itself when it is not a mangled C++ name.
+std::string demangle(const char* symbol);
+
+/// True when `path` is a system library directory's object (/usr/lib/, /lib/, /lib64/, /usr/lib64/).
+bool is_system_library(const std::string& path);
+
+class FunctionResolver {
+public:
+    /// `filter`: the rules of STRATA_FILTERING_FILE (none: nothing filtered).  `own_code`: an
+    /// address inside Strata's compiler adapter, whose object is never recorded.
+    FunctionResolver(std::optional<filter::FilterFile> filter, std::uintptr_t own_code);
+
+    /// Everything about the function starting at run-time address `address`.  Not thread-safe.
+    FunctionInfo resolve(std::uintptr_t address);
+
+private:
+    std::optional<filter::FilterFile> filter_;
+    std::uintptr_t own_code_;
+    ObjectList objects_;
+};
+
+}  // namespace strata::compiler
