@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/measurement/types.hpp"
+
 namespace strata::config {
 
 /// Which clock the measurement reads (STRATA_TIMER).
@@ -75,10 +77,10 @@ std::string format_size(std::uint64_t bytes);
 /// or before load(); the core rows exist from the start.
 class Registry {
 public:
-    static Registry& instance();
+    STRATA_API static Registry& instance();
     /// Adds a row.  Throws std::invalid_argument for a malformed name, a name that is
     /// already registered or a default value its own parser rejects (programming errors).
-    void add(Variable v);
+    STRATA_API void add(Variable v);
 
     /// A check of relations between variables, run by load() after every variable is
     /// parsed and stored.  Returns the message (without the "strata: " prefix) when the
@@ -99,9 +101,9 @@ public:
     /// or, without it, from `environ`; warnings go to `warnings` or, without it, to
     /// std::cerr.  After an error the rows before the bad one hold the user's values
     /// and the others their defaults.  Not thread-safe: call it before measuring.
-    std::optional<std::string> load(const std::function<const char*(const char*)>& lookup,
-                                    std::vector<std::string>* warnings = nullptr,
-                                    const std::vector<std::string>* environment = nullptr);
+    STRATA_API std::optional<std::string> load(const std::function<const char*(const char*)>& lookup,
+                                               std::vector<std::string>* warnings = nullptr,
+                                               const std::vector<std::string>* environment = nullptr);
 
     /// Writes `NAME=value` for every variable as in effect, with a comment line each
     /// (the strata.cfg format).

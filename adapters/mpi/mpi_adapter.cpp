@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// libstrata-mpi's state and start-up: the group switch, the recursion guard, the
+// lazily filled region table and the STRATA_MPI_ENABLE_GROUPS row.
+#include "mpi_adapter.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "mpi_config.hpp"
+
+namespace strata::mpi {
+
+namespace detail {
+
+// Nothing is recorded until the constructor below has read STRATA_MPI_ENABLE_GROUPS.
+std::uint32_t enabled_groups = 0;
+__thread bool inside_strata __attribute__((tls_model("initial-exec"))) = false;
+RegionHandle region_table[function_count] = {};
+
+RegionHandle define_function_region(Function f) {
+    // Before start-up and during finalisation (when HDF5 and OTF2 may call MPI while
+    // the experiment is written) nothing is recorded: do not add definitions then.
+    if (!events::is_active()) return 0;
+    const std::size_t index = static_cast<std::size_t>(f);
+    events::RegionSpec spec;
+    spec.name = function_table[index].name;
+    spec.paradigm = Paradigm::mpi;
+    spec.role = function_table[index].role;
+    // define_region returns the existing handle for the same spec, so a race between
+    // threads stores the same value twice.  0 (out of memory) is retried on the next call.
+    const RegionHandle region = events::define_region(spec);
+    __atomic_store_n(&region_table[index], region, __ATOMIC_RELAXED);
+    return region;
+}
+
+void missing_fortran_symbol(const char* name) {
+    std::fprintf(stderr,
+                 "strata: a Fortran MPI call reached libstrata-mpi, but the MPI library's %s is not "
+                 "loaded (is the program linked with the MPI Fortran libraries?)\n",
+                 name);
+    std::fflush(stderr);
+    std::abort();
+}
+
+}  // namespace detail
+
+namespace {
+
+/// Registers STRATA_MPI_ENABLE_GROUPS and reads it, before main.
+///
+/// libstrata-measurement reads the configuration in its own constructor, which
+/// runs before this one (this library depends on it), so the row did not exist
+/// yet: the registry is read again here and a bad value stops the program with
+/// the registry's message.  The warnings of this second reading were printed by
+/// the first one already.
+__attribute__((constructor)) void configure_mpi_adapter() {
+    auto& registry = config::Registry::instance();
+    register_variables(registry, [](std::uint32_t mask) { detail::enabled_groups = mask; });
+    std::vector<std::string> warnings;
+    const auto failure =
+        registry.load([](const char* name) -> const char* { return std::getenv(name); }, &warnings);
+    if (failure) {
+        std::fprintf(stderr, "%s\n", failure->c_str());
+        std::fflush(stderr);
+        _exit(1);
+    }
+}
+
+}  // namespace
+
+}  // namespace strata::mpi
