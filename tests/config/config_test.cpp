@@ -448,3 +448,47 @@ TEST(ConfigDocs, MarkdownHasASectionPerVariable) {
 
 }  // namespace
 }  // namespace strata::config
+
+namespace strata::config {
+namespace {
+
+TEST(ConfigRegistryLate, AddAndLoadParsesAVariableAddedAfterTheCoreStarted) {
+    Registry& registry = Registry::instance();
+    const char* environment_value = "12";
+    ASSERT_FALSE(registry.load_values([&](const char* name) -> const char* {
+        return std::string(name) == "STRATA_LATE_TEST_COUNT" ? environment_value : nullptr;
+    }));
+    long stored = -1;
+    Variable v;
+    v.ns = "LATE";
+    v.name = "TEST_COUNT";
+    v.type = Type::integer;
+    v.default_value = "1";
+    v.short_help = "a row added by an adapter after the core loaded";
+    v.store = [&](const std::string& text) { stored = std::stol(text); };
+    EXPECT_FALSE(registry.add_and_load(v));
+    EXPECT_EQ(stored, 12);
+    const std::vector<std::string> environment = {"STRATA_LATE_TEST_COUNT=12", "STRATA_LATE_TEST_CUONT=1"};
+    const auto unknown = registry.unknown_variables(&environment);
+    ASSERT_EQ(unknown.size(), 1u);
+    EXPECT_NE(unknown[0].find("did you mean STRATA_LATE_TEST_COUNT?"), std::string::npos) << unknown[0];
+}
+
+TEST(ConfigRegistryLate, AddAndLoadReportsABadValue) {
+    Registry& registry = Registry::instance();
+    ASSERT_FALSE(registry.load_values([](const char* name) -> const char* {
+        return std::string(name) == "STRATA_LATE_TEST_FLAG" ? "perhaps" : nullptr;
+    }));
+    Variable v;
+    v.ns = "LATE";
+    v.name = "TEST_FLAG";
+    v.type = Type::boolean;
+    v.default_value = "false";
+    v.short_help = "a flag";
+    const auto error = registry.add_and_load(v);
+    ASSERT_TRUE(error);
+    EXPECT_NE(error->find("STRATA_LATE_TEST_FLAG='perhaps' is not valid"), std::string::npos) << *error;
+}
+
+}  // namespace
+}  // namespace strata::config

@@ -196,6 +196,13 @@ def bad_configuration(args):
 
 
 @scenario
+def misspelt_variable(args):
+    run = Run(args, 'typo').program('nesting', env={'STRATA_ENABLE_TRACNG': 'true'})
+    assert 'STRATA_ENABLE_TRACNG is not a Strata variable (did you mean STRATA_ENABLE_TRACING?)' in run.stderr, \
+        run.stderr
+
+
+@scenario
 def existing_directory(args):
     first = Run(args, 'existing').program('nesting')
     again = Run.__new__(Run)

@@ -337,10 +337,7 @@ void Registry::add(Variable v) {
 
 void Registry::add_check(Check check) { checks_.push_back(std::move(check)); }
 
-std::optional<std::string> Registry::load(const std::function<const char*(const char*)>& lookup,
-                                          std::vector<std::string>* warnings,
-                                          const std::vector<std::string>* environment) {
-    // Typos first, so that they are reported even when a value below is bad.
+std::vector<std::string> Registry::unknown_variables(const std::vector<std::string>* environment) const {
     std::vector<std::string> names;
     if (environment != nullptr) {
         for (const std::string& entry : *environment) names.push_back(entry.substr(0, entry.find('=')));
@@ -350,6 +347,7 @@ std::optional<std::string> Registry::load(const std::function<const char*(const 
             names.push_back(entry.substr(0, entry.find('=')));
         }
     }
+    std::vector<std::string> warnings;
     for (const std::string& name : names) {
         if (name.compare(0, 7, "STRATA_") != 0) continue;
         const bool known = std::any_of(vars_.begin(), vars_.end(),
@@ -367,28 +365,56 @@ std::optional<std::string> Registry::load(const std::function<const char*(const 
             message += " (did you mean " + suggestion + "?)";
         else
             message += " (`strata-info config-vars` lists them)";
+        warnings.push_back(message);
+    }
+    return warnings;
+}
+
+std::optional<std::string> Registry::load(const std::function<const char*(const char*)>& lookup,
+                                          std::vector<std::string>* warnings,
+                                          const std::vector<std::string>* environment) {
+    // Typos first, so that they are reported even when a value below is bad.
+    for (const std::string& message : unknown_variables(environment)) {
         if (warnings != nullptr)
             warnings->push_back(message);
         else
             std::cerr << message << '\n';
     }
+    return load_values(lookup);
+}
 
+std::optional<std::string> Registry::load_one(std::size_t i) {
+    const Variable& v = vars_[i];
+    values_[i] = parse_value(v.type, v.default_value, v.accepted).normalized;
+    if (v.store) v.store(values_[i]);
+    const char* raw = lookup_ ? lookup_(v.env_name().c_str()) : std::getenv(v.env_name().c_str());
+    if (raw == nullptr) return std::nullopt;
+    const ParseResult r = parse_value(v.type, raw, v.accepted);
+    if (!r.ok) return "strata: " + v.env_name() + "='" + raw + "' is not valid: " + r.error;
+    values_[i] = r.normalized;
+    if (v.store) v.store(values_[i]);
+    return std::nullopt;
+}
+
+std::optional<std::string> Registry::load_values(const std::function<const char*(const char*)>& lookup) {
+    lookup_ = lookup;
+    loaded_ = true;
     for (std::size_t i = 0; i < vars_.size(); ++i) {
         values_[i] = parse_value(vars_[i].type, vars_[i].default_value, vars_[i].accepted).normalized;
         if (vars_[i].store) vars_[i].store(values_[i]);
     }
     for (std::size_t i = 0; i < vars_.size(); ++i) {
-        const Variable& v = vars_[i];
-        const char* raw = lookup ? lookup(v.env_name().c_str()) : std::getenv(v.env_name().c_str());
-        if (raw == nullptr) continue;
-        const ParseResult r = parse_value(v.type, raw, v.accepted);
-        if (!r.ok) return "strata: " + v.env_name() + "='" + raw + "' is not valid: " + r.error;
-        values_[i] = r.normalized;
-        if (v.store) v.store(values_[i]);
+        if (auto error = load_one(i)) return error;
     }
     for (const Check& check : checks_)
         if (auto message = check()) return "strata: " + *message;
     return std::nullopt;
+}
+
+std::optional<std::string> Registry::add_and_load(Variable v) {
+    add(std::move(v));
+    if (!loaded_) return std::nullopt;  // load_values() will parse it with the others
+    return load_one(vars_.size() - 1);
 }
 
 void Registry::write_cfg(std::ostream& out) const {

@@ -41,6 +41,7 @@ Location* create_current() {
         registry().push_back(loc);
     }
     loc->name = "thread " + std::to_string(loc->index);
+    if (loc->index == 0) runtime::first_location_created();
     for (const substrate::Callbacks* s : runtime::substrates()) {
         if (s->location_created) s->location_created(*loc);
     }

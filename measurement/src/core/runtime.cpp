@@ -47,6 +47,7 @@ State& state() {
 }
 std::atomic<bool> g_finalized{false};
 bool g_verbose = false;
+bool g_report_unknown_variables = false;
 
 void ignore_region_event(Location&, Ticks, RegionHandle) {}
 
@@ -144,6 +145,15 @@ void install_handlers() {
 
 const std::vector<const substrate::Callbacks*>& substrates() { return state().substrates; }
 
+void first_location_created() {
+    // By now every library of the program has started and added its variables.
+    if (!g_report_unknown_variables) return;
+    g_report_unknown_variables = false;
+    for (const std::string& w : config::Registry::instance().unknown_variables()) {
+        std::fprintf(stderr, "%s\n", w.c_str());
+    }
+}
+
 void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end) {
     for (auto* f = detail::on_table.enter; *f; ++f) (*f)(loc, begin, region);
     for (auto* f = detail::on_table.exit; *f; ++f) (*f)(loc, end, region);
@@ -198,10 +208,11 @@ bool initialize(const Options& options, std::string* error) {
 }
 
 void initialize_from_environment() {
-    std::vector<std::string> warnings;
-    auto failure = config::Registry::instance().load(
-        [](const char* name) -> const char* { return std::getenv(name); }, &warnings);
-    for (const std::string& w : warnings) std::fprintf(stderr, "%s\n", w.c_str());
+    // Only the core rows exist yet: adapter libraries add theirs when they start,
+    // after this one.  Unknown names are reported with the first event.
+    auto failure = config::Registry::instance().load_values(
+        [](const char* name) -> const char* { return std::getenv(name); });
+    g_report_unknown_variables = true;
     if (failure) {
         std::fprintf(stderr, "%s\n", failure->c_str());
         std::fflush(stderr);
@@ -246,6 +257,13 @@ bool finalize() {
                 for (auto* f = detail::on_table.exit; *f; ++f) (*f)(*loc, end, top);
             }
         }
+    }
+    // strata.cfg again: adapters that started after the core have added their variables.
+    if (!state().experiment_directory.empty() && g_report_unknown_variables == false) {
+        std::ostringstream cfg;
+        config::Registry::instance().write_cfg(cfg);
+        const std::string problem = experiment::write_file(state().experiment_directory + "/strata.cfg", cfg.str());
+        if (!problem.empty()) std::fprintf(stderr, "%s\n", problem.c_str());
     }
     substrate::FinalizeContext ctx;
     const std::string& directory = state().experiment_directory;

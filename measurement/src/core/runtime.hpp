@@ -58,6 +58,10 @@ const std::string& experiment_directory();
 /// from `begin` to `end` on `loc`, in every substrate, right away.
 void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end);
 
+/// Called once, when the first location is created: reports STRATA_* names
+/// in the environment that no module declared (typos).
+void first_location_created();
+
 /// Prints a warning once per key (thread-safe).
 void warn_once(const std::string& key, const std::string& message);
 
