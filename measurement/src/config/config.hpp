@@ -105,6 +105,19 @@ public:
                                                std::vector<std::string>* warnings = nullptr,
                                                const std::vector<std::string>* environment = nullptr);
 
+    /// Like load(), without the check for unknown names: the runtime loads the core
+    /// rows when its library is loaded, before the adapters (other libraries) have
+    /// added theirs, so it reports unknown names later (unknown_variables()).
+    std::optional<std::string> load_values(const std::function<const char*(const char*)>& lookup);
+
+    /// Adds a row after load_values() has run (an adapter library starting after the
+    /// core) and parses its value at once with the same lookup.  Returns the message
+    /// for a bad value; the caller stops the program with it.
+    STRATA_API std::optional<std::string> add_and_load(Variable v);
+
+    /// Warnings for STRATA_* names in the environment that no row declares.
+    std::vector<std::string> unknown_variables(const std::vector<std::string>* environment = nullptr) const;
+
     /// Writes `NAME=value` for every variable as in effect, with a comment line each
     /// (the strata.cfg format).
     void write_cfg(std::ostream& out) const;
@@ -123,6 +136,10 @@ private:
     std::vector<Variable> vars_;
     std::vector<std::string> values_;
     std::vector<Check> checks_;
+    std::function<const char*(const char*)> lookup_;  ///< of the last load, for add_and_load
+    bool loaded_ = false;
+
+    std::optional<std::string> load_one(std::size_t index);
 };
 
 /// The core settings, filled by Registry::load.
