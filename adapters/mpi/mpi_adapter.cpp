@@ -7,8 +7,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <vector>
 
 #include "config/config.hpp"
 #include "mpi_config.hpp"
@@ -51,19 +49,13 @@ void missing_fortran_symbol(const char* name) {
 
 namespace {
 
-/// Registers STRATA_MPI_ENABLE_GROUPS and reads it, before main.
-///
-/// libstrata-measurement reads the configuration in its own constructor, which
-/// runs before this one (this library depends on it), so the row did not exist
-/// yet: the registry is read again here and a bad value stops the program with
-/// the registry's message.  The warnings of this second reading were printed by
-/// the first one already.
+/// Registers STRATA_MPI_ENABLE_GROUPS and reads it, before main.  The core read
+/// its own variables when libstrata-measurement was loaded, before this library
+/// started; add_and_load parses this row at once, and a bad value stops the
+/// program with the registry's message.
 __attribute__((constructor)) void configure_mpi_adapter() {
-    auto& registry = config::Registry::instance();
-    register_variables(registry, [](std::uint32_t mask) { detail::enabled_groups = mask; });
-    std::vector<std::string> warnings;
-    const auto failure =
-        registry.load([](const char* name) -> const char* { return std::getenv(name); }, &warnings);
+    const auto failure = register_variables(config::Registry::instance(),
+                                            [](std::uint32_t mask) { detail::enabled_groups = mask; });
     if (failure) {
         std::fprintf(stderr, "%s\n", failure->c_str());
         std::fflush(stderr);

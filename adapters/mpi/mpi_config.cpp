@@ -70,7 +70,8 @@ std::uint32_t group_mask(const std::string& normalized) {
     return apply_derived_groups(mask);
 }
 
-void register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store) {
+std::optional<std::string> register_variables(config::Registry& registry,
+                                              std::function<void(std::uint32_t)> store) {
     config::Variable row;
     row.ns = "MPI";
     row.name = "ENABLE_GROUPS";
@@ -80,7 +81,7 @@ void register_variables(config::Registry& registry, std::function<void(std::uint
     row.short_help = "MPI function groups recorded as regions";
     row.long_help = long_help();
     row.store = [store = std::move(store)](const std::string& normalized) { store(group_mask(normalized)); };
-    registry.add(std::move(row));
+    return registry.add_and_load(std::move(row));
 }
 
 }  // namespace strata::mpi

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace strata::config {
@@ -23,6 +24,9 @@ std::uint32_t group_mask(const std::string& normalized);
 
 /// Adds the STRATA_MPI_ENABLE_GROUPS row; `store` receives the group mask each
 /// time the registry loads the variable (default first, then the user's value).
-void register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store);
+/// When the registry has already been loaded (the core starts first), the value is
+/// parsed at once: returns the registry's message for a bad value.
+std::optional<std::string> register_variables(config::Registry& registry,
+                                              std::function<void(std::uint32_t)> store);
 
 }  // namespace strata::mpi
