@@ -52,3 +52,46 @@ printf '  profiling            %8.2f ns per region  -> overhead %6.2f ns\n' "$pr
 printf '  tracing              %8.2f ns per region  -> overhead %6.2f ns\n' "$tr" "$(calc "$tr - $p")"
 printf '  trace size           %8.2f bytes per event (%s bytes, %s events in the OTF2 files)\n' \
   "$(calc "$bytes / $events")" "$bytes" "$events"
+
+# --- compiler instrumentation: calls.c (1 call of mid() and 10 of leaf() per iteration)
+calls_n=1000000
+calls_plain=$build/bench/bench-calls-plain
+calls_strata=$build/bench/bench-calls-strata
+leaf_filter=$(cd "$(dirname "$0")" && pwd)/leaf.filter
+for f in "$calls_plain" "$calls_strata"; do [ -x "$f" ] || { echo "run.sh: $f not found; build first (cmake --build $build)" >&2; exit 1; }; done
+
+# run_calls BINARY MODE -> prints ns_per_call; MODE is plain, profile, trace or filtered
+run_calls() {
+  local bin=$1 mode=$2 dir="$work/exp-$RANDOM$RANDOM"
+  case $mode in
+    plain) "$bin" $calls_n ;;
+    profile) STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false STRATA_EXPERIMENT_DIRECTORY=$dir \
+             "$bin" $calls_n 2>/dev/null ;;
+    trace) STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=1G \
+           STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $calls_n 2>/dev/null ;;
+    filtered) STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false STRATA_FILTERING_FILE=$leaf_filter \
+              STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $calls_n 2>/dev/null ;;
+  esac | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p'
+  rm -rf "$dir"
+}
+
+: > "$work/calls-plain"; : > "$work/calls-profile"; : > "$work/calls-trace"; : > "$work/calls-filtered"
+for ((i = 0; i < reps; i++)); do
+  run_calls "$calls_plain" plain >> "$work/calls-plain"
+  run_calls "$calls_strata" profile >> "$work/calls-profile"
+  run_calls "$calls_plain" plain >> "$work/calls-plain"
+  run_calls "$calls_strata" trace >> "$work/calls-trace"
+  run_calls "$calls_plain" plain >> "$work/calls-plain"
+  run_calls "$calls_strata" filtered >> "$work/calls-filtered"
+done
+cp=$(median < "$work/calls-plain"); cpr=$(median < "$work/calls-profile")
+ctr=$(median < "$work/calls-trace"); cfi=$(median < "$work/calls-filtered")
+# With leaf filtered, mid is still recorded: of 11 calls, 1 costs the profiling overhead and
+# 10 cost the filtered overhead.
+per_filtered=$(calc "(11 * ($cfi - $cp) - ($cpr - $cp)) / 10")
+echo "compiler instrumentation (calls.c: $calls_n iterations x 11 calls, $reps repetitions, medians)"
+printf '  plain                %8.2f ns per call\n' "$cp"
+printf '  profiling            %8.2f ns per call    -> overhead %6.2f ns\n' "$cpr" "$(calc "$cpr - $cp")"
+printf '  tracing              %8.2f ns per call    -> overhead %6.2f ns\n' "$ctr" "$(calc "$ctr - $cp")"
+printf '  leaf filtered        %8.2f ns per call    -> overhead %6.2f ns per filtered call (mid recorded)\n' \
+  "$cfi" "$per_filtered"

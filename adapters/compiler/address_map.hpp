@@ -39,7 +39,13 @@ public:
         for (std::size_t i = index(key, 64 - kPrimaryBits);; i = (i + 1) & mask) {
             // Acquire pairs with the release of the key in put(): the value was stored before.
             const std::uintptr_t k = primary_[i].key.load(std::memory_order_acquire);
-            if (__builtin_expect(k == key, 1)) return primary_[i].value.load(std::memory_order_relaxed);
+            if (__builtin_expect(k == key, 1)) {
+                const RegionHandle value = primary_[i].value.load(std::memory_order_relaxed);
+                // A published key always has its value (never kUnknown): tell the compiler, so
+                // that callers test kUnknown only on the not-found path.
+                if (value == kUnknown) __builtin_unreachable();
+                return value;
+            }
             if (k == 0) return kUnknown;
         }
     }

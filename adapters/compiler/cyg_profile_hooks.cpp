@@ -11,6 +11,7 @@
 // Nothing here allocates after the first call of a function, and nothing is instrumented
 // itself.  Before the runtime starts and after it finishes, the event API ignores events;
 // the cache stays valid, so late calls cost the same.
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -110,13 +111,20 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void exit_slow(std::uintptr_t fn)
     if (region != AddressMap::kUnknown && region != kSkip) events::exit(region);
 }
 
+// fork() while another thread resolves would leave g_mutex locked forever in the child:
+// hold it across fork (no resolution is then half done) and release it on both sides.
+STRATA_NO_INSTRUMENT void before_fork() { g_mutex.lock(); }
+STRATA_NO_INSTRUMENT void after_fork() { g_mutex.unlock(); }
+
 /// Stops before main() when the filter file is bad.  Runs after libstrata-measurement's
 /// constructor (which starts the runtime), since this library depends on it.
 STRATA_NO_INSTRUMENT __attribute__((constructor)) void load_filter() {
+    pthread_atfork(before_fork, after_fork, after_fork);
     std::lock_guard<std::mutex> lock(g_mutex);
     try {
         resolver();
     } catch (const std::bad_alloc&) {
+        // Out of memory this early: the first resolution tries again.
     }
 }
 
