@@ -50,7 +50,9 @@ extern RegionHandle region_table[function_count];
 RegionHandle define_function_region(Function f);
 
 /// Whether a wrapper of `group` records: the group is on and the thread is not inside a recorded call.
-inline bool should_record(std::uint32_t group) { return (enabled_groups & group) != 0 && !inside_strata; }
+inline bool should_record(std::uint32_t group) {
+    return (enabled_groups & group) != 0 && !inside_strata;
+}
 
 /// Guard on, then enter the region of `f`; returns the region for end().
 inline RegionHandle begin(Function f) {

@@ -47,8 +47,9 @@ std::string long_help() {
     }
     for (const GroupInfo& g : group_table) {
         if (g.kind != GroupKind::derived) continue;
-        text << "\n" << g.description << ": recorded whenever one of " << names_of(g.derived_from)
-             << " is enabled, since their requests come from those groups.\n";
+        text << "\nThe group " << g.name << " (" << g.description << ") cannot be named: it is recorded "
+             << "whenever one of " << names_of(g.derived_from)
+             << " is enabled, since its requests come from those groups.\n";
     }
     text << "\nMPI calls made while another MPI call is in progress (by the MPI library itself, "
             "or by callbacks it runs) and MPI calls Strata makes itself are never recorded.";
@@ -62,8 +63,10 @@ std::uint32_t group_mask(const std::string& normalized) {
     std::istringstream items(normalized);
     std::string item;
     while (std::getline(items, item, ',')) {
-        if (item == "default") mask |= default_groups;
-        else if (item == "all") mask |= all_groups;
+        if (item == "default")
+            mask |= default_groups;
+        else if (item == "all")
+            mask |= all_groups;
         for (const GroupInfo& g : group_table)
             if (item == g.name) mask |= g.bit;
     }
