@@ -267,6 +267,15 @@ def cpp_program(args):
     })
 
 
+@scenario
+def exceptions(args):
+    work = Work(args, 'exceptions')
+    work.program('exceptions.cpp', 'exceptions', 'g++', libs=())
+    work.run('exceptions')
+    expect_equal(work.stdout, 'caught positive\n1\n', 'program output')
+    check_experiment(work, {'main': 1, 'main/outer(int)': 2, 'main/outer(int)/inner(int)': 2})
+
+
 # ---------------------------------------------------------------- shared objects and threads
 
 @scenario
