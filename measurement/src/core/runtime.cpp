@@ -2,6 +2,7 @@
 // Runtime lifecycle: initialisation, event tables, finalisation, exit and signal handlers.
 #include "core/runtime.hpp"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
 #include "core/timer.hpp"
+#include "core/unification.hpp"
 #include "profiling/profiling_substrate.hpp"
 #include "tracing/tracing_substrate.hpp"
 
@@ -31,6 +33,9 @@ RegionHandle flush_region = 0;
 RegionHandle recording_off_region = 0;
 }  // namespace detail
 
+std::string create_experiment_directory(long id, std::string* problem);
+void stop_without_writing();
+
 namespace {
 
 // State with constructors lives in function-local statics: the library's
@@ -38,6 +43,9 @@ namespace {
 struct State {
     std::vector<const substrate::Callbacks*> substrates;
     std::string experiment_directory;
+    /// An MPI program: the directory is agreed on at MPI_Init (begin_multi_process).
+    bool directory_deferred = false;
+    events::ProcessGroup* group = nullptr;
     std::mutex warn_mutex;
     std::set<std::string> warned;
 };
@@ -114,10 +122,7 @@ void fatal_signal_handler(int sig) {
 // A forked child (without exec) shares the parent's experiment directory and
 // buffers: it must neither record into them nor write them at its exit, or
 // it would overwrite the parent's results.  Measurement stops in the child.
-void stop_in_forked_child() {
-    detail::active_table.store(nullptr, std::memory_order_release);
-    g_finalized.store(true);
-}
+void stop_in_forked_child() { stop_without_writing(); }
 
 void install_handlers() {
     std::atexit(exit_handler);
@@ -222,25 +227,41 @@ void initialize_from_environment() {
     Options options;
     options.settings = settings;
     options.install_handlers = true;
-    options.experiment_directory = settings.experiment_directory.empty()
-                                       ? experiment::default_name(static_cast<long>(getpid()))
-                                       : settings.experiment_directory;
-    std::string problem =
-        experiment::create(options.experiment_directory, settings.overwrite_experiment_directory);
-    if (problem.empty()) {
-        std::ostringstream cfg;
-        config::Registry::instance().write_cfg(cfg);
-        problem = experiment::write_file(options.experiment_directory + "/strata.cfg", cfg.str());
-    }
-    if (!problem.empty()) {
-        std::fprintf(stderr, "%s\n", problem.c_str());
-        std::fflush(stderr);
-        _exit(1);
+    // All libraries of the program are loaded before any of them starts: if the
+    // MPI adapter is among them, the ranks agree on one directory at MPI_Init.
+    const bool mpi_program = dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr;
+    if (!mpi_program) {
+        std::string problem;
+        options.experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem);
+        if (!problem.empty()) {
+            std::fprintf(stderr, "%s\n", problem.c_str());
+            std::fflush(stderr);
+            _exit(1);
+        }
     }
     if (settings.enable_profiling) options.substrates.push_back(&profiling::substrate_callbacks());
     if (settings.enable_tracing) options.substrates.push_back(&tracing::substrate_callbacks());
     std::string error;
     if (!initialize(options, &error)) std::fprintf(stderr, "%s\n", error.c_str());
+    state().directory_deferred = mpi_program;
+}
+
+std::string create_experiment_directory(long id, std::string* problem) {
+    const config::Settings& settings = config::settings();
+    const std::string path =
+        settings.experiment_directory.empty() ? experiment::default_name(id) : settings.experiment_directory;
+    *problem = experiment::create(path, settings.overwrite_experiment_directory);
+    if (problem->empty()) {
+        std::ostringstream cfg;
+        config::Registry::instance().write_cfg(cfg);
+        *problem = experiment::write_file(path + "/strata.cfg", cfg.str());
+    }
+    return path;
+}
+
+void stop_without_writing() {
+    detail::active_table.store(nullptr, std::memory_order_release);
+    g_finalized.store(true);
 }
 
 bool finalize() {
@@ -258,8 +279,19 @@ bool finalize() {
             }
         }
     }
+    events::ProcessGroup* group = state().group;
+    if (state().directory_deferred && group == nullptr) {
+        // An MPI program that never called MPI_Init: write alone.
+        std::string problem;
+        state().experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem);
+        if (!problem.empty()) {
+            std::fprintf(stderr, "%s; nothing is written\n", problem.c_str());
+            return false;
+        }
+    }
+    const int rank = group != nullptr ? group->rank() : 0;
     // strata.cfg again: adapters that started after the core have added their variables.
-    if (!state().experiment_directory.empty() && g_report_unknown_variables == false) {
+    if (rank == 0 && !state().experiment_directory.empty() && g_report_unknown_variables == false) {
         std::ostringstream cfg;
         config::Registry::instance().write_cfg(cfg);
         const std::string problem = experiment::write_file(state().experiment_directory + "/strata.cfg", cfg.str());
@@ -269,6 +301,10 @@ bool finalize() {
     const std::string& directory = state().experiment_directory;
     ctx.experiment_directory = directory.empty() ? nullptr : directory.c_str();
     ctx.end_time = end;
+    ctx.group = group;
+    // The job's definitions: every substrate writes global ids (collective with a group).
+    const unification::Unified unified = unification::unify(definitions().snapshot(), group);
+    ctx.definitions = &unified;
     bool ok = true;
     for (const substrate::Callbacks* s : state().substrates) {
         std::string error;
@@ -283,13 +319,60 @@ bool finalize() {
         std::fprintf(stderr, "strata: warning: %llu region exits did not match the open region (see above)\n",
                      static_cast<unsigned long long>(unmatched));
     }
-    if (ctx.experiment_directory != nullptr) {
+    if (ctx.experiment_directory != nullptr && rank == 0) {
         char* absolute = realpath(ctx.experiment_directory, nullptr);
         std::fprintf(stderr, "strata: experiment written to %s\n", absolute ? absolute : ctx.experiment_directory);
         std::free(absolute);
     }
     return ok;
 }
+
+}  // namespace strata::runtime
+
+namespace strata::events {
+
+void begin_multi_process(ProcessGroup* group) {
+    using namespace runtime;
+    if (group == nullptr || !state().directory_deferred || state().group != nullptr || g_finalized.load()) return;
+    // Rank 0 creates the directory; everyone learns its name, or that it failed.
+    std::string problem, path;
+    if (group->rank() == 0) {
+        path = create_experiment_directory(static_cast<long>(getpid()), &problem);
+        if (problem.empty()) {
+            char* absolute = realpath(path.c_str(), nullptr);
+            if (absolute != nullptr) path = absolute;
+            std::free(absolute);
+        }
+    }
+    std::string message = problem.empty() ? "ok" + path : "no" + problem;
+    unification::broadcast_bytes(*group, message, 0);
+    if (message.compare(0, 2, "ok") != 0) {
+        // The program goes on; only the measurement stops (on every rank).
+        if (group->rank() == 0) {
+            std::fprintf(stderr, "%s; the measurement stops\n", message.c_str() + 2);
+        }
+        stop_without_writing();
+        return;
+    }
+    state().experiment_directory = message.substr(2);
+    state().group = group;
+    for (const substrate::Callbacks* s : state().substrates) {
+        std::string error;
+        if (s->begin_multi_process && !s->begin_multi_process(group, &error)) {
+            std::fprintf(stderr, "%s\n", error.c_str());
+        }
+    }
+}
+
+void end_multi_process() {
+    if (runtime::state().group == nullptr) return;
+    runtime::finalize();
+    runtime::state().group = nullptr;
+}
+
+}  // namespace strata::events
+
+namespace strata::runtime {
 
 void reset_for_tests() {
     finalize();

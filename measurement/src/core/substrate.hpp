@@ -15,6 +15,12 @@
 namespace strata {
 
 struct Location;
+namespace events {
+class ProcessGroup;
+}
+namespace unification {
+struct Unified;
+}
 
 namespace substrate {
 
@@ -33,6 +39,8 @@ using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHand
 struct FinalizeContext {
     const char* experiment_directory = nullptr;  ///< nullptr: write nothing (tests)
     Ticks end_time = 0;
+    const unification::Unified* definitions = nullptr;  ///< the job's definitions and this rank's maps
+    events::ProcessGroup* group = nullptr;              ///< the ranks writing together, or nullptr
 };
 
 struct Callbacks {
@@ -43,7 +51,11 @@ struct Callbacks {
     ExitFn exit;
     ParameterIntFn parameter_int;
     ParameterStringFn parameter_string;
+    /// The ranks have agreed on the experiment directory (after MPI_Init):
+    /// collective set-up, e.g. opening the trace archive together.
+    bool (*begin_multi_process)(events::ProcessGroup*, std::string* error);
     /// Write the results.  Events have stopped; every open region was closed.
+    /// Collective when ctx.group is set.
     /// Returns false and sets `error` when something could not be written.
     bool (*finalize)(const FinalizeContext&, std::string* error);
     /// Forget all state (tests).

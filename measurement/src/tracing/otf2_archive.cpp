@@ -5,10 +5,13 @@
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 
 #include "core/definitions.hpp"
 #include "core/timer.hpp"
+#include "tracing/otf2_collectives.hpp"
 
 namespace strata::tracing {
 
@@ -102,10 +105,12 @@ Otf2Archive::~Otf2Archive() {
     if (archive_ != nullptr) OTF2_Archive_Close(archive_);
 }
 
-std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size) {
+std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (open_tried_) return open_error_;
     open_tried_ = true;
+    group_ = group;
+    rank_ = group != nullptr ? group->rank() : 0;
     // OTF2 chunks must be at least 256 KiB and at most 16 MiB.
     chunk_size = std::min<std::uint64_t>(std::max<std::uint64_t>(chunk_size, 256 << 10), 16 << 20);
     archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, chunk_size,
@@ -116,7 +121,11 @@ std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_
     }
     OTF2_ErrorCode rc = OTF2_Archive_SetFlushCallbacks(archive_, &kFlushCallbacks, nullptr);
     if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetMemoryCallbacks(archive_, &kMemoryCallbacks, nullptr);
-    if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetSerialCollectiveCallbacks(archive_);
+    if (rc == OTF2_SUCCESS) {
+        rc = group != nullptr ? OTF2_Archive_SetCollectiveCallbacks(archive_, &process_group_collectives(), group,
+                                                                    nullptr, nullptr)
+                              : OTF2_Archive_SetSerialCollectiveCallbacks(archive_);
+    }
     if (rc == OTF2_SUCCESS) rc = OTF2_Pthread_Archive_SetLockingCallbacks(archive_, nullptr);
     if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetCreator(archive_, "Strata " STRATA_VERSION);
     if (rc == OTF2_SUCCESS) rc = OTF2_Archive_SetDescription(archive_, "Strata measurement");
@@ -133,7 +142,7 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
     if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
     if (state.writer == nullptr) {
         std::lock_guard<std::mutex> lock(mutex_);
-        state.writer = OTF2_Archive_GetEvtWriter(archive_, state.location_id);
+        state.writer = OTF2_Archive_GetEvtWriter(archive_, location_id(state.location_index));
         if (state.writer == nullptr) return "cannot create the OTF2 event writer";
         writers_.push_back(state.writer);
     }
@@ -181,7 +190,194 @@ std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end)
     return {};
 }
 
-std::string Otf2Archive::finish(const std::vector<LocationDefinition>& locations, Ticks end) {
+namespace {
+
+/// Bytes of one rank's part of the global definitions: its host, time span and locations.
+struct RankInfo {
+    std::string host;
+    Ticks begin = 0, end = 0;
+    std::vector<Otf2Archive::LocationDefinition> locations;
+};
+
+void put(std::string& out, const void* p, std::size_t n) { out.append(static_cast<const char*>(p), n); }
+void put_string(std::string& out, const std::string& s) {
+    const std::uint64_t n = s.size();
+    put(out, &n, sizeof n);
+    out += s;
+}
+
+std::string encode(const RankInfo& info) {
+    std::string out;
+    put_string(out, info.host);
+    put(out, &info.begin, sizeof info.begin);
+    put(out, &info.end, sizeof info.end);
+    const std::uint64_t n = info.locations.size();
+    put(out, &n, sizeof n);
+    for (const auto& l : info.locations) {
+        put(out, &l.id, sizeof l.id);
+        put(out, &l.events, sizeof l.events);
+        put_string(out, l.name);
+    }
+    return out;
+}
+
+bool decode(const char*& p, const char* end, RankInfo* info) {
+    auto get = [&](void* v, std::size_t n) {
+        if (static_cast<std::size_t>(end - p) < n) return false;
+        std::memcpy(v, p, n);
+        p += n;
+        return true;
+    };
+    auto get_string = [&](std::string* s) {
+        std::uint64_t n = 0;
+        if (!get(&n, sizeof n) || static_cast<std::uint64_t>(end - p) < n) return false;
+        s->assign(p, n);
+        p += n;
+        return true;
+    };
+    std::uint64_t n = 0;
+    if (!get_string(&info->host) || !get(&info->begin, sizeof info->begin) || !get(&info->end, sizeof info->end) ||
+        !get(&n, sizeof n)) {
+        return false;
+    }
+    for (std::uint64_t i = 0; i < n; ++i) {
+        Otf2Archive::LocationDefinition l{};
+        if (!get(&l.id, sizeof l.id) || !get(&l.events, sizeof l.events) || !get_string(&l.name)) return false;
+        info->locations.push_back(std::move(l));
+    }
+    return true;
+}
+
+bool is_identity(const std::vector<std::uint32_t>& map, std::size_t offset) {
+    for (std::size_t i = 0; i < map.size(); ++i) {
+        if (map[i] != i - offset) return false;
+    }
+    return true;
+}
+
+/// Rank 0: strings, regions, parameters, the system tree (one node per host),
+/// one location group per rank and every location, and the clock properties.
+std::string write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
+                                     const std::vector<RankInfo>& ranks) {
+    std::string error;
+    auto check = [&](OTF2_ErrorCode rc, const char* what) {
+        if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe(rc);
+    };
+    OTF2_GlobalDefWriter* w = OTF2_Archive_GetGlobalDefWriter(archive);
+    if (w == nullptr) return "cannot create the global definition writer";
+
+    Ticks begin = ranks.empty() ? 0 : ranks[0].begin, end = 0;
+    for (const RankInfo& r : ranks) {
+        begin = std::min(begin, r.begin);
+        end = std::max(end, r.end);
+    }
+    check(OTF2_GlobalDefWriter_WriteClockProperties(w, static_cast<uint64_t>(timer::resolution() + 0.5), begin,
+                                                    end > begin ? end - begin : 0, timer::epoch().realtime_ns),
+          "writing the clock properties");
+
+    std::vector<std::string> strings = defs.strings;
+    const auto extra = [&](const std::string& s) {
+        strings.push_back(s);
+        return static_cast<OTF2_StringRef>(strings.size() - 1);
+    };
+    const OTF2_StringRef node_class = extra("node");
+    std::vector<std::string> hosts;
+    std::vector<OTF2_SystemTreeNodeRef> node_of_rank;
+    std::vector<OTF2_StringRef> host_names;
+    for (const RankInfo& r : ranks) {
+        auto it = std::find(hosts.begin(), hosts.end(), r.host);
+        if (it == hosts.end()) {
+            hosts.push_back(r.host);
+            host_names.push_back(extra(r.host));
+            it = hosts.end() - 1;
+        }
+        node_of_rank.push_back(static_cast<OTF2_SystemTreeNodeRef>(it - hosts.begin()));
+    }
+    std::vector<OTF2_StringRef> rank_names, location_names;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        rank_names.push_back(extra(ranks.size() > 1 ? "rank " + std::to_string(r) : std::string("process")));
+        for (const auto& l : ranks[r].locations) location_names.push_back(extra(l.name));
+    }
+    for (std::size_t i = 0; i < strings.size(); ++i) {
+        check(OTF2_GlobalDefWriter_WriteString(w, static_cast<OTF2_StringRef>(i), strings[i].c_str()),
+              "writing a string definition");
+    }
+    for (std::size_t i = 0; i < defs.regions.size(); ++i) {
+        const RegionDefinition& r = defs.regions[i];
+        const OTF2_RegionFlag flags = (r.flags & region_flag_phase) ? OTF2_REGION_FLAG_PHASE : OTF2_REGION_FLAG_NONE;
+        check(OTF2_GlobalDefWriter_WriteRegion(w, static_cast<OTF2_RegionRef>(i), r.name, r.name, 0, to_otf2(r.role),
+                                               to_otf2(r.paradigm), flags, r.file, r.line, r.line),
+              "writing a region definition");
+    }
+    for (std::size_t i = 0; i < defs.parameters.size(); ++i) {
+        const ParameterDefinition& p = defs.parameters[i];
+        check(OTF2_GlobalDefWriter_WriteParameter(
+                  w, static_cast<OTF2_ParameterRef>(i), p.name,
+                  p.type == events::ParameterType::string ? OTF2_PARAMETER_TYPE_STRING : OTF2_PARAMETER_TYPE_INT64),
+              "writing a parameter definition");
+    }
+    for (std::size_t h = 0; h < hosts.size(); ++h) {
+        check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, static_cast<OTF2_SystemTreeNodeRef>(h), host_names[h],
+                                                       node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+              "writing the system tree");
+    }
+    std::size_t next_name = 0;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        check(OTF2_GlobalDefWriter_WriteLocationGroup(w, static_cast<OTF2_LocationGroupRef>(r), rank_names[r],
+                                                      OTF2_LOCATION_GROUP_TYPE_PROCESS, node_of_rank[r],
+                                                      OTF2_UNDEFINED_LOCATION_GROUP),
+              "writing a location group");
+        for (const auto& l : ranks[r].locations) {
+            check(OTF2_GlobalDefWriter_WriteLocation(w, l.id, location_names[next_name++], OTF2_LOCATION_TYPE_CPU_THREAD,
+                                                     l.events, static_cast<OTF2_LocationGroupRef>(r)),
+                  "writing a location definition");
+        }
+    }
+    check(OTF2_Archive_CloseGlobalDefWriter(archive, w), "closing the global definitions");
+    return error;
+}
+
+}  // namespace
+
+std::string Otf2Archive::write_local_definitions(const unification::Unified& defs,
+                                                 const std::vector<LocationDefinition>& locations) {
+    // Events carry local references: region and parameter handle - 1, string
+    // handles as they are.  The mapping tables turn them into global ids.
+    std::vector<std::uint64_t> regions(defs.region_map.begin(), defs.region_map.end());
+    std::vector<std::uint64_t> parameters(defs.parameter_map.begin(), defs.parameter_map.end());
+    std::vector<std::uint64_t> strings(defs.string_map.begin(), defs.string_map.end());
+    const bool identity = is_identity(defs.region_map, 0) && is_identity(defs.parameter_map, 0) &&
+                          is_identity(defs.string_map, 0);
+    std::string error;
+    auto check = [&](OTF2_ErrorCode rc, const char* what) {
+        if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe(rc);
+    };
+    check(OTF2_Archive_OpenDefFiles(archive_), "opening the local definition files");
+    for (const LocationDefinition& l : locations) {
+        OTF2_DefWriter* local = OTF2_Archive_GetDefWriter(archive_, l.id);
+        if (local == nullptr) {
+            if (error.empty()) error = "cannot create a local definition writer";
+            continue;
+        }
+        if (!identity) {
+            const std::pair<OTF2_MappingType, std::vector<std::uint64_t>*> tables[] = {
+                {OTF2_MAPPING_REGION, &regions}, {OTF2_MAPPING_PARAMETER, &parameters}, {OTF2_MAPPING_STRING, &strings}};
+            for (const auto& [type, map] : tables) {
+                if (map->empty()) continue;
+                OTF2_IdMap* id_map = OTF2_IdMap_CreateFromUint64Array(map->size(), map->data(), true);
+                if (id_map == nullptr) continue;  // an identity map: nothing to write
+                check(OTF2_DefWriter_WriteMappingTable(local, type, id_map), "writing a mapping table");
+                OTF2_IdMap_Free(id_map);
+            }
+        }
+        check(OTF2_Archive_CloseDefWriter(archive_, local), "closing a local definition writer");
+    }
+    check(OTF2_Archive_CloseDefFiles(archive_), "closing the local definition files");
+    return error;
+}
+
+std::string Otf2Archive::finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
+                                Ticks end) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
     std::string error;
@@ -191,81 +387,54 @@ std::string Otf2Archive::finish(const std::vector<LocationDefinition>& locations
     for (OTF2_EvtWriter* w : writers_) check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing an event writer");
     writers_.clear();
     check(OTF2_Archive_CloseEvtFiles(archive_), "closing the event files");
+    const std::string local_error = write_local_definitions(defs, locations);
+    if (error.empty()) error = local_error;
 
-    // Local definition files (one per location): readers expect them; the
-    // id mappings of unified definitions will go here.
-    check(OTF2_Archive_OpenDefFiles(archive_), "opening the local definition files");
-    for (const LocationDefinition& l : locations) {
-        OTF2_DefWriter* local = OTF2_Archive_GetDefWriter(archive_, l.id);
-        if (local == nullptr) {
-            if (error.empty()) error = "cannot create a local definition writer";
-            continue;
-        }
-        check(OTF2_Archive_CloseDefWriter(archive_, local), "closing a local definition writer");
-    }
-    check(OTF2_Archive_CloseDefFiles(archive_), "closing the local definition files");
-
-    OTF2_GlobalDefWriter* defs = OTF2_Archive_GetGlobalDefWriter(archive_);
-    if (defs == nullptr) {
-        OTF2_Archive_Close(archive_);
-        archive_ = nullptr;
-        return "cannot create the global definition writer";
-    }
-    const timer::Epoch& epoch = timer::epoch();
-    check(OTF2_GlobalDefWriter_WriteClockProperties(
-              defs, static_cast<uint64_t>(timer::resolution() + 0.5), epoch.ticks,
-              end > epoch.ticks ? end - epoch.ticks : 0, epoch.realtime_ns),
-          "writing the clock properties");
-
-    const DefinitionsSnapshot snap = definitions().snapshot();
-    // String 0 is "", string h is snap.strings[h - 1]: handles are the OTF2 references.
-    std::vector<std::string> strings;
-    strings.push_back("");
-    strings.insert(strings.end(), snap.strings.begin(), snap.strings.end());
+    // Every rank's host, time span and locations go to rank 0, which writes the
+    // global definitions (they are needed there once; O(locations) data).
+    RankInfo mine;
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
-    const auto extra = [&](const std::string& s) {
-        strings.push_back(s);
-        return static_cast<OTF2_StringRef>(strings.size() - 1);
-    };
-    const OTF2_StringRef host_name = extra(host);
-    const OTF2_StringRef node_class = extra("node");
-    const OTF2_StringRef process_name = extra("process");
-    std::vector<OTF2_StringRef> location_names;
-    for (const LocationDefinition& l : locations) location_names.push_back(extra(l.name));
-    for (size_t i = 0; i < strings.size(); ++i) {
-        check(OTF2_GlobalDefWriter_WriteString(defs, static_cast<OTF2_StringRef>(i), strings[i].c_str()),
-              "writing a string definition");
+    mine.host = host;
+    mine.begin = timer::epoch().ticks;
+    mine.end = end;
+    mine.locations = locations;
+    std::vector<RankInfo> ranks;
+    const std::string bytes = encode(mine);
+    if (group_ != nullptr && group_->size() > 1) {
+        const int size = group_->size();
+        std::uint64_t my_size = bytes.size();
+        std::vector<std::uint64_t> sizes(rank_ == 0 ? size : 0);
+        group_->gather(&my_size, sizeof my_size, sizes.data(), 0);
+        std::vector<std::size_t> counts(sizes.begin(), sizes.end());
+        std::string all;
+        if (rank_ == 0) {
+            std::size_t total = 0;
+            for (std::size_t c : counts) total += c;
+            all.resize(total);
+        }
+        group_->gatherv(bytes.data(), bytes.size(), rank_ == 0 ? &all[0] : nullptr,
+                        rank_ == 0 ? counts.data() : nullptr, 0);
+        if (rank_ == 0) {
+            const char* p = all.data();
+            for (int r = 0; r < size; ++r) {
+                RankInfo info;
+                if (!decode(p, all.data() + all.size(), &info) && error.empty()) error = "malformed rank data";
+                ranks.push_back(std::move(info));
+            }
+        }
+    } else {
+        ranks.push_back(mine);
     }
-    for (size_t i = 0; i < snap.regions.size(); ++i) {
-        const RegionDefinition& r = snap.regions[i];
-        const OTF2_RegionFlag flags = (r.flags & region_flag_phase) ? OTF2_REGION_FLAG_PHASE : OTF2_REGION_FLAG_NONE;
-        check(OTF2_GlobalDefWriter_WriteRegion(defs, static_cast<OTF2_RegionRef>(i), r.name, r.name, 0,
-                                               to_otf2(r.role), to_otf2(r.paradigm), flags, r.file, r.line,
-                                               r.line),
-              "writing a region definition");
+
+    if (rank_ == 0) {
+        const std::string global_error = write_global_definitions(archive_, defs, ranks);
+        if (error.empty()) error = global_error;
     }
-    for (size_t i = 0; i < snap.parameters.size(); ++i) {
-        const ParameterDefinition& p = snap.parameters[i];
-        check(OTF2_GlobalDefWriter_WriteParameter(
-                  defs, static_cast<OTF2_ParameterRef>(i), p.name,
-                  p.type == events::ParameterType::string ? OTF2_PARAMETER_TYPE_STRING : OTF2_PARAMETER_TYPE_INT64),
-              "writing a parameter definition");
-    }
-    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(defs, 0, host_name, node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
-          "writing the system tree");
-    check(OTF2_GlobalDefWriter_WriteLocationGroup(defs, 0, process_name, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                                  OTF2_UNDEFINED_LOCATION_GROUP),
-          "writing the location group");
-    for (size_t i = 0; i < locations.size(); ++i) {
-        check(OTF2_GlobalDefWriter_WriteLocation(defs, locations[i].id, location_names[i],
-                                                 OTF2_LOCATION_TYPE_CPU_THREAD, locations[i].events, 0),
-              "writing a location definition");
-    }
-    check(OTF2_Archive_CloseGlobalDefWriter(archive_, defs), "closing the global definitions");
     check(OTF2_Archive_Close(archive_), "closing the archive");
     archive_ = nullptr;
     return error;
 }
+
 
 }  // namespace strata::tracing

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/unification.hpp"
+#include "strata/measurement/process_group.hpp"
 #include "tracing/event_buffer.hpp"
 
 namespace strata::tracing {
@@ -22,7 +24,7 @@ namespace strata::tracing {
 /// What the converter keeps per location between flushes.
 struct Otf2LocationState {
     OTF2_EvtWriter* writer = nullptr;
-    std::uint64_t location_id = 0;
+    std::uint32_t location_index = 0;  ///< Location::index (the OTF2 id adds the rank)
     std::uint64_t events = 0;            ///< OTF2 events written
     std::uint64_t skipped_leaves = 0;    ///< leaves without a matching enter (lost records)
     std::vector<std::uint64_t> open;     ///< regions open at the end of the last conversion
@@ -37,9 +39,14 @@ public:
     Otf2Archive& operator=(const Otf2Archive&) = delete;
 
     /// Opens `<directory>/traces.otf2` (once; later calls return the first result).
-    /// Returns "" or the reason.
-    std::string open(const std::string& directory, std::uint64_t chunk_size);
+    /// With a process group (MPI), every rank opens it together (collective) and
+    /// writes the event files of its own locations.  Returns "" or the reason.
+    std::string open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group);
     bool is_open() const { return archive_ != nullptr; }
+
+    /// The OTF2 location id of this process's location `index`: the rank in the
+    /// upper 32 bits, so that ids are unique in the job.
+    std::uint64_t location_id(std::uint32_t index) const { return (static_cast<std::uint64_t>(rank_) << 32) | index; }
 
     /// Converts `buffer` into the location's OTF2 event writer; returns "" or the error.
     std::string convert(Otf2LocationState& state, const EventBuffer& buffer);
@@ -52,8 +59,11 @@ public:
         std::string name;
         std::uint64_t events;
     };
-    /// Writes the global definitions and closes the archive.
-    std::string finish(const std::vector<LocationDefinition>& locations, Ticks end);
+    /// Writes the local definitions (id mappings) of this process's locations,
+    /// rank 0 writes the global definitions of all ranks, and the archive is
+    /// closed.  Collective with a process group.
+    std::string finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
+                       Ticks end);
 
 private:
     std::mutex mutex_;
@@ -61,6 +71,11 @@ private:
     std::string open_error_;
     bool open_tried_ = false;
     std::vector<OTF2_EvtWriter*> writers_;
+    events::ProcessGroup* group_ = nullptr;
+    int rank_ = 0;
+
+    std::string write_local_definitions(const unification::Unified& defs,
+                                        const std::vector<LocationDefinition>& locations);
 };
 
 }  // namespace strata::tracing

@@ -33,7 +33,7 @@ inline TraceLocation& state(Location& loc) { return *static_cast<TraceLocation*>
 
 void on_location_created(Location& loc) {
     auto* tl = new TraceLocation(page_pool());
-    tl->otf2.location_id = loc.index;
+    tl->otf2.location_index = loc.index;
     loc.substrate_data[g_slot] = tl;
 }
 
@@ -45,10 +45,18 @@ Otf2Archive*& archive_slot() {
 }
 Otf2Archive& archive() { return *archive_slot(); }
 
-std::string open_archive() {
+std::string open_archive(events::ProcessGroup* group = nullptr) {
     const std::string& dir = runtime::experiment_directory();
-    if (dir.empty()) return "no experiment directory";
-    return archive().open(dir, 1 << 20);
+    if (dir.empty()) return "no experiment directory yet";
+    return archive().open(dir, 1 << 20, group);
+}
+
+bool begin_multi_process(events::ProcessGroup* group, std::string* error) {
+    // Collective: every rank opens the archive now, so that a later flush of
+    // one rank's buffer needs no other rank.
+    const std::string problem = open_archive(group);
+    if (!problem.empty() && error) *error = "strata: the trace archive could not be opened: " + problem;
+    return problem.empty();
 }
 
 /// Writes the buffer to the OTF2 archive and empties it (keeping one page
@@ -139,9 +147,12 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         if (problem.empty()) problem = archive().close_open_regions(tl->otf2, ctx.end_time);
         lost += tl->lost;
         flushes += tl->flushes;
-        defs.push_back({tl->otf2.location_id, loc->name, tl->otf2.events});
+        defs.push_back({archive().location_id(loc->index), loc->name, tl->otf2.events});
     }
-    if (problem.empty()) problem = archive().finish(defs, ctx.end_time);
+    // With a process group, finish() is collective: every rank must take part,
+    // also one whose conversion failed.
+    const std::string finish_error = archive().finish(*ctx.definitions, defs, ctx.end_time);
+    if (problem.empty()) problem = finish_error;
     if (flushes > 0) {
         std::fprintf(stderr,
                      "strata: note: trace buffers were flushed to disk %llu times during the run "
@@ -170,8 +181,8 @@ void reset() {
 }
 
 constexpr substrate::Callbacks kCallbacks = {
-    "tracing", on_location_created, on_enter, on_exit, on_parameter_int, on_parameter_string,
-    finalize,  reset,
+    "tracing",           on_location_created, on_enter, on_exit, on_parameter_int, on_parameter_string,
+    begin_multi_process, finalize,            reset,
 };
 
 }  // namespace
