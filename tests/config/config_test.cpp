@@ -458,14 +458,15 @@ TEST(ConfigRegistryLate, AddAndLoadParsesAVariableAddedAfterTheCoreStarted) {
     ASSERT_FALSE(registry.load_values([&](const char* name) -> const char* {
         return std::string(name) == "STRATA_LATE_TEST_COUNT" ? environment_value : nullptr;
     }));
-    long stored = -1;
+    // The row stays in the registry after the test: it must store into something that lives on.
+    static long stored = -1;
     Variable v;
     v.ns = "LATE";
     v.name = "TEST_COUNT";
     v.type = Type::integer;
     v.default_value = "1";
     v.short_help = "a row added by an adapter after the core loaded";
-    v.store = [&](const std::string& text) { stored = std::stol(text); };
+    v.store = [](const std::string& text) { stored = std::stol(text); };
     EXPECT_FALSE(registry.add_and_load(v));
     EXPECT_EQ(stored, 12);
     const std::vector<std::string> environment = {"STRATA_LATE_TEST_COUNT=12", "STRATA_LATE_TEST_CUONT=1"};

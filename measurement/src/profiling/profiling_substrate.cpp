@@ -14,7 +14,9 @@
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "profiling/call_tree.hpp"
+#include "core/unification.hpp"
 #include "profiling/profile_h5_writer.hpp"
+#include "profiling/profile_merge.hpp"
 
 namespace strata::profiling {
 
@@ -49,7 +51,13 @@ std::string iso_time_now() {
 
 bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (ctx.experiment_directory == nullptr) return true;
-    const ProfileData data = collect();
+    const int rank = ctx.group != nullptr ? ctx.group->rank() : 0;
+    ProfileData data = collect(*ctx.definitions, rank);
+    if (ctx.group != nullptr && ctx.group->size() > 1) {
+        // Interim: rank 0 merges every rank's columns and writes alone.
+        data = gather_profiles(std::move(data), *ctx.group);
+        if (rank != 0) return true;
+    }
     if (data.dropped_callpaths > 0) {
         std::fprintf(stderr,
                      "strata: warning: the profile ran out of memory: %llu call-path visits were "
@@ -82,29 +90,31 @@ constexpr substrate::Callbacks kCallbacks = {
 
 const substrate::Callbacks& substrate_callbacks() { return kCallbacks; }
 
-ProfileData collect() {
+ProfileData collect() { return collect(unification::unify(definitions().snapshot(), nullptr), 0); }
+
+ProfileData collect(const unification::Unified& defs, int rank) {
     ProfileData data;
-    const DefinitionsSnapshot defs = definitions().snapshot();
-    // Strings: index = handle - 1; index 0 of the file is the empty string for "none".
-    data.strings.reserve(defs.strings.size() + 1);
-    data.strings.push_back("");
-    for (const std::string& s : defs.strings) data.strings.push_back(s);
-    auto string_index = [](StringHandle h) { return static_cast<std::uint32_t>(h); };
-    data.regions.push_back(ProfileData::Region{});  // index 0: no region (the virtual root)
+    // Strings are the job's (global string 0 is ""); regions and parameters are
+    // shifted by one so that index 0 means "none" (the virtual root, no parameter).
+    data.strings = defs.strings;
+    data.regions.push_back(ProfileData::Region{});
     for (const RegionDefinition& r : defs.regions) {
         ProfileData::Region out;
-        out.name = string_index(r.name);
-        out.file = string_index(r.file);
+        out.name = r.name;
+        out.file = r.file;
         out.line = r.line;
         out.paradigm = static_cast<std::uint8_t>(r.paradigm);
         out.role = static_cast<std::uint8_t>(r.role);
         out.flags = r.flags;
         data.regions.push_back(out);
     }
-    data.parameters.push_back(ProfileData::Parameter{});  // index 0: none
+    data.parameters.push_back(ProfileData::Parameter{});
     for (const ParameterDefinition& p : defs.parameters) {
-        data.parameters.push_back(ProfileData::Parameter{string_index(p.name), static_cast<std::uint8_t>(p.type)});
+        data.parameters.push_back(ProfileData::Parameter{p.name, static_cast<std::uint8_t>(p.type)});
     }
+    // Local handle -> index in the tables above.
+    auto region_index = [&](RegionHandle h) { return h == 0 ? 0u : defs.region_map[h - 1] + 1; };
+    auto parameter_index = [&](ParameterHandle h) { return h == 0 ? 0u : defs.parameter_map[h - 1] + 1; };
 
     std::vector<Location*> locations;
     for (Location* loc : location::all()) {
@@ -113,8 +123,8 @@ ProfileData collect() {
     const size_t n_loc = locations.size();
     for (Location* loc : locations) {
         ProfileData::Location out;
-        out.id = loc->index;
-        out.rank = 0;
+        out.id = (static_cast<std::uint64_t>(rank) << 32) | loc->index;  // as in the trace
+        out.rank = static_cast<std::uint32_t>(rank);
         out.thread = loc->index;
         out.type = static_cast<std::uint8_t>(loc->type);
         data.strings.push_back(loc->name);
@@ -141,7 +151,11 @@ ProfileData collect() {
             const CallTree::Node& n = t.node(i);
             const std::uint32_t local_parent = n.parent == nullptr ? 0 : n.parent->index;
             const std::int64_t parent = local_parent == 0 ? -1 : global[local_parent];
-            const Key key{parent, n.region, n.parameter, n.value};
+            const std::uint32_t region = region_index(n.region);
+            const std::uint32_t parameter = parameter_index(n.parameter);
+            const std::int64_t value =
+                n.parameter != 0 && n.is_string ? static_cast<std::int64_t>(defs.string_map[n.value]) : n.value;
+            const Key key{parent, region, parameter, value};
             auto it = index_of.find(key);
             std::int64_t g;
             if (it == index_of.end()) {
@@ -149,12 +163,12 @@ ProfileData collect() {
                 index_of.emplace(key, g);
                 ProfileData::CallPath cp;
                 cp.parent = parent;
-                cp.region = n.region;
-                cp.parameter = n.parameter == 0 ? -1 : static_cast<std::int64_t>(n.parameter);
+                cp.region = region;
+                cp.parameter = parameter == 0 ? -1 : static_cast<std::int64_t>(parameter);
                 if (n.parameter != 0 && n.is_string) {
-                    cp.string_value = n.value;
+                    cp.string_value = value;
                 } else {
-                    cp.int_value = n.value;
+                    cp.int_value = value;
                 }
                 data.callpaths.push_back(cp);
                 cells.emplace_back(n_loc);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/substrate.hpp"
+#include "core/unification.hpp"
 #include "profiling/profile_data.hpp"
 
 namespace strata::profiling {
@@ -13,5 +14,9 @@ const substrate::Callbacks& substrate_callbacks();
 /// paths merged by region and parameter; columns: locations).  Call after the
 /// events have stopped (runtime::finalize).
 ProfileData collect();
+
+/// The same with the job's definitions: global region, parameter and string
+/// ids, location ids of `rank` (as in the trace).
+ProfileData collect(const unification::Unified& defs, int rank);
 
 }  // namespace strata::profiling
