@@ -198,6 +198,25 @@ def groups_bogus(args):
 
 
 @scenario
+def thread_multiple_np2(args):
+    # Three threads per rank call MPI at the same time: each thread's regions on its own location.
+    run = MpiRun(args, 'thread-multiple-np2', 'mpi_threads', 2, TRACING)
+    main = {'MPI_Init_thread': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Barrier': 1, 'MPI_Finalize': 1}
+    worker = {'MPI_Send': 5, 'MPI_Recv': 5}
+    for rank, directory in run.experiments.items():
+        events = reader.read_otf2(os.path.join(directory, 'traces.otf2'))
+        expect_equal(sorted(events), ['thread 0', 'thread 1', 'thread 2', 'thread 3'], 'rank %d: locations' % rank)
+        for location, stream in sorted(events.items()):
+            expect_equal(mpi_region_counts(reader.check_nesting(stream)),
+                         main if location == 'thread 0' else worker, 'rank %d, %s' % (rank, location))
+        visits = collections.Counter()
+        for path, n in reader.visits_by_path(reader.read_profile(os.path.join(directory, 'profile.h5'))).items():
+            if path.split('/')[-1].startswith('MPI_'):
+                visits[path.split('/')[-1]] += n
+        expect_equal(dict(visits), dict(main, MPI_Send=15, MPI_Recv=15), 'rank %d: MPI visits in profile.h5' % rank)
+
+
+@scenario
 def fortran_np2(args):
     check_all_ranks(MpiRun(args, 'fortran-np2', 'mpi_ring_f', 2, TRACING), RING_FORTRAN)
 
