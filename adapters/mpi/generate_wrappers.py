@@ -27,17 +27,17 @@ ARGUMENT_ROLES = frozenset('''
     status statuses message newmessage'''.split())
 VERSIONS = ('1.0', '1.2', '2.0', '2.2', '3.0', '3.1')
 
-# Where later work hooks into the wrappers.  Today every function, MPI_Init and
-# MPI_Finalize included, is just enter / PMPI call / exit.  Later:
-#   MPI_Init, MPI_Init_thread: after PMPI_Init returns, define MPI_COMM_WORLD and
-#     measure the clock offsets to rank 0 (ping-pong); the Fortran entry points
-#     must do the same (they reach this through the same hook table).
-#   MPI_Finalize: before PMPI_Finalize, measure the clock offsets again, unify the
-#     definitions and write the experiment while MPI still works.
-# A hook is C++ code placed before or after the PMPI call; add it here, keyed by
-# function name, so that the C and Fortran wrappers stay generated from one place.
-HOOKS_BEFORE_CALL = {}
-HOOKS_AFTER_CALL = {}
+# Where the measurement hooks into the wrappers, for the C and the Fortran entry
+# points alike.  A hook is C++ code placed before or after the PMPI call; it
+# runs whether or not the function's group is recorded (a program measured with
+# STRATA_MPI_ENABLE_GROUPS=none is still one experiment of all ranks).
+#   MPI_Init, MPI_Init_thread: after PMPI_Init, the ranks agree on the
+#     experiment directory and open the trace archive (mpi_process_group.cpp).
+#     Later: define MPI_COMM_WORLD, measure the clock offsets to rank 0.
+#   MPI_Finalize: before PMPI_Finalize, the ranks unify their definitions and
+#     write the experiment while MPI still works.  Later: clock offsets again.
+HOOKS_BEFORE_CALL = {'MPI_Finalize': 'strata::mpi::before_finalize();'}
+HOOKS_AFTER_CALL = {'MPI_Init': 'strata::mpi::after_init();', 'MPI_Init_thread': 'strata::mpi::after_init();'}
 
 
 class SpecError(Exception):
@@ -319,6 +319,7 @@ def write_c_wrappers(groups, functions):
 // "MPI_Xxx" around PMPI_Xxx when its group is enabled (STRATA_MPI_ENABLE_GROUPS)
 // and the calling thread is not inside Strata or inside another MPI call.
 #include "mpi_adapter.hpp"
+#include "mpi_process_group.hpp"
 
 // Deprecated MPI functions (MPI_Attr_get, ...) are wrapped like the others.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -337,14 +338,20 @@ using mpi::Function;
         if f.variadic:
             out.append('// The variable arguments are not forwarded (PMPI_%s ignores them too).\n'
                        % f.name[4:])
-        if f.name in ('MPI_Init', 'MPI_Init_thread', 'MPI_Finalize'):
-            out.append('// Later: clock synchronisation and finalisation hook in here '
-                       '(generate_wrappers.py, HOOKS_*).\n')
+        if f.name in HOOKS_BEFORE_CALL or f.name in HOOKS_AFTER_CALL:
+            out.append('// The measurement of all ranks starts / ends here (generate_wrappers.py, HOOKS_*).\n')
         out.append('// Events when the group is enabled: %s.\n' % f.events)
         out.append('#if %s && !defined(%s) && !defined(P%s)\n' % (version_guard(f), f.name, f.name))
         out.append('extern "C" STRATA_MPI_EXPORT %s %s(%s) {\n' % (f.result, f.name, params))
-        out.append('    if (!mpi::detail::should_record(mpi::%s)) return P%s(%s);\n'
-                   % (group_constant(f.group), f.name, args))
+        if f.name in HOOKS_BEFORE_CALL or f.name in HOOKS_AFTER_CALL:
+            out.append('    if (!mpi::detail::should_record(mpi::%s)) {\n' % group_constant(f.group))
+            out.extend('    ' + line for line in hook(HOOKS_BEFORE_CALL, f))
+            out.append('        const %s strata_result = P%s(%s);\n' % (f.result, f.name, args))
+            out.extend('    ' + line for line in hook(HOOKS_AFTER_CALL, f))
+            out.append('        return strata_result;\n    }\n')
+        else:
+            out.append('    if (!mpi::detail::should_record(mpi::%s)) return P%s(%s);\n'
+                       % (group_constant(f.group), f.name, args))
         out.append('    const RegionHandle strata_region = mpi::detail::begin(Function::%s);\n' % f.name)
         out.extend(hook(HOOKS_BEFORE_CALL, f))
         out.append('    const %s strata_result = P%s(%s);\n' % (f.result, f.name, args))
@@ -391,6 +398,7 @@ def write_fortran_wrappers(groups, functions):
 #include <cstddef>
 
 #include "mpi_adapter.hpp"
+#include "mpi_process_group.hpp"
 
 namespace mpi = strata::mpi;
 using strata::RegionHandle;
@@ -411,8 +419,18 @@ namespace {
         out.append('%s %s_record(%s_fn* real, const char* real_name%s) {\n'
                    % (returns, lower, lower, ''.join(', ' + d for d in decls)))
         out.append('    if (real == nullptr) mpi::detail::missing_fortran_symbol(real_name);\n')
-        out.append('    if (!mpi::detail::should_record(mpi::%s)) return real(%s);\n'
-                   % (group_constant(f.group), arg_list))
+        if f.name in HOOKS_BEFORE_CALL or f.name in HOOKS_AFTER_CALL:
+            out.append('    if (!mpi::detail::should_record(mpi::%s)) {\n' % group_constant(f.group))
+            out.extend('    ' + line for line in hook(HOOKS_BEFORE_CALL, f))
+            if returns != 'void':
+                out.append('        const %s strata_result = real(%s);\n' % (returns, arg_list))
+            else:
+                out.append('        real(%s);\n' % arg_list)
+            out.extend('    ' + line for line in hook(HOOKS_AFTER_CALL, f))
+            out.append('        return%s;\n    }\n' % (' strata_result' if returns != 'void' else ''))
+        else:
+            out.append('    if (!mpi::detail::should_record(mpi::%s)) return real(%s);\n'
+                       % (group_constant(f.group), arg_list))
         out.append('    const RegionHandle strata_region = mpi::detail::begin(Function::%s);\n' % f.name)
         out.extend(hook(HOOKS_BEFORE_CALL, f))
         if returns != 'void':

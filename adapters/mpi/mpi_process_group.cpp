@@ -87,7 +87,9 @@ void MpiProcessGroup::receive(void* data, std::size_t bytes, int peer) {
 }
 
 void after_init() {
-    if (g_group != nullptr) return;
+    int initialized = 0;
+    PMPI_Initialized(&initialized);
+    if (g_group != nullptr || !initialized) return;  // PMPI_Init failed: nothing to agree on
     g_group = new MpiProcessGroup();
     events::begin_multi_process(g_group);
 }

@@ -13,13 +13,19 @@ import subprocess
 
 # ---------------------------------------------------------------- OTF2 (bindings)
 
+def location_key(location):
+    """'thread 0' for a single process; 'rank 3/thread 0' in an MPI experiment."""
+    group = location.group.name
+    return location.name if group == 'process' else '%s/%s' % (group, location.name)
+
+
 def read_otf2(archive):
-    """Returns {location name: [(kind, time, name)]} with kind 'E', 'L', 'P'."""
+    """Returns {location key: [(kind, time, name)]} with kind 'E', 'L', 'P' (see location_key)."""
     import otf2  # only in Debian's interpreter
     events = collections.defaultdict(list)
     with otf2.reader.open(archive) as trace:
         for location, event in trace.events:
-            key = location.name
+            key = location_key(location)
             if isinstance(event, otf2.events.Enter):
                 events[key].append(('E', event.time, event.region.name))
             elif isinstance(event, otf2.events.Leave):
@@ -131,7 +137,8 @@ def read_profile(path):
     regions = records('/definitions/regions')
     params = records('/definitions/parameters')
     callpaths = records('/definitions/callpaths')
-    n_loc = len(records('/definitions/locations'))
+    locations = records('/definitions/locations')
+    n_loc = len(locations)
 
     def label(cp):
         if cp['parameter'] >= 0:
@@ -153,7 +160,8 @@ def read_profile(path):
     for name in ('visits', 'time_inclusive', 'time_exclusive'):
         flat = h5dump_dataset(path, '/metrics/' + name)
         metrics[name] = [flat[i * n_loc:(i + 1) * n_loc] for i in range(len(callpaths))]
-    return {'paths': paths, 'locations': n_loc, 'metrics': metrics}
+    return {'paths': paths, 'locations': n_loc, 'metrics': metrics,
+            'location_ids': [l['id'] for l in locations], 'location_ranks': [l['rank'] for l in locations]}
 
 
 def visits_by_path(profile, location=None):

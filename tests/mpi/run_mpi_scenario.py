@@ -61,7 +61,7 @@ def clean_environment(env):
 
 
 class MpiRun:
-    """Runs `mpirun -np N program` in a fresh working directory; one experiment per rank."""
+    """Runs `mpirun -np N program` in a fresh working directory: one experiment of all ranks."""
 
     def __init__(self, args, name, program, ranks, env=None):
         self.dir = os.path.join(args.work_dir, name)
@@ -75,13 +75,14 @@ class MpiRun:
                                                                                    p.stderr)
         pids = dict((int(r), int(pid)) for r, pid in re.findall(r'^rank (\d+) pid (\d+)$', p.stdout, re.M))
         expect_equal(sorted(pids), list(range(ranks)), 'ranks that reported their pid')
-        self.experiments = {}
-        for rank, pid in sorted(pids.items()):
-            found = glob.glob(os.path.join(self.dir, 'strata-*_%d' % pid))
-            assert len(found) == 1, 'rank %d (pid %d): experiment directories %s' % (rank, pid, found)
-            self.experiments[rank] = found[0]
         everything = glob.glob(os.path.join(self.dir, 'strata-*'))
-        expect_equal(len(everything), ranks, 'experiment directories')
+        expect_equal(len(everything), 1, 'one experiment directory for all ranks: %s' % everything)
+        self.directory = everything[0]
+        self.ranks = ranks
+        # Rank 0 chose the name: its pid is in it (unless the user named it).
+        assert 'STRATA_EXPERIMENT_DIRECTORY' in (env or {}) or self.directory.endswith('_%d' % pids[0]), \
+            (self.directory, pids)
+        expect_equal(self.stderr.count('experiment written to'), 1, 'one report, from rank 0')
 
 
 def mpi_region_counts(counts):
@@ -91,16 +92,20 @@ def mpi_region_counts(counts):
 def check_rank(rank, directory, expected, tracing=True):
     """Exact MPI region counts of one rank in the trace (two readers) and the profile."""
     what = 'rank %d (%s)' % (rank, os.path.basename(directory))
+    location = 'rank %d/thread 0' % rank
+    location_id = rank << 32
     if tracing:
         archive = os.path.join(directory, 'traces.otf2')
         events = reader.read_otf2(archive)
-        expect_equal(list(events), ['thread 0'], what + ': locations')
+        if location not in events and not expected:
+            return  # nothing recorded on this rank: no location at all
+        assert location in events, '%s: locations %s' % (what, sorted(events))
         # python3 otf2: every enter has its leave, properly nested, time never goes back.
-        pairs = reader.check_nesting(events['thread 0'])
+        pairs = reader.check_nesting(events[location])
         expect_equal(mpi_region_counts(pairs), expected, what + ': MPI regions (python3 otf2)')
         # No MPI region inside another: calls MPI makes to itself are not recorded.
         stack = []
-        for kind, _, name in events['thread 0']:
+        for kind, _, name in events[location]:
             if kind == 'E':
                 assert not (name.startswith('MPI_') and any(s.startswith('MPI_') for s in stack)), \
                     '%s: %s inside %s' % (what, name, stack)
@@ -109,8 +114,8 @@ def check_rank(rank, directory, expected, tracing=True):
                 stack.pop()
         # otf2-print: the same counts, enters and leaves.
         printed = collections.Counter()
-        for (_, kind, name), n in reader.otf2_print_counts(archive).items():
-            if name.startswith('MPI_'):
+        for (loc, kind, name), n in reader.otf2_print_counts(archive).items():
+            if name.startswith('MPI_') and loc == location_id:
                 printed[(kind, name)] += n
         expect_equal({name: n for (kind, name), n in printed.items() if kind == 'ENTER'}, expected,
                      what + ': MPI enters (otf2-print)')
@@ -128,8 +133,11 @@ def check_rank(rank, directory, expected, tracing=True):
                              what + ': role of ' + name)
     # Profile (h5dump): visits per MPI region, summed over call paths.
     profile = reader.read_profile(os.path.join(directory, 'profile.h5'))
+    assert location_id in profile['location_ids'], '%s: profile locations %s' % (what, profile['location_ids'])
+    column = profile['location_ids'].index(location_id)
+    expect_equal(profile['location_ranks'][column], rank, what + ': rank of the profile column')
     visits = collections.Counter()
-    for path, n in reader.visits_by_path(profile).items():
+    for path, n in reader.visits_by_path(profile, column).items():
         leaf = path.split('/')[-1]
         if leaf.startswith('MPI_'):
             assert not any(p.startswith('MPI_') for p in path.split('/')[:-1]), what + ': path ' + path
@@ -138,8 +146,8 @@ def check_rank(rank, directory, expected, tracing=True):
 
 
 def check_all_ranks(run, expected, tracing=True):
-    for rank, directory in run.experiments.items():
-        check_rank(rank, directory, expected, tracing)
+    for rank in range(run.ranks):
+        check_rank(rank, run.directory, expected, tracing)
 
 
 @scenario
@@ -153,10 +161,22 @@ def ring_np4(args):
 
 
 @scenario
+def ring_np8(args):
+    check_all_ranks(MpiRun(args, 'ring-np8', 'mpi_ring', 8, TRACING), RING_C)
+
+
+@scenario
+def directory_named_np4(args):
+    # STRATA_EXPERIMENT_DIRECTORY names the one directory of all ranks.
+    run = MpiRun(args, 'named-np4', 'mpi_ring', 4, dict(TRACING, STRATA_EXPERIMENT_DIRECTORY='strata-named'))
+    expect_equal(os.path.basename(run.directory), 'strata-named', 'directory')
+    check_all_ranks(run, RING_C)
+
+
+@scenario
 def profile_only_np2(args):
     run = MpiRun(args, 'profile-only-np2', 'mpi_ring', 2)
-    for directory in run.experiments.values():
-        assert not os.path.exists(os.path.join(directory, 'traces.otf2')), directory
+    assert not os.path.exists(os.path.join(run.directory, 'traces.otf2')), run.directory
     check_all_ranks(run, RING_C, tracing=False)
 
 
@@ -169,9 +189,8 @@ def groups_coll(args):
     check_all_ranks(run, expected)
     # The variable is known (no typo warning) and recorded in every rank's strata.cfg.
     assert 'is not a Strata variable' not in run.stderr, run.stderr
-    for directory in run.experiments.values():
-        with open(os.path.join(directory, 'strata.cfg')) as cfg:
-            assert re.search(r'^STRATA_MPI_ENABLE_GROUPS="?coll"?$', cfg.read(), re.M), directory
+    with open(os.path.join(run.directory, 'strata.cfg')) as cfg:
+        assert re.search(r'^STRATA_MPI_ENABLE_GROUPS="?coll"?$', cfg.read(), re.M), run.directory
 
 
 @scenario
@@ -203,16 +222,21 @@ def thread_multiple_np2(args):
     run = MpiRun(args, 'thread-multiple-np2', 'mpi_threads', 2, TRACING)
     main = {'MPI_Init_thread': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Barrier': 1, 'MPI_Finalize': 1}
     worker = {'MPI_Send': 5, 'MPI_Recv': 5}
-    for rank, directory in run.experiments.items():
-        events = reader.read_otf2(os.path.join(directory, 'traces.otf2'))
-        expect_equal(sorted(events), ['thread 0', 'thread 1', 'thread 2', 'thread 3'], 'rank %d: locations' % rank)
-        for location, stream in sorted(events.items()):
+    events = reader.read_otf2(os.path.join(run.directory, 'traces.otf2'))
+    profile = reader.read_profile(os.path.join(run.directory, 'profile.h5'))
+    for rank in range(run.ranks):
+        mine = {name: stream for name, stream in events.items() if name.startswith('rank %d/' % rank)}
+        expect_equal(sorted(mine), ['rank %d/thread %d' % (rank, t) for t in range(4)], 'rank %d: locations' % rank)
+        for location, stream in sorted(mine.items()):
             expect_equal(mpi_region_counts(reader.check_nesting(stream)),
-                         main if location == 'thread 0' else worker, 'rank %d, %s' % (rank, location))
+                         main if location.endswith('thread 0') else worker, location)
         visits = collections.Counter()
-        for path, n in reader.visits_by_path(reader.read_profile(os.path.join(directory, 'profile.h5'))).items():
-            if path.split('/')[-1].startswith('MPI_'):
-                visits[path.split('/')[-1]] += n
+        for column, column_rank in enumerate(profile['location_ranks']):
+            if column_rank != rank:
+                continue
+            for path, n in reader.visits_by_path(profile, column).items():
+                if path.split('/')[-1].startswith('MPI_'):
+                    visits[path.split('/')[-1]] += n
         expect_equal(dict(visits), dict(main, MPI_Send=15, MPI_Recv=15), 'rank %d: MPI visits in profile.h5' % rank)
 
 
