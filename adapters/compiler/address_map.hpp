@@ -89,7 +89,7 @@ private:
     };
 
     __attribute__((no_instrument_function, always_inline)) static std::size_t index(std::uintptr_t key,
-                                                                                  unsigned shift) {
+                                                                                    unsigned shift) {
         // Fibonacci hashing: the high bits of key * 2^64/phi spread aligned addresses well.
         return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift);
     }
@@ -102,9 +102,7 @@ private:
         }
     }
 
-    Table primary_table() {
-        return Table{(std::size_t{1} << kPrimaryBits) - 1, 64 - kPrimaryBits, primary_};
-    }
+    Table primary_table() { return Table{(std::size_t{1} << kPrimaryBits) - 1, 64 - kPrimaryBits, primary_}; }
 
     /// Stores into `t`; false when the key was already there (its value is then replaced).
     __attribute__((no_instrument_function)) static bool put(const Table& t, std::uintptr_t key,

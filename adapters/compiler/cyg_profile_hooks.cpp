@@ -113,8 +113,12 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) void exit_slow(std::uintptr_t fn)
 
 // fork() while another thread resolves would leave g_mutex locked forever in the child:
 // hold it across fork (no resolution is then half done) and release it on both sides.
-STRATA_NO_INSTRUMENT void before_fork() { g_mutex.lock(); }
-STRATA_NO_INSTRUMENT void after_fork() { g_mutex.unlock(); }
+STRATA_NO_INSTRUMENT void before_fork() {
+    g_mutex.lock();
+}
+STRATA_NO_INSTRUMENT void after_fork() {
+    g_mutex.unlock();
+}
 
 /// Stops before main() when the filter file is bad.  Runs after libstrata-measurement's
 /// constructor (which starts the runtime), since this library depends on it.
@@ -139,7 +143,8 @@ extern "C" {
 __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_func_enter(void* fn, void*) {
     const auto key = reinterpret_cast<std::uintptr_t>(fn);
     const strata::RegionHandle region = g_map.find(key);
-    if (STRATA_UNLIKELY(region == strata::compiler::AddressMap::kUnknown)) return strata::compiler::enter_slow(key);
+    if (STRATA_UNLIKELY(region == strata::compiler::AddressMap::kUnknown))
+        return strata::compiler::enter_slow(key);
     if (region == kSkip) return;
     return strata::events::enter(region);
 }
@@ -147,7 +152,8 @@ __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_f
 __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_func_exit(void* fn, void*) {
     const auto key = reinterpret_cast<std::uintptr_t>(fn);
     const strata::RegionHandle region = g_map.find(key);
-    if (STRATA_UNLIKELY(region == strata::compiler::AddressMap::kUnknown)) return strata::compiler::exit_slow(key);
+    if (STRATA_UNLIKELY(region == strata::compiler::AddressMap::kUnknown))
+        return strata::compiler::exit_slow(key);
     if (region == kSkip) return;
     return strata::events::exit(region);
 }

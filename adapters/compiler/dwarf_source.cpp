@@ -44,7 +44,8 @@ struct DwarfSource::Impl {
         if (file == nullptr) return;
         SourceLine source;
         source.file = file;
-        if (source.file[0] != '/' && comp_dir != nullptr) source.file = std::string(comp_dir) + "/" + source.file;
+        if (source.file[0] != '/' && comp_dir != nullptr)
+            source.file = std::string(comp_dir) + "/" + source.file;
         if (line > 0) source.line = static_cast<std::uint32_t>(line);
         functions.emplace(entry, std::move(source));
     }
@@ -56,7 +57,8 @@ struct DwarfSource::Impl {
         do {
             const int tag = dwarf_tag(&child);
             if (tag == DW_TAG_subprogram) add_function(&child, unit, comp_dir);
-            if (dwarf_haschildren(&child) > 0 && tag != DW_TAG_inlined_subroutine) walk(&child, unit, comp_dir);
+            if (dwarf_haschildren(&child) > 0 && tag != DW_TAG_inlined_subroutine)
+                walk(&child, unit, comp_dir);
         } while (dwarf_siblingof(&child, &child) == 0);
     }
 
@@ -73,7 +75,8 @@ struct DwarfSource::Impl {
         Dwarf_Off offset = 0, next = 0;
         std::size_t header_size = 0;
         while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
-            if (dwarf_offdie(dwarf, offset + header_size, unit) != nullptr && dwarf_haspc(unit, address) > 0) {
+            if (dwarf_offdie(dwarf, offset + header_size, unit) != nullptr &&
+                dwarf_haspc(unit, address) > 0) {
                 return true;
             }
             offset = next;
@@ -106,7 +109,9 @@ bool DwarfSource::find(std::uint64_t address, SourceLine* out) {
     return true;
 }
 
-bool DwarfSource::available() { return true; }
+bool DwarfSource::available() {
+    return true;
+}
 
 }  // namespace strata::compiler
 
@@ -117,8 +122,12 @@ namespace strata::compiler {
 struct DwarfSource::Impl {};
 DwarfSource::DwarfSource(const std::string&) {}
 DwarfSource::~DwarfSource() = default;
-bool DwarfSource::find(std::uint64_t, SourceLine*) { return false; }
-bool DwarfSource::available() { return false; }
+bool DwarfSource::find(std::uint64_t, SourceLine*) {
+    return false;
+}
+bool DwarfSource::available() {
+    return false;
+}
 
 }  // namespace strata::compiler
 

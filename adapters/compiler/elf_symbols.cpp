@@ -23,9 +23,12 @@ using Sym = ElfW(Sym);
 /// Global before weak before local, so that of aliases the exported name is used.
 int binding_rank(unsigned char info) {
     switch (ELF64_ST_BIND(info)) {
-        case STB_GLOBAL: return 0;
-        case STB_WEAK: return 1;
-        default: return 2;
+        case STB_GLOBAL:
+            return 0;
+        case STB_WEAK:
+            return 1;
+        default:
+            return 2;
     }
 }
 
@@ -62,7 +65,8 @@ ElfSymbols::ElfSymbols(const std::string& path) {
         return;
     }
     const auto* sections = reinterpret_cast<const Shdr*>(base + ehdr->e_shoff);
-    std::size_t count = ehdr->e_shnum != 0 ? ehdr->e_shnum : sections[0].sh_size;  // many sections: count in [0]
+    std::size_t count =
+        ehdr->e_shnum != 0 ? ehdr->e_shnum : sections[0].sh_size;  // many sections: count in [0]
     if (!in_file(map_size_, ehdr->e_shoff, count * sizeof(Shdr))) return;
 
     const Shdr* table = nullptr;
@@ -89,9 +93,11 @@ ElfSymbols::ElfSymbols(const std::string& path) {
     for (std::size_t i = 0; i < n; ++i) {
         const Sym& s = syms[i];
         const unsigned type = ELF64_ST_TYPE(s.st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || s.st_value == 0) continue;
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF || s.st_value == 0)
+            continue;
         // The name must end inside the string table.
-        if (s.st_name >= strings.sh_size || std::memchr(names + s.st_name, 0, strings.sh_size - s.st_name) == nullptr) {
+        if (s.st_name >= strings.sh_size ||
+            std::memchr(names + s.st_name, 0, strings.sh_size - s.st_name) == nullptr) {
             continue;
         }
         found.push_back({Symbol{s.st_value, s.st_size, names + s.st_name}, binding_rank(s.st_info)});
@@ -159,7 +165,8 @@ void ObjectList::rescan() {
             for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
                 const auto& ph = info->dlpi_phdr[i];
                 if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0) {
-                    object->code.emplace_back(info->dlpi_addr + ph.p_vaddr, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+                    object->code.emplace_back(info->dlpi_addr + ph.p_vaddr,
+                                              info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
                 }
             }
             static_cast<std::vector<std::unique_ptr<LoadedObject>>*>(data)->push_back(std::move(object));

@@ -29,7 +29,7 @@ public:
     struct Symbol {
         std::uint64_t value = 0;  ///< link-time address
         std::uint64_t size = 0;
-        const char* name = "";    ///< points into the mapped file
+        const char* name = "";  ///< points into the mapped file
     };
 
     /// The symbol starting at link-time address `address` (the global one of several aliases),
@@ -49,8 +49,8 @@ private:
 
 /// One object of the process, as the dynamic loader reports it.
 struct LoadedObject {
-    std::string path;          ///< file name ("" when unknown); the executable's from /proc/self/exe
-    std::uintptr_t bias = 0;   ///< load bias: run-time address = link-time address + bias
+    std::string path;         ///< file name ("" when unknown); the executable's from /proc/self/exe
+    std::uintptr_t bias = 0;  ///< load bias: run-time address = link-time address + bias
     /// Run-time address ranges [begin, end) of its executable segments.
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> code;
     /// Read on first use (see symbols() and dwarf()).

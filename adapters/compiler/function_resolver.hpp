@@ -30,7 +30,7 @@ struct FunctionInfo {
     std::string mangled;  ///< the ELF symbol ("" when none)
     std::string file;     ///< source file from DWARF ("" when unknown)
     std::uint32_t line = 0;
-    std::string object;   ///< path of the object containing the function
+    std::string object;  ///< path of the object containing the function
     Verdict verdict = Verdict::record;
 };
 

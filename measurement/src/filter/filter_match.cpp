@@ -77,7 +77,8 @@ bool pattern_matches(const std::string& pattern, const std::string& text) {
 
 bool FilterFile::file_excluded(const std::string& file) const {
     if (file.empty()) return false;
-    return verdict(rules, FilterTarget::file, [&](const FilterRule& rule) { return pattern_matches(rule.pattern, file); });
+    return verdict(rules, FilterTarget::file,
+                   [&](const FilterRule& rule) { return pattern_matches(rule.pattern, file); });
 }
 
 bool FilterFile::region_excluded(const std::string& region_name, const std::string& mangled_name) const {

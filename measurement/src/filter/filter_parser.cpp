@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Parsing of Score-P filter files into rules, with messages that name the file, line and what was expected.
-#include "filter/filter_rules.hpp"
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "filter/filter_rules.hpp"
 
 namespace strata::filter {
 namespace {

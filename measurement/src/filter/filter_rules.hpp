@@ -52,7 +52,8 @@ struct FilterFile {
     /// rules (a function in an excluded file cannot be included back by a region rule).
     /// `region_name` is the demangled name, `mangled_name` the symbol ("" when the same or
     /// unknown), `file` the source path ("" when unknown).
-    bool excluded(const std::string& region_name, const std::string& mangled_name, const std::string& file) const;
+    bool excluded(const std::string& region_name, const std::string& mangled_name,
+                  const std::string& file) const;
 
     /// The file rules alone: applied in order starting from "included"; the last rule that
     /// matches decides.  An unknown file ("") is never excluded.

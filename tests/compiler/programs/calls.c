@@ -6,9 +6,13 @@
 
 #include "mathlib.h"
 
-static int helper(int x) { return x + 1; }
+static int helper(int x) {
+    return x + 1;
+}
 
-int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
+int fact(int n) {
+    return n <= 1 ? 1 : n * fact(n - 1);
+}
 
 void leaf(void) {}
 

@@ -9,7 +9,9 @@ int inner(int x) {
     return x;
 }
 
-int outer(int x) { return inner(x) + 1; }
+int outer(int x) {
+    return inner(x) + 1;
+}
 
 int main() {
     try {

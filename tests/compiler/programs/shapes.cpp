@@ -13,9 +13,13 @@ struct Square {
     double area() const { return side * side; }
 };
 
-template <typename T> T twice(T x) { return x + x; }
+template <typename T>
+T twice(T x) {
+    return x + x;
+}
 
-template <int N> int power(int x) {
+template <int N>
+int power(int x) {
     if constexpr (N == 0) {
         return 1;
     } else {
@@ -25,9 +29,13 @@ template <int N> int power(int x) {
 
 }  // namespace geo
 
-static int bump(int x) { return x + 1; }
+static int bump(int x) {
+    return x + 1;
+}
 
-int count_down(int n) { return n == 0 ? 0 : count_down(n - 1) + 1; }
+int count_down(int n) {
+    return n == 0 ? 0 : count_down(n - 1) + 1;
+}
 
 int main() {
     std::vector<int> values{1, 2, 3};

@@ -4,9 +4,13 @@
 #include <pthread.h>
 #include <stdio.h>
 
-int step(int x) { return x + 1; }
+int step(int x) {
+    return x + 1;
+}
 
-int task(int x) { return step(x); }
+int task(int x) {
+    return step(x);
+}
 
 static void* body(void* arg) {
     long sum = 0;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The compiler adapter's address cache: lookups, the overflow table, readers during inserts.
+#include "address_map.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -7,8 +9,6 @@
 #include <mutex>
 #include <thread>
 #include <vector>
-
-#include "address_map.hpp"
 
 namespace strata::compiler {
 namespace {
@@ -30,7 +30,8 @@ TEST(AddressMap, MoreFunctionsThanThePrimaryTableHoldGoToTheOverflow) {
     auto map = std::make_unique<AddressMap>();
     const std::size_t primary = (std::size_t{1} << AddressMap::kPrimaryBits) / 2;
     const std::size_t n = primary + 20000;  // the overflow table grows several times
-    for (std::size_t i = 0; i < n; ++i) ASSERT_TRUE(map->insert(0x400000 + 16 * i, static_cast<RegionHandle>(i + 1)));
+    for (std::size_t i = 0; i < n; ++i)
+        ASSERT_TRUE(map->insert(0x400000 + 16 * i, static_cast<RegionHandle>(i + 1)));
     EXPECT_EQ(map->size(), n);
     std::size_t in_primary = 0;
     for (std::size_t i = 0; i < n; ++i) {

@@ -8,7 +8,8 @@ namespace strata::filter {
 namespace {
 
 FilterFile regions(const std::string& body) {
-    return parse_filter_text("SCOREP_REGION_NAMES_BEGIN\n" + body + "\nSCOREP_REGION_NAMES_END\n", "t.filter");
+    return parse_filter_text("SCOREP_REGION_NAMES_BEGIN\n" + body + "\nSCOREP_REGION_NAMES_END\n",
+                             "t.filter");
 }
 
 FilterFile files(const std::string& body) {

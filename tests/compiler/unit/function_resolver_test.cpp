@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Address -> function: ELF symbols, demangling, DWARF file and line, dlopen, the never-recorded
 // policy (Strata, system libraries, system headers) and the filter.
-#include <gtest/gtest.h>
+#include "function_resolver.hpp"
 
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <link.h>
 
 #include <cstdlib>
 #include <string>
 
-#include "function_resolver.hpp"
 #include "test_functions.hpp"
 
 namespace strata::compiler::test {
 namespace {
 
 bool ends_with(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 FunctionResolver resolver_with(const std::string& filter_text = "") {
@@ -46,7 +47,8 @@ TEST(SystemLibraries, AreRecognisedByTheirDirectory) {
 TEST(FunctionResolver, NamesOfTheProgramsFunctions) {
     const auto f = test_functions();
     auto resolver = resolver_with();
-    const auto check = [&](const KnownFunction& function, const std::string& name, const std::string& mangled) {
+    const auto check = [&](const KnownFunction& function, const std::string& name,
+                           const std::string& mangled) {
         const FunctionInfo info = resolver.resolve(function.address);
         EXPECT_EQ(info.name, name);
         EXPECT_EQ(info.mangled, mangled);
@@ -75,7 +77,8 @@ TEST(FunctionResolver, FunctionsOfSystemHeadersAreNotRecorded) {
 
 TEST(FunctionResolver, FunctionsOfSystemLibrariesAreNotRecorded) {
     auto resolver = resolver_with();
-    const FunctionInfo info = resolver.resolve(reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, "abort")));
+    const FunctionInfo info =
+        resolver.resolve(reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, "abort")));
     EXPECT_EQ(info.verdict, Verdict::system_library) << info.object;
 }
 
@@ -114,7 +117,8 @@ TEST(FunctionResolver, StrippedObjectsFallBackToTheDynamicSymbols) {
     const auto bias = map->l_addr;
     const auto entry = reinterpret_cast<std::uintptr_t>(dlsym(plugin, "plugin_entry")) - bias;
     const auto helper = reinterpret_cast<std::uintptr_t>(
-                            reinterpret_cast<void* (*)()>(dlsym(plugin, "plugin_helper_address"))()) - bias;
+                            reinterpret_cast<void* (*)()>(dlsym(plugin, "plugin_helper_address"))()) -
+                        bias;
     ElfSymbols full(STRATA_TEST_PLUGIN);
     ElfSymbols dynamic(stripped);
     EXPECT_TRUE(full.has_symtab());
@@ -130,17 +134,20 @@ TEST(FunctionResolver, StrippedObjectsFallBackToTheDynamicSymbols) {
 
 TEST(FunctionResolver, TheFilterDecidesWithNameSymbolAndFile) {
     const auto f = test_functions();
-    auto by_name = resolver_with("SCOREP_REGION_NAMES_BEGIN\n EXCLUDE c_function *::twice<*\nSCOREP_REGION_NAMES_END\n");
+    auto by_name =
+        resolver_with("SCOREP_REGION_NAMES_BEGIN\n EXCLUDE c_function *::twice<*\nSCOREP_REGION_NAMES_END\n");
     EXPECT_EQ(by_name.resolve(f.c_function.address).verdict, Verdict::filtered);
     EXPECT_EQ(by_name.resolve(f.twice_int.address).verdict, Verdict::filtered);
     EXPECT_EQ(by_name.resolve(f.static_helper.address).verdict, Verdict::record);
 
-    auto by_symbol = resolver_with("SCOREP_REGION_NAMES_BEGIN\n EXCLUDE MANGLED _ZNK6shapes*\nSCOREP_REGION_NAMES_END\n");
+    auto by_symbol =
+        resolver_with("SCOREP_REGION_NAMES_BEGIN\n EXCLUDE MANGLED _ZNK6shapes*\nSCOREP_REGION_NAMES_END\n");
     EXPECT_EQ(by_symbol.resolve(f.member.address).verdict, Verdict::filtered);
     EXPECT_EQ(by_symbol.resolve(f.twice_int.address).verdict, Verdict::record);
 
     if (!DwarfSource::available()) return;
-    auto by_file = resolver_with("SCOREP_FILE_NAMES_BEGIN\n EXCLUDE */test_functions.cpp\nSCOREP_FILE_NAMES_END\n");
+    auto by_file =
+        resolver_with("SCOREP_FILE_NAMES_BEGIN\n EXCLUDE */test_functions.cpp\nSCOREP_FILE_NAMES_END\n");
     EXPECT_EQ(by_file.resolve(f.lambda.address).verdict, Verdict::filtered);
 }
 

@@ -7,15 +7,22 @@
 
 namespace {
 constexpr int static_helper_line = __LINE__ + 1;
-int static_helper(int x) { return x + 1; }
+int static_helper(int x) {
+    return x + 1;
+}
 }  // namespace
 
 constexpr int c_function_line = __LINE__ + 1;
-extern "C" int c_function(int x) { return static_helper(x); }
+extern "C" int c_function(int x) {
+    return static_helper(x);
+}
 
 namespace shapes {
-constexpr int twice_line = __LINE__ + 1;
-template <typename T> T twice(T x) { return x + x; }
+constexpr int twice_line = __LINE__ + 2;  // the line of the name, not of "template"
+template <typename T>
+T twice(T x) {
+    return x + x;
+}
 
 constexpr int area_line = __LINE__ + 2;
 struct Circle {
@@ -28,7 +35,8 @@ namespace strata::compiler::test {
 namespace {
 
 /// The code address of a non-virtual member function (Itanium ABI: the pointer's first word).
-template <typename Member> std::uintptr_t address_of(Member member) {
+template <typename Member>
+std::uintptr_t address_of(Member member) {
     std::uintptr_t address = 0;
     std::memcpy(&address, &member, sizeof address);
     return address;
@@ -45,8 +53,8 @@ TestFunctions test_functions() {
     f.twice_int = {reinterpret_cast<std::uintptr_t>(&shapes::twice<int>), shapes::twice_line};
     f.member = {address_of(&shapes::Circle::area), shapes::area_line};
     f.lambda = {address_of(&decltype(lambda)::operator()), lambda_line};
-    f.system_header =
-        reinterpret_cast<std::uintptr_t>(static_cast<const long& (*)(const long&, const long&)>(&std::min<long>));
+    f.system_header = reinterpret_cast<std::uintptr_t>(
+        static_cast<const long& (*)(const long&, const long&)>(&std::min<long>));
     f.file = __FILE__;
     return f;
 }

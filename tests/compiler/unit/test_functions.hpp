@@ -13,13 +13,13 @@ struct KnownFunction {
 };
 
 struct TestFunctions {
-    KnownFunction c_function;     ///< extern "C" int c_function(int)
-    KnownFunction static_helper;  ///< a function with internal linkage
-    KnownFunction twice_int;      ///< int shapes::twice<int>(int)
-    KnownFunction member;         ///< shapes::Circle::area() const
-    KnownFunction lambda;         ///< the operator() of a lambda in test_functions()
+    KnownFunction c_function;          ///< extern "C" int c_function(int)
+    KnownFunction static_helper;       ///< a function with internal linkage
+    KnownFunction twice_int;           ///< int shapes::twice<int>(int)
+    KnownFunction member;              ///< shapes::Circle::area() const
+    KnownFunction lambda;              ///< the operator() of a lambda in test_functions()
     std::uintptr_t system_header = 0;  ///< std::min<long>, from a system header
-    const char* file = nullptr;   ///< __FILE__ of test_functions.cpp
+    const char* file = nullptr;        ///< __FILE__ of test_functions.cpp
 };
 
 TestFunctions test_functions();

@@ -9,5 +9,7 @@ double sum(const double* values, int n) {
     return s;
 }
 
-double mean(const double* values, int n) { return n > 0 ? sum(values, n) / n : 0.0; }
+double mean(const double* values, int n) {
+    return n > 0 ? sum(values, n) / n : 0.0;
+}
 }  // namespace stats

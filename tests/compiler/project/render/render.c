@@ -4,6 +4,10 @@
 
 #include <stdio.h>
 
-static int pad(int width) { return width < 8 ? 8 : width; }
+static int pad(int width) {
+    return width < 8 ? 8 : width;
+}
 
-int render_line(double value) { return printf("%*.*f\n", pad(6), 2, value); }
+int render_line(double value) {
+    return printf("%*.*f\n", pad(6), 2, value);
+}
