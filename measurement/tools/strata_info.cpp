@@ -12,6 +12,9 @@
 
 #include "config/config.hpp"
 #include "strata/build_config.h"
+#if STRATA_HAVE_MPI
+#include "mpi_config.hpp"
+#endif
 
 namespace {
 
@@ -52,8 +55,19 @@ void print_build_config(std::ostream& out) {
         << "  Parallel HDF5:   " << yes_no(STRATA_HDF5_PARALLEL) << '\n';
 }
 
+/// The adapters' rows as well: they register when their library starts, and
+/// strata-info starts none of them.
+void register_adapter_variables(strata::config::Registry& registry) {
+#if STRATA_HAVE_MPI
+    strata::mpi::register_variables(registry, [](std::uint32_t) {});
+#else
+    (void)registry;
+#endif
+}
+
 int config_vars(const std::vector<std::string>& options) {
     auto& registry = strata::config::Registry::instance();
+    register_adapter_variables(registry);
     if (options.empty()) {
         registry.describe(std::cout, false);
         return 0;
