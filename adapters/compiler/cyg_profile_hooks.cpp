@@ -138,8 +138,11 @@ STRATA_NO_INSTRUMENT __attribute__((constructor)) void load_filter() {
 using strata::compiler::g_map;
 using strata::compiler::kSkip;
 
+// The names GCC and Clang call: reserved identifiers by design.
+// NOLINTBEGIN(bugprone-reserved-identifier)
 extern "C" {
 
+/// Called by -finstrument-functions code at the entry of `fn` (`call_site`: its caller, unused).
 __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_func_enter(void* fn, void*) {
     const auto key = reinterpret_cast<std::uintptr_t>(fn);
     const strata::RegionHandle region = g_map.find(key);
@@ -149,6 +152,7 @@ __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_f
     return strata::events::enter(region);
 }
 
+/// Called at every exit of `fn`, returns and exceptions unwinding through it alike.
 __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_func_exit(void* fn, void*) {
     const auto key = reinterpret_cast<std::uintptr_t>(fn);
     const strata::RegionHandle region = g_map.find(key);
@@ -159,3 +163,4 @@ __attribute__((visibility("default"))) STRATA_NO_INSTRUMENT void __cyg_profile_f
 }
 
 }  // extern "C"
+// NOLINTEND(bugprone-reserved-identifier)
