@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Queries over a Profile: call-path names, child lists, per-region and
+// per-location sums (see profile_aggregates.hpp).
+#include "profile/profile_aggregates.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+namespace strata::analysis {
+
+std::string callpath_label(const Profile& profile, std::size_t callpath) {
+    const CallPath& cp = profile.callpaths[callpath];
+    if (!cp.is_parameter()) return profile.region_name(cp.region);
+    const std::string& name = profile.strings[profile.parameters[static_cast<std::size_t>(cp.parameter)].name];
+    if (cp.string_value >= 0) return name + "=" + profile.strings[static_cast<std::size_t>(cp.string_value)];
+    return name + "=" + std::to_string(cp.int_value);
+}
+
+std::string callpath_name(const Profile& profile, std::size_t callpath) {
+    std::vector<std::size_t> chain;
+    for (std::int64_t i = static_cast<std::int64_t>(callpath); i >= 0; i = profile.callpaths[i].parent)
+        chain.push_back(static_cast<std::size_t>(i));  // read_profile() ruled out cycles
+    std::string name;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        if (!name.empty()) name += '/';
+        name += callpath_label(profile, *it);
+    }
+    return name;
+}
+
+CallTreeIndex index_call_tree(const Profile& profile) {
+    const std::size_t n = profile.callpaths.size();
+    CallTreeIndex index;
+    index.children.resize(n);
+    index.depth.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t parent = profile.callpaths[i].parent;
+        if (parent < 0)
+            index.roots.push_back(i);
+        else
+            index.children[static_cast<std::size_t>(parent)].push_back(i);
+    }
+    // Depths top-down, so that the order of the rows does not matter.
+    std::vector<std::size_t> stack(index.roots.rbegin(), index.roots.rend());
+    while (!stack.empty()) {
+        const std::size_t i = stack.back();
+        stack.pop_back();
+        for (std::size_t child : index.children[i]) {
+            index.depth[child] = index.depth[i] + 1;
+            stack.push_back(child);
+        }
+    }
+    return index;
+}
+
+std::uint64_t RegionAggregate::total_visits() const {
+    return std::accumulate(visits.begin(), visits.end(), std::uint64_t{0});
+}
+
+double RegionAggregate::total_time_inclusive() const {
+    return std::accumulate(time_inclusive.begin(), time_inclusive.end(), 0.0);
+}
+
+double RegionAggregate::total_time_exclusive() const {
+    return std::accumulate(time_exclusive.begin(), time_exclusive.end(), 0.0);
+}
+
+namespace {
+
+/// For every call path: true when no ancestor belongs to the same region.
+/// A depth-first walk that counts, per region, the call paths open above.
+std::vector<bool> outermost_of_region(const Profile& profile, const CallTreeIndex& tree) {
+    std::vector<bool> outermost(profile.callpaths.size(), false);
+    std::vector<std::uint32_t> open(profile.regions.size(), 0);
+    // (call path, false) enters it, (call path, true) leaves it.
+    std::vector<std::pair<std::size_t, bool>> stack;
+    for (auto root = tree.roots.rbegin(); root != tree.roots.rend(); ++root) stack.emplace_back(*root, false);
+    while (!stack.empty()) {
+        const auto [i, leaving] = stack.back();
+        stack.pop_back();
+        const std::uint32_t region = profile.callpaths[i].region;
+        if (leaving) {
+            --open[region];
+            continue;
+        }
+        outermost[i] = open[region] == 0;
+        ++open[region];
+        stack.emplace_back(i, true);
+        for (auto child = tree.children[i].rbegin(); child != tree.children[i].rend(); ++child)
+            stack.emplace_back(*child, false);
+    }
+    return outermost;
+}
+
+}  // namespace
+
+std::vector<RegionAggregate> aggregate_regions(const Profile& profile) {
+    const Metric& visits = profile.metric("visits");
+    const Metric& inclusive = profile.metric("time_inclusive");
+    const Metric& exclusive = profile.metric("time_exclusive");
+    const std::size_t locations = profile.locations.size();
+
+    std::vector<RegionAggregate> regions(profile.regions.size());
+    for (std::size_t r = 0; r < regions.size(); ++r) {
+        regions[r].region = static_cast<std::uint32_t>(r);
+        regions[r].visits.assign(locations, 0);
+        regions[r].time_inclusive.assign(locations, 0.0);
+        regions[r].time_exclusive.assign(locations, 0.0);
+    }
+    const std::vector<bool> outermost = outermost_of_region(profile, index_call_tree(profile));
+    for (std::size_t cp = 0; cp < profile.callpaths.size(); ++cp) {
+        const CallPath& path = profile.callpaths[cp];
+        RegionAggregate& aggregate = regions[path.region];
+        ++aggregate.callpaths;
+        for (std::size_t l = 0; l < locations; ++l) {
+            if (!path.is_parameter()) aggregate.visits[l] += visits.count_at(cp, l);
+            if (outermost[cp]) aggregate.time_inclusive[l] += inclusive.at(cp, l);
+            aggregate.time_exclusive[l] += exclusive.at(cp, l);
+        }
+    }
+    return regions;
+}
+
+std::vector<LocationTotals> location_totals(const Profile& profile) {
+    const Metric& visits = profile.metric("visits");
+    const Metric& inclusive = profile.metric("time_inclusive");
+    const Metric& exclusive = profile.metric("time_exclusive");
+    std::vector<LocationTotals> totals(profile.locations.size());
+    for (std::size_t cp = 0; cp < profile.callpaths.size(); ++cp) {
+        const CallPath& path = profile.callpaths[cp];
+        for (std::size_t l = 0; l < totals.size(); ++l) {
+            if (!path.is_parameter()) totals[l].visits += visits.count_at(cp, l);
+            if (path.is_root()) totals[l].time_inclusive += inclusive.at(cp, l);
+            totals[l].time_exclusive += exclusive.at(cp, l);
+        }
+    }
+    return totals;
+}
+
+double total_time(const Profile& profile) {
+    double total = 0.0;
+    for (const LocationTotals& location : location_totals(profile)) total += location.time_inclusive;
+    return total;
+}
+
+}  // namespace strata::analysis

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The strata-score report (see score_report.hpp).
+#include "score/score_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "profile/profile_aggregates.hpp"
+
+namespace strata::analysis {
+namespace {
+
+/// printf-style formatting of one number.
+std::string format(const char* spec, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, spec, value);
+    return buffer;
+}
+
+/// A time as a sort key: NaN (a corrupt value) sorts last instead of
+/// breaking the ordering.
+double key(double value) { return std::isnan(value) ? -std::numeric_limits<double>::infinity() : value; }
+
+/// True when `a` comes before `b`: the larger `sort` value first, then by
+/// label.  Used with stable_sort, so equal rows keep their table order.
+bool before(const ScoreRow& a, const ScoreRow& b, ScoreSort sort) {
+    switch (sort) {
+        case ScoreSort::exclusive:
+            if (key(a.time_exclusive) != key(b.time_exclusive)) return key(a.time_exclusive) > key(b.time_exclusive);
+            break;
+        case ScoreSort::inclusive:
+            if (key(a.time_inclusive) != key(b.time_inclusive)) return key(a.time_inclusive) > key(b.time_inclusive);
+            break;
+        case ScoreSort::visits:
+            if (a.visits != b.visits) return a.visits > b.visits;
+            break;
+    }
+    return a.label < b.label;
+}
+
+std::vector<ScoreRow> region_rows(const Profile& profile, ScoreSort sort) {
+    std::vector<ScoreRow> rows;
+    for (const RegionAggregate& aggregate : aggregate_regions(profile)) {
+        if (aggregate.callpaths == 0) continue;  // defined but never entered
+        const Region& region = profile.regions[aggregate.region];
+        ScoreRow row;
+        row.label = row.path = profile.region_name(aggregate.region);
+        row.paradigm = profile.paradigm_names.name(static_cast<std::uint8_t>(region.paradigm));
+        row.visits = aggregate.total_visits();
+        row.time_inclusive = aggregate.total_time_inclusive();
+        row.time_exclusive = aggregate.total_time_exclusive();
+        rows.push_back(std::move(row));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [sort](const auto& a, const auto& b) { return before(a, b, sort); });
+    return rows;
+}
+
+std::vector<ScoreRow> callpath_rows(const Profile& profile, ScoreSort sort) {
+    const Metric& visits = profile.metric("visits");
+    const Metric& inclusive = profile.metric("time_inclusive");
+    const Metric& exclusive = profile.metric("time_exclusive");
+    const CallTreeIndex tree = index_call_tree(profile);
+    std::vector<ScoreRow> all(profile.callpaths.size());
+    for (std::size_t cp = 0; cp < all.size(); ++cp) {
+        ScoreRow& row = all[cp];
+        const Region& region = profile.regions[profile.callpaths[cp].region];
+        row.label = callpath_label(profile, cp);
+        row.path = callpath_name(profile, cp);
+        row.depth = tree.depth[cp];
+        row.paradigm = profile.paradigm_names.name(static_cast<std::uint8_t>(region.paradigm));
+        for (std::size_t l = 0; l < profile.locations.size(); ++l) {
+            row.visits += visits.count_at(cp, l);
+            row.time_inclusive += inclusive.at(cp, l);
+            row.time_exclusive += exclusive.at(cp, l);
+        }
+    }
+    // Depth first; each group of siblings sorted.
+    const auto sorted = [&](std::vector<std::size_t> ids) {
+        std::stable_sort(ids.begin(), ids.end(),
+                         [&](std::size_t a, std::size_t b) { return before(all[a], all[b], sort); });
+        return ids;
+    };
+    std::vector<ScoreRow> rows;
+    std::vector<std::size_t> stack;
+    const auto push = [&](const std::vector<std::size_t>& ids) {
+        const std::vector<std::size_t> order = sorted(ids);
+        stack.insert(stack.end(), order.rbegin(), order.rend());
+    };
+    push(tree.roots);
+    while (!stack.empty()) {
+        const std::size_t cp = stack.back();
+        stack.pop_back();
+        rows.push_back(all[cp]);
+        push(tree.children[cp]);
+    }
+    return rows;
+}
+
+/// "2 (ranks: 1, CPU threads: 2)".
+std::string describe_locations(const Profile& profile) {
+    std::set<std::uint32_t> ranks;
+    std::size_t by_type[3] = {0, 0, 0};
+    std::size_t other = 0;
+    for (const Location& location : profile.locations) {
+        ranks.insert(location.rank);
+        const auto type = static_cast<std::size_t>(location.type);
+        if (type < 3)
+            ++by_type[type];
+        else
+            ++other;
+    }
+    std::string text = std::to_string(profile.locations.size()) + " (ranks: " + std::to_string(ranks.size());
+    const char* names[3] = {"CPU threads", "GPU streams", "metric sources"};
+    for (std::size_t t = 0; t < 3; ++t)
+        if (by_type[t] > 0 || t == 0) text += ", " + std::string(names[t]) + ": " + std::to_string(by_type[t]);
+    if (other > 0) text += ", other: " + std::to_string(other);
+    return text + ")";
+}
+
+std::string dropped_warning(const Profile& profile) {
+    return "Warning: " + std::to_string(profile.dropped_callpaths) +
+           " call paths were not recorded because the profile ran out of memory; the profile is incomplete. "
+           "Raise STRATA_TOTAL_MEMORY and measure again.\n";
+}
+
+/// The share of `total` in percent (0 when there is no total).
+double percent(double part, double total) { return total > 0.0 ? 100.0 * part / total : 0.0; }
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"') quoted += '"';
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
+void write_csv(std::ostream& out, const std::vector<ScoreRow>& rows, std::size_t shown, ScoreGrouping by,
+               double total_exclusive) {
+    if (by == ScoreGrouping::callpath)
+        out << "callpath,depth,";
+    else
+        out << "region,";
+    out << "paradigm,visits,time_inclusive_s,time_exclusive_s,time_exclusive_percent,time_exclusive_per_visit_us\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+        const ScoreRow& row = rows[i];
+        out << csv_field(row.path) << ',';
+        if (by == ScoreGrouping::callpath) out << row.depth << ',';
+        out << csv_field(row.paradigm) << ',' << row.visits << ',' << format("%.9f", row.time_inclusive) << ','
+            << format("%.9f", row.time_exclusive) << ',' << format("%.4f", percent(row.time_exclusive, total_exclusive))
+            << ',';
+        if (row.visits > 0) out << format("%.3f", 1e6 * row.time_exclusive / static_cast<double>(row.visits));
+        out << '\n';
+    }
+}
+
+void write_header(std::ostream& out, const Profile& profile, const std::string& experiment) {
+    out << "Experiment:  " << experiment << '\n'
+        << "Written by:  Strata " << profile.strata_version << " at " << profile.creation_time << '\n'
+        << "Locations:   " << describe_locations(profile) << '\n'
+        << "Total time:  " << format("%.6f", total_time(profile))
+        << " s (sum over locations of the root call paths' inclusive time)\n"
+        << "Timer:       " << profile.timer << " (" << format("%.0f", profile.timer_resolution) << " Hz)\n";
+    if (profile.dropped_callpaths > 0) out << '\n' << dropped_warning(profile);
+    out << '\n';
+}
+
+void write_table(std::ostream& out, const std::vector<ScoreRow>& rows, std::size_t shown, ScoreGrouping by,
+                 double total_exclusive) {
+    // Columns: paradigm (left), five numbers (right), then the name, unpadded.
+    std::vector<std::vector<std::string>> cells;
+    cells.push_back({"paradigm", "visits", "incl(s)", "excl(s)", "excl(%)", "excl/visit(us)",
+                     by == ScoreGrouping::callpath ? "call path" : "region"});
+    for (std::size_t i = 0; i < shown; ++i) {
+        const ScoreRow& row = rows[i];
+        const std::string per_visit =
+            row.visits > 0 ? format("%.2f", 1e6 * row.time_exclusive / static_cast<double>(row.visits)) : "-";
+        const std::string share = format("%.2f", percent(row.time_exclusive, total_exclusive));
+        cells.push_back({row.paradigm, std::to_string(row.visits), format("%.6f", row.time_inclusive),
+                         format("%.6f", row.time_exclusive), share, per_visit,
+                         std::string(2 * row.depth, ' ') + row.label});
+    }
+    std::vector<std::size_t> width(6, 0);
+    for (const auto& line : cells)
+        for (std::size_t c = 0; c < width.size(); ++c) width[c] = std::max(width[c], line[c].size());
+    for (const auto& line : cells) {
+        out << line[0] << std::string(width[0] - line[0].size(), ' ');
+        for (std::size_t c = 1; c < width.size(); ++c)
+            out << "  " << std::string(width[c] - line[c].size(), ' ') << line[c];
+        out << "  " << line[6] << '\n';
+    }
+    const std::string what = by == ScoreGrouping::callpath ? "call path" : "region";
+    if (rows.empty()) out << "(no " << what << "s)\n";
+    if (shown < rows.size()) {
+        const std::size_t hidden = rows.size() - shown;
+        out << "(" << hidden << " more " << what << (hidden == 1 ? "" : "s") << " not shown; --top " << shown << ")\n";
+    }
+}
+
+}  // namespace
+
+std::vector<ScoreRow> score_rows(const Profile& profile, ScoreGrouping by, ScoreSort sort) {
+    return by == ScoreGrouping::callpath ? callpath_rows(profile, sort) : region_rows(profile, sort);
+}
+
+void write_score_report(std::ostream& out, std::ostream& warnings, const Profile& profile,
+                        const ScoreOptions& options, const std::string& experiment) {
+    const std::vector<ScoreRow> rows = score_rows(profile, options.by, options.sort);
+    const std::size_t shown = options.top > 0 ? std::min(options.top, rows.size()) : rows.size();
+    double total_exclusive = 0.0;
+    for (const LocationTotals& location : location_totals(profile)) total_exclusive += location.time_exclusive;
+    if (options.csv) {
+        if (profile.dropped_callpaths > 0) warnings << dropped_warning(profile);
+        write_csv(out, rows, shown, options.by, total_exclusive);
+        return;
+    }
+    write_header(out, profile, experiment);
+    write_table(out, rows, shown, options.by, total_exclusive);
+}
+
+}  // namespace strata::analysis
