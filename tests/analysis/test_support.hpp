@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Helpers for the analysis tests: a temporary directory and running a built program.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace strata::analysis::test {
+
+/// A fresh directory under the system's temporary directory, removed by the destructor.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    /// The directory's path.
+    const std::string& path() const { return path_; }
+    /// The path of `name` inside the directory (nothing is created).
+    std::string file(const std::string& name) const;
+    /// Writes `text` to `name` in the directory and returns the file's path.
+    std::string write(const std::string& name, const std::string& text) const;
+
+private:
+    std::string path_;
+};
+
+/// What a finished program left behind.
+struct RunResult {
+    int status = -1;  ///< exit status; 128 + signal number when killed by a signal
+    std::string out;  ///< standard output
+    std::string err;  ///< standard error
+};
+
+/// Runs `program` with `args` (no shell) and collects its output.
+RunResult run_program(const std::string& program, const std::vector<std::string>& args);
+
+/// Runs the built strata-score with `args`.
+RunResult run_score(const std::vector<std::string>& args);
+
+}  // namespace strata::analysis::test
