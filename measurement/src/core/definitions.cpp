@@ -73,6 +73,22 @@ ParameterHandle Definitions::define_parameter(std::string_view name, events::Par
     return handle;
 }
 
+events::CommunicatorHandle Definitions::define_communicator(const events::CommunicatorSpec& spec) {
+    const std::string key = std::to_string(spec.id_root) + '/' + std::to_string(spec.id_sequence);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = communicator_index_.find(key);
+    if (it != communicator_index_.end()) return it->second;
+    CommunicatorDefinition def;
+    def.name = intern_locked(spec.name);
+    def.id_root = spec.id_root;
+    def.id_sequence = spec.id_sequence;
+    def.world_ranks.assign(spec.world_ranks, spec.world_ranks + spec.size);
+    communicators_.push_back(std::move(def));
+    const auto handle = static_cast<events::CommunicatorHandle>(communicators_.size());
+    communicator_index_.emplace(key, handle);
+    return handle;
+}
+
 std::string Definitions::string(StringHandle h) const {
     std::lock_guard<std::mutex> lock(mutex_);
     return h == 0 || h > strings_.size() ? std::string() : strings_[h - 1];
@@ -89,7 +105,7 @@ std::string Definitions::region_name(RegionHandle h) const {
 
 DefinitionsSnapshot Definitions::snapshot() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return DefinitionsSnapshot{strings_, regions_, parameters_};
+    return DefinitionsSnapshot{strings_, regions_, parameters_, communicators_};
 }
 
 void Definitions::clear() {
@@ -101,6 +117,8 @@ void Definitions::clear() {
     region_name_index_.clear();
     parameters_.clear();
     parameter_index_.clear();
+    communicators_.clear();
+    communicator_index_.clear();
 }
 
 Definitions& definitions() {

@@ -32,11 +32,20 @@ struct ParameterDefinition {
     events::ParameterType type = events::ParameterType::integer;
 };
 
+/// An MPI communicator: job-wide id (see events::CommunicatorSpec) and members.
+struct CommunicatorDefinition {
+    StringHandle name = 0;
+    std::uint32_t id_root = 0;
+    std::uint32_t id_sequence = 0;
+    std::vector<std::int32_t> world_ranks;
+};
+
 /// A consistent copy of all definitions, for writers.
 struct DefinitionsSnapshot {
     std::vector<std::string> strings;            ///< strings[h - 1] for handle h
     std::vector<RegionDefinition> regions;       ///< regions[h - 1]
     std::vector<ParameterDefinition> parameters; ///< parameters[h - 1]
+    std::vector<CommunicatorDefinition> communicators;  ///< communicators[h - 1]
 };
 
 class Definitions {
@@ -45,6 +54,7 @@ public:
     RegionHandle define_region(const events::RegionSpec& spec);
     RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags) const;
     ParameterHandle define_parameter(std::string_view name, events::ParameterType type);
+    events::CommunicatorHandle define_communicator(const events::CommunicatorSpec& spec);
 
     /// Text of a string handle (copy; takes the lock).
     std::string string(StringHandle h) const;
@@ -65,6 +75,8 @@ private:
     std::unordered_map<std::string, RegionHandle> region_name_index_; ///< paradigm/flags/name
     std::vector<ParameterDefinition> parameters_;
     std::unordered_map<std::string, ParameterHandle> parameter_index_;
+    std::vector<CommunicatorDefinition> communicators_;
+    std::unordered_map<std::string, events::CommunicatorHandle> communicator_index_;
 
     StringHandle intern_locked(std::string_view text);
 };

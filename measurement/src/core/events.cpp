@@ -196,6 +196,69 @@ void parameter_string(ParameterHandle parameter, std::string_view value) {
     for (auto* f = table->parameter_string; *f; ++f) (*f)(*loc, time, parameter, text);
 }
 
+// --- MPI ----------------------------------------------------------------------
+
+CommunicatorHandle define_communicator(const CommunicatorSpec& spec) {
+    return define_or_degrade("communicator", [&] { return definitions().define_communicator(spec); });
+}
+
+namespace {
+inline void mpi_dispatch(const substrate::MpiEvent& event) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr) || table->mpi_event[0] == nullptr) return;
+    Location* loc = location::current();
+    const Ticks time = timer::now();
+    for (auto* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
+}
+
+substrate::MpiEvent message(substrate::MpiEvent::Kind kind, CommunicatorHandle comm, std::int32_t peer,
+                            std::int32_t tag, std::uint64_t bytes, std::uint64_t request) {
+    substrate::MpiEvent e;
+    e.kind = kind;
+    e.comm = comm;
+    e.peer = peer;
+    e.tag = tag;
+    e.bytes = bytes;
+    e.request = request;
+    return e;
+}
+}  // namespace
+
+void mpi_send(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
+    mpi_dispatch(message(substrate::MpiEvent::send, comm, peer, tag, bytes, 0));
+}
+void mpi_recv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
+    mpi_dispatch(message(substrate::MpiEvent::recv, comm, peer, tag, bytes, 0));
+}
+void mpi_isend(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+               std::uint64_t request) {
+    mpi_dispatch(message(substrate::MpiEvent::isend, comm, peer, tag, bytes, request));
+}
+void mpi_isend_complete(std::uint64_t request) {
+    mpi_dispatch(message(substrate::MpiEvent::isend_complete, 0, 0, 0, 0, request));
+}
+void mpi_irecv_request(std::uint64_t request) {
+    mpi_dispatch(message(substrate::MpiEvent::irecv_request, 0, 0, 0, 0, request));
+}
+void mpi_irecv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+               std::uint64_t request) {
+    mpi_dispatch(message(substrate::MpiEvent::irecv, comm, peer, tag, bytes, request));
+}
+void mpi_request_test(std::uint64_t request) {
+    mpi_dispatch(message(substrate::MpiEvent::request_test, 0, 0, 0, 0, request));
+}
+void mpi_request_cancelled(std::uint64_t request) {
+    mpi_dispatch(message(substrate::MpiEvent::request_cancelled, 0, 0, 0, 0, request));
+}
+void mpi_collective_begin() { mpi_dispatch(message(substrate::MpiEvent::collective_begin, 0, 0, 0, 0, 0)); }
+void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t root, std::uint64_t bytes_sent,
+                        std::uint64_t bytes_received) {
+    substrate::MpiEvent e = message(substrate::MpiEvent::collective_end, comm, root, 0, bytes_sent, 0);
+    e.bytes_received = bytes_received;
+    e.op = static_cast<std::uint8_t>(op);
+    mpi_dispatch(e);
+}
+
 bool is_recording() {
     return active_table.load(std::memory_order_acquire) == &runtime::detail::on_table;
 }

@@ -61,12 +61,13 @@ void ignore_region_event(Location&, Ticks, RegionHandle) {}
 
 void build_tables() {
     detail::on_table = substrate::EventTable{};
-    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0;
+    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0;
     for (const substrate::Callbacks* s : state().substrates) {
         if (s->enter) detail::on_table.enter[n_enter++] = s->enter;
         if (s->exit) detail::on_table.exit[n_exit++] = s->exit;
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
+        if (s->mpi_event) detail::on_table.mpi_event[n_mpi++] = s->mpi_event;
     }
     if (n_enter == 1 && n_exit == 1) {
         detail::on_table.single_enter = detail::on_table.enter[0];

@@ -35,6 +35,23 @@ using ExitFn = void (*)(Location&, Ticks, RegionHandle);
 using ParameterIntFn = void (*)(Location&, Ticks, ParameterHandle, std::int64_t);
 using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHandle);
 
+/// An MPI event (events.hpp); which fields matter depends on the kind.
+struct MpiEvent {
+    enum Kind : std::uint8_t {
+        send, recv, isend, isend_complete, irecv_request, irecv, request_test, request_cancelled,
+        collective_begin, collective_end,
+    };
+    Kind kind = send;
+    std::uint32_t comm = 0;
+    std::int32_t peer = 0;  ///< or the root of a collective (-1: none)
+    std::int32_t tag = 0;
+    std::uint64_t bytes = 0;  ///< or bytes sent by a collective
+    std::uint64_t bytes_received = 0;
+    std::uint64_t request = 0;
+    std::uint8_t op = 0;  ///< events::CollectiveOp
+};
+using MpiEventFn = void (*)(Location&, Ticks, const MpiEvent&);
+
 /// Everything a substrate needs at the end of the run.
 struct FinalizeContext {
     const char* experiment_directory = nullptr;  ///< nullptr: write nothing (tests)
@@ -51,6 +68,7 @@ struct Callbacks {
     ExitFn exit;
     ParameterIntFn parameter_int;
     ParameterStringFn parameter_string;
+    MpiEventFn mpi_event;
     /// The ranks have agreed on the experiment directory (after MPI_Init):
     /// collective set-up, e.g. opening the trace archive together.
     bool (*begin_multi_process)(events::ProcessGroup*, std::string* error);
@@ -72,6 +90,7 @@ struct EventTable {
     ExitFn exit[kMaxSubstrates + 1] = {};
     ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};
     ParameterStringFn parameter_string[kMaxSubstrates + 1] = {};
+    MpiEventFn mpi_event[kMaxSubstrates + 1] = {};
 };
 
 }  // namespace substrate

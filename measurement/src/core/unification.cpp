@@ -34,10 +34,16 @@ std::string parameter_key(const Unified& d, const ParameterDefinition& p) {
     return std::to_string(static_cast<int>(p.type)) + '/' + d.strings[p.name];
 }
 
+// Communicators are the same in the whole job when their job-wide ids are.
+std::string communicator_key(const CommunicatorDefinition& c) {
+    return std::to_string(c.id_root) + '/' + std::to_string(c.id_sequence);
+}
+
 /// Indexes of a Unified table, for merging into it.
 struct Index {
-    std::unordered_map<std::string, std::uint32_t> strings, regions, parameters;
+    std::unordered_map<std::string, std::uint32_t> strings, regions, parameters, communicators;
     explicit Index(const Unified& d) {
+        for (std::uint32_t i = 0; i < d.communicators.size(); ++i) communicators.emplace(communicator_key(d.communicators[i]), i);
         for (std::uint32_t i = 0; i < d.strings.size(); ++i) strings.emplace(d.strings[i], i);
         for (std::uint32_t i = 0; i < d.regions.size(); ++i) regions.emplace(region_key(d, d.regions[i]), i);
         for (std::uint32_t i = 0; i < d.parameters.size(); ++i) parameters.emplace(parameter_key(d, d.parameters[i]), i);
@@ -75,6 +81,14 @@ std::string serialize(const Unified& defs) {
         put_u32(out, p.name);
         put_u32(out, static_cast<std::uint32_t>(p.type));
     }
+    put_u32(out, static_cast<std::uint32_t>(defs.communicators.size()));
+    for (const CommunicatorDefinition& c : defs.communicators) {
+        put_u32(out, c.name);
+        put_u32(out, c.id_root);
+        put_u32(out, c.id_sequence);
+        put_u32(out, static_cast<std::uint32_t>(c.world_ranks.size()));
+        for (std::int32_t r : c.world_ranks) put_u32(out, static_cast<std::uint32_t>(r));
+    }
     return out;
 }
 
@@ -110,6 +124,21 @@ bool deserialize(const std::string& in, Unified* defs) {
         p.type = static_cast<events::ParameterType>(type);
         defs->parameters.push_back(p);
     }
+    if (!get_u32(in, pos, &n)) return false;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        CommunicatorDefinition c;
+        std::uint32_t members = 0;
+        if (!get_u32(in, pos, &c.name) || !get_u32(in, pos, &c.id_root) || !get_u32(in, pos, &c.id_sequence) ||
+            !get_u32(in, pos, &members) || c.name >= defs->strings.size() || members > in.size()) {
+            return false;
+        }
+        for (std::uint32_t m = 0; m < members; ++m) {
+            std::uint32_t rank = 0;
+            if (!get_u32(in, pos, &rank)) return false;
+            c.world_ranks.push_back(static_cast<std::int32_t>(rank));
+        }
+        defs->communicators.push_back(std::move(c));
+    }
     return pos == in.size();
 }
 
@@ -136,6 +165,14 @@ void merge(Unified& into, const Unified& other) {
             index.parameters.emplace(key, static_cast<std::uint32_t>(into.parameters.size() - 1));
         }
     }
+    for (const CommunicatorDefinition& c : other.communicators) {
+        const std::string key = communicator_key(c);
+        if (index.communicators.count(key) != 0) continue;
+        CommunicatorDefinition mapped = c;
+        mapped.name = strings[c.name];
+        into.communicators.push_back(std::move(mapped));
+        index.communicators.emplace(key, static_cast<std::uint32_t>(into.communicators.size() - 1));
+    }
 }
 
 Unified from_local(const DefinitionsSnapshot& local) {
@@ -146,6 +183,7 @@ Unified from_local(const DefinitionsSnapshot& local) {
     d.strings.insert(d.strings.end(), local.strings.begin(), local.strings.end());
     d.regions = local.regions;
     d.parameters = local.parameters;
+    d.communicators = local.communicators;
     return d;
 }
 
@@ -210,6 +248,10 @@ Unified unify(const DefinitionsSnapshot& local, events::ProcessGroup* group) {
         ParameterDefinition mapped = mine.parameters[i];
         mapped.name = global.string_map[mapped.name];
         global.parameter_map[i] = index.parameters.at(parameter_key(global, mapped));
+    }
+    global.communicator_map.resize(mine.communicators.size());
+    for (std::size_t i = 0; i < mine.communicators.size(); ++i) {
+        global.communicator_map[i] = index.communicators.at(communicator_key(mine.communicators[i]));
     }
     return global;
 }

@@ -83,7 +83,7 @@ void reset() {
 
 constexpr substrate::Callbacks kCallbacks = {
     "profiling", on_location_created, on_enter, on_exit, on_parameter_int, on_parameter_string,
-    nullptr,     finalize,            reset,
+    nullptr,     nullptr,             finalize, reset,
 };
 
 }  // namespace

@@ -21,14 +21,28 @@
 namespace strata::tracing {
 
 enum class RecordType : std::uint8_t {
-    enter = 1,
-    leave = 2,
-    parameter_int = 3,
-    parameter_string = 4,
+    enter = 1,             ///< region
+    leave = 2,             ///< region
+    parameter_int = 3,     ///< parameter, zig-zag value
+    parameter_string = 4,  ///< parameter, string handle
+    mpi_send = 5,          ///< communicator, peer, zig-zag tag, bytes
+    mpi_recv = 6,          ///< communicator, peer, zig-zag tag, bytes
+    mpi_isend = 7,         ///< communicator, peer, zig-zag tag, bytes, request
+    mpi_isend_complete = 8,   ///< request
+    mpi_irecv_request = 9,    ///< request
+    mpi_irecv = 10,           ///< communicator, peer, zig-zag tag, bytes, request
+    mpi_request_test = 11,    ///< request
+    mpi_request_cancelled = 12,  ///< request
+    mpi_collective_begin = 13,   ///< (nothing; the varint slot is 0)
+    mpi_collective_end = 14,     ///< operation, communicator, zig-zag root, bytes sent, bytes received
 };
 
-/// Largest record: type + 3 varints of at most 10 bytes.
-constexpr std::size_t kMaxRecordSize = 1 + 3 * 10;
+/// Number of varint fields after the time, per record type.
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5};
+constexpr int kMaxFields = 5;
+
+/// Largest record: type + time + 5 fields, varints of at most 10 bytes each.
+constexpr std::size_t kMaxRecordSize = 1 + 10 + kMaxFields * 10;
 
 inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
     while (v >= 0x80) {
@@ -50,8 +64,9 @@ inline std::int64_t unzigzag(std::uint64_t v) {
 struct Record {
     RecordType type;
     Ticks time;
-    std::uint64_t a = 0;  ///< region or parameter
-    std::uint64_t b = 0;  ///< parameter value (zig-zag for integers) or string handle
+    std::uint64_t a = 0;  ///< region or parameter (first field)
+    std::uint64_t b = 0;  ///< parameter value (zig-zag for integers) or string handle (second field)
+    std::uint64_t field[kMaxFields] = {};  ///< all fields in order (a and b are field[0] and field[1])
 };
 
 class EventBuffer {
@@ -83,6 +98,11 @@ public:
     inline void write(RecordType type, Ticks time, std::uint64_t a, std::uint64_t b) {
         write(type, time, a);
         cur_ = put_varint(cur_, b);
+    }
+    /// A record with kFields[type] fields (MPI events; not on the region hot path).
+    void write_fields(RecordType type, Ticks time, const std::uint64_t* fields) {
+        write(type, time, fields[0]);
+        for (int i = 1; i < kFields[static_cast<int>(type)]; ++i) cur_ = put_varint(cur_, fields[i]);
     }
 
     /// Calls `fn(const Record&)` for every record in order; returns false on a
@@ -131,10 +151,14 @@ bool EventBuffer::for_each(Fn&& fn) const {
                 return false;
             };
             std::uint64_t dt = 0;
-            if (!get(dt) || !get(r.a)) return false;
-            if (r.type == RecordType::parameter_int || r.type == RecordType::parameter_string) {
-                if (!get(r.b)) return false;
+            const int type = static_cast<int>(r.type);
+            if (type <= 0 || type >= static_cast<int>(sizeof kFields / sizeof kFields[0])) return false;
+            if (!get(dt)) return false;
+            for (int f = 0; f < kFields[type]; ++f) {
+                if (!get(r.field[f])) return false;
             }
+            r.a = r.field[0];
+            r.b = r.field[1];
             time += dt;
             r.time = time;
             fn(static_cast<const Record&>(r));

@@ -62,6 +62,36 @@ const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, nullptr};
 inline OTF2_RegionRef region_ref(std::uint64_t handle) { return static_cast<OTF2_RegionRef>(handle - 1); }
 inline OTF2_ParameterRef parameter_ref(std::uint64_t handle) { return static_cast<OTF2_ParameterRef>(handle - 1); }
 
+inline OTF2_CommRef comm_ref(std::uint64_t handle) { return static_cast<OTF2_CommRef>(handle - 1); }
+
+/// The MPI records (fields: see RecordType).
+OTF2_ErrorCode convert_mpi(OTF2_EvtWriter* w, const Record& r) {
+    const std::uint64_t* f = r.field;
+    const auto peer = static_cast<uint32_t>(f[1]);
+    const auto tag = static_cast<uint32_t>(unzigzag(f[2]));
+    switch (r.type) {
+        case RecordType::mpi_send: return OTF2_EvtWriter_MpiSend(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3]);
+        case RecordType::mpi_recv: return OTF2_EvtWriter_MpiRecv(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3]);
+        case RecordType::mpi_isend:
+            return OTF2_EvtWriter_MpiIsend(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3], f[4]);
+        case RecordType::mpi_irecv:
+            return OTF2_EvtWriter_MpiIrecv(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3], f[4]);
+        case RecordType::mpi_isend_complete: return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, r.time, f[0]);
+        case RecordType::mpi_irecv_request: return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, r.time, f[0]);
+        case RecordType::mpi_request_test: return OTF2_EvtWriter_MpiRequestTest(w, nullptr, r.time, f[0]);
+        case RecordType::mpi_request_cancelled: return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, r.time, f[0]);
+        case RecordType::mpi_collective_begin: return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, r.time);
+        case RecordType::mpi_collective_end: {
+            const std::int64_t root = unzigzag(f[2]);
+            return OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(f[0]),
+                                                   comm_ref(f[1]),
+                                                   root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root),
+                                                   f[3], f[4]);
+        }
+        default: return OTF2_SUCCESS;
+    }
+}
+
 std::string describe(OTF2_ErrorCode code) {
     return std::string(OTF2_Error_GetName(code)) + ": " + OTF2_Error_GetDescription(code);
 }
@@ -170,6 +200,9 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
             case RecordType::parameter_string:
                 rc = OTF2_EvtWriter_ParameterString(state.writer, nullptr, r.time,
                                                     parameter_ref(r.a), static_cast<OTF2_StringRef>(r.b));
+                break;
+            default:
+                rc = convert_mpi(state.writer, r);
                 break;
         }
         ++state.events;
@@ -293,6 +326,7 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
         }
         node_of_rank.push_back(static_cast<OTF2_SystemTreeNodeRef>(it - hosts.begin()));
     }
+    const OTF2_StringRef comm_locations_name = defs.communicators.empty() ? 0 : extra("MPI ranks");
     std::vector<OTF2_StringRef> rank_names, location_names;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         rank_names.push_back(extra(ranks.size() > 1 ? "rank " + std::to_string(r) : std::string("process")));
@@ -333,6 +367,31 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                   "writing a location definition");
         }
     }
+    if (!defs.communicators.empty()) {
+        // As Score-P writes them: one group of the ranks' first locations (a
+        // rank's index in it is its MPI_COMM_WORLD rank), one group of ranks
+        // per communicator, and the communicators themselves.
+        std::vector<std::uint64_t> rank_locations;
+        for (std::size_t r = 0; r < ranks.size(); ++r) rank_locations.push_back(static_cast<std::uint64_t>(r) << 32);
+        check(OTF2_GlobalDefWriter_WriteGroup(w, 0, comm_locations_name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                              static_cast<uint32_t>(rank_locations.size()), rank_locations.data()),
+              "writing the group of MPI ranks");
+        for (std::size_t c = 0; c < defs.communicators.size(); ++c) {
+            const CommunicatorDefinition& comm = defs.communicators[c];
+            std::vector<std::uint64_t> members(comm.world_ranks.begin(), comm.world_ranks.end());
+            check(OTF2_GlobalDefWriter_WriteGroup(w, static_cast<OTF2_GroupRef>(c + 1), comm.name,
+                                                  OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                                  static_cast<uint32_t>(members.size()), members.data()),
+                  "writing a communicator group");
+        }
+        for (std::size_t c = 0; c < defs.communicators.size(); ++c) {
+            check(OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(c), defs.communicators[c].name,
+                                                 static_cast<OTF2_GroupRef>(c + 1), OTF2_UNDEFINED_COMM,
+                                                 OTF2_COMM_FLAG_NONE),
+                  "writing a communicator");
+        }
+    }
     check(OTF2_Archive_CloseGlobalDefWriter(archive, w), "closing the global definitions");
     return error;
 }
@@ -346,8 +405,9 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
     std::vector<std::uint64_t> regions(defs.region_map.begin(), defs.region_map.end());
     std::vector<std::uint64_t> parameters(defs.parameter_map.begin(), defs.parameter_map.end());
     std::vector<std::uint64_t> strings(defs.string_map.begin(), defs.string_map.end());
+    std::vector<std::uint64_t> communicators(defs.communicator_map.begin(), defs.communicator_map.end());
     const bool identity = is_identity(defs.region_map, 0) && is_identity(defs.parameter_map, 0) &&
-                          is_identity(defs.string_map, 0);
+                          is_identity(defs.string_map, 0) && is_identity(defs.communicator_map, 0);
     std::string error;
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
         if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe(rc);
@@ -361,7 +421,10 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
         }
         if (!identity) {
             const std::pair<OTF2_MappingType, std::vector<std::uint64_t>*> tables[] = {
-                {OTF2_MAPPING_REGION, &regions}, {OTF2_MAPPING_PARAMETER, &parameters}, {OTF2_MAPPING_STRING, &strings}};
+                {OTF2_MAPPING_REGION, &regions},
+                {OTF2_MAPPING_PARAMETER, &parameters},
+                {OTF2_MAPPING_STRING, &strings},
+                {OTF2_MAPPING_COMM, &communicators}};
             for (const auto& [type, map] : tables) {
                 if (map->empty()) continue;
                 OTF2_IdMap* id_map = OTF2_IdMap_CreateFromUint64Array(map->size(), map->data(), true);

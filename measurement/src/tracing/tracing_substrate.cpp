@@ -79,7 +79,7 @@ std::string flush(TraceLocation& tl, bool final) {
 /// right after the record that caused it (tracing is the last substrate, so
 /// the others have seen that record too).
 __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, RecordType type, Ticks time,
-                                          std::uint64_t a, std::uint64_t b) {
+                                          std::uint64_t a, std::uint64_t b, bool write = true) {
     bool flushed = false;
     Ticks begin = 0, end = 0;
     if (!tl.buffer.add_page() && !tl.buffer.empty()) {
@@ -103,7 +103,9 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
                            "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
         return;
     }
-    if (type == RecordType::parameter_int || type == RecordType::parameter_string) {
+    if (!write) {
+        // The caller writes its own record.
+    } else if (type == RecordType::parameter_int || type == RecordType::parameter_string) {
         tl.buffer.write(type, time, a, b);
     } else {
         tl.buffer.write(type, time, a);
@@ -180,9 +182,51 @@ void reset() {
     g_lost_total.store(0);
 }
 
+void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) {
+    using K = substrate::MpiEvent;
+    std::uint64_t f[kMaxFields] = {};
+    RecordType type = RecordType::mpi_send;
+    switch (e.kind) {
+        case K::send:
+        case K::recv:
+        case K::isend:
+        case K::irecv:
+            type = e.kind == K::send    ? RecordType::mpi_send
+                   : e.kind == K::recv  ? RecordType::mpi_recv
+                   : e.kind == K::isend ? RecordType::mpi_isend
+                                        : RecordType::mpi_irecv;
+            f[0] = e.comm;
+            f[1] = static_cast<std::uint32_t>(e.peer);
+            f[2] = zigzag(e.tag);
+            f[3] = e.bytes;
+            f[4] = e.request;
+            break;
+        case K::isend_complete: type = RecordType::mpi_isend_complete; f[0] = e.request; break;
+        case K::irecv_request: type = RecordType::mpi_irecv_request; f[0] = e.request; break;
+        case K::request_test: type = RecordType::mpi_request_test; f[0] = e.request; break;
+        case K::request_cancelled: type = RecordType::mpi_request_cancelled; f[0] = e.request; break;
+        case K::collective_begin: type = RecordType::mpi_collective_begin; break;
+        case K::collective_end:
+            type = RecordType::mpi_collective_end;
+            f[0] = e.op;
+            f[1] = e.comm;
+            f[2] = zigzag(e.peer);
+            f[3] = e.bytes;
+            f[4] = e.bytes_received;
+            break;
+    }
+    TraceLocation& tl = state(loc);
+    if (!tl.buffer.has_room()) {
+        // Rare (MPI calls are slow anyway): reuse the general slow path for room.
+        write_slow(loc, tl, RecordType::mpi_collective_begin, time, 0, 0, /*write=*/false);
+        if (!tl.buffer.has_room()) return;
+    }
+    tl.buffer.write_fields(type, time, f);
+}
+
 constexpr substrate::Callbacks kCallbacks = {
-    "tracing",           on_location_created, on_enter, on_exit, on_parameter_int, on_parameter_string,
-    begin_multi_process, finalize,            reset,
+    "tracing",    on_location_created, on_enter,           on_exit, on_parameter_int, on_parameter_string,
+    on_mpi_event, begin_multi_process, finalize,           reset,
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 // (they do nothing).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -64,6 +65,49 @@ STRATA_API void parameter_string(ParameterHandle parameter, std::string_view val
 /// depth; otherwise it is reported once and ignored.
 STRATA_API void set_recording(bool on);
 STRATA_API bool is_recording();
+
+// --- MPI (adapters/mpi) -------------------------------------------------------
+
+using CommunicatorHandle = std::uint32_t;
+
+/// A communicator, identified in the whole job by (id_root, id_sequence): the
+/// MPI_COMM_WORLD rank of its rank 0 and a number that rank gives each
+/// communicator it creates (MPI_COMM_WORLD is (0, 0), MPI_COMM_SELF of rank r
+/// is (r, 1)).  `world_ranks[i]` is the MPI_COMM_WORLD rank of its rank i.
+struct CommunicatorSpec {
+    std::string_view name;
+    std::uint32_t id_root = 0;
+    std::uint32_t id_sequence = 0;
+    const std::int32_t* world_ranks = nullptr;
+    std::size_t size = 0;
+};
+STRATA_API CommunicatorHandle define_communicator(const CommunicatorSpec& spec);
+
+/// The collective operations, as OTF2 numbers them (OTF2_CollectiveOp).
+enum class CollectiveOp : std::uint8_t {
+    barrier = 0, bcast = 1, gather = 2, gatherv = 3, scatter = 4, scatterv = 5, allgather = 6,
+    allgatherv = 7, alltoall = 8, alltoallv = 9, alltoallw = 10, allreduce = 11, reduce = 12,
+    reduce_scatter = 13, scan = 14, exscan = 15, reduce_scatter_block = 16, create_handle = 17,
+    destroy_handle = 18, allocate = 19, deallocate = 20, create_handle_and_allocate = 21,
+    destroy_handle_and_deallocate = 22,
+};
+
+/// Message events, inside the region of the MPI call.  `peer` is the rank in
+/// `comm`; `request` is any id unique among the calling thread's open requests.
+STRATA_API void mpi_send(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes);
+STRATA_API void mpi_recv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes);
+STRATA_API void mpi_isend(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+                          std::uint64_t request);
+STRATA_API void mpi_isend_complete(std::uint64_t request);
+STRATA_API void mpi_irecv_request(std::uint64_t request);
+STRATA_API void mpi_irecv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+                          std::uint64_t request);
+STRATA_API void mpi_request_test(std::uint64_t request);
+STRATA_API void mpi_request_cancelled(std::uint64_t request);
+/// A collective: begin right after entering the call's region, end right before leaving it.
+STRATA_API void mpi_collective_begin();
+STRATA_API void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
+                                   std::uint64_t bytes_sent, std::uint64_t bytes_received);
 
 /// The current time on the process timer.
 STRATA_API Ticks now();
