@@ -14,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/clock_sync.hpp"
 #include "core/definitions.hpp"
 #include "core/experiment_directory.hpp"
 #include "core/location.hpp"
@@ -46,6 +47,7 @@ struct State {
     /// An MPI program: the directory is agreed on at MPI_Init (begin_multi_process).
     bool directory_deferred = false;
     events::ProcessGroup* group = nullptr;
+    std::vector<clock_sync::Point> clock_points;  ///< offsets to rank 0, at MPI_Init and MPI_Finalize
     std::mutex warn_mutex;
     std::set<std::string> warned;
 };
@@ -291,6 +293,7 @@ bool finalize() {
         }
     }
     const int rank = group != nullptr ? group->rank() : 0;
+    if (group != nullptr) state().clock_points.push_back(clock_sync::measure(*group, timer::now));
     // strata.cfg again: adapters that started after the core have added their variables.
     if (rank == 0 && !state().experiment_directory.empty() && g_report_unknown_variables == false) {
         std::ostringstream cfg;
@@ -303,6 +306,7 @@ bool finalize() {
     ctx.experiment_directory = directory.empty() ? nullptr : directory.c_str();
     ctx.end_time = end;
     ctx.group = group;
+    ctx.clock_points = &state().clock_points;
     // The job's definitions: every substrate writes global ids (collective with a group).
     const unification::Unified unified = unification::unify(definitions().snapshot(), group);
     ctx.definitions = &unified;
@@ -357,6 +361,7 @@ void begin_multi_process(ProcessGroup* group) {
     }
     state().experiment_directory = message.substr(2);
     state().group = group;
+    state().clock_points.push_back(clock_sync::measure(*group, timer::now));
     for (const substrate::Callbacks* s : state().substrates) {
         std::string error;
         if (s->begin_multi_process && !s->begin_multi_process(group, &error)) {

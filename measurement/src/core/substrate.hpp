@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "strata/measurement/types.hpp"
 
@@ -20,6 +21,9 @@ class ProcessGroup;
 }
 namespace unification {
 struct Unified;
+}
+namespace clock_sync {
+struct Point;
 }
 
 namespace substrate {
@@ -58,6 +62,8 @@ struct FinalizeContext {
     Ticks end_time = 0;
     const unification::Unified* definitions = nullptr;  ///< the job's definitions and this rank's maps
     events::ProcessGroup* group = nullptr;              ///< the ranks writing together, or nullptr
+    /// This rank's clock offsets to rank 0 (at MPI_Init and at MPI_Finalize); empty alone.
+    const std::vector<clock_sync::Point>* clock_points = nullptr;
 };
 
 struct Callbacks {

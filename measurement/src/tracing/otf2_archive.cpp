@@ -399,7 +399,8 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
 }  // namespace
 
 std::string Otf2Archive::write_local_definitions(const unification::Unified& defs,
-                                                 const std::vector<LocationDefinition>& locations) {
+                                                 const std::vector<LocationDefinition>& locations,
+                                                 const std::vector<clock_sync::Point>& clock_points) {
     // Events carry local references: region and parameter handle - 1, string
     // handles as they are.  The mapping tables turn them into global ids.
     std::vector<std::uint64_t> regions(defs.region_map.begin(), defs.region_map.end());
@@ -433,6 +434,11 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
                 OTF2_IdMap_Free(id_map);
             }
         }
+        // Readers line the ranks up with these (linear interpolation between the points).
+        for (const clock_sync::Point& p : clock_points) {
+            check(OTF2_DefWriter_WriteClockOffset(local, p.local_time, p.offset, p.deviation),
+                  "writing a clock offset");
+        }
         check(OTF2_Archive_CloseDefWriter(archive_, local), "closing a local definition writer");
     }
     check(OTF2_Archive_CloseDefFiles(archive_), "closing the local definition files");
@@ -440,7 +446,7 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
 }
 
 std::string Otf2Archive::finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
-                                Ticks end) {
+                                Ticks end, const std::vector<clock_sync::Point>& clock_points) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
     std::string error;
@@ -450,7 +456,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     for (OTF2_EvtWriter* w : writers_) check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing an event writer");
     writers_.clear();
     check(OTF2_Archive_CloseEvtFiles(archive_), "closing the event files");
-    const std::string local_error = write_local_definitions(defs, locations);
+    const std::string local_error = write_local_definitions(defs, locations, clock_points);
     if (error.empty()) error = local_error;
 
     // Every rank's host, time span and locations go to rank 0, which writes the
@@ -459,8 +465,9 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
     mine.host = host;
-    mine.begin = timer::epoch().ticks;
-    mine.end = end;
+    // In rank 0's time (the clock properties are global).
+    mine.begin = timer::epoch().ticks + (clock_points.empty() ? 0 : clock_points.front().offset);
+    mine.end = end + (clock_points.empty() ? 0 : clock_points.back().offset);
     mine.locations = locations;
     std::vector<RankInfo> ranks;
     const std::string bytes = encode(mine);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock_sync.hpp"
 #include "core/unification.hpp"
 #include "strata/measurement/process_group.hpp"
 #include "tracing/event_buffer.hpp"
@@ -63,7 +64,7 @@ public:
     /// rank 0 writes the global definitions of all ranks, and the archive is
     /// closed.  Collective with a process group.
     std::string finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
-                       Ticks end);
+                       Ticks end, const std::vector<clock_sync::Point>& clock_points);
 
 private:
     std::mutex mutex_;
@@ -75,7 +76,8 @@ private:
     int rank_ = 0;
 
     std::string write_local_definitions(const unification::Unified& defs,
-                                        const std::vector<LocationDefinition>& locations);
+                                        const std::vector<LocationDefinition>& locations,
+                                        const std::vector<clock_sync::Point>& clock_points);
 };
 
 }  // namespace strata::tracing

@@ -153,7 +153,9 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     }
     // With a process group, finish() is collective: every rank must take part,
     // also one whose conversion failed.
-    const std::string finish_error = archive().finish(*ctx.definitions, defs, ctx.end_time);
+    static const std::vector<clock_sync::Point> no_points;
+    const std::string finish_error =
+        archive().finish(*ctx.definitions, defs, ctx.end_time, ctx.clock_points ? *ctx.clock_points : no_points);
     if (problem.empty()) problem = finish_error;
     if (flushes > 0) {
         std::fprintf(stderr,
