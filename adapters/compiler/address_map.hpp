@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The hot-path cache of the compiler adapter: function address -> region handle (or "filtered").
 //
-//   hook(fn) -> find(fn): a multiply, then the primary table's slot at a fixed address
+//   hook(fn) -> find(fn): an AND of the address, then the primary table's slot at a fixed address
 //            -> kUnknown: find_overflow(fn), then the slow path resolves fn and insert()s it
 //
 // Open addressing with linear probing.  Readers take no lock: a writer fills a slot's value
@@ -35,12 +35,16 @@ public:
     /// The value stored for `key` in the primary table, or kUnknown (never inserted, or stored
     /// in the overflow table).  Lock-free, never allocates.
     __attribute__((no_instrument_function, always_inline)) RegionHandle find(std::uintptr_t key) const {
-        constexpr std::size_t mask = (std::size_t{1} << kPrimaryBits) - 1;
-        for (std::size_t i = index(key, 64 - kPrimaryBits);; i = (i + 1) & mask) {
+        // Slot i starts at byte 16 * i, and index() is (key >> 4) & mask: the slot's byte offset
+        // is key & (mask << 4), one instruction.
+        constexpr std::uintptr_t offsets = ((std::uintptr_t{1} << kPrimaryBits) - 1) * sizeof(Slot);
+        const char* base = reinterpret_cast<const char*>(primary_);
+        for (std::uintptr_t at = key & offsets;; at = (at + sizeof(Slot)) & offsets) {
+            const Slot& slot = *reinterpret_cast<const Slot*>(base + at);
             // Acquire pairs with the release of the key in put(): the value was stored before.
-            const std::uintptr_t k = primary_[i].key.load(std::memory_order_acquire);
+            const std::uintptr_t k = slot.key.load(std::memory_order_acquire);
             if (__builtin_expect(k == key, 1)) {
-                const RegionHandle value = primary_[i].value.load(std::memory_order_relaxed);
+                const RegionHandle value = slot.value.load(std::memory_order_relaxed);
                 // A published key always has its value (never kUnknown): tell the compiler, so
                 // that callers test kUnknown only on the not-found path.
                 if (value == kUnknown) __builtin_unreachable();
@@ -83,31 +87,33 @@ private:
         std::atomic<RegionHandle> value{0};
     };
     struct Table {
-        std::size_t mask;
-        unsigned shift;  // 64 - log2(size)
+        std::size_t mask;  // size - 1, size a power of two
         Slot* slots;
     };
 
+    static_assert(sizeof(Slot) == 16, "find() computes slot offsets as multiples of 16");
+
+    /// The first slot to probe.  Functions are usually 16-byte aligned and never overlap, so
+    /// the address bits above the alignment spread them without a multiplication.
     __attribute__((no_instrument_function, always_inline)) static std::size_t index(std::uintptr_t key,
-                                                                                    unsigned shift) {
-        // Fibonacci hashing: the high bits of key * 2^64/phi spread aligned addresses well.
-        return static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> shift);
+                                                                                    std::size_t mask) {
+        return static_cast<std::size_t>(key >> 4) & mask;
     }
 
     __attribute__((no_instrument_function)) static RegionHandle probe(const Table& t, std::uintptr_t key) {
-        for (std::size_t i = index(key, t.shift);; i = (i + 1) & t.mask) {
+        for (std::size_t i = index(key, t.mask);; i = (i + 1) & t.mask) {
             const std::uintptr_t k = t.slots[i].key.load(std::memory_order_acquire);
             if (k == key) return t.slots[i].value.load(std::memory_order_relaxed);
             if (k == 0) return kUnknown;
         }
     }
 
-    Table primary_table() { return Table{(std::size_t{1} << kPrimaryBits) - 1, 64 - kPrimaryBits, primary_}; }
+    Table primary_table() { return Table{(std::size_t{1} << kPrimaryBits) - 1, primary_}; }
 
     /// Stores into `t`; false when the key was already there (its value is then replaced).
     __attribute__((no_instrument_function)) static bool put(const Table& t, std::uintptr_t key,
                                                             RegionHandle value) {
-        for (std::size_t i = index(key, t.shift);; i = (i + 1) & t.mask) {
+        for (std::size_t i = index(key, t.mask);; i = (i + 1) & t.mask) {
             const std::uintptr_t k = t.slots[i].key.load(std::memory_order_relaxed);
             if (k == key) {
                 t.slots[i].value.store(value, std::memory_order_relaxed);
@@ -122,10 +128,9 @@ private:
     }
 
     __attribute__((no_instrument_function)) const Table* grow(const Table* old) {
-        const unsigned bits = old == nullptr ? 12 : 65 - old->shift;
-        const std::size_t size = std::size_t{1} << bits;
+        const std::size_t size = old == nullptr ? std::size_t{1} << 12 : 2 * (old->mask + 1);
         auto* slots = new (std::nothrow) Slot[size];
-        auto* t = new (std::nothrow) Table{size - 1, 64 - bits, slots};
+        auto* t = new (std::nothrow) Table{size - 1, slots};
         if (slots == nullptr || t == nullptr) {
             delete[] slots;
             delete t;
