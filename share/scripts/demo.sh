@@ -13,26 +13,32 @@ BUILD_DIR=$build "$here/build.sh"
 demo=$build/demo
 mkdir -p "$demo"
 cd "$demo"
+# Open MPI refuses to start as root without these.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+ranks=4
+
 echo
-echo "== Building the example with the strata compiler wrapper"
-"$build/instrumenter/strata" --verbose gcc -O2 -g "$top/share/examples/heat.c" -o heat
+echo "== Building the example heat solver with the strata compiler wrapper (MPI)"
+"$build/instrumenter/strata" --verbose mpicc -O2 -g -DSTRATA_EXAMPLE_WITH_MPI "$top/share/examples/heat.c" -o heat
 
 experiment=$demo/strata-demo-$(date +%Y%m%d_%H%M%S)
 echo
-echo "== Running it: 600x600 grid, 40 iterations, tracing on"
-STRATA_ENABLE_TRACING=true STRATA_EXPERIMENT_DIRECTORY=$experiment ./heat -n 600 -i 40
+echo "== Running it on $ranks ranks: 512x512 grid, 40 iterations, rank 2 does 2.5x the work, tracing on"
+STRATA_ENABLE_TRACING=true STRATA_EXPERIMENT_DIRECTORY=$experiment \
+  mpirun -np $ranks --oversubscribe ./heat -n 512 -i 40 -x 2:2.5
 
 echo
-echo "== The experiment directory: $experiment"
+echo "== The experiment directory (one for all ranks): $experiment"
 ls -l "$experiment"
 echo
-if [ -x "$build/analysis/strata-score" ]; then
-  "$build/analysis/strata-score" "$experiment" --top 12
-else
-  echo "(strata-score was not built; the profile is $experiment/profile.h5)"
+"$build/analysis/strata-score" "$experiment" --top 12
+if [ -x "$build/analysis/strata-analyze" ]; then
+  echo
+  echo "== strata-analyze (2 analysis ranks)"
+  mpirun -np 2 --oversubscribe "$build/analysis/strata-analyze" "$experiment"
 fi
 echo
 echo "== The first events of the OTF2 trace (otf2-print)"
-otf2-print "$experiment/traces.otf2" | sed -n '1,14p'
+otf2-print "$experiment/traces.otf2" | sed -n '1,16p'
 echo
 echo "Open $experiment/traces.otf2 in Vampir or read it with otf2-print; profile.h5 with h5dump or h5py."
