@@ -56,11 +56,17 @@ printf '  trace size           %8.2f bytes per event (%s bytes, %s events in the
 # --- compiler instrumentation: calls.c (1 call of mid() and 10 of leaf() per iteration)
 calls_n=1000000
 calls_plain=$build/bench/bench-calls-plain
+calls_empty=$build/bench/bench-calls-empty-hooks
 calls_strata=$build/bench/bench-calls-strata
 leaf_filter=$(cd "$(dirname "$0")" && pwd)/leaf.filter
-for f in "$calls_plain" "$calls_strata"; do [ -x "$f" ] || { echo "run.sh: $f not found; build first (cmake --build $build)" >&2; exit 1; }; done
+all_filter=$work/all.filter
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\nSCOREP_REGION_NAMES_END\n' > "$all_filter"
+for f in "$calls_plain" "$calls_empty" "$calls_strata"; do
+  [ -x "$f" ] || { echo "run.sh: $f not found; build first (cmake --build $build)" >&2; exit 1; }
+done
 
-# run_calls BINARY MODE -> prints ns_per_call; MODE is plain, profile, trace or filtered
+# run_calls BINARY MODE -> prints ns_per_call; MODE is plain, profile, trace, leaf or all
+# (leaf: leaf() filtered out; all: every function filtered out)
 run_calls() {
   local bin=$1 mode=$2 dir="$work/exp-$RANDOM$RANDOM"
   case $mode in
@@ -69,29 +75,37 @@ run_calls() {
              "$bin" $calls_n 2>/dev/null ;;
     trace) STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=1G \
            STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $calls_n 2>/dev/null ;;
-    filtered) STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false STRATA_FILTERING_FILE=$leaf_filter \
+    leaf|all) local rules=$leaf_filter
+              [ "$mode" = all ] && rules=$all_filter
+              STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false STRATA_FILTERING_FILE=$rules \
               STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $calls_n 2>/dev/null ;;
   esac | sed -n 's/.*ns_per_call=\([0-9.]*\).*/\1/p'
   rm -rf "$dir"
 }
 
-: > "$work/calls-plain"; : > "$work/calls-profile"; : > "$work/calls-trace"; : > "$work/calls-filtered"
+for m in plain empty profile trace leaf all; do : > "$work/calls-$m"; done
 for ((i = 0; i < reps; i++)); do
   run_calls "$calls_plain" plain >> "$work/calls-plain"
+  run_calls "$calls_empty" plain >> "$work/calls-empty"
   run_calls "$calls_strata" profile >> "$work/calls-profile"
   run_calls "$calls_plain" plain >> "$work/calls-plain"
   run_calls "$calls_strata" trace >> "$work/calls-trace"
   run_calls "$calls_plain" plain >> "$work/calls-plain"
-  run_calls "$calls_strata" filtered >> "$work/calls-filtered"
+  run_calls "$calls_strata" leaf >> "$work/calls-leaf"
+  run_calls "$calls_strata" all >> "$work/calls-all"
 done
-cp=$(median < "$work/calls-plain"); cpr=$(median < "$work/calls-profile")
-ctr=$(median < "$work/calls-trace"); cfi=$(median < "$work/calls-filtered")
+cp=$(median < "$work/calls-plain"); cem=$(median < "$work/calls-empty"); cpr=$(median < "$work/calls-profile")
+ctr=$(median < "$work/calls-trace"); cle=$(median < "$work/calls-leaf"); cal=$(median < "$work/calls-all")
 # With leaf filtered, mid is still recorded: of 11 calls, 1 costs the profiling overhead and
 # 10 cost the filtered overhead.
-per_filtered=$(calc "(11 * ($cfi - $cp) - ($cpr - $cp)) / 10")
+per_filtered=$(calc "(11 * ($cle - $cp) - ($cpr - $cp)) / 10")
 echo "compiler instrumentation (calls.c: $calls_n iterations x 11 calls, $reps repetitions, medians)"
 printf '  plain                %8.2f ns per call\n' "$cp"
+printf '  empty hooks          %8.2f ns per call    -> overhead %6.2f ns (-finstrument-functions alone)\n' \
+  "$cem" "$(calc "$cem - $cp")"
 printf '  profiling            %8.2f ns per call    -> overhead %6.2f ns\n' "$cpr" "$(calc "$cpr - $cp")"
 printf '  tracing              %8.2f ns per call    -> overhead %6.2f ns\n' "$ctr" "$(calc "$ctr - $cp")"
 printf '  leaf filtered        %8.2f ns per call    -> overhead %6.2f ns per filtered call (mid recorded)\n' \
-  "$cfi" "$per_filtered"
+  "$cle" "$per_filtered"
+printf '  all filtered         %8.2f ns per call    -> overhead %6.2f ns per filtered call\n' \
+  "$cal" "$(calc "$cal - $cp")"
