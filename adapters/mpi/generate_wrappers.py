@@ -7,8 +7,16 @@ Writes four files, all derived from the spec alone (same spec, same bytes):
 
     mpi_groups.hpp           the groups of STRATA_MPI_ENABLE_GROUPS: bits, names, default set
     mpi_function_table.hpp   one row per function: region name, role, group (the region table)
-    mpi_c_wrappers.cpp       MPI_Xxx -> enter, PMPI_Xxx, exit
-    mpi_fortran_wrappers.cpp mpi_xxx_ (and the other manglings) -> enter, pmpi_xxx_, exit
+    mpi_c_wrappers.cpp       MPI_Xxx -> enter, message events, PMPI_Xxx, message events, exit
+    mpi_fortran_wrappers.cpp mpi_xxx_ (and the other manglings) -> the same around pmpi_xxx_
+
+The message events a wrapper records follow from the argument roles of the
+spec (event_plan below): a function with `dest` and `comm` sends, one with
+`source`, `buf` and `status` receives, `newrequest` makes it nonblocking, a
+`coll` function named after an OTF2 collective operation records
+MpiCollectiveBegin/End, `newcomm` defines a communicator, and so on.  What the
+events need beyond the arguments is hand-written C++ next to this file
+(p2p_events, request_completion, collectives, communicators).
 
 The spec's format is described at its top.  Only the standard library is used.
 """
@@ -32,12 +40,29 @@ VERSIONS = ('1.0', '1.2', '2.0', '2.2', '3.0', '3.1')
 # runs whether or not the function's group is recorded (a program measured with
 # STRATA_MPI_ENABLE_GROUPS=none is still one experiment of all ranks).
 #   MPI_Init, MPI_Init_thread: after PMPI_Init, the ranks agree on the
-#     experiment directory and open the trace archive (mpi_process_group.cpp).
-#     Later: define MPI_COMM_WORLD, measure the clock offsets to rank 0.
+#     experiment directory and open the trace archive, and MPI_COMM_WORLD and
+#     MPI_COMM_SELF are defined (mpi_process_group.cpp).
+#     Later: measure the clock offsets to rank 0.
 #   MPI_Finalize: before PMPI_Finalize, the ranks unify their definitions and
 #     write the experiment while MPI still works.  Later: clock offsets again.
+# Besides these, every function that creates a communicator (role newcomm) or
+# frees one (an `MPI_Comm *` with role comm) has a hook made from its roles
+# (event_plan): later message events must be able to name the communicator.
+# Those run only when the call is the program's own (not made inside Strata or
+# inside another MPI call).
 HOOKS_BEFORE_CALL = {'MPI_Finalize': 'strata::mpi::before_finalize();'}
 HOOKS_AFTER_CALL = {'MPI_Init': 'strata::mpi::after_init();', 'MPI_Init_thread': 'strata::mpi::after_init();'}
+
+# Blocking collectives with MpiCollectiveBegin/End: the operation is the
+# function's name without "MPI_", as OTF2 (and events::CollectiveOp) names it.
+COLLECTIVE_OPS = frozenset('''allgather allgatherv allreduce alltoall alltoallv alltoallw barrier bcast exscan
+    gather gatherv reduce reduce_scatter reduce_scatter_block scan scatter scatterv'''.split())
+# The argument roles a collective's byte count may use (fields of mpi::CollectiveArgs).
+COLLECTIVE_ROLES = ('buf', 'sendbuf', 'recvbuf', 'count', 'sendcount', 'recvcount', 'sendcounts', 'recvcounts',
+                    'datatype', 'sendtype', 'recvtype', 'sendtypes', 'recvtypes', 'root', 'comm')
+# Request operations whose roles alike (one `MPI_Request *request`) do not tell apart.
+REQUEST_OPERATIONS = {'MPI_Start': 'start', 'MPI_Startall': 'start', 'MPI_Cancel': 'cancel',
+                      'MPI_Request_free': 'free'}
 
 
 class SpecError(Exception):
@@ -73,9 +98,13 @@ class Function:
     def fortran_name(self):
         return self.name.lower()
 
+    def by_role(self, role):
+        """The parameter with `role`, or None."""
+        return next((p for p in self.params if p.role == role), None)
+
     @property
-    def events(self):
-        return 'enter %s, P%s, exit %s' % (self.name, self.name, self.name)
+    def roles(self):
+        return {p.role for p in self.params if p.role}
 
 
 def split_parameters(text):
@@ -173,6 +202,9 @@ def check_spec(groups, functions, spec_name):
         seen.add(f.name)
         if f.group not in names:
             raise SpecError('%s:%d: %s has unknown group "%s"' % (spec_name, f.line, f.name, f.group))
+        roles = [p.role for p in f.params if p.role]
+        if len(set(roles)) != len(roles):
+            raise SpecError('%s:%d: %s has two arguments with the same role' % (spec_name, f.line, f.name))
         if f.fortran == 'F' and f.variadic:
             raise SpecError('%s:%d: variadic functions cannot have Fortran wrappers yet' % (spec_name, f.line))
 
@@ -303,23 +335,332 @@ inline constexpr FunctionInfo function_table[function_count] = {
     return ''.join(out)
 
 
-# ---------------------------------------------------------------- mpi_c_wrappers.cpp
+# ---------------------------------------------------------------- event plans
 
-def call_arguments(params):
-    return ', '.join(p.name for p in params)
+class CBinding:
+    """C++ expressions of the C wrapper's arguments (C handles already)."""
+    fortran = False
+    ok = 'strata_result == MPI_SUCCESS'
+    result = 'strata_result'
+
+    def __init__(self, f):
+        self.f = f
+
+    def param(self, role):
+        p = self.f.by_role(role)
+        if p is None:
+            raise SpecError('%s:%d: %s needs an argument with role %s for its events'
+                            % ('mpi_functions.spec', self.f.line, self.f.name, role))
+        return p
+
+    def value(self, role):
+        """An input argument's C value."""
+        return self.param(role).name
+
+    def pointed(self, role):
+        """The C handle an `MPI_Xxx *` argument holds (before the call, or after it for outputs)."""
+        return '*' + self.param(role).name
+
+    def ints(self, role):
+        """An `int *` output (flag, index, outcount, indices)."""
+        return self.param(role).name
+
+    def status_storage(self, role):
+        name = self.param(role).name
+        return ['MPI_Status strata_status_storage;',
+                'MPI_Status* const strata_status = %s == MPI_STATUS_IGNORE ? &strata_status_storage : %s;'
+                % (name, name)]
+
+    status_value = 'strata_status'
+
+    def completion(self, count, requests, statuses, array):
+        return 'mpi::Completion strata_completion(%s, %s, %s, %s);' % (count, requests, statuses, array)
+
+    completion_statuses = 'strata_completion.statuses()'
+
+    def start(self, count, requests):
+        return 'mpi::start_requests(%s, %s);' % (count, requests)
+
+
+class FortranBinding(CBinding):
+    """The same for the Fortran entry points: every argument is a Fortran
+    INTEGER (or handle, buffer, status) passed by reference (mpi_handles.hpp)."""
+    fortran = True
+    ok = 'mpi::f_ok(ierror)'
+    result = 'mpi::f_result(ierror)'
+    CONVERSIONS = {'comm': 'f_comm', 'newcomm': 'f_comm', 'datatype': 'f_type', 'sendtype': 'f_type',
+                   'recvtype': 'f_type', 'buf': 'f_buffer', 'sendbuf': 'f_buffer', 'recvbuf': 'f_buffer',
+                   'sendcounts': 'f_ints', 'recvcounts': 'f_ints', 'request': 'f_request',
+                   'newrequest': 'f_request', 'message': 'f_message', 'newmessage': 'f_message'}
+
+    def param(self, role):
+        p = CBinding.param(self, role)
+        if self.f.fortran_params is not None and p.name not in self.f.fortran_params:
+            raise SpecError('%s:%d: the Fortran binding of %s lacks the argument with role %s'
+                            % ('mpi_functions.spec', self.f.line, self.f.name, role))
+        return p
+
+    def value(self, role):
+        name = self.param(role).name
+        if role in ('sendtypes', 'recvtypes'):
+            raise SpecError('%s:%d: %s: Fortran arrays of datatypes are not converted yet; mark it f'
+                            % ('mpi_functions.spec', self.f.line, self.f.name))
+        return 'mpi::%s(%s)' % (self.CONVERSIONS.get(role, 'f_int'), name)
+
+    def pointed(self, role):
+        return self.value(role)
+
+    def ints(self, role):
+        return 'mpi::f_int_out(%s)' % self.param(role).name
+
+    def status_storage(self, role):
+        name = self.param(role).name
+        return ['MPI_Fint strata_status_storage[mpi::kFortranStatusSize];',
+                'void* const strata_status = mpi::f_status_ignored(%s) ? strata_status_storage : %s;'
+                % (name, name)]
+
+    status_value = 'mpi::FortranStatus(strata_status).get()'
+
+    def completion(self, count, requests, statuses, array):
+        return ('mpi::Completion strata_completion(mpi::Completion::Fortran{}, %s, %s, %s, %s);'
+                % (count, requests, statuses, array))
+
+    completion_statuses = 'strata_completion.fortran_statuses()'
+
+    def start(self, count, requests):
+        return 'mpi::start_fortran_requests(%s, %s);' % (count, requests)
+
+
+class Plan:
+    """What a wrapper does besides enter and exit, as lines of C++ code."""
+
+    def __init__(self):
+        self.before_enter = []   # recorded path, before the region is entered
+        self.before_call = []    # recorded path, after enter
+        self.after_call = []     # recorded path, before exit
+        self.arguments = {}      # parameter name -> what the PMPI call gets instead
+        self.hook_before = []    # both paths (program's own calls only), before the call
+        self.hook_after = []     # both paths (program's own calls only), after the call
+        self.events_before, self.events_after = [], []  # for the comment
+
+
+def collective_op(f):
+    op = f.name[len('MPI_'):].lower()
+    if f.group == 'coll' and op in COLLECTIVE_OPS and 'newrequest' not in f.roles:
+        return op
+    return None
+
+
+def family(f):
+    """The kind of message events of a function, from its roles (None: region only)."""
+    r = f.roles
+    if f.name in REQUEST_OPERATIONS:
+        return REQUEST_OPERATIONS[f.name]
+    if collective_op(f):
+        return 'collective'
+    request = f.by_role('request')
+    if (('requests' in r) or (request is not None and '*' in request.ctype)) and ('status' in r or 'statuses' in r):
+        return 'completion'
+    init = f.name.endswith('_init')
+    if 'dest' in r and 'source' in r:
+        return 'sendrecv'
+    if 'message' in r:
+        return 'imrecv' if 'newrequest' in r else 'mrecv'
+    if 'newmessage' in r:
+        return 'mprobe'
+    if 'dest' in r and 'newrequest' in r:
+        return 'send_init' if init else 'isend'
+    if 'source' in r and 'buf' in r and 'newrequest' in r:
+        return 'recv_init' if init else 'irecv'
+    if 'dest' in r and 'comm' in r:
+        return 'send'
+    if 'source' in r and 'buf' in r and 'status' in r:
+        return 'recv'
+    return None
+
+
+def first(b, *roles):
+    """The value of the first role the function has (sendcount or count, ...)."""
+    for role in roles:
+        if b.f.by_role(role) is not None:
+            return b.value(role)
+    return b.value(roles[-1])
+
+
+def send_arguments(b):
+    return '%s, %s, %s, %s, %s' % (first(b, 'sendcount', 'count'), first(b, 'sendtype', 'datatype'),
+                                   b.value('dest'), first(b, 'sendtag', 'tag'), b.value('comm'))
+
+
+def substitute_status(plan, b):
+    plan.before_call.extend(b.status_storage('status'))
+    plan.arguments[b.param('status').name] = 'strata_status'
+
+
+def event_plan(f, b):
+    plan = Plan()
+    kind = family(f)
+    ok = b.ok
+    if kind == 'send':
+        plan.before_call.append('mpi::on_send(%s);' % send_arguments(b))
+        plan.events_before.append('MpiSend')
+    elif kind in ('recv', 'sendrecv'):
+        if kind == 'sendrecv':
+            plan.before_call.append('mpi::on_send(%s);' % send_arguments(b))
+            plan.events_before.append('MpiSend')
+        substitute_status(plan, b)
+        plan.after_call.append('if (%s) mpi::on_recv(%s, %s);' % (ok, b.value('comm'), b.status_value))
+        plan.events_after.append('MpiRecv')
+    elif kind == 'isend':
+        plan.before_call.append('const mpi::RequestEntry strata_send = mpi::isend_begin(%s, %s, %s, %s, %s);'
+                                % (b.value('count'), b.value('datatype'), b.value('dest'), b.value('tag'),
+                                   b.value('comm')))
+        plan.after_call.append('if (%s) mpi::isend_end(strata_send, %s);' % (ok, b.pointed('newrequest')))
+        plan.events_before.append('MpiIsend')
+    elif kind == 'irecv':
+        plan.after_call.append('if (%s) mpi::irecv_posted(%s, %s, %s);'
+                               % (ok, b.value('source'), b.value('comm'), b.pointed('newrequest')))
+        plan.events_after.append('MpiIrecvRequest')
+    elif kind == 'send_init':
+        plan.after_call.append('if (%s) mpi::persistent_send_created(%s, %s, %s, %s, %s, %s);'
+                               % (ok, b.value('count'), b.value('datatype'), b.value('dest'), b.value('tag'),
+                                  b.value('comm'), b.pointed('newrequest')))
+    elif kind == 'recv_init':
+        plan.after_call.append('if (%s) mpi::persistent_recv_created(%s, %s, %s);'
+                               % (ok, b.value('source'), b.value('comm'), b.pointed('newrequest')))
+    elif kind == 'mprobe':
+        plan.after_call.append('if (%s) mpi::message_matched(%s, %s);'
+                               % (ok, b.value('comm'), b.pointed('newmessage')))
+    elif kind in ('mrecv', 'imrecv'):
+        plan.before_call.append('const strata::events::CommunicatorHandle strata_message_comm = '
+                                'mpi::message_taken(%s);' % b.pointed('message'))
+        if kind == 'mrecv':
+            substitute_status(plan, b)
+            plan.after_call.append('if (%s) mpi::on_recv(strata_message_comm, %s);' % (ok, b.status_value))
+            plan.events_after.append('MpiRecv')
+        else:
+            plan.after_call.append('if (%s) mpi::irecv_posted(strata_message_comm, %s);'
+                                   % (ok, b.pointed('newrequest')))
+            plan.events_after.append('MpiIrecvRequest')
+    elif kind == 'start':
+        if 'requests' in f.roles:
+            plan.before_call.append(b.start(b.value('nrequests'), b.param('requests').name))
+        else:
+            plan.before_call.append(b.start('1', b.param('request').name))
+        plan.events_before.append('MpiIsend or MpiIrecvRequest per started request')
+    elif kind == 'cancel':
+        plan.before_call.append('mpi::cancel_requested(%s);' % b.pointed('request'))
+    elif kind == 'free':
+        plan.before_call.append('mpi::request_freed(%s);' % b.pointed('request'))
+    elif kind == 'completion':
+        array = 'statuses' in f.roles
+        status = b.param('statuses' if array else 'status').name
+        if 'requests' in f.roles:
+            count, requests = b.value('nrequests'), b.param('requests').name
+        else:
+            count, requests = '1', b.param('request').name
+        plan.before_call.append(b.completion(count, requests, status, 'true' if array else 'false'))
+        plan.arguments[status] = b.completion_statuses
+        optional = [b.ints(role) if role in f.roles else 'nullptr' for role in ('flag', 'index', 'outcount', 'indices')]
+        is_test = 'true' if f.name.startswith('MPI_Test') else 'false'
+        plan.after_call.append('strata_completion.finish(%s, %s, %s);' % (b.result, is_test, ', '.join(optional)))
+        plan.events_after.append('MpiIsendComplete, MpiIrecv, MpiRequestCancelled%s per tracked request'
+                                 % (' or MpiRequestTest' if is_test == 'true' else ''))
+    elif kind == 'collective':
+        op = collective_op(f)
+        plan.before_enter.append('mpi::CollectiveArgs strata_args;')
+        for role in COLLECTIVE_ROLES:
+            if role in f.roles:
+                plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
+        plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
+                                 'mpi::collective_bytes(strata::events::CollectiveOp::%s, strata_args);' % op)
+        plan.before_call.append('mpi::collective_begin();')
+        plan.after_call.append('mpi::collective_end(strata_collective);')
+        plan.events_before.append('MpiCollectiveBegin')
+        plan.events_after.append('MpiCollectiveEnd(%s)' % op)
+    # Communicators: made (role newcomm; MPI_Comm_idup's is not valid before its
+    # request completes, so it stays unknown) or freed (an MPI_Comm * with role comm).
+    if 'newcomm' in f.roles and 'newrequest' not in f.roles:
+        parent = b.value('comm') if 'comm' in f.roles else 'MPI_COMM_NULL'
+        plan.hook_after.append('if (%s) mpi::communicator_created("%s", %s, %s);'
+                               % (ok, f.name, parent, b.pointed('newcomm')))
+        plan.events_after.append('communicator definition')
+    comm = f.by_role('comm')
+    if comm is not None and comm.ctype.replace(' ', '') == 'MPI_Comm*' and 'newcomm' not in f.roles:
+        plan.hook_before.append('mpi::communicator_freed(%s);' % b.pointed('comm'))
+    return plan
+
+
+def events_comment(f, plan, real):
+    steps = ['enter %s' % f.name] + plan.events_before + [real] + plan.events_after + ['exit %s' % f.name]
+    return ', '.join(steps)
+
+
+def indent(lines, depth=1):
+    return ['    ' * depth + line + '\n' for line in lines]
 
 
 def hook(table, f):
     code = table.get(f.name)
-    return ['    %s\n' % line for line in code.splitlines()] if code else []
+    return code.splitlines() if code else []
+
+
+def wrapper_body(f, b, call, returns):
+    """The body of a wrapper: `call(arguments)` is the C++ expression of the real
+    call (PMPI_Xxx(...) or real(...)), given {parameter: replacement}; `returns`
+    its type."""
+    returns_value = returns != 'void'
+    plan = event_plan(f, b)
+    out = []
+    always_before, always_after = hook(HOOKS_BEFORE_CALL, f), hook(HOOKS_AFTER_CALL, f)
+    keep = ('const %s strata_result = ' % returns + '%s;') if returns_value else '%s;'
+    give = 'return strata_result;' if returns_value else 'return;'
+    own = '!mpi::detail::inside_strata'  # on the unrecorded path: the program's own call?
+    group = 'mpi::%s' % group_constant(f.group)
+    if always_before or always_after or plan.hook_before or plan.hook_after:
+        out.append('    if (!mpi::detail::should_record(%s)) {\n' % group)
+        body = list(always_before)
+        body += ['if (%s) %s' % (own, line) for line in plan.hook_before]
+        body.append(keep % call({}))
+        body += list(always_after)
+        body += ['if (%s && %s' % (own, line[len('if ('):]) if line.startswith('if (') else
+                 'if (%s) %s' % (own, line) for line in plan.hook_after]
+        body.append(give)
+        out.extend(indent(body, 2))
+        out.append('    }\n')
+    else:
+        out.append('    if (!mpi::detail::should_record(%s)) %s%s;\n'
+                   % (group, 'return ' if returns_value else 'return ', call({})))
+    body = list(plan.before_enter)
+    body.append('const RegionHandle strata_region = mpi::detail::begin(Function::%s);' % f.name)
+    body += always_before + plan.hook_before + plan.before_call
+    body.append(keep % call(plan.arguments))
+    body += always_after + plan.after_call + plan.hook_after
+    body.append('mpi::detail::end(strata_region);')
+    if returns_value:
+        body.append('return strata_result;')
+    out.extend(indent(body))
+    return plan, out
+
+
+# ---------------------------------------------------------------- mpi_c_wrappers.cpp
+
+def call_arguments(params, replace=None):
+    replace = replace or {}
+    return ', '.join(replace.get(p.name, p.name) for p in params)
 
 
 def write_c_wrappers(groups, functions):
     out = [HEADER, '''// The C wrappers: for each function of the spec, MPI_Xxx records the region
 // "MPI_Xxx" around PMPI_Xxx when its group is enabled (STRATA_MPI_ENABLE_GROUPS)
-// and the calling thread is not inside Strata or inside another MPI call.
+// and the calling thread is not inside Strata or inside another MPI call, with
+// the message events its argument roles call for (generate_wrappers.py, event_plan).
+#include "collectives.hpp"
+#include "communicators.hpp"
 #include "mpi_adapter.hpp"
 #include "mpi_process_group.hpp"
+#include "p2p_events.hpp"
+#include "request_completion.hpp"
 
 // Deprecated MPI functions (MPI_Attr_get, ...) are wrapped like the others.
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -332,7 +673,9 @@ using mpi::Function;
         params = ', '.join(p.declaration for p in f.params) or 'void'
         if f.variadic:
             params += ', ...'
-        args = call_arguments(f.params)
+        b = CBinding(f)
+        plan, body = wrapper_body(f, b, lambda replace: 'P%s(%s)' % (f.name, call_arguments(f.params, replace)),
+                                  f.result)
         out.append('\n// %s: mpi_functions.spec line %d; group %s, region role %s, MPI %s.\n'
                    % (f.name, f.line, f.group, f.role, f.since))
         if f.variadic:
@@ -340,24 +683,10 @@ using mpi::Function;
                        % f.name[4:])
         if f.name in HOOKS_BEFORE_CALL or f.name in HOOKS_AFTER_CALL:
             out.append('// The measurement of all ranks starts / ends here (generate_wrappers.py, HOOKS_*).\n')
-        out.append('// Events when the group is enabled: %s.\n' % f.events)
+        out.append('// Events when the group is enabled: %s.\n' % events_comment(f, plan, 'P' + f.name))
         out.append('#if %s && !defined(%s) && !defined(P%s)\n' % (version_guard(f), f.name, f.name))
         out.append('extern "C" STRATA_MPI_EXPORT %s %s(%s) {\n' % (f.result, f.name, params))
-        if f.name in HOOKS_BEFORE_CALL or f.name in HOOKS_AFTER_CALL:
-            out.append('    if (!mpi::detail::should_record(mpi::%s)) {\n' % group_constant(f.group))
-            out.extend('    ' + line for line in hook(HOOKS_BEFORE_CALL, f))
-            out.append('        const %s strata_result = P%s(%s);\n' % (f.result, f.name, args))
-            out.extend('    ' + line for line in hook(HOOKS_AFTER_CALL, f))
-            out.append('        return strata_result;\n    }\n')
-        else:
-            out.append('    if (!mpi::detail::should_record(mpi::%s)) return P%s(%s);\n'
-                       % (group_constant(f.group), f.name, args))
-        out.append('    const RegionHandle strata_region = mpi::detail::begin(Function::%s);\n' % f.name)
-        out.extend(hook(HOOKS_BEFORE_CALL, f))
-        out.append('    const %s strata_result = P%s(%s);\n' % (f.result, f.name, args))
-        out.extend(hook(HOOKS_AFTER_CALL, f))
-        out.append('    mpi::detail::end(strata_region);\n')
-        out.append('    return strata_result;\n')
+        out.extend(body)
         out.append('}\n#endif\n')
     return ''.join(out)
 
@@ -386,19 +715,25 @@ def write_fortran_wrappers(groups, functions):
     out = [HEADER, '''// The Fortran entry points.  Open MPI's (and MPICH's) Fortran bindings call the
 // PMPI C functions directly, so a Fortran program's calls never reach the C
 // wrappers: for each function marked F in the spec, the symbols the Fortran
-// compilers call are defined here, and each records the same region as the C
-// wrapper around the MPI library's own pmpi_xxx_ entry point:
+// compilers call are defined here, and each records the same region and message
+// events as the C wrapper around the MPI library's own pmpi_xxx_ entry point:
 //
 //     mpi_xxx_  mpi_xxx__  mpi_xxx  MPI_XXX  (mpif.h, "use mpi")  -> pmpi_xxx_
 //     mpi_xxx_f08_                          ("use mpi_f08")       -> pmpi_xxx_f08_
 //
 // The pmpi symbols are weak references: C programs link libstrata-mpi without the
 // Fortran MPI libraries, and never call these functions.  Every argument is passed
-// on unchanged (Fortran passes them by reference; character lengths by value).
+// on unchanged (Fortran passes them by reference; character lengths by value);
+// the events read them through the conversions of mpi_handles.hpp.
 #include <cstddef>
 
+#include "collectives.hpp"
+#include "communicators.hpp"
 #include "mpi_adapter.hpp"
+#include "mpi_handles.hpp"
 #include "mpi_process_group.hpp"
+#include "p2p_events.hpp"
+#include "request_completion.hpp"
 
 namespace mpi = strata::mpi;
 using strata::RegionHandle;
@@ -411,36 +746,17 @@ namespace {
         decls, args, returns = fortran_signature(f)
         lower = f.fortran_name
         params = ', '.join(decls) or 'void'
-        arg_list = ', '.join(args)
+        b = FortranBinding(f)
+        plan, body = wrapper_body(f, b, lambda replace: 'real(%s)' % ', '.join(replace.get(a, a) for a in args),
+                                  returns)
         out.append('\n// %s: mpi_functions.spec line %d; group %s.  Events when the group is enabled: '
-                   'enter %s, pmpi_%s_, exit %s.\n' % (f.name, f.line, f.group, f.name, lower[4:], f.name))
+                   '%s.\n' % (f.name, f.line, f.group, events_comment(f, plan, 'pmpi_%s_' % lower[4:])))
         out.append('#if %s\n' % version_guard(f))
         out.append('using %s_fn = %s(%s);\n' % (lower, returns, params))
         out.append('%s %s_record(%s_fn* real, const char* real_name%s) {\n'
                    % (returns, lower, lower, ''.join(', ' + d for d in decls)))
         out.append('    if (real == nullptr) mpi::detail::missing_fortran_symbol(real_name);\n')
-        if f.name in HOOKS_BEFORE_CALL or f.name in HOOKS_AFTER_CALL:
-            out.append('    if (!mpi::detail::should_record(mpi::%s)) {\n' % group_constant(f.group))
-            out.extend('    ' + line for line in hook(HOOKS_BEFORE_CALL, f))
-            if returns != 'void':
-                out.append('        const %s strata_result = real(%s);\n' % (returns, arg_list))
-            else:
-                out.append('        real(%s);\n' % arg_list)
-            out.extend('    ' + line for line in hook(HOOKS_AFTER_CALL, f))
-            out.append('        return%s;\n    }\n' % (' strata_result' if returns != 'void' else ''))
-        else:
-            out.append('    if (!mpi::detail::should_record(mpi::%s)) return real(%s);\n'
-                       % (group_constant(f.group), arg_list))
-        out.append('    const RegionHandle strata_region = mpi::detail::begin(Function::%s);\n' % f.name)
-        out.extend(hook(HOOKS_BEFORE_CALL, f))
-        if returns != 'void':
-            out.append('    const %s strata_result = real(%s);\n' % (returns, arg_list))
-        else:
-            out.append('    real(%s);\n' % arg_list)
-        out.extend(hook(HOOKS_AFTER_CALL, f))
-        out.append('    mpi::detail::end(strata_region);\n')
-        if returns != 'void':
-            out.append('    return strata_result;\n')
+        out.extend(body)
         out.append('}\n#endif\n')
     out.append('\n}  // namespace\n\nextern "C" {\n')
     for f in wrapped:

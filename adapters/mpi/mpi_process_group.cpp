@@ -4,7 +4,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <vector>
+
+#include "communicators.hpp"
 
 namespace strata::mpi {
 
@@ -92,10 +95,18 @@ void after_init() {
     if (g_group != nullptr || !initialized) return;  // PMPI_Init failed: nothing to agree on
     g_group = new MpiProcessGroup();
     events::begin_multi_process(g_group);
+    define_world_and_self();
 }
 
 void before_finalize() {
     if (g_group == nullptr) return;
+    if (const std::uint64_t unknown = unknown_communicator_uses()) {
+        std::fprintf(stderr,
+                     "strata: warning: rank %d: %llu MPI events name a communicator Strata does not know "
+                     "(made before MPI_Init, by MPI_Comm_idup, or by PMPI directly); they refer to "
+                     "\"unknown communicator\"\n",
+                     g_group->rank(), static_cast<unsigned long long>(unknown));
+    }
     events::end_multi_process();
     delete g_group;
     g_group = nullptr;

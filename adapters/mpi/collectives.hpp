@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Blocking collectives: the bytes each rank sends and receives, as Score-P
+// counts them (README.md has the table), for MpiCollectiveBegin/End.
+//
+//   MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)     (generated)
+//     CollectiveArgs a; a.sendbuf = sendbuf; ... a.comm = comm;   every argument by its spec role
+//     const CollectiveRecord c = collective_bytes(CollectiveOp::allreduce, a);
+//     enter MPI_Allreduce; collective_begin(); PMPI_Allreduce; collective_end(c); exit
+//
+// The arguments a collective does not have keep their defaults.  Nonblocking
+// and neighbourhood collectives are regions only for now.
+#pragma once
+
+#include "mpi_adapter.hpp"
+
+namespace strata::mpi {
+
+/// A collective's arguments, by their role in mpi_functions.spec.
+struct CollectiveArgs {
+    const void* buf = nullptr;
+    const void* sendbuf = nullptr;
+    const void* recvbuf = nullptr;
+    int count = 0;
+    int sendcount = 0;
+    int recvcount = 0;
+    const int* sendcounts = nullptr;
+    const int* recvcounts = nullptr;
+    MPI_Datatype datatype = MPI_DATATYPE_NULL;
+    MPI_Datatype sendtype = MPI_DATATYPE_NULL;
+    MPI_Datatype recvtype = MPI_DATATYPE_NULL;
+    const MPI_Datatype* sendtypes = nullptr;
+    const MPI_Datatype* recvtypes = nullptr;
+    int root = -1;
+    MPI_Comm comm = MPI_COMM_NULL;
+};
+
+/// What MpiCollectiveEnd says.
+struct CollectiveRecord {
+    events::CollectiveOp op = events::CollectiveOp::barrier;
+    events::CommunicatorHandle comm = 0;
+    std::int32_t root =
+        -1;  ///< -1: none (rootless operations; MPI_ROOT and MPI_PROC_NULL of intercommunicators)
+    std::uint64_t sent = 0;
+    std::uint64_t received = 0;
+};
+
+/// The record of `op` called with `a` (before the PMPI call: the arguments are inputs).
+CollectiveRecord collective_bytes(events::CollectiveOp op, const CollectiveArgs& a);
+
+inline void collective_begin() {
+    events::mpi_collective_begin();
+}
+inline void collective_end(const CollectiveRecord& c) {
+    events::mpi_collective_end(c.op, c.comm, c.root, c.sent, c.received);
+}
+
+}  // namespace strata::mpi

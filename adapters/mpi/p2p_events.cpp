@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Point-to-point message events and the request table (see p2p_events.hpp).
+#include "p2p_events.hpp"
+
+#include "communicators.hpp"
+#include "mpi_handles.hpp"
+
+namespace strata::mpi {
+
+// --- tables -------------------------------------------------------------------
+
+StripedTable<RequestEntry>& requests() {
+    static auto* t = new StripedTable<RequestEntry>();  // never destroyed: wrappers may run during exit
+    return *t;
+}
+
+StripedTable<MessageEntry>& messages() {
+    static auto* t = new StripedTable<MessageEntry>();
+    return *t;
+}
+
+std::uint64_t next_request_id() {
+    static std::atomic<std::uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// --- sizes --------------------------------------------------------------------
+
+std::uint64_t message_bytes(int count, MPI_Datatype type) {
+    MPI_Count size = 0;
+    PMPI_Type_size_x(type, &size);
+    if (count <= 0 || size <= 0) return 0;  // MPI_UNDEFINED (a size beyond MPI_Count) counts as 0
+    return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+}
+
+std::uint64_t received_bytes(const MPI_Status* status) {
+    int n = 0;
+    PMPI_Get_count(status, MPI_BYTE, &n);
+    if (n != MPI_UNDEFINED) return n < 0 ? 0 : static_cast<std::uint64_t>(n);
+    MPI_Count large = 0;  // more than INT_MAX bytes
+    PMPI_Get_elements_x(status, MPI_BYTE, &large);
+    return large < 0 ? 0 : static_cast<std::uint64_t>(large);
+}
+
+// --- blocking -----------------------------------------------------------------
+
+void on_send(int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    if (dest == MPI_PROC_NULL) return;
+    events::mpi_send(communicator_handle(comm), dest, tag, message_bytes(count, type));
+}
+
+void on_recv(events::CommunicatorHandle comm, const MPI_Status* status) {
+    if (status->MPI_SOURCE == MPI_PROC_NULL || status->MPI_SOURCE < 0) return;
+    events::mpi_recv(comm, status->MPI_SOURCE, status->MPI_TAG, received_bytes(status));
+}
+
+void on_recv(MPI_Comm comm, const MPI_Status* status) {
+    if (status->MPI_SOURCE == MPI_PROC_NULL || status->MPI_SOURCE < 0) return;
+    on_recv(communicator_handle(comm), status);
+}
+
+// --- nonblocking --------------------------------------------------------------
+
+RequestEntry isend_begin(int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    RequestEntry e;
+    if (dest == MPI_PROC_NULL) return e;
+    e.id = next_request_id();
+    e.kind = RequestEntry::send;
+    e.flags = RequestEntry::active;
+    e.comm = communicator_handle(comm);
+    e.peer = dest;
+    e.tag = tag;
+    e.bytes = message_bytes(count, type);
+    events::mpi_isend(e.comm, e.peer, e.tag, e.bytes, e.id);
+    return e;
+}
+
+void isend_end(const RequestEntry& entry, MPI_Request request) {
+    if (entry.id == 0 || request == MPI_REQUEST_NULL) return;
+    RequestEntry e = entry;
+    e.key = handle_key(request);
+    requests().insert(e);
+}
+
+void irecv_posted(events::CommunicatorHandle comm, MPI_Request request) {
+    if (comm == 0 || request == MPI_REQUEST_NULL) return;
+    RequestEntry e;
+    e.key = handle_key(request);
+    e.id = next_request_id();
+    e.kind = RequestEntry::recv;
+    e.flags = RequestEntry::active;
+    e.comm = comm;
+    requests().insert(e);
+    events::mpi_irecv_request(e.id);
+}
+
+void irecv_posted(int source, MPI_Comm comm, MPI_Request request) {
+    if (source == MPI_PROC_NULL) return;
+    irecv_posted(communicator_handle(comm), request);
+}
+
+// --- persistent ---------------------------------------------------------------
+
+void persistent_send_created(int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                             MPI_Request request) {
+    if (dest == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
+    RequestEntry e;
+    e.key = handle_key(request);
+    e.kind = RequestEntry::send;
+    e.flags = RequestEntry::persistent;
+    e.comm = communicator_handle(comm);
+    e.peer = dest;
+    e.tag = tag;
+    e.bytes = message_bytes(count, type);
+    requests().insert(e);
+}
+
+void persistent_recv_created(int source, MPI_Comm comm, MPI_Request request) {
+    if (source == MPI_PROC_NULL || request == MPI_REQUEST_NULL) return;
+    RequestEntry e;
+    e.key = handle_key(request);
+    e.kind = RequestEntry::recv;
+    e.flags = RequestEntry::persistent;
+    e.comm = communicator_handle(comm);
+    requests().insert(e);
+}
+
+namespace {
+void start_one(MPI_Request request) {
+    if (request == MPI_REQUEST_NULL) return;
+    RequestEntry started;
+    const bool found = requests().update(handle_key(request), [&](RequestEntry& e) {
+        if ((e.flags & RequestEntry::persistent) == 0) return;
+        e.id = next_request_id();
+        e.flags =
+            static_cast<std::uint8_t>((e.flags | RequestEntry::active) & ~RequestEntry::cancel_requested);
+        started = e;
+    });
+    if (!found || started.id == 0) return;
+    if (started.kind == RequestEntry::send) {
+        events::mpi_isend(started.comm, started.peer, started.tag, started.bytes, started.id);
+    } else {
+        events::mpi_irecv_request(started.id);
+    }
+}
+}  // namespace
+
+void start_requests(int n, const MPI_Request* requests_started) {
+    if (requests().empty()) return;
+    for (int i = 0; i < n; ++i) start_one(requests_started[i]);
+}
+
+void start_fortran_requests(int n, const void* requests_started) {
+    if (requests().empty()) return;
+    const auto* f = static_cast<const MPI_Fint*>(requests_started);
+    for (int i = 0; i < n; ++i) start_one(PMPI_Request_f2c(f[i]));
+}
+
+void cancel_requested(MPI_Request request) {
+    if (request == MPI_REQUEST_NULL) return;
+    requests().update(handle_key(request),
+                      [](RequestEntry& e) { e.flags |= RequestEntry::cancel_requested; });
+}
+
+void request_freed(MPI_Request request) {
+    if (request == MPI_REQUEST_NULL) return;
+    RequestEntry dropped;
+    requests().take(handle_key(request), &dropped);
+}
+
+// --- matched probes -----------------------------------------------------------
+
+void message_matched(MPI_Comm comm, MPI_Message message) {
+    if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC) return;
+    MessageEntry e;
+    e.key = handle_key(message);
+    e.comm = communicator_handle(comm);
+    messages().insert(e);
+}
+
+events::CommunicatorHandle message_taken(MPI_Message message) {
+    if (message == MPI_MESSAGE_NULL || message == MPI_MESSAGE_NO_PROC) return 0;
+    MessageEntry e;
+    if (messages().take(handle_key(message), &e)) return e.comm;
+    return detail::unknown_communicator();  // matched by an unrecorded MPI_Mprobe
+}
+
+}  // namespace strata::mpi

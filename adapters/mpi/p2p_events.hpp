@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The point-to-point message events, called by the generated wrappers of the
+// spec's p2p and request functions (generate_wrappers.py picks the call from
+// the argument roles).  All take C handles; the Fortran wrappers convert first
+// (mpi_handles.hpp).
+//
+//   MPI_Send/Bsend/Ssend/Rsend   on_send before PMPI                 -> MpiSend
+//   MPI_Recv, MPI_Mrecv          on_recv after PMPI, from the status -> MpiRecv
+//   MPI_Sendrecv(_replace)       both
+//   MPI_Isend/Ibsend/Issend/Irsend  isend_begin before (event), isend_end after (table)  -> MpiIsend
+//   MPI_Irecv, MPI_Imrecv        irecv_posted after                 -> MpiIrecvRequest
+//   MPI_Send_init/..., Recv_init persistent_*_created after (table only)
+//   MPI_Start, MPI_Startall      start_requests before              -> MpiIsend / MpiIrecvRequest
+//   MPI_Cancel, MPI_Request_free cancel_requested / request_freed before
+//   MPI_Mprobe, MPI_Improbe      message_matched after (which communicator the message came on)
+//   completion (MPI_Wait*, MPI_Test*): request_completion.hpp
+//
+// Peers are ranks in the communicator; MPI_PROC_NULL peers produce no events.
+// Received bytes come from the status: PMPI_Get_count with MPI_BYTE (Open MPI
+// and MPICH keep the byte count there, whatever the datatype, so this also
+// works when the receive's datatype has been freed by completion time).
+#pragma once
+
+#include "mpi_adapter.hpp"
+#include "request_table.hpp"
+
+namespace strata::mpi {
+
+/// Bytes of `count` elements of `type`.
+std::uint64_t message_bytes(int count, MPI_Datatype type);
+/// Bytes a status says were received.
+std::uint64_t received_bytes(const MPI_Status* status);
+
+void on_send(int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+void on_recv(MPI_Comm comm, const MPI_Status* status);
+void on_recv(events::CommunicatorHandle comm, const MPI_Status* status);
+
+/// MpiIsend with a new request id; the entry for isend_end (id 0: MPI_PROC_NULL, nothing to track).
+RequestEntry isend_begin(int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+void isend_end(const RequestEntry& entry, MPI_Request request);
+
+void irecv_posted(int source, MPI_Comm comm, MPI_Request request);
+/// MPI_Imrecv: `comm` from message_taken (0: MPI_MESSAGE_NO_PROC, nothing to track).
+void irecv_posted(events::CommunicatorHandle comm, MPI_Request request);
+
+void persistent_send_created(int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                             MPI_Request request);
+void persistent_recv_created(int source, MPI_Comm comm, MPI_Request request);
+void start_requests(int n, const MPI_Request* requests);
+void start_fortran_requests(int n, const void* requests);
+
+void cancel_requested(MPI_Request request);
+void request_freed(MPI_Request request);
+
+void message_matched(MPI_Comm comm, MPI_Message message);
+/// The communicator of a matched message, forgotten now (0 for MPI_MESSAGE_NO_PROC).
+events::CommunicatorHandle message_taken(MPI_Message message);
+
+}  // namespace strata::mpi
