@@ -127,16 +127,20 @@ struct Metric {
     std::string unit;         ///< the `unit` attribute ("" when absent)
     std::string description;  ///< the `description` attribute ("" when absent)
     bool integral = false;    ///< stored as integers: `counts` is filled, else `values`
-    std::size_t rows = 0;     ///< number of call paths
-    std::size_t columns = 0;  ///< number of locations
+    std::size_t rows = 0;          ///< number of call paths
+    std::size_t columns = 0;       ///< number of locations held: all, unless a column slice was read
+    std::size_t first_column = 0;  ///< the location of column 0 (not 0 only for a column slice)
     std::vector<std::uint64_t> counts;  ///< row-major, when integral
     std::vector<double> values;         ///< row-major, when not integral
 
-    /// The value at (call path, location) as a double, whatever the storage.
+    /// The value at (call path, location) as a double, whatever the storage;
+    /// `location` counts from first_column.
     double at(std::size_t callpath, std::size_t location) const {
         const std::size_t i = callpath * columns + location;
         return integral ? static_cast<double>(counts[i]) : values[i];
     }
+    /// True when every location's column is held (no column slice).
+    bool whole(std::size_t locations) const { return first_column == 0 && columns == locations; }
     /// The value at (call path, location) as a count: exact for integer
     /// storage; a floating-point value is rounded (negative or NaN gives 0).
     std::uint64_t count_at(std::size_t callpath, std::size_t location) const;

@@ -93,12 +93,21 @@ std::vector<bool> outermost_of_region(const Profile& profile, const CallTreeInde
     return outermost;
 }
 
+/// The metric `name` with every location's column (these sums need the
+/// whole matrix, not a column slice).
+const Metric& whole_metric(const Profile& profile, const char* name) {
+    const Metric& metric = profile.metric(name);
+    if (!metric.whole(profile.locations.size()))
+        throw ProfileError(profile.path + ": /metrics/" + name + " was read as a column slice, not whole");
+    return metric;
+}
+
 }  // namespace
 
 std::vector<RegionAggregate> aggregate_regions(const Profile& profile) {
-    const Metric& visits = profile.metric("visits");
-    const Metric& inclusive = profile.metric("time_inclusive");
-    const Metric& exclusive = profile.metric("time_exclusive");
+    const Metric& visits = whole_metric(profile, "visits");
+    const Metric& inclusive = whole_metric(profile, "time_inclusive");
+    const Metric& exclusive = whole_metric(profile, "time_exclusive");
     const std::size_t locations = profile.locations.size();
 
     std::vector<RegionAggregate> regions(profile.regions.size());
@@ -123,9 +132,9 @@ std::vector<RegionAggregate> aggregate_regions(const Profile& profile) {
 }
 
 std::vector<LocationTotals> location_totals(const Profile& profile) {
-    const Metric& visits = profile.metric("visits");
-    const Metric& inclusive = profile.metric("time_inclusive");
-    const Metric& exclusive = profile.metric("time_exclusive");
+    const Metric& visits = whole_metric(profile, "visits");
+    const Metric& inclusive = whole_metric(profile, "time_inclusive");
+    const Metric& exclusive = whole_metric(profile, "time_exclusive");
     std::vector<LocationTotals> totals(profile.locations.size());
     for (std::size_t cp = 0; cp < profile.callpaths.size(); ++cp) {
         const CallPath& path = profile.callpaths[cp];

@@ -13,8 +13,9 @@
 //   its region), inclusive 6 (outermost call paths only, so recursion is not
 //   counted twice).
 //
-// They need the metrics `visits`, `time_inclusive` and `time_exclusive`; a
-// profile without one of them gives a ProfileError naming the file.
+// They need the metrics `visits`, `time_inclusive` and `time_exclusive`,
+// read whole; a profile without one of them (or with a column slice of one)
+// gives a ProfileError naming the file.
 #pragma once
 
 #include <cstddef>

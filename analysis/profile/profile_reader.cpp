@@ -27,6 +27,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -53,7 +54,7 @@ std::string str(std::uint64_t n) { return std::to_string(n); }
 /// Reads one file; every method that finds a problem throws ProfileError.
 class Reader {
 public:
-    explicit Reader(std::string path) : path_(std::move(path)) {}
+    Reader(std::string path, ProfileReadOptions options) : path_(std::move(path)), options_(std::move(options)) {}
 
     Profile read() {
         Profile profile;
@@ -86,6 +87,7 @@ public:
                                                   {"string_value", offsetof(CallPath, string_value), FieldKind::i64}});
         check_references(profile);
         check_tree(profile);
+        choose_columns(profile);
         read_metrics(profile);
         return profile;
     }
@@ -383,6 +385,23 @@ private:
 
     // ---- metrics ----------------------------------------------------------
 
+    /// The column slice of ProfileReadOptions, checked against the locations.
+    void choose_columns(const Profile& profile) {
+        const std::size_t locations = profile.locations.size();
+        std::size_t first = options_.first_column, count = options_.column_count;
+        if (options_.choose_columns) std::tie(first, count) = options_.choose_columns(profile);
+        if (first > locations)
+            fail("columns from " + str(first) + " on requested, but the profile has " + str(locations) +
+                 " locations");
+        first_column_ = first;
+        column_count_ = std::min(count, locations - first_column_);
+    }
+
+    bool wanted(const std::string& name) const {
+        return options_.metrics.empty() ||
+               std::find(options_.metrics.begin(), options_.metrics.end(), name) != options_.metrics.end();
+    }
+
     static herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* names) {
         static_cast<std::vector<std::string>*>(names)->emplace_back(name);
         return 0;
@@ -397,6 +416,7 @@ private:
             fail_hdf5("cannot list /metrics");
         std::sort(names.begin(), names.end());
         for (const std::string& name : names) {
+            if (!wanted(name)) continue;
             H5Handle object(H5Oopen(group.get(), name.c_str(), H5P_DEFAULT), H5Oclose);
             if (!object.valid()) fail_hdf5("cannot open /metrics/" + name);
             // Only datasets are metrics; anything else is for a newer reader.
@@ -411,10 +431,11 @@ private:
         metric.name = name;
         const std::vector<hsize_t> dims = extent(dataset, 2, what);
         metric.rows = profile.callpaths.size();
-        metric.columns = profile.locations.size();
-        if (dims[0] != metric.rows || dims[1] != metric.columns)
+        if (dims[0] != metric.rows || dims[1] != profile.locations.size())
             fail(what + " is [" + str(dims[0]) + " x " + str(dims[1]) + "], expected [" + str(metric.rows) + " x " +
-                 str(metric.columns) + "] (call paths x locations)");
+                 str(profile.locations.size()) + "] (call paths x locations)");
+        metric.first_column = first_column_;
+        metric.columns = column_count_;
         if (metric.columns != 0 && metric.rows > std::numeric_limits<std::size_t>::max() / 8 / metric.columns)
             fail(what + " is too large for this machine");
         const std::size_t cells = metric.rows * metric.columns;
@@ -422,15 +443,31 @@ private:
         const H5T_class_t type_class = H5Tget_class(type.get());
         if (type_class != H5T_INTEGER && type_class != H5T_FLOAT) fail(what + " is not a matrix of numbers");
         metric.integral = type_class == H5T_INTEGER;
+        // The whole matrix, or the hyperslab [0, first_column] + [rows x columns].
+        H5Handle file_space, memory_space;
+        hid_t file_selection = H5S_ALL, memory_selection = H5S_ALL;
+        if (cells > 0 && !metric.whole(profile.locations.size())) {
+            const hsize_t start[2] = {0, metric.first_column};
+            const hsize_t count[2] = {metric.rows, metric.columns};
+            file_space = H5Handle(H5Dget_space(dataset), H5Sclose);
+            memory_space = H5Handle(H5Screate_simple(2, count, nullptr), H5Sclose);
+            if (!file_space.valid() || !memory_space.valid() ||
+                H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0)
+                fail_hdf5("cannot select columns of " + what);
+            file_selection = file_space.get();
+            memory_selection = memory_space.get();
+        }
         herr_t status = 0;
         if (metric.integral) {
             metric.counts.resize(cells);
             if (cells > 0)
-                status = H5Dread(dataset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, metric.counts.data());
+                status = H5Dread(dataset, H5T_NATIVE_UINT64, memory_selection, file_selection, H5P_DEFAULT,
+                                 metric.counts.data());
         } else {
             metric.values.resize(cells);
             if (cells > 0)
-                status = H5Dread(dataset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, metric.values.data());
+                status = H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_selection, file_selection, H5P_DEFAULT,
+                                 metric.values.data());
         }
         if (status < 0) fail_hdf5("cannot read " + what);
         const std::string where = what + "/";
@@ -442,8 +479,11 @@ private:
     }
 
     std::string path_;
+    ProfileReadOptions options_;
     H5Handle file_;
     std::uint64_t number_of_locations_ = 0;
+    std::size_t first_column_ = 0;  ///< the column slice actually read
+    std::size_t column_count_ = 0;
 };
 
 }  // namespace
@@ -454,10 +494,12 @@ std::string profile_path_of(const std::string& path) {
     return path;
 }
 
-Profile read_profile(const std::string& file_path) {
+Profile read_profile(const std::string& file_path) { return read_profile(file_path, ProfileReadOptions{}); }
+
+Profile read_profile(const std::string& file_path, const ProfileReadOptions& options) {
     QuietHdf5Errors quiet;  // outlives the reader and every id it owns
     try {
-        return Reader(file_path).read();
+        return Reader(file_path, options).read();
     } catch (const ProfileError&) {
         throw;
     } catch (const std::bad_alloc&) {

@@ -17,8 +17,13 @@
 // while reading.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "profile/profile.hpp"
 
@@ -36,5 +41,28 @@ std::string profile_path_of(const std::string& path);
 
 /// Reads and checks the profile at `file_path`.  Throws ProfileError.
 Profile read_profile(const std::string& file_path);
+
+/// What read_profile() reads of the metric matrices; the definitions are
+/// always read whole.  A column slice serves a parallel reader: each reader
+/// takes the locations [first_column, first_column + column_count) with an
+/// HDF5 hyperslab, and only the chunks of those columns are read.
+struct ProfileReadOptions {
+    static constexpr std::size_t all_columns = std::numeric_limits<std::size_t>::max();
+
+    std::size_t first_column = 0;            ///< first location (column) to read
+    std::size_t column_count = all_columns;  ///< clipped at the last location
+    std::vector<std::string> metrics;        ///< metrics to read, by name; empty: every metric
+    /// When set, chooses {first_column, column_count} from the definitions,
+    /// which are read and checked before any metric (for a reader whose
+    /// share depends on the locations table).
+    std::function<std::pair<std::size_t, std::size_t>(const Profile&)> choose_columns;
+};
+
+/// Reads and checks the profile at `file_path`, the metrics as `options`
+/// says: each Metric then holds `columns` columns from `first_column` on.
+/// A first_column past the last location is a ProfileError; a metric named
+/// in `options.metrics` that the file lacks is simply absent (Profile::metric
+/// reports it).  Every size is still checked against the whole file.
+Profile read_profile(const std::string& file_path, const ProfileReadOptions& options);
 
 }  // namespace strata::analysis
