@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The findings of the advice (see advice.hpp).
+#include "analyze/advice.hpp"
+
+#include <algorithm>
+
+#include "analyze/report_format.hpp"
+
+namespace strata::analysis {
+namespace {
+
+/// "rank 3 (4 s)", "ranks 3 (4 s), 0 (2.5 s)".
+std::string rank_list(const std::vector<std::pair<std::int64_t, double>>& ranks) {
+    std::string text = ranks.size() == 1 ? "rank " : "ranks ";
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (i > 0) text += ", ";
+        text += std::to_string(ranks[i].first) + " (" + text_seconds(ranks[i].second) + ")";
+    }
+    return text;
+}
+
+/// The slowest ranks above the mean (high = true) or the fastest below it.
+std::vector<std::pair<std::int64_t, double>> outliers(const RowResult& row, bool high) {
+    std::vector<std::pair<std::int64_t, double>> ranks;
+    for (std::size_t i = 0; i < extreme_count; ++i) {
+        const std::int64_t rank = high ? row.extremes.high_rank[i] : row.extremes.low_rank[i];
+        const double value = seconds(high ? row.extremes.high_value[i] : row.extremes.low_value[i]);
+        if (rank < 0) break;
+        if (high ? value > row.mean_s : value < row.mean_s) ranks.emplace_back(rank, value);
+    }
+    return ranks;
+}
+
+std::vector<std::int64_t> rank_numbers(const std::vector<std::pair<std::int64_t, double>>& ranks) {
+    std::vector<std::int64_t> numbers;
+    for (const auto& r : ranks) numbers.push_back(r.first);
+    return numbers;
+}
+
+bool significant(const RowResult& row, const SummaryResult& s, const AdviceOptions& options) {
+    return !row.single_participant && row.imbalance > options.imbalance_threshold && s.run_s > 0 &&
+           row.saved_s >= imbalance_significance * s.run_s;
+}
+
+/// "in 'compute' (call path main/compute)" or "in 'compute'" for a root call path of that name.
+std::string where(const RowResult& row) {
+    std::string text = "'" + row.region + "'";
+    if (row.name != row.region) text += " (call path " + row.name + ")";
+    return text;
+}
+
+Finding load_imbalance(const RowResult& row, const SummaryResult& s, const AdviceOptions& options) {
+    const auto slow = outliers(row, true);
+    Finding f{"load_imbalance", row.region, row.name, rank_numbers(slow), "imbalance", row.imbalance,
+              options.imbalance_threshold, row.saved_s, ""};
+    f.message = "Load imbalance in " + where(row) + ": the " + std::to_string(row.ranks) +
+                " ranks that run it spend " + text_seconds(row.mean_s) + " there on average, rank " +
+                std::to_string(row.rank_at_max) + " spends " + text_seconds(row.max_s) +
+                " (imbalance (max - mean) / max = " + text_percent(row.imbalance) + ", above " +
+                text_percent(options.imbalance_threshold) + "). Perfect balance would save " +
+                text_seconds(row.saved_s) + ", " + text_percent(row.saved_s / s.run_s) +
+                " of the run time R. The slowest: " + rank_list(slow) + ". Look at how the work of '" + row.region +
+                "' is divided among the ranks.";
+    return f;
+}
+
+/// A call that every rank of a communicator or team enters and that waits
+/// for the last one: collectives and barriers.
+bool waits_for_everyone(RegionRole role) {
+    switch (role) {
+        case RegionRole::barrier:
+        case RegionRole::implicit_barrier:
+        case RegionRole::coll_one2all:
+        case RegionRole::coll_all2one:
+        case RegionRole::coll_all2all:
+        case RegionRole::coll_other: return true;
+        default: return false;
+    }
+}
+
+Finding wait_imbalance(const RowResult& row, const SummaryResult& s, const AdviceOptions& options) {
+    // In a collective or barrier the ranks that wait least are the ones the
+    // others wait for; elsewhere (point-to-point, waits) the ranks that wait
+    // most are the ones to look at, with their partners.
+    const bool collective = waits_for_everyone(row.role);
+    const auto ranks = outliers(row, !collective);
+    const std::string paradigm = row.time_class == TimeClass::openmp ? "OpenMP" : "MPI";
+    Finding f{"wait_imbalance", row.region, row.name, rank_numbers(ranks), "imbalance", row.imbalance,
+              options.imbalance_threshold, row.saved_s, ""};
+    f.message = "Time in " + paradigm + " " + where(row) + " differs between ranks: " +
+                text_seconds(row.mean_s) + " on average, " + text_seconds(row.max_s) + " on rank " +
+                std::to_string(row.rank_at_max) + ", " + text_seconds(row.min_s) + " on rank " +
+                std::to_string(row.rank_at_min) + " (imbalance " + text_percent(row.imbalance) + ", above " +
+                text_percent(options.imbalance_threshold) + "; " + text_seconds(row.saved_s) + " = " +
+                text_percent(row.saved_s / s.run_s) + " of R). ";
+    if (collective)
+        f.message += "In a collective call the ranks that spend the least time usually arrive last, and the others "
+                     "wait for them: " + rank_list(ranks) + ". Look at the work they do before it.";
+    else
+        f.message += "The ranks that spend the most time here wait for their partners: " + rank_list(ranks) +
+                     ". Look at the ranks they communicate with and the work those do before it.";
+    return f;
+}
+
+}  // namespace
+
+std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& options) {
+    const SummaryResult& s = result.summary;
+    std::vector<Finding> findings;
+
+    for (const RowResult& row : result.callpaths)
+        if (row.time_class == TimeClass::computation && significant(row, s, options))
+            findings.push_back(load_imbalance(row, s, options));
+    for (const RowResult& row : result.callpaths)
+        if ((row.time_class == TimeClass::mpi || row.time_class == TimeClass::openmp) && significant(row, s, options))
+            findings.push_back(wait_imbalance(row, s, options));
+
+    const std::optional<double> mpi_share = s.share(TimeClass::mpi);
+    if (mpi_share && *mpi_share > options.mpi_threshold) {
+        std::vector<const RowResult*> mpi;
+        for (const RowResult& row : result.callpaths)
+            if (row.time_class == TimeClass::mpi) mpi.push_back(&row);
+        std::stable_sort(mpi.begin(), mpi.end(), [](const RowResult* a, const RowResult* b) {
+            if (a->total_s != b->total_s) return a->total_s > b->total_s;
+            return a->name < b->name;
+        });
+        std::string top;
+        for (std::size_t i = 0; i < mpi.size() && i < 3; ++i)
+            top += std::string(i > 0 ? ", " : "") + mpi[i]->name + " (" + text_seconds(mpi[i]->total_s) + ")";
+        const double mpi_s = s.class_s[static_cast<std::size_t>(TimeClass::mpi)];
+        Finding f{"mpi_share", mpi.empty() ? "" : mpi[0]->region, mpi.empty() ? "" : mpi[0]->name, {}, "mpi_share",
+                  *mpi_share, options.mpi_threshold, mpi_s, ""};
+        f.message = "MPI takes " + text_percent(*mpi_share) + " of the program's time (above " +
+                    text_percent(options.mpi_threshold) + "): " + text_seconds(mpi_s) + " of " +
+                    text_seconds(s.program_s) + " summed over all CPU threads" +
+                    (s.include_mpi_init ? "" : ", MPI_Init/MPI_Finalize apart") + ". Most of it in " + top +
+                    ". Where ranks wait for each other (see the imbalance findings) the cure is balance, "
+                    "otherwise fewer or larger messages.";
+        findings.push_back(std::move(f));
+    }
+
+    for (const RowResult& row : result.regions) {
+        if (row.region != trace_buffer_flush_region || row.visits == 0) continue;
+        const double share = s.run_s > 0 ? row.max_s / s.run_s : 0.0;
+        Finding f{"trace_buffer_flush", row.region, "", rank_numbers(outliers(row, true)), "flush_share_of_run_time",
+                  share, 0.0, row.total_s, ""};
+        f.message = "Strata flushed its trace buffers " + format_wide(row.visits) + " times on " +
+                    std::to_string(row.ranks) + (row.ranks == 1 ? " rank" : " ranks") + ", for " +
+                    text_seconds(row.total_s) + " in total and up to " + text_seconds(row.max_s) + " on rank " +
+                    std::to_string(row.rank_at_max) + " (" + text_percent(share) +
+                    " of the run time R). That time is Strata writing to disk, not the program: the call paths "
+                    "around the flushes are disturbed. Raise STRATA_TOTAL_MEMORY so that the buffers hold the "
+                    "whole run.";
+        findings.push_back(std::move(f));
+    }
+
+    if (s.dropped_callpaths > 0) {
+        Finding f{"dropped_callpaths", "", "", {}, "dropped_callpaths", static_cast<double>(s.dropped_callpaths),
+                  0.0, std::nullopt, ""};
+        f.message = "The profile is incomplete: " + std::to_string(s.dropped_callpaths) +
+                    " call paths were not recorded because the profile ran out of memory; their time is counted "
+                    "in their parent call paths. Raise STRATA_TOTAL_MEMORY and measure again.";
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+}  // namespace strata::analysis

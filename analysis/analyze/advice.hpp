@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The advice: findings in plain language, each with the numbers behind it
+// and where to look, from what the profile supports.
+//
+//   kind                 when
+//   load_imbalance       a computation call path: imbalance > --imbalance-threshold
+//                        and saved time (max - mean) >= 1 % of the run time R
+//   wait_imbalance       the same for an MPI or OpenMP call path (waiting that
+//                        differs between ranks: the ranks that wait least arrive last)
+//   mpi_share            MPI time / program time > --mpi-threshold
+//   trace_buffer_flush   STRATA_TRACE_BUFFER_FLUSH was entered (Strata wrote its buffers during the run)
+//   dropped_callpaths    the profile ran out of memory and folded call paths into their parents
+//
+// Call paths inside MPI_Init/MPI_Finalize and Strata's own (measurement)
+// call paths never give imbalance findings.  Findings come in the order of
+// the table above; within a kind by saved time, largest first (ties by
+// name), so the same profile always gives the same advice.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/analysis_result.hpp"
+
+namespace strata::analysis {
+
+/// An imbalance finding needs this share of the run time R to be saved.
+inline constexpr double imbalance_significance = 0.01;
+
+/// The name of Strata's region for trace buffer flushes.
+inline constexpr const char* trace_buffer_flush_region = "STRATA_TRACE_BUFFER_FLUSH";
+
+/// The thresholds of the advice.
+struct AdviceOptions {
+    double imbalance_threshold = 0.1;
+    double mpi_threshold = 0.2;
+};
+
+/// One finding.
+struct Finding {
+    std::string kind;                 ///< see the table above
+    std::string region;               ///< the region concerned, or ""
+    std::string callpath;             ///< the call path concerned, or ""
+    std::vector<std::int64_t> ranks;  ///< the ranks to look at, most telling first
+    std::string metric;               ///< what `value` is: imbalance, mpi_share, flush_share_of_run_time, dropped_callpaths
+    double value = 0;
+    double threshold = 0;
+    std::optional<double> time_s;     ///< the time at stake (s): saved, MPI time, flush time
+    std::string message;              ///< the finding in words, with its numbers
+};
+
+/// The findings for `result`, in their deterministic order.
+std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& options);
+
+}  // namespace strata::analysis

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The command line of strata-analyze (see analyze_options.hpp).
+#include "analyze/analyze_options.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+namespace strata::analysis {
+namespace {
+
+/// A fraction in [0, 1], e.g. "0.1"; `name` is the option, for the message.
+double parse_fraction(const std::string& name, const std::string& value) {
+    char* end = nullptr;
+    errno = 0;
+    const double fraction = value.empty() ? NAN : std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || errno == ERANGE || !(fraction >= 0.0 && fraction <= 1.0))
+        throw AnalyzeUsageError(name + " needs a fraction from 0 to 1 (e.g. 0.1 for 10 %), not '" + value + "'");
+    return fraction;
+}
+
+std::size_t parse_count(const std::string& name, const std::string& value) {
+    const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    errno = 0;
+    const unsigned long long n = digits ? std::strtoull(value.c_str(), nullptr, 10) : 0;
+    if (!digits || errno == ERANGE || n == 0) throw AnalyzeUsageError(name + " needs a positive number, not '" + value + "'");
+    return static_cast<std::size_t>(n);
+}
+
+/// Applies `--name value` (or `--name=value`) at args[i]; advances i past the value.
+void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, AnalyzeOptions& options) {
+    const std::string& arg = args[i];
+    const std::size_t equals = arg.find('=');
+    const std::string name = arg.substr(0, equals);
+    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" && name != "--top")
+        throw AnalyzeUsageError("unknown option '" + arg + "'");
+    std::string value;
+    if (equals != std::string::npos)
+        value = arg.substr(equals + 1);
+    else if (i + 1 < args.size())
+        value = args[++i];
+    else
+        throw AnalyzeUsageError(name + " needs a value");
+    if (name == "--output") {
+        if (value.empty()) throw AnalyzeUsageError("--output needs a directory");
+        options.output = value;
+    }
+    if (name == "--imbalance-threshold") options.imbalance_threshold = parse_fraction(name, value);
+    if (name == "--mpi-threshold") options.mpi_threshold = parse_fraction(name, value);
+    if (name == "--top") options.top = parse_count(name, value);
+}
+
+}  // namespace
+
+std::string AnalyzeOptions::output_directory() const {
+    if (!output.empty()) return output;
+    return (std::filesystem::path(experiment) / "analysis").string();
+}
+
+AnalyzeOptions parse_analyze_options(const std::vector<std::string>& args) {
+    AnalyzeOptions options;
+    bool have_experiment = false;
+    bool options_end = false;  // after "--", every argument is a path
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        const bool is_option = !options_end && arg.size() > 1 && arg[0] == '-';
+        if (is_option && arg == "--") {
+            options_end = true;
+        } else if (is_option && (arg == "-h" || arg == "--help")) {
+            options.help = true;
+        } else if (is_option && arg == "--force") {
+            options.force = true;
+        } else if (is_option && arg == "--include-mpi-init") {
+            options.include_mpi_init = true;
+        } else if (is_option) {
+            parse_valued_option(args, i, options);
+        } else if (have_experiment) {
+            throw AnalyzeUsageError("more than one experiment given ('" + options.experiment + "' and '" + arg + "')");
+        } else {
+            options.experiment = arg;
+            have_experiment = true;
+        }
+    }
+    if (!have_experiment && !options.help) throw AnalyzeUsageError("no experiment directory given");
+    return options;
+}
+
+const char* analyze_usage() {
+    return "usage: mpirun -np K strata-analyze [options] <experiment-dir>\n"
+           "       strata-analyze [options] <experiment-dir>\n"
+           "\n"
+           "Analyses a Strata experiment with K MPI ranks (any K, 1 included; without mpirun\n"
+           "it runs as one rank) and writes the reports summary, loadbalance,\n"
+           "loadbalance_ranks and advice as .csv and .json, and summary.txt, which is also\n"
+           "printed.  Today the reports come from profile.h5 alone.\n"
+           "\n"
+           "  --output DIR               write the reports to DIR (default <experiment-dir>/analysis)\n"
+           "  --force                    overwrite reports that exist (otherwise: refuse)\n"
+           "  --imbalance-threshold X    advise on call paths whose imbalance (max - mean) / max\n"
+           "                             is above X (default 0.1 = 10 %)\n"
+           "  --mpi-threshold X          advise when MPI takes more than X of the time (default 0.2)\n"
+           "  --top N                    regions in the summary, findings per kind (default 10)\n"
+           "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
+           "                             (default: set apart as start-up and shut-down)\n"
+           "  -h, --help                 this text\n"
+           "\n"
+           "Exit status: 0 reports written, 1 the experiment cannot be read or the reports\n"
+           "cannot be written, 2 bad arguments.\n";
+}
+
+}  // namespace strata::analysis

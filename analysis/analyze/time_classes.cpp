@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The class of every call path's time (see time_classes.hpp).
+#include "analyze/time_classes.hpp"
+
+#include "profile/profile_aggregates.hpp"
+
+namespace strata::analysis {
+
+std::string_view time_class_name(TimeClass time_class) {
+    switch (time_class) {
+        case TimeClass::computation: return "computation";
+        case TimeClass::mpi: return "mpi";
+        case TimeClass::openmp: return "openmp";
+        case TimeClass::measurement: return "measurement";
+        case TimeClass::mpi_init_finalize: return "mpi_init_finalize";
+    }
+    return "computation";
+}
+
+bool is_mpi_init_finalize(const Profile& profile, std::uint32_t region) {
+    if (profile.regions[region].paradigm != Paradigm::mpi) return false;
+    const std::string& name = profile.region_name(region);
+    return name == "MPI_Init" || name == "MPI_Init_thread" || name == "MPI_Finalize";
+}
+
+CallPathClasses classify_callpaths(const Profile& profile, bool include_mpi_init) {
+    const std::size_t n = profile.callpaths.size();
+    CallPathClasses classes;
+    classes.time_class.assign(n, TimeClass::computation);
+    classes.root.assign(n, false);
+    classes.outermost_init_finalize.assign(n, false);
+    std::vector<bool> inside_init_finalize(n, false);
+    const CallTreeIndex tree = index_call_tree(profile);
+    // Top-down, so that a call path's parent is classified before it.
+    std::vector<std::size_t> stack(tree.roots.rbegin(), tree.roots.rend());
+    while (!stack.empty()) {
+        const std::size_t cp = stack.back();
+        stack.pop_back();
+        const CallPath& path = profile.callpaths[cp];
+        const bool parent_inside = !path.is_root() && inside_init_finalize[static_cast<std::size_t>(path.parent)];
+        const bool own = !include_mpi_init && is_mpi_init_finalize(profile, path.region);
+        inside_init_finalize[cp] = parent_inside || own;
+        classes.outermost_init_finalize[cp] = own && !parent_inside;
+        classes.root[cp] = path.is_root();
+        if (inside_init_finalize[cp]) {
+            classes.time_class[cp] = TimeClass::mpi_init_finalize;
+        } else {
+            switch (profile.regions[path.region].paradigm) {
+                case Paradigm::mpi: classes.time_class[cp] = TimeClass::mpi; break;
+                case Paradigm::openmp: classes.time_class[cp] = TimeClass::openmp; break;
+                case Paradigm::measurement: classes.time_class[cp] = TimeClass::measurement; break;
+                default: classes.time_class[cp] = TimeClass::computation; break;
+            }
+        }
+        for (auto child = tree.children[cp].rbegin(); child != tree.children[cp].rend(); ++child)
+            stack.push_back(*child);
+    }
+    return classes;
+}
+
+}  // namespace strata::analysis

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Where the time of a call path goes: useful computation, MPI, OpenMP,
+// Strata's own measurement, or MPI start-up and shut-down.
+//
+//   paradigm of the call path's region     class
+//   mpi, openmp, measurement               mpi, openmp, measurement
+//   anything else (user, compiler, ...)    computation   (POP's "useful" time)
+//   MPI_Init, MPI_Init_thread,             mpi_init_finalize, for the call path
+//   MPI_Finalize (paradigm mpi)            and everything below it -- unless
+//                                          --include-mpi-init, then plain mpi
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "profile/profile.hpp"
+
+namespace strata::analysis {
+
+/// The classes time is split into (exclusive time of a call path).
+enum class TimeClass : std::uint8_t { computation = 0, mpi = 1, openmp = 2, measurement = 3, mpi_init_finalize = 4 };
+
+/// The number of TimeClass values.
+inline constexpr std::size_t time_class_count = 5;
+
+/// The name of a class in reports: computation, mpi, openmp, measurement, mpi_init_finalize.
+std::string_view time_class_name(TimeClass time_class);
+
+/// The class of every call path of a profile.
+struct CallPathClasses {
+    std::vector<TimeClass> time_class;       ///< per call path
+    std::vector<bool> root;                  ///< per call path: a root of the call tree
+    std::vector<bool> outermost_init_finalize;  ///< per call path: MPI_Init/Finalize not nested in another such call path
+};
+
+/// True for the regions MPI_Init, MPI_Init_thread and MPI_Finalize (paradigm mpi).
+bool is_mpi_init_finalize(const Profile& profile, std::uint32_t region);
+
+/// Classifies every call path; with `include_mpi_init` MPI_Init and
+/// MPI_Finalize are plain MPI time and no call path is set apart.
+CallPathClasses classify_callpaths(const Profile& profile, bool include_mpi_init);
+
+}  // namespace strata::analysis

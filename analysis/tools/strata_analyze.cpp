@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// strata-analyze: the parallel analysis of a Strata experiment.
+//
+//   mpirun -np K strata-analyze [options] <experiment-dir>
+//
+//   every rank      parse options (rank 0 prints usage problems)
+//   rank 0          the experiment directory exists, the reports may be written
+//   every rank      read the definitions and its column slice of profile.h5,
+//                   accumulate its measured ranks (share_analysis.hpp)
+//   every rank      agree on failures: the lowest failing rank prints its message
+//   every rank      reduce onto rank 0 (mpi_reduction.hpp)
+//   rank 0          figures, advice, reports; summary on stdout
+//
+// Exit status, the same on every rank: 0 reports written, 1 the experiment
+// cannot be read or the reports cannot be written, 2 bad arguments.
+#include <mpi.h>
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "analyze/advice.hpp"
+#include "analyze/analysis_result.hpp"
+#include "analyze/analyze_options.hpp"
+#include "analyze/mpi_reduction.hpp"
+#include "analyze/report_files.hpp"
+#include "analyze/share_analysis.hpp"
+#include "profile/profile.hpp"
+
+namespace {
+
+using namespace strata::analysis;
+
+constexpr const char* program = "strata-analyze: ";
+
+/// Rank 0's verdict, shared with every rank.
+int broadcast_status(int status) {
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return status;
+}
+
+/// The experiment directory must exist and be a directory; "" when it is
+/// fine, else the message.
+std::string check_experiment(const std::string& path) {
+    struct stat status {};
+    if (::stat(path.c_str(), &status) != 0) return path + ": cannot open: " + std::strerror(errno);
+    if (!S_ISDIR(status.st_mode)) return path + ": not an experiment directory";
+    return "";
+}
+
+int run(const AnalyzeOptions& options, int rank, int size) {
+    const std::string output = options.output_directory();
+    // Rank 0 checks what it can before anyone reads: the input exists, the
+    // reports may be written.
+    int status = 0;
+    if (rank == 0) {
+        std::string problem = check_experiment(options.experiment);
+        if (problem.empty()) {
+            try {
+                check_output_directory(output, options.force);
+            } catch (const ReportError& error) {
+                problem = error.what();
+            }
+        }
+        if (!problem.empty()) {
+            std::cerr << program << problem << '\n';
+            status = 1;
+        }
+    }
+    if (broadcast_status(status) != 0) return 1;
+
+    // Every rank reads its share; a failure anywhere stops every rank.
+    const std::string profile_path = (std::filesystem::path(options.experiment) / "profile.h5").string();
+    ShareAnalysis share;
+    std::string problem;
+    try {
+        share = analyze_share(profile_path, static_cast<std::size_t>(rank), static_cast<std::size_t>(size),
+                              options.include_mpi_init);
+    } catch (const ProfileError& error) {
+        problem = error.what();
+    } catch (const std::bad_alloc&) {
+        problem = profile_path + ": out of memory while reading the profile";
+    }
+    const int failing = first_failing_rank(!problem.empty(), MPI_COMM_WORLD);
+    if (failing < size) {
+        if (failing == rank) std::cerr << program << problem << '\n';
+        return 1;
+    }
+
+    reduce_partial(share.partial, MPI_COMM_WORLD);
+    if (rank == 0) {
+        try {
+            AnalysisContext context;
+            context.experiment = options.experiment;
+            context.include_mpi_init = options.include_mpi_init;
+            std::error_code ignored;
+            context.trace_present =
+                std::filesystem::exists(std::filesystem::path(options.experiment) / "traces.otf2", ignored);
+            const AnalysisResult result =
+                finish_analysis(share.profile, share.layout, share.classes, share.partial, context);
+            ReportSettings settings;
+            settings.top = options.top;
+            settings.advice.imbalance_threshold = options.imbalance_threshold;
+            settings.advice.mpi_threshold = options.mpi_threshold;
+            const std::vector<Finding> findings = advise(result, settings.advice);
+            const std::vector<ReportFile> files = render_reports(result, findings, settings);
+            check_output_directory(output, options.force);  // again: another run may have written meanwhile
+            write_report_files(output, files);
+            std::cout << files.front().second << "\nReports written to " << output << "/: ";
+            for (std::size_t i = 0; i < files.size(); ++i) std::cout << (i > 0 ? ", " : "") << files[i].first;
+            std::cout << '\n';
+            std::cout.flush();
+            if (!std::cout) std::cerr << program << "cannot write the summary to standard output\n";
+        } catch (const ReportError& error) {
+            std::cerr << program << error.what() << '\n';
+            status = 1;
+        } catch (const std::bad_alloc&) {
+            std::cerr << program << "out of memory while writing the reports\n";
+            status = 1;
+        } catch (const std::exception& error) {
+            std::cerr << program << "internal error: " << error.what() << '\n';
+            status = 1;
+        }
+    }
+    return broadcast_status(status);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    int status = 0;
+    AnalyzeOptions options;
+    try {
+        options = parse_analyze_options(std::vector<std::string>(argv + 1, argv + argc));
+        if (options.help) {
+            if (rank == 0) std::cout << analyze_usage();
+        } else {
+            status = run(options, rank, size);
+        }
+    } catch (const AnalyzeUsageError& problem) {
+        if (rank == 0) std::cerr << program << problem.what() << "\n\n" << analyze_usage();
+        status = 2;
+    }
+    MPI_Finalize();
+    return status;
+}
