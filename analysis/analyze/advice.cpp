@@ -31,6 +31,14 @@ std::vector<std::pair<std::int64_t, double>> outliers(const RowResult& row, bool
     return ranks;
 }
 
+/// The ranks with the largest values, largest first (at most extreme_count).
+std::vector<std::pair<std::int64_t, double>> largest(const RowResult& row) {
+    std::vector<std::pair<std::int64_t, double>> ranks;
+    for (std::size_t i = 0; i < extreme_count && row.extremes.high_rank[i] >= 0; ++i)
+        ranks.emplace_back(row.extremes.high_rank[i], seconds(row.extremes.high_value[i]));
+    return ranks;
+}
+
 std::vector<std::int64_t> rank_numbers(const std::vector<std::pair<std::int64_t, double>>& ranks) {
     std::vector<std::int64_t> numbers;
     for (const auto& r : ranks) numbers.push_back(r.first);
@@ -142,7 +150,7 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
     for (const RowResult& row : result.regions) {
         if (row.region != trace_buffer_flush_region || row.visits == 0) continue;
         const double share = s.run_s > 0 ? row.max_s / s.run_s : 0.0;
-        Finding f{"trace_buffer_flush", row.region, "", rank_numbers(outliers(row, true)), "flush_share_of_run_time",
+        Finding f{"trace_buffer_flush", row.region, "", rank_numbers(largest(row)), "flush_share_of_run_time",
                   share, 0.0, row.total_s, ""};
         f.message = "Strata flushed its trace buffers " + format_wide(row.visits) + " times on " +
                     std::to_string(row.ranks) + (row.ranks == 1 ? " rank" : " ranks") + ", for " +

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// strata-analyze's analysis in one process, without MPI: the partition of
+// measured ranks, the classes of call paths, exact statistics on synthetic
+// profiles with known ground truth, and identical reports whether the
+// profile is analysed as 1, 2, 3 or 5 shares (combined with merge_partial,
+// the in-process form of the MPI reduction).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analysis_test_helpers.hpp"
+#include "analyze/advice.hpp"
+#include "analyze/analysis_result.hpp"
+#include "analyze/partial.hpp"
+#include "analyze/rank_layout.hpp"
+#include "analyze/report_files.hpp"
+#include "analyze/share_analysis.hpp"
+#include "analyze/time_classes.hpp"
+#include "analyze_fixtures.hpp"
+#include "profile/profile_reader.hpp"
+#include "test_support.hpp"
+
+namespace strata::analysis::test {
+namespace {
+
+const RowResult& row(const std::vector<RowResult>& rows, const std::string& name) {
+    const auto found = std::find_if(rows.begin(), rows.end(), [&](const RowResult& r) { return r.name == name; });
+    if (found == rows.end()) throw std::runtime_error("no row " + name);
+    return *found;
+}
+
+class AnalyzeCoreTest : public ::testing::Test {
+protected:
+    std::string write(const FixtureProfile& profile) {
+        write_experiment(profile, dir_.path());
+        return dir_.file("profile.h5");
+    }
+    TempDir dir_;
+};
+
+// ---- partition --------------------------------------------------------------
+
+TEST(RankLayoutTest, ContiguousBlocksNeverSplitARank) {
+    ProfileBuilder b;
+    for (std::uint32_t r = 0; r < 4; ++r)
+        for (std::uint32_t t = 0; t < 2; ++t) b.location(r, t);
+    b.location(1, 0, 1);  // a GPU stream: not analysed
+    const FixtureProfile fixture = b.build();
+    Profile p;
+    for (const auto& l : fixture.locations)
+        p.locations.push_back({l.id, l.rank, l.thread, static_cast<LocationType>(l.type), 0});
+    const RankLayout layout = rank_layout(p);
+    ASSERT_EQ(layout.ranks.size(), 4u);
+    EXPECT_EQ(layout.cpu_threads, 8u);
+    EXPECT_EQ(layout.gpu_streams, 1u);
+    EXPECT_EQ(layout.ranks[1].columns, (std::vector<std::size_t>{2, 3}));
+
+    // K = 3: ranks {0, 1} {2} {3}, columns [0,4) [4,6) [6,8).
+    const AnalysisShare a = analysis_share(layout, 0, 3), b1 = analysis_share(layout, 1, 3),
+                        c = analysis_share(layout, 2, 3);
+    EXPECT_EQ(a.first_rank, 0u);
+    EXPECT_EQ(a.rank_count, 2u);
+    EXPECT_EQ(a.first_column, 0u);
+    EXPECT_EQ(a.column_count, 4u);
+    EXPECT_EQ(b1.first_rank, 2u);
+    EXPECT_EQ(b1.rank_count, 1u);
+    EXPECT_EQ(b1.first_column, 4u);
+    EXPECT_EQ(b1.column_count, 2u);
+    EXPECT_EQ(c.first_rank, 3u);
+    EXPECT_EQ(c.first_column, 6u);
+    EXPECT_EQ(c.column_count, 2u);
+
+    // More analysis ranks than measured ranks: each rank once, the rest idle.
+    std::size_t total = 0, idle = 0;
+    for (std::size_t k = 0; k < 7; ++k) {
+        const AnalysisShare s = analysis_share(layout, k, 7);
+        total += s.rank_count;
+        if (s.rank_count == 0) {
+            ++idle;
+            EXPECT_EQ(s.column_count, 0u);
+        }
+    }
+    EXPECT_EQ(total, 4u);
+    EXPECT_EQ(idle, 3u);
+}
+
+// ---- classes ----------------------------------------------------------------
+
+TEST_F(AnalyzeCoreTest, MpiInitAndFinalizeAreSetApartUnlessIncluded) {
+    const Profile p = read_profile(write(imbalanced_profile()));
+    const CallPathClasses apart = classify_callpaths(p, false);
+    // Call paths: 0 MPI_Init, 1 main, 2 main/compute, 3 main/MPI_Allreduce, 4 MPI_Finalize.
+    EXPECT_EQ(apart.time_class[0], TimeClass::mpi_init_finalize);
+    EXPECT_EQ(apart.time_class[1], TimeClass::computation);
+    EXPECT_EQ(apart.time_class[2], TimeClass::computation);
+    EXPECT_EQ(apart.time_class[3], TimeClass::mpi);
+    EXPECT_EQ(apart.time_class[4], TimeClass::mpi_init_finalize);
+    EXPECT_TRUE(apart.outermost_init_finalize[0]);
+    EXPECT_FALSE(apart.outermost_init_finalize[1]);
+    const CallPathClasses included = classify_callpaths(p, true);
+    EXPECT_EQ(included.time_class[0], TimeClass::mpi);
+    EXPECT_FALSE(included.outermost_init_finalize[0]);
+}
+
+// ---- exact values -------------------------------------------------------------
+
+TEST(PartialTest, NanosecondsAndDamagedValues) {
+    Profile p;
+    p.path = "x/profile.h5";
+    Metric m;
+    m.name = "time_exclusive";
+    EXPECT_EQ(to_ns(1.5, p, m, 0, 0), 1500000000);
+    EXPECT_EQ(to_ns(0.0, p, m, 0, 0), 0);
+    EXPECT_EQ(to_ns(-1e-9, p, m, 0, 0), 0);  // floating-point dust
+    try {
+        to_ns(-2.0, p, m, 3, 1);
+        FAIL() << "a negative time was accepted";
+    } catch (const ProfileError& e) {
+        EXPECT_STREQ(e.what(), "x/profile.h5: /metrics/time_exclusive row 3, column 1: -2 is not a valid time");
+    }
+    EXPECT_THROW(to_ns(std::nan(""), p, m, 0, 0), ProfileError);
+    EXPECT_THROW(to_ns(2e9, p, m, 0, 0), ProfileError);
+}
+
+TEST(PartialTest, ExtremesKeepTheThreeLargestAndSmallestWhateverTheOrder) {
+    const std::vector<std::pair<std::int64_t, std::int64_t>> values = {{5, 0}, {9, 1}, {5, 2}, {1, 3}, {9, 4}, {7, 5}};
+    Extremes one = empty_extremes();
+    for (const auto& [v, r] : values) add_extreme(one, v, r);
+    Extremes left = empty_extremes(), right = empty_extremes();
+    for (std::size_t i = 0; i < values.size(); ++i)
+        add_extreme(i % 2 == 0 ? right : left, values[i].first, values[i].second);
+    merge_extremes(left, right);
+    for (const Extremes& e : {one, left}) {
+        EXPECT_EQ(std::vector<std::int64_t>(e.high_value, e.high_value + 3), (std::vector<std::int64_t>{9, 9, 7}));
+        EXPECT_EQ(std::vector<std::int64_t>(e.high_rank, e.high_rank + 3), (std::vector<std::int64_t>{1, 4, 5}));
+        EXPECT_EQ(std::vector<std::int64_t>(e.low_value, e.low_value + 3), (std::vector<std::int64_t>{1, 5, 5}));
+        EXPECT_EQ(std::vector<std::int64_t>(e.low_rank, e.low_rank + 3), (std::vector<std::int64_t>{3, 0, 2}));
+    }
+}
+
+TEST_F(AnalyzeCoreTest, ImbalancedProfileGivesTheKnownFigures) {
+    const std::string path = write(imbalanced_profile());
+    const AnalysisResult r = analyze_in_process(path, 1, false, false);
+    const SummaryResult& s = r.summary;
+    EXPECT_EQ(s.ranks, 4u);
+    EXPECT_EQ(s.cpu_threads, 4u);
+    EXPECT_EQ(s.wall_s, 5.5);
+    EXPECT_EQ(s.wall_rank, 0);
+    EXPECT_EQ(s.run_s, 5.0);
+    EXPECT_EQ(s.class_s[0], 12.0);  // computation
+    EXPECT_EQ(s.class_s[1], 8.0);   // mpi
+    EXPECT_EQ(s.class_s[4], 1.25);  // MPI_Init/Finalize
+    EXPECT_EQ(s.program_s, 20.0);
+    EXPECT_EQ(*s.share(TimeClass::mpi), 0.4);
+    EXPECT_EQ(s.pop.mean_useful_s, 3.0);
+    EXPECT_EQ(s.pop.max_useful_s, 4.5);
+    EXPECT_EQ(s.pop.rank_at_max, 3);
+    EXPECT_DOUBLE_EQ(*s.pop.load_balance, 3.0 / 4.5);
+    EXPECT_DOUBLE_EQ(*s.pop.communication_efficiency, 0.9);
+    EXPECT_DOUBLE_EQ(*s.pop.parallel_efficiency, 0.6);
+
+    const RowResult& compute = row(r.callpaths, "main/compute");
+    EXPECT_EQ(compute.ranks, 4u);
+    EXPECT_EQ(compute.min_s, 2.0);
+    EXPECT_EQ(compute.mean_s, 2.5);
+    EXPECT_EQ(compute.max_s, 4.0);
+    EXPECT_EQ(compute.rank_at_max, 3);
+    EXPECT_EQ(compute.rank_at_min, 0);
+    EXPECT_EQ(compute.imbalance, 0.375);
+    EXPECT_EQ(compute.saved_s, 1.5);
+    EXPECT_DOUBLE_EQ(compute.stddev_s, std::sqrt(0.75));
+    EXPECT_EQ(r.callpaths.front().name, "main/compute");  // the largest saving first
+
+    ASSERT_EQ(r.ranks.size(), 4u);
+    EXPECT_EQ(r.ranks[0].rank, 3);
+    EXPECT_EQ(r.ranks[0].useful_s(), 4.5);
+    EXPECT_EQ(r.ranks[1].rank, 0);  // ties by rank
+
+    const std::vector<Finding> findings = advise(r, AdviceOptions{});
+    ASSERT_EQ(findings.size(), 3u);
+    EXPECT_EQ(findings[0].kind, "load_imbalance");
+    EXPECT_EQ(findings[0].region, "compute");
+    EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{3}));
+    EXPECT_EQ(findings[1].kind, "wait_imbalance");
+    EXPECT_EQ(findings[1].region, "MPI_Allreduce");
+    EXPECT_EQ(findings[1].ranks, (std::vector<std::int64_t>{3}));  // least waiting: it arrives last
+    EXPECT_EQ(findings[2].kind, "mpi_share");
+}
+
+TEST_F(AnalyzeCoreTest, ReportsAreIdenticalForAnyNumberOfShares) {
+    const std::string path = write(imbalanced_profile());
+    const std::vector<ReportFile> one = reports_in_process(path, 1);
+    for (std::size_t k : {2u, 3u, 4u, 5u}) {
+        const std::vector<ReportFile> many = reports_in_process(path, k);
+        ASSERT_EQ(many.size(), one.size());
+        for (std::size_t i = 0; i < one.size(); ++i) EXPECT_EQ(many[i], one[i]) << "K = " << k;
+    }
+}
+
+TEST_F(AnalyzeCoreTest, HybridRanksAverageTheirThreads) {
+    const std::string path = write(hybrid_profile());
+    for (std::size_t k : {1u, 2u}) {
+        const AnalysisResult r = analyze_in_process(path, k, false, false);
+        const SummaryResult& s = r.summary;
+        EXPECT_EQ(s.ranks, 2u);
+        EXPECT_EQ(s.cpu_threads, 4u);
+        EXPECT_EQ(s.run_s, 8.0);
+        EXPECT_EQ(s.pop.mean_useful_s, 5.25);
+        EXPECT_EQ(s.pop.max_useful_s, 5.75);
+        EXPECT_EQ(s.pop.rank_at_max, 1);
+        EXPECT_DOUBLE_EQ(*s.pop.load_balance, 5.25 / 5.75);
+        EXPECT_EQ(*s.pop.communication_efficiency, 0.71875);
+        EXPECT_EQ(*s.pop.parallel_efficiency, 0.65625);
+        ASSERT_EQ(r.ranks.size(), 2u);
+        EXPECT_EQ(r.ranks[0].rank, 1);
+        EXPECT_EQ(r.ranks[0].useful_s(), 5.75);
+        EXPECT_EQ(r.ranks[1].useful_s(), 4.75);
+        EXPECT_EQ(r.ranks[1].class_s[1], 1.0);  // rank 0: 2 s of MPI on one of 2 threads
+
+        const RowResult& work = row(r.regions, "work");
+        EXPECT_EQ(work.mean_s, 4.5);
+        EXPECT_EQ(work.max_s, 5.0);
+        EXPECT_EQ(work.rank_at_max, 1);
+        EXPECT_EQ(work.imbalance, 0.1);
+        EXPECT_EQ(work.saved_s, 0.5);
+        EXPECT_EQ(work.total_s, 18.0);
+        const RowResult& allreduce = row(r.callpaths, "main/MPI_Allreduce");
+        EXPECT_EQ(allreduce.ranks, 2u);  // rank 1 visited it without time
+        EXPECT_EQ(allreduce.mean_s, 0.5);
+    }
+}
+
+TEST_F(AnalyzeCoreTest, SingleParticipantIsMarked) {
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    const auto serial = b.region("serial_io", paradigm::user, role::code);
+    b.location(0, 0);
+    b.location(1, 0);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_io = b.callpath(static_cast<std::int64_t>(cp_main), serial);
+    b.set(cp_main, 0, 1, 1);
+    b.set(cp_main, 1, 1, 3);
+    b.set(cp_io, 0, 1, 2);
+    const AnalysisResult r = analyze_in_process(write(b.build()), 2, false, false);
+    const RowResult& io = row(r.callpaths, "main/serial_io");
+    EXPECT_EQ(io.ranks, 1u);
+    EXPECT_TRUE(io.single_participant);
+    EXPECT_EQ(io.mean_s, 2.0);
+    EXPECT_EQ(io.imbalance, 0.0);
+    for (const Finding& f : advise(r, AdviceOptions{})) EXPECT_NE(f.callpath, "main/serial_io");
+}
+
+TEST_F(AnalyzeCoreTest, IncludeMpiInitCountsItAsRunTime) {
+    const AnalysisResult r = analyze_in_process(write(imbalanced_profile()), 2, true, false);
+    EXPECT_EQ(r.summary.run_s, 5.5);
+    EXPECT_EQ(r.summary.class_s[1], 9.25);  // MPI_Allreduce 8 + MPI_Init 1.25
+    EXPECT_EQ(r.summary.class_s[4], 0.0);
+}
+
+TEST_F(AnalyzeCoreTest, FlushesAndDroppedCallPathsAreAdvice) {
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    const auto flush = b.region("STRATA_TRACE_BUFFER_FLUSH", paradigm::measurement, role::artificial);
+    b.location(0, 0);
+    b.location(1, 0);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_flush = b.callpath(static_cast<std::int64_t>(cp_main), flush);
+    b.set(cp_main, 0, 1, 4);
+    b.set(cp_main, 1, 1, 4);
+    b.set(cp_flush, 1, 2, 1);
+    FixtureProfile p = b.build();
+    p.dropped_callpaths = 7;
+    const AnalysisResult r = analyze_in_process(write(p), 1, false, false);
+    const std::vector<Finding> findings = advise(r, AdviceOptions{});
+    ASSERT_EQ(findings.size(), 2u);
+    EXPECT_EQ(findings[0].kind, "trace_buffer_flush");
+    EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{1}));
+    EXPECT_EQ(findings[0].value, 0.2);  // 1 s of R = 5 s
+    EXPECT_NE(findings[0].message.find("flushed its trace buffers 2 times on 1 rank"), std::string::npos)
+        << findings[0].message;
+    EXPECT_EQ(findings[1].kind, "dropped_callpaths");
+    EXPECT_EQ(findings[1].value, 7.0);
+}
+
+TEST_F(AnalyzeCoreTest, BalancedProfileHasNoFindings) {
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    for (std::uint32_t r = 0; r < 3; ++r) b.location(r, 0);
+    const auto cp = b.callpath(-1, main);
+    for (std::size_t l = 0; l < 3; ++l) b.set(cp, l, 1, 2);
+    const std::string path = write(b.build());
+    const AnalysisResult r = analyze_in_process(path, 1, false, false);
+    EXPECT_TRUE(advise(r, AdviceOptions{}).empty());
+    EXPECT_EQ(*r.summary.pop.load_balance, 1.0);
+    const std::vector<ReportFile> files = reports_in_process(path, 1);
+    EXPECT_NE(files[0].second.find("No findings"), std::string::npos) << files[0].second;
+    EXPECT_EQ(files[7].second, "index,kind,region,callpath,ranks,metric,value,threshold,time_s,message\n");
+}
+
+// ---- the reader's column slice -------------------------------------------------
+
+TEST_F(AnalyzeCoreTest, ColumnSliceReadsOnlyThoseColumns) {
+    const std::string path = write(imbalanced_profile());
+    ProfileReadOptions options;
+    options.first_column = 1;
+    options.column_count = 2;
+    options.metrics = {"time_exclusive"};
+    const Profile p = read_profile(path, options);
+    ASSERT_EQ(p.metrics.size(), 1u);
+    const Metric& m = p.metric("time_exclusive");
+    EXPECT_EQ(m.first_column, 1u);
+    EXPECT_EQ(m.columns, 2u);
+    EXPECT_EQ(m.values.size(), 5u * 2u);
+    EXPECT_EQ(m.at(0, 0), 0.25);  // MPI_Init on rank 1
+    EXPECT_EQ(m.at(2, 1), 2.0);   // compute on rank 2
+    EXPECT_FALSE(m.whole(4));
+    EXPECT_EQ(p.find_metric("visits"), nullptr);
+
+    options.first_column = 3;
+    options.column_count = ProfileReadOptions::all_columns;  // clipped
+    EXPECT_EQ(read_profile(path, options).metric("time_exclusive").columns, 1u);
+    options.first_column = 5;
+    try {
+        read_profile(path, options);
+        FAIL() << "a slice past the last location was accepted";
+    } catch (const ProfileError& e) {
+        EXPECT_EQ(std::string(e.what()), path + ": columns from 5 on requested, but the profile has 4 locations");
+    }
+}
+
+}  // namespace
+}  // namespace strata::analysis::test
