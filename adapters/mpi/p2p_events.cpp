@@ -19,6 +19,13 @@ StripedTable<MessageEntry>& messages() {
     return *t;
 }
 
+std::uint32_t this_thread() {
+    static std::atomic<std::uint32_t> next{1};
+    static __thread std::uint32_t mine __attribute__((tls_model("initial-exec"))) = 0;
+    if (__builtin_expect(mine == 0, 0)) mine = next.fetch_add(1, std::memory_order_relaxed);
+    return mine;
+}
+
 std::uint64_t next_request_id() {
     static std::atomic<std::uint64_t> next{1};
     return next.fetch_add(1, std::memory_order_relaxed);

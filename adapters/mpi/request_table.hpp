@@ -11,6 +11,15 @@
 // once PMPI_Wait has freed a request, another thread's MPI_Isend may get the
 // same handle and insert it while this thread has not yet looked its own up.
 //
+// A handle may stand for several open requests: Open MPI returns one shared,
+// already completed request object (ompi_request_empty) for every MPI_Isend it
+// could finish at once.  So a key may have several entries; they complete
+// oldest first, those the calling thread made before others' (so that with
+// MPI_THREAD_MULTIPLE a completion is recorded on the thread of its MPI_Isend).
+// (A request freed where Strata cannot see it, e.g. by a Fortran
+// entry point that is not wrapped, leaves its entry behind; a later request
+// with the same handle then completes the stale entry first.)
+//
 // Requests may be completed on another thread than the one that made them, so
 // the table is shared: the key picks one of 64 stripes, each a mutex and a
 // small vector whose capacity is reserved up front (no allocation per call
@@ -35,6 +44,7 @@ struct RequestEntry {
         cancel_requested = 1u << 2,  ///< MPI_Cancel was called: ask MPI_Test_cancelled at completion
     };
     std::uintptr_t key = 0;
+    std::uint32_t thread = 0;  ///< this_thread() of the thread that made it
     std::uint64_t id = 0;     ///< request id of the events (new at each start of a persistent request)
     std::uint64_t bytes = 0;  ///< sends
     events::CommunicatorHandle comm = 0;
@@ -47,8 +57,12 @@ struct RequestEntry {
 /// A matched message (MPI_Mprobe / MPI_Improbe) until it is received.
 struct MessageEntry {
     std::uintptr_t key = 0;
+    std::uint32_t thread = 0;
     events::CommunicatorHandle comm = 0;
 };
+
+/// A small number for the calling thread (1, 2, ... in the order threads ask).
+std::uint32_t this_thread();
 
 /// Entries keyed by a handle, shared by all threads (see the top of this file).
 template <typename Entry>
@@ -63,37 +77,39 @@ public:
     /// No entries at all: completion calls skip their look-ups (one relaxed load).
     bool empty() const { return size_.load(std::memory_order_relaxed) == 0; }
 
-    void insert(const Entry& e) {
+    /// Adds an entry (a new one, with `thread` 0, gets the caller's); a key may have several.
+    void insert(Entry e) {
+        if (e.thread == 0) e.thread = this_thread();
         Stripe& s = stripe(e.key);
         std::lock_guard<std::mutex> lock(s.mutex);
-        for (Entry& old : s.entries) {
-            if (old.key == e.key) {  // a handle MPI freed without our knowledge, reused
-                old = e;
-                return;
-            }
-        }
         s.entries.push_back(e);
         size_.fetch_add(1, std::memory_order_relaxed);
     }
 
-    /// Removes the entry of `key` into *out; false when there is none.
+    /// Removes the oldest entry of `key` the calling thread made, else the oldest
+    /// of `key`, into *out; false when there is none.
     bool take(std::uintptr_t key, Entry* out) {
         if (empty()) return false;
+        const std::uint32_t me = this_thread();
         Stripe& s = stripe(key);
         std::lock_guard<std::mutex> lock(s.mutex);
-        for (std::size_t i = 0; i < s.entries.size(); ++i) {
-            if (s.entries[i].key == key) {
-                *out = s.entries[i];
-                s.entries[i] = s.entries.back();
-                s.entries.pop_back();
-                size_.fetch_sub(1, std::memory_order_relaxed);
-                return true;
+        auto found = s.entries.end();
+        for (auto it = s.entries.begin(); it != s.entries.end(); ++it) {
+            if (it->key != key) continue;
+            if (found == s.entries.end()) found = it;
+            if (it->thread == me) {
+                found = it;
+                break;
             }
         }
-        return false;
+        if (found == s.entries.end()) return false;
+        *out = *found;
+        s.entries.erase(found);  // keeps the order: the oldest entry of a key comes first
+        size_.fetch_sub(1, std::memory_order_relaxed);
+        return true;
     }
 
-    /// Calls fn(entry&) on the entry of `key` under its stripe's lock; false when there is none.
+    /// Calls fn(entry&) on the oldest entry of `key` under its stripe's lock; false when there is none.
     template <typename Fn>
     bool update(std::uintptr_t key, Fn&& fn) {
         if (empty()) return false;

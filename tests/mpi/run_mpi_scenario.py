@@ -21,6 +21,20 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
 import experiment_reader as reader  # noqa: E402
+import message_checks as messages  # noqa: E402
+
+
+class AtLeast:
+    """An expected count that may be larger (loops until a test succeeds)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __eq__(self, other):
+        return isinstance(other, int) and other >= self.n
+
+    def __repr__(self):
+        return '>=%d' % self.n
 
 # Calls per rank of programs/mpi_ring.c.
 RING_C = {'MPI_Init': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Send': 3, 'MPI_Recv': 3,
@@ -51,6 +65,12 @@ def scenario(fn):
 
 def expect_equal(actual, expected, what):
     assert actual == expected, '%s: got %r, expected %r' % (what, actual, expected)
+
+
+def expect_counts(actual, expected, what):
+    """Like expect_equal for {name: count}, where an expected count may be AtLeast(n)."""
+    ok = sorted(actual) == sorted(expected) and all(expected[k] == actual[k] for k in expected)
+    assert ok, '%s: got %r, expected %r' % (what, dict(sorted(actual.items())), dict(sorted(expected.items())))
 
 
 def clean_environment(env):
@@ -102,7 +122,7 @@ def check_rank(rank, directory, expected, tracing=True):
         assert location in events, '%s: locations %s' % (what, sorted(events))
         # python3 otf2: every enter has its leave, properly nested, time never goes back.
         pairs = reader.check_nesting(events[location])
-        expect_equal(mpi_region_counts(pairs), expected, what + ': MPI regions (python3 otf2)')
+        expect_counts(mpi_region_counts(pairs), expected, what + ': MPI regions (python3 otf2)')
         # No MPI region inside another: calls MPI makes to itself are not recorded.
         stack = []
         for kind, _, name in events[location]:
@@ -117,10 +137,11 @@ def check_rank(rank, directory, expected, tracing=True):
         for (loc, kind, name), n in reader.otf2_print_counts(archive).items():
             if name.startswith('MPI_') and loc == location_id:
                 printed[(kind, name)] += n
-        expect_equal({name: n for (kind, name), n in printed.items() if kind == 'ENTER'}, expected,
-                     what + ': MPI enters (otf2-print)')
-        expect_equal({name: n for (kind, name), n in printed.items() if kind == 'LEAVE'}, expected,
+        enters = {name: n for (kind, name), n in printed.items() if kind == 'ENTER'}
+        expect_counts(enters, expected, what + ': MPI enters (otf2-print)')
+        expect_equal({name: n for (kind, name), n in printed.items() if kind == 'LEAVE'}, enters,
                      what + ': MPI leaves (otf2-print)')
+        expect_equal(mpi_region_counts(pairs), enters, what + ': python3 otf2 and otf2-print')
         # Definitions: the MPI regions are exactly those called, with paradigm MPI and their role.
         import otf2
         with otf2.reader.open(archive) as trace:
@@ -142,7 +163,7 @@ def check_rank(rank, directory, expected, tracing=True):
         if leaf.startswith('MPI_'):
             assert not any(p.startswith('MPI_') for p in path.split('/')[:-1]), what + ': path ' + path
             visits[leaf] += n
-    expect_equal(dict(visits), expected, what + ': MPI visits in profile.h5')
+    expect_counts(dict(visits), expected, what + ': MPI visits in profile.h5')
 
 
 def check_all_ranks(run, expected, tracing=True):
@@ -150,19 +171,185 @@ def check_all_ranks(run, expected, tracing=True):
         check_rank(rank, run.directory, expected, tracing)
 
 
+def check_messages(run):
+    """The message events of a traced run, checked by both readers (message_checks.py)."""
+    archive = os.path.join(run.directory, 'traces.otf2')
+    events = messages.read_messages(archive)
+    messages.check_matching(events)
+    messages.check_requests(events)
+    messages.check_collective_sequences(events)
+    messages.check_against_otf2_print(archive, events)
+    return events
+
+
+def comm_key(comm):
+    return (comm.name, comm.members)
+
+
+def check_rank_messages(events, rank, kinds, collectives):
+    """Exact message event counts of a rank's thread 0 (MpiRequestTest: any number) and its
+    collectives in order: [(operation, (communicator name, members), root or None, sent, received)]."""
+    location = 'rank %d/thread 0' % rank
+    counts = messages.count_kinds(events, location)
+    counts.pop('MpiRequestTest', None)
+    expect_equal(dict(counts), kinds, location + ': message events')
+    records = [(op, comm_key(comm), root, sent, received)
+               for op, comm, root, sent, received in messages.collective_records(events, location)]
+    assert len(records) == len(collectives), '%s: %d collectives, expected %d:\n%s' % (
+        location, len(records), len(collectives), '\n'.join(map(str, records)))
+    for i, (got, expected) in enumerate(zip(records, collectives)):
+        expect_equal(got, expected, '%s: collective %d' % (location, i))
+
+
+def ring_messages(run):
+    """programs/mpi_ring.c: every rank's messages and collectives."""
+    events = check_messages(run)
+    n = run.ranks
+    world = ('MPI_COMM_WORLD', tuple(range(n)))
+    for rank in range(n):
+        half = ('MPI_Comm_split', tuple(range(rank % 2, n, 2)))
+        h = len(half[1])
+        kinds = {'MpiSend': 3, 'MpiRecv': 3, 'MpiIsend': 6, 'MpiIsendComplete': 6, 'MpiIrecvRequest': 6,
+                 'MpiIrecv': 6, 'MpiCollectiveBegin': 7, 'MpiCollectiveEnd': 7}
+        collectives = [('allreduce', world, None, 8 * n, 8 * n)] * 3 + [
+            ('bcast', world, 0, 4 * n if rank == 0 else 0, 4), ('barrier', world, None, 0, 0),
+            ('allgather', half, None, 4 * h, 4 * h), ('allreduce', half, None, 8 * h, 8 * h)]
+        check_rank_messages(events, rank, kinds, collectives)
+    expected_comms = [world, ('MPI_Comm_split', tuple(range(0, n, 2))), ('MPI_Comm_split', tuple(range(1, n, 2)))]
+    expected_comms += [('MPI_COMM_SELF', (r,)) for r in range(n)]
+    expect_equal(sorted(comm_key(c) for c in events.comms.values()), sorted(expected_comms), 'communicators')
+
+
+def messages_regions(rank, size):
+    """Calls per rank of programs/mpi_messages.c (AtLeast: loops until a test succeeds)."""
+    first = 1 if rank < size // 2 else 0  # a member of the MPI_Comm_create communicator
+    return {
+        'MPI_Init': 1, 'MPI_Comm_rank': 2, 'MPI_Comm_size': 2, 'MPI_Finalize': 1,
+        # point to point
+        'MPI_Send': 4, 'MPI_Recv': 5, 'MPI_Irecv': 12, 'MPI_Isend': 15, 'MPI_Sendrecv': 5,
+        'MPI_Sendrecv_replace': 1, 'MPI_Probe': 1, 'MPI_Recv_init': 1, 'MPI_Send_init': 1, 'MPI_Mprobe': 1,
+        'MPI_Mrecv': 1, 'MPI_Improbe': AtLeast(1), 'MPI_Imrecv': 1,
+        # requests
+        'MPI_Wait': 11, 'MPI_Waitall': 5, 'MPI_Waitany': 4, 'MPI_Waitsome': AtLeast(1), 'MPI_Testall': AtLeast(1),
+        'MPI_Test': AtLeast(1), 'MPI_Testany': AtLeast(2), 'MPI_Startall': 3, 'MPI_Start': 2,
+        'MPI_Request_free': 2, 'MPI_Cancel': 1, 'MPI_Test_cancelled': 1,
+        # collectives
+        'MPI_Barrier': 4, 'MPI_Bcast': 2, 'MPI_Gather': 2, 'MPI_Gatherv': 1, 'MPI_Scatter': 1, 'MPI_Scatterv': 1,
+        'MPI_Allgather': 1, 'MPI_Allgatherv': 1, 'MPI_Alltoall': 1, 'MPI_Alltoallv': 1, 'MPI_Alltoallw': 1,
+        'MPI_Reduce': 1, 'MPI_Allreduce': 3 + first, 'MPI_Reduce_scatter': 1, 'MPI_Reduce_scatter_block': 1,
+        'MPI_Scan': 1, 'MPI_Exscan': 1, 'MPI_Ibarrier': 1,
+        # communicators
+        'MPI_Comm_split': 1, 'MPI_Comm_dup': 2, 'MPI_Cart_create': 1, 'MPI_Cart_shift': 1, 'MPI_Comm_group': 1,
+        'MPI_Group_range_incl': 1, 'MPI_Comm_create': 1, 'MPI_Group_free': 2, 'MPI_Intercomm_create': 1,
+        'MPI_Intercomm_merge': 1, 'MPI_Comm_idup': 1, 'MPI_Comm_free': 7 + first,
+    }
+
+
+def messages_collectives(rank, n):
+    """The collectives of programs/mpi_messages.c on `rank`, with the bytes of README.md's table."""
+    me, tri = rank, n * (n + 1) // 2
+    world = ('MPI_COMM_WORLD', tuple(range(n)))
+    half = ('MPI_Comm_split', tuple(range(rank % 2, n, 2)))
+    h, hrank = len(half[1]), rank // 2
+    records = [
+        ('barrier', world, None, 0, 0),
+        ('bcast', world, 0, 12 * n if me == 0 else 0, 12),
+        ('gather', world, 1, 8, 8 * n if me == 1 else 0),
+        ('gatherv', world, 0, 4 * (me + 1), 4 * tri if me == 0 else 0),
+        ('scatter', world, 0, 8 * n if me == 0 else 0, 8),
+        ('scatterv', world, 1, 4 * tri if me == 1 else 0, 4 * (me + 1)),
+        ('allgather', world, None, 4 * n, 4 * n),
+        ('allgatherv', world, None, 4 * n * (me + 1), 4 * tri),
+        ('alltoall', world, None, 4 * n, 4 * n),
+        ('alltoallv', world, None, 4 * tri, 4 * n * (me + 1)),
+        ('alltoallw', world, None, 4 * n, 4 * n),
+        ('reduce', world, 0, 16, 16 * n if me == 0 else 0),
+        ('allreduce', world, None, 8 * n, 8 * n),
+        ('allreduce', world, None, 8 * (n - 1), 8 * (n - 1)),  # MPI_IN_PLACE
+        ('reduce_scatter', world, None, 4 * tri, 4 * n * (me + 1)),
+        ('reduce_scatter_block', world, None, 8 * n, 8 * n),
+        ('scan', world, None, 4 * (n - me), 4 * (me + 1)),
+        ('exscan', world, None, 4 * (n - me - 1), 4 * me),
+        ('gather', world, 0, 0 if me == 0 else 4, 4 * (n - 1) if me == 0 else 0),  # MPI_IN_PLACE at the root
+        ('allreduce', half, None, 8 * h, 8 * h),
+        ('bcast', half, 0, 4 * h if hrank == 0 else 0, 4),
+        ('barrier', ('MPI_Comm_dup', world[1]), None, 0, 0),
+    ]
+    if rank < n // 2:
+        records.append(('allreduce', ('MPI_Comm_create', tuple(range(n // 2))), None, 2 * n, 2 * n))
+    evens_then_odds = tuple(range(0, n, 2)) + tuple(range(1, n, 2))
+    records.append(('barrier', ('MPI_Intercomm_merge', evens_then_odds), None, 0, 0))
+    records.append(('barrier', (messages.UNKNOWN, ()), None, 0, 0))  # made by MPI_Comm_idup
+    return records
+
+
+def messages_run(args, ranks):
+    run = MpiRun(args, 'messages-np%d' % ranks, 'mpi_messages', ranks, TRACING)
+    for rank in range(ranks):
+        check_rank(rank, run.directory, messages_regions(rank, ranks))
+    events = check_messages(run)
+    for rank in range(ranks):
+        collectives = messages_collectives(rank, ranks)
+        kinds = {'MpiSend': 9, 'MpiRecv': 11, 'MpiIsend': 18, 'MpiIsendComplete': 18, 'MpiIrecvRequest': 17,
+                 'MpiIrecv': 16, 'MpiRequestCancelled': 1, 'MpiCollectiveBegin': len(collectives),
+                 'MpiCollectiveEnd': len(collectives)}
+        check_rank_messages(events, rank, kinds, collectives)
+        # PMPI_Comm_dup's and MPI_Comm_idup's communicators: a send, a receive, a barrier.
+        assert 'strata: warning: rank %d: 3 MPI events name a communicator Strata does not know' % rank \
+            in run.stderr, run.stderr
+    n = ranks
+    evens, odds = tuple(range(0, n, 2)), tuple(range(1, n, 2))
+    everyone = tuple(range(n))
+    expected = [('MPI_COMM_WORLD', everyone), ('MPI_Comm_split', evens), ('MPI_Comm_split', odds),
+                ('MPI_Comm_dup', everyone), ('MPI_Cart_create', everyone), ('MPI_Comm_create', tuple(range(n // 2))),
+                # intercommunicators: the local group
+                ('MPI_Intercomm_create', evens), ('MPI_Intercomm_create', odds), ('MPI_Comm_dup', evens),
+                ('MPI_Comm_dup', odds), ('MPI_Intercomm_merge', evens + odds), (messages.UNKNOWN, ())]
+    expected += [('MPI_COMM_SELF', (r,)) for r in range(n)]
+    expect_equal(sorted(comm_key(c) for c in events.comms.values()), sorted(expected), 'communicators')
+
+
+@scenario
+def messages_np2(args):
+    messages_run(args, 2)
+
+
+@scenario
+def messages_np4(args):
+    messages_run(args, 4)
+
+
+@scenario
+def messages_np8(args):
+    messages_run(args, 8)
+
+
+@scenario
+def messages_groups_none(args):
+    # Nothing recorded, but communicators are still made and agreed on (the program runs through).
+    run = MpiRun(args, 'messages-groups-none', 'mpi_messages', 4, dict(TRACING, STRATA_MPI_ENABLE_GROUPS='none'))
+    check_all_ranks(run, {})
+
+
 @scenario
 def ring_np2(args):
-    check_all_ranks(MpiRun(args, 'ring-np2', 'mpi_ring', 2, TRACING), RING_C)
+    run = MpiRun(args, 'ring-np2', 'mpi_ring', 2, TRACING)
+    check_all_ranks(run, RING_C)
+    ring_messages(run)
 
 
 @scenario
 def ring_np4(args):
-    check_all_ranks(MpiRun(args, 'ring-np4', 'mpi_ring', 4, TRACING), RING_C)
+    run = MpiRun(args, 'ring-np4', 'mpi_ring', 4, TRACING)
+    check_all_ranks(run, RING_C)
+    ring_messages(run)
 
 
 @scenario
 def ring_np8(args):
-    check_all_ranks(MpiRun(args, 'ring-np8', 'mpi_ring', 8, TRACING), RING_C)
+    run = MpiRun(args, 'ring-np8', 'mpi_ring', 8, TRACING)
+    check_all_ranks(run, RING_C)
+    ring_messages(run)
 
 
 @scenario
