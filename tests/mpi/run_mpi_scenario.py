@@ -43,9 +43,10 @@ RING_C = {'MPI_Init': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Send': 3, 
           'MPI_Finalize': 1}
 # Calls per rank of programs/mpi_ring.f90 and mpi_ring_f08.f90.
 RING_FORTRAN = {'MPI_Init': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Send': 3, 'MPI_Recv': 3,
-                'MPI_Irecv': 6, 'MPI_Isend': 6, 'MPI_Waitall': 3, 'MPI_Allreduce': 3, 'MPI_Bcast': 1,
+                'MPI_Irecv': 8, 'MPI_Isend': 8, 'MPI_Waitall': 6, 'MPI_Allreduce': 4, 'MPI_Bcast': 1,
                 'MPI_Reduce': 1, 'MPI_Gather': 1, 'MPI_Scatter': 1, 'MPI_Alltoall': 1, 'MPI_Barrier': 1,
-                'MPI_Finalize': 1}
+                'MPI_Comm_split': 1, 'MPI_Sendrecv': 1, 'MPI_Waitany': 2, 'MPI_Recv_init': 1, 'MPI_Send_init': 1,
+                'MPI_Startall': 2, 'MPI_Request_free': 2, 'MPI_Comm_free': 1, 'MPI_Finalize': 1}
 # Region roles as OTF2 names them (mpi_functions.spec).
 ROLES = {'MPI_Send': 'POINT2POINT', 'MPI_Recv': 'POINT2POINT', 'MPI_Isend': 'POINT2POINT',
          'MPI_Irecv': 'POINT2POINT', 'MPI_Allreduce': 'COLL_ALL2ALL', 'MPI_Allgather': 'COLL_ALL2ALL',
@@ -408,7 +409,7 @@ def thread_multiple_np2(args):
     # Three threads per rank call MPI at the same time: each thread's regions on its own location.
     run = MpiRun(args, 'thread-multiple-np2', 'mpi_threads', 2, TRACING)
     main = {'MPI_Init_thread': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Barrier': 1, 'MPI_Finalize': 1}
-    worker = {'MPI_Send': 5, 'MPI_Recv': 5}
+    worker = {'MPI_Send': 5, 'MPI_Recv': 5, 'MPI_Irecv': 5, 'MPI_Isend': 5, 'MPI_Waitall': 5}
     events = reader.read_otf2(os.path.join(run.directory, 'traces.otf2'))
     profile = reader.read_profile(os.path.join(run.directory, 'profile.h5'))
     for rank in range(run.ranks):
@@ -424,17 +425,62 @@ def thread_multiple_np2(args):
             for path, n in reader.visits_by_path(profile, column).items():
                 if path.split('/')[-1].startswith('MPI_'):
                     visits[path.split('/')[-1]] += n
-        expect_equal(dict(visits), dict(main, MPI_Send=15, MPI_Recv=15), 'rank %d: MPI visits in profile.h5' % rank)
+        expect_equal(dict(visits), dict(main, **{name: 3 * n for name, n in worker.items()}),
+                     'rank %d: MPI visits in profile.h5' % rank)
+    # Messages: each thread's sends matched by the partner's same thread; every request
+    # completed on the thread that made it.
+    events = check_messages(run)
+    world = ('MPI_COMM_WORLD', (0, 1))
+    for rank in range(run.ranks):
+        check_rank_messages(events, rank, {'MpiCollectiveBegin': 1, 'MpiCollectiveEnd': 1},
+                            [('barrier', world, None, 0, 0)])
+        for thread in (1, 2, 3):
+            location = 'rank %d/thread %d' % (rank, thread)
+            expect_equal(dict(messages.count_kinds(events, location)),
+                         {'MpiSend': 5, 'MpiRecv': 5, 'MpiIsend': 5, 'MpiIsendComplete': 5, 'MpiIrecvRequest': 5,
+                          'MpiIrecv': 5}, location + ': message events')
+
+
+def fortran_messages(run):
+    """programs/mpi_ring.f90 and mpi_ring_f08.f90: the messages and collectives of every rank."""
+    events = check_messages(run)
+    n = run.ranks
+    world = ('MPI_COMM_WORLD', tuple(range(n)))
+    for rank in range(n):
+        half = ('MPI_Comm_split', tuple(range(rank % 2, n, 2)))
+        root = rank == 0
+        collectives = [('allreduce', world, None, 8 * n, 8 * n)] * 3 + [
+            ('bcast', world, 0, 4 * n if root else 0, 4), ('reduce', world, 0, 8, 8 * n if root else 0),
+            ('gather', world, 0, 4, 4 * n if root else 0), ('scatter', world, 0, 4 * n if root else 0, 4),
+            ('alltoall', world, None, 4 * n, 4 * n), ('barrier', world, None, 0, 0),
+            ('allreduce', half, None, 8 * len(half[1]), 8 * len(half[1]))]
+        kinds = {'MpiSend': 4, 'MpiRecv': 4, 'MpiIsend': 10, 'MpiIsendComplete': 10, 'MpiIrecvRequest': 10,
+                 'MpiIrecv': 10, 'MpiCollectiveBegin': 10, 'MpiCollectiveEnd': 10}
+        check_rank_messages(events, rank, kinds, collectives)
+    expected = [world, ('MPI_Comm_split', tuple(range(0, n, 2))), ('MPI_Comm_split', tuple(range(1, n, 2)))]
+    expected += [('MPI_COMM_SELF', (r,)) for r in range(n)]
+    expect_equal(sorted(comm_key(c) for c in events.comms.values()), sorted(expected), 'communicators')
 
 
 @scenario
 def fortran_np2(args):
-    check_all_ranks(MpiRun(args, 'fortran-np2', 'mpi_ring_f', 2, TRACING), RING_FORTRAN)
+    run = MpiRun(args, 'fortran-np2', 'mpi_ring_f', 2, TRACING)
+    check_all_ranks(run, RING_FORTRAN)
+    fortran_messages(run)
+
+
+@scenario
+def fortran_np4(args):
+    run = MpiRun(args, 'fortran-np4', 'mpi_ring_f', 4, TRACING)
+    check_all_ranks(run, RING_FORTRAN)
+    fortran_messages(run)
 
 
 @scenario
 def fortran_f08_np2(args):
-    check_all_ranks(MpiRun(args, 'fortran-f08-np2', 'mpi_ring_f08', 2, TRACING), RING_FORTRAN)
+    run = MpiRun(args, 'fortran-f08-np2', 'mpi_ring_f08', 2, TRACING)
+    check_all_ranks(run, RING_FORTRAN)
+    fortran_messages(run)
 
 
 def main():

@@ -3,13 +3,20 @@
 ! ring, a nonblocking halo exchange and collectives, with known counts per rank:
 !   MPI_Init 1, MPI_Comm_rank 1, MPI_Comm_size 1, MPI_Send 3, MPI_Recv 3, MPI_Irecv 6,
 !   MPI_Isend 6, MPI_Waitall 3, MPI_Allreduce 3, MPI_Bcast 1, MPI_Reduce 1, MPI_Gather 1,
-!   MPI_Scatter 1, MPI_Alltoall 1, MPI_Barrier 1, MPI_Finalize 1
+!   MPI_Scatter 1, MPI_Alltoall 1, MPI_Barrier 1, MPI_Finalize 1,
+! then message events of more kinds:
+!   MPI_Comm_split 1, MPI_Allreduce +1 (on the half), MPI_Sendrecv 1, MPI_Irecv +2, MPI_Isend +2,
+!   MPI_Waitany 2, MPI_Recv_init 1, MPI_Send_init 1, MPI_Startall 2, MPI_Waitall +2,
+!   MPI_Request_free 2, MPI_Comm_free 1
 program mpi_ring_f08
     use mpi_f08
     implicit none
     integer, parameter :: iterations = 3
     integer :: rank, nranks, left, right, i, ierr
-    type(MPI_Request) :: requests(4)
+    type(MPI_Request) :: requests(4), persistent(2)
+    type(MPI_Comm) :: half
+    type(MPI_Status) :: status
+    integer :: which, k
     double precision :: token, received, halo_out(2), halo_in(2), value, total
     integer :: root_value, gathered(64), scattered, all_out(64), all_in(64)
 
@@ -49,6 +56,29 @@ program mpi_ring_f08
     all_out = rank
     call MPI_Alltoall(all_out, 1, MPI_INTEGER, all_in, 1, MPI_INTEGER, MPI_COMM_WORLD, ierr)
     call MPI_Barrier(MPI_COMM_WORLD, ierr)
+    ! Even and odd ranks, a reduction on each half.
+    call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
+    call MPI_Allreduce(value, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, half, ierr)
+    ! MPI_Sendrecv with a status; two requests completed by MPI_Waitany (1-based indices).
+    call MPI_Sendrecv(token, 1, MPI_DOUBLE_PRECISION, right, 30, received, 1, MPI_DOUBLE_PRECISION, left, 30, &
+                      MPI_COMM_WORLD, status, ierr)
+    call MPI_Irecv(halo_in(1), 1, MPI_DOUBLE_PRECISION, left, 31, MPI_COMM_WORLD, requests(1), ierr)
+    call MPI_Irecv(halo_in(2), 2, MPI_DOUBLE_PRECISION, right, 32, MPI_COMM_WORLD, requests(2), ierr)
+    call MPI_Isend(halo_out(1), 1, MPI_DOUBLE_PRECISION, right, 31, MPI_COMM_WORLD, requests(3), ierr)
+    call MPI_Isend(halo_out(1), 2, MPI_DOUBLE_PRECISION, left, 32, MPI_COMM_WORLD, requests(4), ierr)
+    call MPI_Waitany(2, requests, which, MPI_STATUS_IGNORE, ierr)
+    call MPI_Waitany(2, requests, which, status, ierr)
+    call MPI_Waitall(2, requests(3:4), MPI_STATUSES_IGNORE, ierr)
+    ! Persistent requests, started twice.
+    call MPI_Recv_init(halo_in(1), 1, MPI_DOUBLE_PRECISION, left, 33, MPI_COMM_WORLD, persistent(1), ierr)
+    call MPI_Send_init(halo_out(1), 1, MPI_DOUBLE_PRECISION, right, 33, MPI_COMM_WORLD, persistent(2), ierr)
+    do k = 1, 2
+        call MPI_Startall(2, persistent, ierr)
+        call MPI_Waitall(2, persistent, MPI_STATUSES_IGNORE, ierr)
+    end do
+    call MPI_Request_free(persistent(1), ierr)
+    call MPI_Request_free(persistent(2), ierr)
+    call MPI_Comm_free(half, ierr)
     call MPI_Finalize(ierr)
     if (root_value /= 42) stop 1
 end program mpi_ring_f08

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // MPI_THREAD_MULTIPLE: three threads per rank exchange messages with the same
-// thread of the partner rank at the same time (tag = thread index), so the
-// wrappers run concurrently on several threads.
+// thread of the partner rank at the same time (tag = thread index, and 10 +
+// thread index for the nonblocking ones), so the wrappers, and the request
+// table, are used concurrently by several threads.
 //
 // Calls per rank: main thread MPI_Init_thread 1, MPI_Comm_rank 1, MPI_Comm_size 1,
-// MPI_Barrier 1, MPI_Finalize 1; each of the 3 threads MPI_Send 5, MPI_Recv 5.
+// MPI_Barrier 1, MPI_Finalize 1; each of the 3 threads MPI_Send 5, MPI_Recv 5,
+// MPI_Irecv 5, MPI_Isend 5, MPI_Waitall 5.
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +29,11 @@ static void* exchange(void* arg) {
             MPI_Send(&out, 1, MPI_INT, partner, tag, MPI_COMM_WORLD);
         }
         if (in != partner * 100 + i) fprintf(stderr, "rank %d thread %d: got %d\n", rank, tag, in);
+        MPI_Request requests[2];
+        MPI_Irecv(&in, 1, MPI_INT, partner, 10 + tag, MPI_COMM_WORLD, &requests[0]);
+        MPI_Isend(&out, 1, MPI_INT, partner, 10 + tag, MPI_COMM_WORLD, &requests[1]);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        if (in != partner * 100 + i) fprintf(stderr, "rank %d thread %d: got %d (nonblocking)\n", rank, tag, in);
     }
     return NULL;
 }
