@@ -254,6 +254,14 @@ def clock_gettime_timer(args):
 
 
 @scenario
+def nothing_recorded(args):
+    run = Run(args, 'empty').program('empty', env=TRACING)
+    expect_equal(reader.read_otf2(run.archive), {}, 'events')
+    subprocess.run(['otf2-print', run.archive], check=True, capture_output=True)
+    expect_equal(reader.read_profile(run.profile)['paths'], [], 'call paths')
+
+
+@scenario
 def without_strata(args):
     run = Run(args, 'without').program('no_strata')
     expect_equal(run.stdout, 'no_strata: ok\n', 'output')

@@ -140,6 +140,9 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
 bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (ctx.experiment_directory == nullptr) return true;
     std::string problem = open_archive();
+    // A run that recorded nothing still gets one (empty) location: OTF2 readers
+    // refuse an archive without any.
+    if (location::all().empty()) location::current();
     std::vector<Otf2Archive::LocationDefinition> defs;
     std::uint64_t lost = 0, flushes = 0;
     for (Location* loc : location::all()) {
