@@ -29,6 +29,9 @@ std::string hex(std::uint64_t value) {
 }  // namespace
 
 std::string demangle(const char* symbol) {
+    // Only "_Z..." names are mangled functions: __cxa_demangle would read a C
+    // name such as "f" or "g" as a type ("float", "__float128").
+    if (symbol == nullptr || symbol[0] != '_' || symbol[1] != 'Z') return symbol != nullptr ? symbol : "";
     int status = 0;
     char* text = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
     if (status != 0 || text == nullptr) return symbol;

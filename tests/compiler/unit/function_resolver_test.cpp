@@ -32,6 +32,10 @@ TEST(Demangle, CppNamesAreReadableAndCNamesStay) {
     EXPECT_EQ(demangle("_ZNK3geo6Square4areaEv"), "geo::Square::area() const");
     EXPECT_EQ(demangle("_Z10count_downi.constprop.0"), "count_down(int) [clone .constprop.0]");
     EXPECT_EQ(demangle("main"), "main");
+    // One-letter C names are not read as type codes ("f" would demangle to "float").
+    EXPECT_EQ(demangle("f"), "f");
+    EXPECT_EQ(demangle("g"), "g");
+    EXPECT_EQ(demangle("i"), "i");
     EXPECT_EQ(demangle("leaf.cold"), "leaf.cold");
 }
 
