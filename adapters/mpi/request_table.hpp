@@ -21,10 +21,14 @@
 // with the same handle then completes the stale entry first.)
 //
 // Requests may be completed on another thread than the one that made them, so
-// the table is shared: the key picks one of 64 stripes, each a mutex and a
+// the table is shared: the key picks one of 64 stripes, each a spin lock and a
 // small vector whose capacity is reserved up front (no allocation per call
-// unless a stripe holds more than 16 open requests).
+// unless a stripe holds more than 16 open requests).  The lock is held for a
+// few dozen instructions; a thread that finds it taken spins briefly, then
+// yields (the holder may have been descheduled on an oversubscribed node).
 #pragma once
+
+#include <sched.h>
 
 #include <atomic>
 #include <cstdint>
@@ -64,6 +68,27 @@ struct MessageEntry {
 /// A small number for the calling thread (1, 2, ... in the order threads ask).
 std::uint32_t this_thread();
 
+/// A test-and-test-and-set lock for the table's short critical sections
+/// (uncontended: one atomic exchange and one store, cheaper than a mutex).
+class SpinLock {
+public:
+    void lock() {
+        // Acquire: the stripe's entries written by the previous holder are visible.
+        for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
+            while (locked_.load(std::memory_order_relaxed)) {
+                if (++spins > 100) {
+                    sched_yield();
+                    spins = 0;
+                }
+            }
+        }
+    }
+    void unlock() { locked_.store(false, std::memory_order_release); }
+
+private:
+    std::atomic<bool> locked_{false};
+};
+
 /// Entries keyed by a handle, shared by all threads (see the top of this file).
 template <typename Entry>
 class StripedTable {
@@ -81,7 +106,7 @@ public:
     void insert(Entry e) {
         if (e.thread == 0) e.thread = this_thread();
         Stripe& s = stripe(e.key);
-        std::lock_guard<std::mutex> lock(s.mutex);
+        std::lock_guard<SpinLock> lock(s.lock);
         s.entries.push_back(e);
         size_.fetch_add(1, std::memory_order_relaxed);
     }
@@ -92,7 +117,7 @@ public:
         if (empty()) return false;
         const std::uint32_t me = this_thread();
         Stripe& s = stripe(key);
-        std::lock_guard<std::mutex> lock(s.mutex);
+        std::lock_guard<SpinLock> lock(s.lock);
         auto found = s.entries.end();
         for (auto it = s.entries.begin(); it != s.entries.end(); ++it) {
             if (it->key != key) continue;
@@ -114,7 +139,7 @@ public:
     bool update(std::uintptr_t key, Fn&& fn) {
         if (empty()) return false;
         Stripe& s = stripe(key);
-        std::lock_guard<std::mutex> lock(s.mutex);
+        std::lock_guard<SpinLock> lock(s.lock);
         for (Entry& e : s.entries) {
             if (e.key == key) {
                 fn(e);
@@ -127,7 +152,7 @@ public:
 private:
     static constexpr std::size_t kStripes = 64;
     struct alignas(64) Stripe {
-        std::mutex mutex;
+        SpinLock lock;
         std::vector<Entry> entries;
     };
     Stripe& stripe(std::uintptr_t key) {
