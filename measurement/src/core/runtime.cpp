@@ -48,6 +48,7 @@ struct State {
     bool directory_deferred = false;
     events::ProcessGroup* group = nullptr;
     std::vector<clock_sync::Point> clock_points;  ///< offsets to rank 0, at MPI_Init and MPI_Finalize
+    int alone_rank = -1;  ///< the rank that finalised alone, or -1
     std::mutex warn_mutex;
     std::set<std::string> warned;
 };
@@ -56,6 +57,11 @@ State& state() {
     return *s;
 }
 std::atomic<bool> g_finalized{false};
+/// Set while end_multi_process() runs: only then may finalisation use the group.
+bool g_collective_finalize = false;
+/// Why a rank finalises alone (a signal, MPI_Abort, exit without MPI_Finalize).
+/// (A plain buffer: it must still be valid in atexit handlers and signal handlers.)
+char g_alone_reason[256] = "it exited without calling MPI_Finalize";
 bool g_verbose = false;
 bool g_report_unknown_variables = false;
 
@@ -111,6 +117,7 @@ void fatal_signal_handler(int sig) {
     static std::atomic<int> entered{0};
     if (entered.fetch_add(1) == 0) {
         const char* text = strsignal(sig);
+        std::snprintf(g_alone_reason, sizeof g_alone_reason, "it received signal %d (%s)", sig, text ? text : "?");
         std::fprintf(stderr, "strata: the program received signal %d (%s); writing what was recorded\n",
                      sig, text ? text : "?");
         finalize();
@@ -283,7 +290,33 @@ bool finalize() {
         }
     }
     events::ProcessGroup* group = state().group;
-    if (state().directory_deferred && group == nullptr) {
+    if (group != nullptr && !g_collective_finalize) {
+        // This rank stops alone (signal, MPI_Abort, exit without MPI_Finalize):
+        // no collective operation may be used, the other ranks would not join
+        // (or are gone).  It writes what it recorded into rank-<r>/ of the
+        // experiment, a complete experiment of its own, and says why.
+        const std::string rank_directory =
+            state().experiment_directory + "/rank-" + std::to_string(group->rank());
+        std::string problem = experiment::create(rank_directory, false);
+        if (problem.empty()) {
+            problem = experiment::write_file(rank_directory + "/INCOMPLETE",
+                                             "rank " + std::to_string(group->rank()) + " did not finish with the "
+                                             "other ranks: " + std::string(g_alone_reason) + ".\nWhat it recorded until then "
+                                             "is in this directory; trace buffers flushed before are in the "
+                                             "experiment's shared archive.\n");
+        }
+        if (!problem.empty()) {
+            std::fprintf(stderr, "%s; nothing is written\n", problem.c_str());
+            return false;
+        }
+        std::fprintf(stderr, "strata: rank %d stops alone (%s); writing what it recorded to %s\n", group->rank(),
+                     g_alone_reason, rank_directory.c_str());
+        state().experiment_directory = rank_directory;
+        state().alone_rank = group->rank();
+        group = nullptr;
+        state().group = nullptr;
+    }
+    if (state().directory_deferred && group == nullptr && state().alone_rank < 0) {
         // An MPI program that never called MPI_Init: write alone.
         std::string problem;
         state().experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem);
@@ -306,6 +339,7 @@ bool finalize() {
     ctx.experiment_directory = directory.empty() ? nullptr : directory.c_str();
     ctx.end_time = end;
     ctx.group = group;
+    ctx.rank = group != nullptr ? group->rank() : std::max(state().alone_rank, 0);
     ctx.clock_points = &state().clock_points;
     // The job's definitions: every substrate writes global ids (collective with a group).
     const unification::Unified unified = unification::unify(definitions().snapshot(), group);
@@ -372,8 +406,15 @@ void begin_multi_process(ProcessGroup* group) {
 
 void end_multi_process() {
     if (runtime::state().group == nullptr) return;
+    runtime::g_collective_finalize = true;
     runtime::finalize();
+    runtime::g_collective_finalize = false;
     runtime::state().group = nullptr;
+}
+
+void abort_multi_process(const char* reason) {
+    if (reason != nullptr) std::snprintf(runtime::g_alone_reason, sizeof runtime::g_alone_reason, "%s", reason);
+    runtime::finalize();
 }
 
 }  // namespace strata::events

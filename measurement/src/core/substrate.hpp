@@ -62,6 +62,7 @@ struct FinalizeContext {
     Ticks end_time = 0;
     const unification::Unified* definitions = nullptr;  ///< the job's definitions and this rank's maps
     events::ProcessGroup* group = nullptr;              ///< the ranks writing together, or nullptr
+    int rank = 0;  ///< this process's MPI rank (also when it writes alone)
     /// This rank's clock offsets to rank 0 (at MPI_Init and at MPI_Finalize); empty alone.
     const std::vector<clock_sync::Point>* clock_points = nullptr;
 };

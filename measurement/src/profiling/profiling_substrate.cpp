@@ -51,7 +51,7 @@ std::string iso_time_now() {
 
 bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (ctx.experiment_directory == nullptr) return true;
-    const int rank = ctx.group != nullptr ? ctx.group->rank() : 0;
+    const int rank = ctx.rank;
     ProfileData data = collect(*ctx.definitions, rank);
     if (ctx.group != nullptr && ctx.group->size() > 1) {
         // Interim: rank 0 merges every rank's columns and writes alone.

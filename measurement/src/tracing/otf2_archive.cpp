@@ -135,12 +135,13 @@ Otf2Archive::~Otf2Archive() {
     if (archive_ != nullptr) OTF2_Archive_Close(archive_);
 }
 
-std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group) {
+std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group,
+                              int rank) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (open_tried_) return open_error_;
     open_tried_ = true;
     group_ = group;
-    rank_ = group != nullptr ? group->rank() : 0;
+    rank_ = rank;
     // OTF2 chunks must be at least 256 KiB and at most 16 MiB.
     chunk_size = std::min<std::uint64_t>(std::max<std::uint64_t>(chunk_size, 256 << 10), 16 << 20);
     archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, chunk_size,
@@ -291,7 +292,7 @@ bool is_identity(const std::vector<std::uint32_t>& map, std::size_t offset) {
 /// Rank 0: strings, regions, parameters, the system tree (one node per host),
 /// one location group per rank and every location, and the clock properties.
 std::string write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
-                                     const std::vector<RankInfo>& ranks) {
+                                     const std::vector<RankInfo>& ranks, int first_rank) {
     std::string error;
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
         if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe(rc);
@@ -329,7 +330,9 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
     const OTF2_StringRef comm_locations_name = defs.communicators.empty() ? 0 : extra("MPI ranks");
     std::vector<OTF2_StringRef> rank_names, location_names;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
-        rank_names.push_back(extra(ranks.size() > 1 ? "rank " + std::to_string(r) : std::string("process")));
+        // "process" for a program without MPI; "rank r" for MPI ranks, also one writing alone.
+        const bool mpi = ranks.size() > 1 || first_rank > 0 || !defs.communicators.empty();
+        rank_names.push_back(extra(mpi ? "rank " + std::to_string(first_rank + static_cast<int>(r)) : "process"));
         for (const auto& l : ranks[r].locations) location_names.push_back(extra(l.name));
     }
     for (std::size_t i = 0; i < strings.size(); ++i) {
@@ -497,8 +500,8 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
         ranks.push_back(mine);
     }
 
-    if (rank_ == 0) {
-        const std::string global_error = write_global_definitions(archive_, defs, ranks);
+    if (rank_ == 0 || group_ == nullptr) {  // rank 0, or a rank that writes alone
+        const std::string global_error = write_global_definitions(archive_, defs, ranks, rank_);
         if (error.empty()) error = global_error;
     }
     check(OTF2_Archive_Close(archive_), "closing the archive");

@@ -42,8 +42,10 @@ public:
     /// Opens `<directory>/traces.otf2` (once; later calls return the first result).
     /// With a process group (MPI), every rank opens it together (collective) and
     /// writes the event files of its own locations.  Returns "" or the reason.
-    std::string open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group);
+    std::string open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group, int rank);
     bool is_open() const { return archive_ != nullptr; }
+    /// Opened by all ranks together (its closing is collective).
+    bool is_collective() const { return group_ != nullptr && archive_ != nullptr; }
 
     /// The OTF2 location id of this process's location `index`: the rank in the
     /// upper 32 bits, so that ids are unique in the job.

@@ -45,10 +45,10 @@ Otf2Archive*& archive_slot() {
 }
 Otf2Archive& archive() { return *archive_slot(); }
 
-std::string open_archive(events::ProcessGroup* group = nullptr) {
+std::string open_archive(events::ProcessGroup* group = nullptr, int rank = 0) {
     const std::string& dir = runtime::experiment_directory();
     if (dir.empty()) return "no experiment directory yet";
-    return archive().open(dir, 1 << 20, group);
+    return archive().open(dir, 1 << 20, group, group != nullptr ? group->rank() : rank);
 }
 
 bool begin_multi_process(events::ProcessGroup* group, std::string* error) {
@@ -139,7 +139,12 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
 
 bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (ctx.experiment_directory == nullptr) return true;
-    std::string problem = open_archive();
+    if (ctx.group == nullptr && archive().is_collective()) {
+        // This rank finishes alone: the shared archive needs every rank to be
+        // closed, so it is left as it is and a new one takes what is still in memory.
+        archive_slot() = new Otf2Archive();
+    }
+    std::string problem = open_archive(ctx.group, ctx.rank);
     // A run that recorded nothing still gets one (empty) location: OTF2 readers
     // refuse an archive without any.
     if (location::all().empty()) location::current();

@@ -46,4 +46,10 @@ STRATA_API void begin_multi_process(ProcessGroup* group);
 /// recording and writes the experiment of all ranks collectively.
 STRATA_API void end_multi_process();
 
+/// Called on one rank that cannot finish with the others (MPI_Abort): it
+/// writes what it recorded alone, into rank-<r>/ of the experiment, with
+/// `reason` in the INCOMPLETE file there.  Fatal signals and an exit without
+/// MPI_Finalize take the same path by themselves.
+STRATA_API void abort_multi_process(const char* reason);
+
 }  // namespace strata::events
