@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "communicators.hpp"
+#include "mpi_adapter.hpp"
 
 namespace strata::mpi {
 
@@ -90,6 +91,10 @@ void MpiProcessGroup::receive(void* data, std::size_t bytes, int peer) {
 }
 
 void after_init() {
+    // MPI calls made meanwhile (by Strata, by HDF5 or OTF2) are not the program's:
+    // not recorded, and their communicators not defined.  The wrapper of MPI_Init
+    // has set the guard already when its group is recorded, not otherwise.
+    MeasurementScope scope;
     int initialized = 0;
     PMPI_Initialized(&initialized);
     if (g_group != nullptr || !initialized) return;  // PMPI_Init failed: nothing to agree on
@@ -99,6 +104,7 @@ void after_init() {
 }
 
 void before_finalize() {
+    MeasurementScope scope;  // as in after_init: parallel HDF5 calls MPI_Comm_dup, MPI_Allreduce, ...
     if (g_group == nullptr) return;
     if (const std::uint64_t unknown = unknown_communicator_uses()) {
         std::fprintf(stderr,

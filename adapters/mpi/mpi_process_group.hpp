@@ -38,10 +38,12 @@ private:
 };
 
 /// Called by the MPI_Init / MPI_Init_thread wrappers after PMPI_Init: hands the
-/// job to the core (experiment directory, trace archive).
+/// job to the core (experiment directory, trace archive) and defines
+/// MPI_COMM_WORLD and MPI_COMM_SELF (communicators.hpp).
 void after_init();
 /// Called by the MPI_Finalize wrapper before PMPI_Finalize: the core writes
-/// the experiment of all ranks together.
+/// the experiment of all ranks together.  Reports events that named a
+/// communicator Strata did not know.
 void before_finalize();
 
 }  // namespace strata::mpi
