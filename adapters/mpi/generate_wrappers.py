@@ -90,6 +90,7 @@ class Parameter:
 class Function:
     def __init__(self, name, group, role, since, fortran, fortran_params, result, params, variadic, line):
         self.name, self.group, self.role, self.since = name, group, role, since
+        self.where = 'mpi_functions.spec:%d' % line  # set to the real file name by parse_spec
         self.fortran = fortran                  # '-', 'f' or 'F'
         self.fortran_params = fortran_params    # None: every C parameter
         self.result, self.params, self.variadic, self.line = result, params, variadic, line
@@ -181,6 +182,7 @@ def parse_spec(path):
                     raise SpecError('%s: Fortran parameter "%s" is not a C parameter' % (where, n))
         functions.append(Function(name, group, role, since, fm.group(1), fortran_params, result.strip(),
                                   params, variadic, number))
+        functions[-1].where = where
     check_spec(groups, functions, spec_name)
     return groups, functions
 
@@ -349,8 +351,7 @@ class CBinding:
     def param(self, role):
         p = self.f.by_role(role)
         if p is None:
-            raise SpecError('%s:%d: %s needs an argument with role %s for its events'
-                            % ('mpi_functions.spec', self.f.line, self.f.name, role))
+            raise SpecError('%s: %s needs an argument with role %s for its events' % (self.f.where, self.f.name, role))
         return p
 
     def value(self, role):
@@ -396,15 +397,15 @@ class FortranBinding(CBinding):
     def param(self, role):
         p = CBinding.param(self, role)
         if self.f.fortran_params is not None and p.name not in self.f.fortran_params:
-            raise SpecError('%s:%d: the Fortran binding of %s lacks the argument with role %s'
-                            % ('mpi_functions.spec', self.f.line, self.f.name, role))
+            raise SpecError('%s: the Fortran binding of %s lacks the argument with role %s'
+                            % (self.f.where, self.f.name, role))
         return p
 
     def value(self, role):
         name = self.param(role).name
         if role in ('sendtypes', 'recvtypes'):
-            raise SpecError('%s:%d: %s: Fortran arrays of datatypes are not converted yet; mark it f'
-                            % ('mpi_functions.spec', self.f.line, self.f.name))
+            raise SpecError('%s: %s: Fortran arrays of datatypes are not converted yet; mark it f'
+                            % (self.f.where, self.f.name))
         return 'mpi::%s(%s)' % (self.CONVERSIONS.get(role, 'f_int'), name)
 
     def pointed(self, role):
@@ -799,16 +800,16 @@ def main(argv):
     args = parser.parse_args(argv)
     try:
         groups, functions = parse_spec(args.spec)
-    except SpecError as error:
+        outputs = {
+            'mpi_groups.hpp': write_groups(groups),
+            'mpi_function_table.hpp': write_function_table(groups, functions),
+            'mpi_c_wrappers.cpp': write_c_wrappers(groups, functions),
+            'mpi_fortran_wrappers.cpp': write_fortran_wrappers(groups, functions),
+        }
+    except SpecError as error:  # also from event_plan: roles an event needs
         print('generate_wrappers.py: %s' % error, file=sys.stderr)
         return 1
     os.makedirs(args.output_dir, exist_ok=True)
-    outputs = {
-        'mpi_groups.hpp': write_groups(groups),
-        'mpi_function_table.hpp': write_function_table(groups, functions),
-        'mpi_c_wrappers.cpp': write_c_wrappers(groups, functions),
-        'mpi_fortran_wrappers.cpp': write_fortran_wrappers(groups, functions),
-    }
     for name, text in sorted(outputs.items()):
         write_if_changed(os.path.join(args.output_dir, name), text)
     return 0
