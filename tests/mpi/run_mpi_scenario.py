@@ -43,7 +43,7 @@ RING_C = {'MPI_Init': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Send': 3, 
           'MPI_Finalize': 1}
 # Calls per rank of programs/mpi_ring.f90 and mpi_ring_f08.f90.
 RING_FORTRAN = {'MPI_Init': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1, 'MPI_Send': 3, 'MPI_Recv': 3,
-                'MPI_Irecv': 8, 'MPI_Isend': 8, 'MPI_Waitall': 6, 'MPI_Allreduce': 4, 'MPI_Bcast': 1,
+                'MPI_Irecv': 8, 'MPI_Isend': 8, 'MPI_Waitall': 6, 'MPI_Allreduce': 5, 'MPI_Bcast': 1,
                 'MPI_Reduce': 1, 'MPI_Gather': 1, 'MPI_Scatter': 1, 'MPI_Alltoall': 1, 'MPI_Barrier': 1,
                 'MPI_Comm_split': 1, 'MPI_Sendrecv': 1, 'MPI_Waitany': 2, 'MPI_Recv_init': 1, 'MPI_Send_init': 1,
                 'MPI_Startall': 2, 'MPI_Request_free': 2, 'MPI_Comm_free': 1, 'MPI_Finalize': 1}
@@ -453,9 +453,10 @@ def fortran_messages(run):
             ('bcast', world, 0, 4 * n if root else 0, 4), ('reduce', world, 0, 8, 8 * n if root else 0),
             ('gather', world, 0, 4, 4 * n if root else 0), ('scatter', world, 0, 4 * n if root else 0, 4),
             ('alltoall', world, None, 4 * n, 4 * n), ('barrier', world, None, 0, 0),
-            ('allreduce', half, None, 8 * len(half[1]), 8 * len(half[1]))]
+            ('allreduce', half, None, 8 * len(half[1]), 8 * len(half[1])),
+            ('allreduce', world, None, 8 * (n - 1), 8 * (n - 1))]  # MPI_IN_PLACE
         kinds = {'MpiSend': 4, 'MpiRecv': 4, 'MpiIsend': 10, 'MpiIsendComplete': 10, 'MpiIrecvRequest': 10,
-                 'MpiIrecv': 10, 'MpiCollectiveBegin': 10, 'MpiCollectiveEnd': 10}
+                 'MpiIrecv': 10, 'MpiCollectiveBegin': 11, 'MpiCollectiveEnd': 11}
         check_rank_messages(events, rank, kinds, collectives)
     expected = [world, ('MPI_Comm_split', tuple(range(0, n, 2))), ('MPI_Comm_split', tuple(range(1, n, 2)))]
     expected += [('MPI_COMM_SELF', (r,)) for r in range(n)]

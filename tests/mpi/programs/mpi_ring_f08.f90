@@ -5,7 +5,7 @@
 !   MPI_Isend 6, MPI_Waitall 3, MPI_Allreduce 3, MPI_Bcast 1, MPI_Reduce 1, MPI_Gather 1,
 !   MPI_Scatter 1, MPI_Alltoall 1, MPI_Barrier 1, MPI_Finalize 1,
 ! then message events of more kinds:
-!   MPI_Comm_split 1, MPI_Allreduce +1 (on the half), MPI_Sendrecv 1, MPI_Irecv +2, MPI_Isend +2,
+!   MPI_Comm_split 1, MPI_Allreduce +2 (on the half, in place), MPI_Sendrecv 1, MPI_Irecv +2, MPI_Isend +2,
 !   MPI_Waitany 2, MPI_Recv_init 1, MPI_Send_init 1, MPI_Startall 2, MPI_Waitall +2,
 !   MPI_Request_free 2, MPI_Comm_free 1
 program mpi_ring_f08
@@ -59,6 +59,8 @@ program mpi_ring_f08
     ! Even and odd ranks, a reduction on each half.
     call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, half, ierr)
     call MPI_Allreduce(value, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, half, ierr)
+    ! The Fortran MPI_IN_PLACE (an address in the MPI library) is recognised.
+    call MPI_Allreduce(MPI_IN_PLACE, total, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
     ! MPI_Sendrecv with a status; two requests completed by MPI_Waitany (1-based indices).
     call MPI_Sendrecv(token, 1, MPI_DOUBLE_PRECISION, right, 30, received, 1, MPI_DOUBLE_PRECISION, left, 30, &
                       MPI_COMM_WORLD, status, ierr)
