@@ -45,9 +45,11 @@ std::vector<std::int64_t> rank_numbers(const std::vector<std::pair<std::int64_t,
     return numbers;
 }
 
-bool significant(const RowResult& row, const SummaryResult& s, const AdviceOptions& options) {
-    return !row.single_participant && row.imbalance > options.imbalance_threshold && s.run_s > 0 &&
-           row.saved_s >= imbalance_significance * s.run_s;
+/// Above the threshold, more than one rank, and worth at least
+/// imbalance_significance of `reference` (max_p U_p or R).
+bool significant(const RowResult& row, double reference, const AdviceOptions& options) {
+    return !row.single_participant && row.imbalance > options.imbalance_threshold && reference > 0 &&
+           row.saved_s >= imbalance_significance * reference;
 }
 
 /// "in 'compute' (call path main/compute)" or "in 'compute'" for a root call path of that name.
@@ -66,8 +68,10 @@ Finding load_imbalance(const RowResult& row, const SummaryResult& s, const Advic
                 std::to_string(row.rank_at_max) + " spends " + text_seconds(row.max_s) +
                 " (imbalance (max - mean) / max = " + text_percent(row.imbalance) + ", above " +
                 text_percent(options.imbalance_threshold) + "). Perfect balance would save " +
-                text_seconds(row.saved_s) + ", " + text_percent(row.saved_s / s.run_s) +
-                " of the run time R. The slowest: " + rank_list(slow) + ". Look at how the work of '" + row.region +
+                text_seconds(row.saved_s) + ", " + text_percent(row.saved_s / s.pop.max_useful_s) +
+                " of the slowest rank's useful time" +
+                (s.run_s > 0 ? " and " + text_percent(row.saved_s / s.run_s) + " of the run time R" : "") +
+                ". The slowest: " + rank_list(slow) + ". Look at how the work of '" + row.region +
                 "' is divided among the ranks.";
     return f;
 }
@@ -117,10 +121,11 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
     std::vector<Finding> findings;
 
     for (const RowResult& row : result.callpaths)
-        if (row.time_class == TimeClass::computation && significant(row, s, options))
+        if (row.time_class == TimeClass::computation && significant(row, s.pop.max_useful_s, options))
             findings.push_back(load_imbalance(row, s, options));
     for (const RowResult& row : result.callpaths)
-        if ((row.time_class == TimeClass::mpi || row.time_class == TimeClass::openmp) && significant(row, s, options))
+        if ((row.time_class == TimeClass::mpi || row.time_class == TimeClass::openmp) &&
+            significant(row, s.run_s, options))
             findings.push_back(wait_imbalance(row, s, options));
 
     const std::optional<double> mpi_share = s.share(TimeClass::mpi);

@@ -4,9 +4,11 @@
 //
 //   kind                 when
 //   load_imbalance       a computation call path: imbalance > --imbalance-threshold
-//                        and saved time (max - mean) >= 1 % of the run time R
-//   wait_imbalance       the same for an MPI or OpenMP call path (waiting that
-//                        differs between ranks: the ranks that wait least arrive last)
+//                        and saved time (max - mean) >= 1 % of max_p U_p, the useful
+//                        work whose balance it spoils (it costs a point of LB)
+//   wait_imbalance       an MPI or OpenMP call path: imbalance > the threshold and
+//                        saved time >= 1 % of the run time R (in a collective the
+//                        ranks that wait least arrive last)
 //   mpi_share            MPI time / program time > --mpi-threshold
 //   trace_buffer_flush   STRATA_TRACE_BUFFER_FLUSH was entered (Strata wrote its buffers during the run)
 //   dropped_callpaths    the profile ran out of memory and folded call paths into their parents
@@ -27,7 +29,8 @@
 
 namespace strata::analysis {
 
-/// An imbalance finding needs this share of the run time R to be saved.
+/// An imbalance finding needs this much to be saved: this share of max_p U_p
+/// for a computation call path, of the run time R for MPI or OpenMP.
 inline constexpr double imbalance_significance = 0.01;
 
 /// The name of Strata's region for trace buffer flushes.

@@ -182,11 +182,12 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
                  text_seconds(result.ranks[i].useful_s()) + ")";
     if (shown < result.ranks.size())
         ranks += ", ... (" + std::to_string(result.ranks.size() - shown) + " more in loadbalance_ranks.csv)";
-    t += "\n" + wrap("Ranks by useful time U_p, largest first:", ranks, 100, "  ") + "\n";
+    t += "\n" + wrap("Ranks by useful time U_p, largest first: ", ranks, 100, "  ") + "\n";
 
     t += "\n" + wrap("Advice ", "(imbalance threshold " + text_percent(settings.advice.imbalance_threshold) +
                                    " of the maximum, counted when the saving is at least " +
-                                   text_percent(imbalance_significance) + " of R; MPI threshold " +
+                                   text_percent(imbalance_significance) +
+                                   " of max U_p (computation) or of R (MPI, OpenMP); MPI threshold " +
                                    text_percent(settings.advice.mpi_threshold) + ")",
                      100, "  ") + "\n";
     if (findings.empty()) {
