@@ -61,8 +61,15 @@ std::string where(const RowResult& row) {
 
 Finding load_imbalance(const RowResult& row, const SummaryResult& s, const AdviceOptions& options) {
     const auto slow = outliers(row, true);
-    Finding f{"load_imbalance", row.region, row.name, rank_numbers(slow), "imbalance", row.imbalance,
-              options.imbalance_threshold, row.saved_s, ""};
+    Finding f{"load_imbalance",
+              row.region,
+              row.name,
+              rank_numbers(slow),
+              "imbalance",
+              row.imbalance,
+              options.imbalance_threshold,
+              row.saved_s,
+              ""};
     f.message = "Load imbalance in " + where(row) + ": the " + std::to_string(row.ranks) +
                 " ranks that run it spend " + text_seconds(row.mean_s) + " there on average, rank " +
                 std::to_string(row.rank_at_max) + " spends " + text_seconds(row.max_s) +
@@ -85,8 +92,10 @@ bool waits_for_everyone(RegionRole role) {
         case RegionRole::coll_one2all:
         case RegionRole::coll_all2one:
         case RegionRole::coll_all2all:
-        case RegionRole::coll_other: return true;
-        default: return false;
+        case RegionRole::coll_other:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -97,17 +106,26 @@ Finding wait_imbalance(const RowResult& row, const SummaryResult& s, const Advic
     const bool collective = waits_for_everyone(row.role);
     const auto ranks = outliers(row, !collective);
     const std::string paradigm = row.time_class == TimeClass::openmp ? "OpenMP" : "MPI";
-    Finding f{"wait_imbalance", row.region, row.name, rank_numbers(ranks), "imbalance", row.imbalance,
-              options.imbalance_threshold, row.saved_s, ""};
-    f.message = "Time in " + paradigm + " " + where(row) + " differs between ranks: " +
-                text_seconds(row.mean_s) + " on average, " + text_seconds(row.max_s) + " on rank " +
-                std::to_string(row.rank_at_max) + ", " + text_seconds(row.min_s) + " on rank " +
-                std::to_string(row.rank_at_min) + " (imbalance " + text_percent(row.imbalance) + ", above " +
-                text_percent(options.imbalance_threshold) + "; " + text_seconds(row.saved_s) + " = " +
-                text_percent(row.saved_s / s.run_s) + " of R). ";
+    Finding f{"wait_imbalance",
+              row.region,
+              row.name,
+              rank_numbers(ranks),
+              "imbalance",
+              row.imbalance,
+              options.imbalance_threshold,
+              row.saved_s,
+              ""};
+    f.message = "Time in " + paradigm + " " + where(row) +
+                " differs between ranks: " + text_seconds(row.mean_s) + " on average, " +
+                text_seconds(row.max_s) + " on rank " + std::to_string(row.rank_at_max) + ", " +
+                text_seconds(row.min_s) + " on rank " + std::to_string(row.rank_at_min) + " (imbalance " +
+                text_percent(row.imbalance) + ", above " + text_percent(options.imbalance_threshold) + "; " +
+                text_seconds(row.saved_s) + " = " + text_percent(row.saved_s / s.run_s) + " of R). ";
     if (collective)
-        f.message += "In a collective call the ranks that spend the least time usually arrive last, and the others "
-                     "wait for them: " + rank_list(ranks) + ". Look at the work they do before it.";
+        f.message +=
+            "In a collective call the ranks that spend the least time usually arrive last, and the others "
+            "wait for them: " +
+            rank_list(ranks) + ". Look at the work they do before it.";
     else
         f.message += "The ranks that spend the most time here wait for their partners: " + rank_list(ranks) +
                      ". Look at the ranks they communicate with and the work those do before it.";
@@ -141,8 +159,15 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
         for (std::size_t i = 0; i < mpi.size() && i < 3; ++i)
             top += std::string(i > 0 ? ", " : "") + mpi[i]->name + " (" + text_seconds(mpi[i]->total_s) + ")";
         const double mpi_s = s.class_s[static_cast<std::size_t>(TimeClass::mpi)];
-        Finding f{"mpi_share", mpi.empty() ? "" : mpi[0]->region, mpi.empty() ? "" : mpi[0]->name, {}, "mpi_share",
-                  *mpi_share, options.mpi_threshold, mpi_s, ""};
+        Finding f{"mpi_share",
+                  mpi.empty() ? "" : mpi[0]->region,
+                  mpi.empty() ? "" : mpi[0]->name,
+                  {},
+                  "mpi_share",
+                  *mpi_share,
+                  options.mpi_threshold,
+                  mpi_s,
+                  ""};
         f.message = "MPI takes " + text_percent(*mpi_share) + " of the program's time (above " +
                     text_percent(options.mpi_threshold) + "): " + text_seconds(mpi_s) + " of " +
                     text_seconds(s.program_s) + " summed over all CPU threads" +
@@ -155,24 +180,40 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
     for (const RowResult& row : result.regions) {
         if (row.region != trace_buffer_flush_region || row.visits == 0) continue;
         const double share = s.run_s > 0 ? row.max_s / s.run_s : 0.0;
-        Finding f{"trace_buffer_flush", row.region, "", rank_numbers(largest(row)), "flush_share_of_run_time",
-                  share, 0.0, row.total_s, ""};
-        f.message = "Strata flushed its trace buffers " + format_wide(row.visits) + " times on " +
-                    std::to_string(row.ranks) + (row.ranks == 1 ? " rank" : " ranks") + ", for " +
-                    text_seconds(row.total_s) + " in total and up to " + text_seconds(row.max_s) + " on rank " +
-                    std::to_string(row.rank_at_max) + " (" + text_percent(share) +
-                    " of the run time R). That time is Strata writing to disk, not the program: the call paths "
-                    "around the flushes are disturbed. Raise STRATA_TOTAL_MEMORY so that the buffers hold the "
-                    "whole run.";
+        Finding f{"trace_buffer_flush",
+                  row.region,
+                  "",
+                  rank_numbers(largest(row)),
+                  "flush_share_of_run_time",
+                  share,
+                  0.0,
+                  row.total_s,
+                  ""};
+        f.message =
+            "Strata flushed its trace buffers " + format_wide(row.visits) + " times on " +
+            std::to_string(row.ranks) + (row.ranks == 1 ? " rank" : " ranks") + ", for " +
+            text_seconds(row.total_s) + " in total and up to " + text_seconds(row.max_s) + " on rank " +
+            std::to_string(row.rank_at_max) + " (" + text_percent(share) +
+            " of the run time R). That time is Strata writing to disk, not the program: the call paths "
+            "around the flushes are disturbed. Raise STRATA_TOTAL_MEMORY so that the buffers hold the "
+            "whole run.";
         findings.push_back(std::move(f));
     }
 
     if (s.dropped_callpaths > 0) {
-        Finding f{"dropped_callpaths", "", "", {}, "dropped_callpaths", static_cast<double>(s.dropped_callpaths),
-                  0.0, std::nullopt, ""};
-        f.message = "The profile is incomplete: " + std::to_string(s.dropped_callpaths) +
-                    " call paths were not recorded because the profile ran out of memory; their time is counted "
-                    "in their parent call paths. Raise STRATA_TOTAL_MEMORY and measure again.";
+        Finding f{"dropped_callpaths",
+                  "",
+                  "",
+                  {},
+                  "dropped_callpaths",
+                  static_cast<double>(s.dropped_callpaths),
+                  0.0,
+                  std::nullopt,
+                  ""};
+        f.message =
+            "The profile is incomplete: " + std::to_string(s.dropped_callpaths) +
+            " call paths were not recorded because the profile ran out of memory; their time is counted "
+            "in their parent call paths. Raise STRATA_TOTAL_MEMORY and measure again.";
         findings.push_back(std::move(f));
     }
     return findings;

@@ -48,11 +48,12 @@ struct Finding {
     std::string region;               ///< the region concerned, or ""
     std::string callpath;             ///< the call path concerned, or ""
     std::vector<std::int64_t> ranks;  ///< the ranks to look at, most telling first
-    std::string metric;               ///< what `value` is: imbalance, mpi_share, flush_share_of_run_time, dropped_callpaths
+    std::string
+        metric;  ///< what `value` is: imbalance, mpi_share, flush_share_of_run_time, dropped_callpaths
     double value = 0;
     double threshold = 0;
-    std::optional<double> time_s;     ///< the time at stake (s): saved, MPI time, flush time
-    std::string message;              ///< the finding in words, with its numbers
+    std::optional<double> time_s;  ///< the time at stake (s): saved, MPI time, flush time
+    std::string message;           ///< the finding in words, with its numbers
 };
 
 /// The findings for `result`, in their deterministic order.

@@ -14,7 +14,9 @@
 
 namespace strata::analysis {
 
-double seconds(long double ns) { return static_cast<double>(ns / 1e9L); }
+double seconds(long double ns) {
+    return static_cast<double>(ns / 1e9L);
+}
 
 std::optional<double> SummaryResult::share(TimeClass time_class) const {
     if (!(program_s > 0)) return std::nullopt;
@@ -31,7 +33,8 @@ long double standard_deviation(WideSum sum, WideSum sum_squares, std::uint64_t n
     long double variance = 0;
     if (sum <= (WideSum{1} << 63) && sum_squares <= limit / n) {
         const WideSum n_s2 = sum_squares * n, s1_s1 = sum * sum;
-        variance = n_s2 > s1_s1 ? static_cast<long double>(n_s2 - s1_s1) / (static_cast<long double>(n) * n) : 0;
+        variance =
+            n_s2 > s1_s1 ? static_cast<long double>(n_s2 - s1_s1) / (static_cast<long double>(n) * n) : 0;
     } else {
         const long double mean = static_cast<long double>(sum) / n;
         variance = std::max<long double>(0, static_cast<long double>(sum_squares) / n - mean * mean);
@@ -59,10 +62,18 @@ std::vector<RowResult> make_rows(const Profile& p, const RowStatistics& stats, R
             row.time_class = TimeClass::mpi_init_finalize;
         } else {
             switch (p.regions[region].paradigm) {
-                case Paradigm::mpi: row.time_class = TimeClass::mpi; break;
-                case Paradigm::openmp: row.time_class = TimeClass::openmp; break;
-                case Paradigm::measurement: row.time_class = TimeClass::measurement; break;
-                default: row.time_class = TimeClass::computation; break;
+                case Paradigm::mpi:
+                    row.time_class = TimeClass::mpi;
+                    break;
+                case Paradigm::openmp:
+                    row.time_class = TimeClass::openmp;
+                    break;
+                case Paradigm::measurement:
+                    row.time_class = TimeClass::measurement;
+                    break;
+                default:
+                    row.time_class = TimeClass::computation;
+                    break;
             }
         }
         const std::uint64_t n = stats.ranks[i];
@@ -154,13 +165,16 @@ AnalysisResult finish_analysis(const Profile& p, const RankLayout& layout, const
         s.pop.min_useful_s = seconds(useful_min);
         if (useful_max > 0) s.pop.load_balance = static_cast<double>(mean_useful / useful_max);
         if (run_max > 0) {
-            s.pop.communication_efficiency = static_cast<double>(static_cast<long double>(useful_max) / run_max);
+            s.pop.communication_efficiency =
+                static_cast<double>(static_cast<long double>(useful_max) / run_max);
             s.pop.parallel_efficiency = static_cast<double>(mean_useful / run_max);
         }
     }
 
-    result.regions = make_rows(p, combined.regions, RowResult::Level::region, classes, context.include_mpi_init);
-    result.callpaths = make_rows(p, combined.callpaths, RowResult::Level::callpath, classes, context.include_mpi_init);
+    result.regions =
+        make_rows(p, combined.regions, RowResult::Level::region, classes, context.include_mpi_init);
+    result.callpaths =
+        make_rows(p, combined.callpaths, RowResult::Level::callpath, classes, context.include_mpi_init);
     return result;
 }
 

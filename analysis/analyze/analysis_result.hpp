@@ -34,21 +34,21 @@ namespace strata::analysis {
 struct RowResult {
     enum class Level { region, callpath };
     Level level = Level::callpath;
-    std::size_t index = 0;   ///< region or call path index in the profile
-    std::string name;        ///< the region's name, or the full call path ("main/compute")
-    std::string region;      ///< the region's name
-    std::string paradigm;    ///< as the file names it
+    std::size_t index = 0;  ///< region or call path index in the profile
+    std::string name;       ///< the region's name, or the full call path ("main/compute")
+    std::string region;     ///< the region's name
+    std::string paradigm;   ///< as the file names it
     TimeClass time_class = TimeClass::computation;
     RegionRole role = RegionRole::unknown;  ///< the region's role (collective, barrier, ...)
-    std::uint64_t ranks = 0;  ///< ranks taking part
+    std::uint64_t ranks = 0;                ///< ranks taking part
     bool single_participant = false;
     double min_s = 0, mean_s = 0, max_s = 0, stddev_s = 0;  ///< over the ranks taking part
     std::int64_t rank_at_min = -1, rank_at_max = -1;        ///< lowest rank on ties
-    double imbalance = 0;     ///< (max - mean) / max; 0 when max is 0
-    double saved_s = 0;       ///< max - mean
-    double total_s = 0;       ///< exclusive time summed over all CPU threads
-    WideSum visits = 0;       ///< summed over all CPU threads
-    Extremes extremes{};      ///< the 3 slowest and 3 fastest ranks (ns)
+    double imbalance = 0;                                   ///< (max - mean) / max; 0 when max is 0
+    double saved_s = 0;                                     ///< max - mean
+    double total_s = 0;                                     ///< exclusive time summed over all CPU threads
+    WideSum visits = 0;                                     ///< summed over all CPU threads
+    Extremes extremes{};                                    ///< the 3 slowest and 3 fastest ranks (ns)
 };
 
 /// One measured rank; class times are per-thread means like U_p.
@@ -102,8 +102,9 @@ struct AnalysisContext {
 };
 
 /// The report figures from the statistics of every measured rank combined.
-AnalysisResult finish_analysis(const Profile& definitions, const RankLayout& layout, const CallPathClasses& classes,
-                               const Partial& combined, const AnalysisContext& context);
+AnalysisResult finish_analysis(const Profile& definitions, const RankLayout& layout,
+                               const CallPathClasses& classes, const Partial& combined,
+                               const AnalysisContext& context);
 
 /// Nanoseconds as seconds.
 double seconds(long double ns);

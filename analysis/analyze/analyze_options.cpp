@@ -16,7 +16,8 @@ double parse_fraction(const std::string& name, const std::string& value) {
     errno = 0;
     const double fraction = value.empty() ? NAN : std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || errno == ERANGE || !(fraction >= 0.0 && fraction <= 1.0))
-        throw AnalyzeUsageError(name + " needs a fraction from 0 to 1 (e.g. 0.1 for 10 %), not '" + value + "'");
+        throw AnalyzeUsageError(name + " needs a fraction from 0 to 1 (e.g. 0.1 for 10 %), not '" + value +
+                                "'");
     return fraction;
 }
 
@@ -24,7 +25,8 @@ std::size_t parse_count(const std::string& name, const std::string& value) {
     const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
     errno = 0;
     const unsigned long long n = digits ? std::strtoull(value.c_str(), nullptr, 10) : 0;
-    if (!digits || errno == ERANGE || n == 0) throw AnalyzeUsageError(name + " needs a positive number, not '" + value + "'");
+    if (!digits || errno == ERANGE || n == 0)
+        throw AnalyzeUsageError(name + " needs a positive number, not '" + value + "'");
     return static_cast<std::size_t>(n);
 }
 
@@ -76,7 +78,8 @@ AnalyzeOptions parse_analyze_options(const std::vector<std::string>& args) {
         } else if (is_option) {
             parse_valued_option(args, i, options);
         } else if (have_experiment) {
-            throw AnalyzeUsageError("more than one experiment given ('" + options.experiment + "' and '" + arg + "')");
+            throw AnalyzeUsageError("more than one experiment given ('" + options.experiment + "' and '" +
+                                    arg + "')");
         } else {
             options.experiment = arg;
             have_experiment = true;

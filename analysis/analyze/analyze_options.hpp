@@ -12,14 +12,14 @@ namespace strata::analysis {
 
 /// Everything strata-analyze was asked to do.
 struct AnalyzeOptions {
-    std::string experiment;                ///< the experiment directory
-    std::string output;                    ///< --output; empty: <experiment>/analysis
-    bool force = false;                    ///< --force: overwrite reports written before
-    double imbalance_threshold = 0.1;      ///< --imbalance-threshold: (max - mean) / max above it is advice
-    double mpi_threshold = 0.2;            ///< --mpi-threshold: MPI share of the time above it is advice
-    std::size_t top = 10;                  ///< --top: regions in the summary, findings per kind in the advice
-    bool include_mpi_init = false;         ///< --include-mpi-init: MPI_Init/MPI_Finalize count as run time and MPI
-    bool help = false;                     ///< --help: print the usage and stop
+    std::string experiment;            ///< the experiment directory
+    std::string output;                ///< --output; empty: <experiment>/analysis
+    bool force = false;                ///< --force: overwrite reports written before
+    double imbalance_threshold = 0.1;  ///< --imbalance-threshold: (max - mean) / max above it is advice
+    double mpi_threshold = 0.2;        ///< --mpi-threshold: MPI share of the time above it is advice
+    std::size_t top = 10;              ///< --top: regions in the summary, findings per kind in the advice
+    bool include_mpi_init = false;  ///< --include-mpi-init: MPI_Init/MPI_Finalize count as run time and MPI
+    bool help = false;              ///< --help: print the usage and stop
 
     /// The directory the reports go to.
     std::string output_directory() const;

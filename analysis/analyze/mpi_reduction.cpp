@@ -12,7 +12,8 @@ namespace strata::analysis {
 namespace {
 
 static_assert(sizeof(WideSum) == 2 * sizeof(std::uint64_t), "a 128-bit sum travels as two uint64");
-static_assert(sizeof(Extremes) == 4 * extreme_count * sizeof(std::int64_t), "Extremes must be int64 fields only");
+static_assert(sizeof(Extremes) == 4 * extreme_count * sizeof(std::int64_t),
+              "Extremes must be int64 fields only");
 static_assert(sizeof(long) == sizeof(std::int64_t), "ValueRank holds nanoseconds in a long (MPI_LONG_INT)");
 
 /// Owns a committed MPI datatype.
@@ -68,7 +69,8 @@ void merge_extremes_op(void* in, void* inout, int* length, MPI_Datatype*) {
 }
 
 int count_of(std::size_t size) {
-    if (size > static_cast<std::size_t>(INT_MAX)) throw std::length_error("too many rows for one MPI reduction");
+    if (size > static_cast<std::size_t>(INT_MAX))
+        throw std::length_error("too many rows for one MPI reduction");
     return static_cast<int>(size);
 }
 
@@ -78,8 +80,8 @@ void reduce(std::vector<T>& data, MPI_Datatype type, MPI_Op op, int rank, MPI_Co
     MPI_Reduce(rank == 0 ? MPI_IN_PLACE : data.data(), data.data(), count_of(data.size()), type, op, 0, comm);
 }
 
-void reduce_rows(RowStatistics& rows, const Datatype& wide, const Operation& wide_sum, const Datatype& extremes,
-                 const Operation& extremes_merge, int rank, MPI_Comm comm) {
+void reduce_rows(RowStatistics& rows, const Datatype& wide, const Operation& wide_sum,
+                 const Datatype& extremes, const Operation& extremes_merge, int rank, MPI_Comm comm) {
     reduce(rows.ranks, MPI_UINT64_T, MPI_SUM, rank, comm);
     reduce(rows.sum, wide.get(), wide_sum.get(), rank, comm);
     reduce(rows.sum_squares, wide.get(), wide_sum.get(), rank, comm);
@@ -103,11 +105,13 @@ void gather_records(std::vector<RankRecord>& records, int rank, int size, MPI_Co
         }
         all.resize(total / rank_record_fields);
     }
-    MPI_Gatherv(records.data(), mine, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T, 0, comm);
+    MPI_Gatherv(records.data(), mine, MPI_INT64_T, all.data(), counts.data(), offsets.data(), MPI_INT64_T, 0,
+                comm);
     if (rank == 0) {
         // Ordered by rank, as merge_partial() keeps them (the blocks already
         // arrive in order; sorting makes it independent of the partition).
-        std::sort(all.begin(), all.end(), [](const RankRecord& a, const RankRecord& b) { return a.rank < b.rank; });
+        std::sort(all.begin(), all.end(),
+                  [](const RankRecord& a, const RankRecord& b) { return a.rank < b.rank; });
         records = std::move(all);
     }
 }

@@ -18,8 +18,9 @@ std::int64_t to_ns(double seconds, const Profile& profile, const Metric& metric,
     if (seconds <= 0.0 && seconds > -1e-6) return 0;
     char value[32];
     std::snprintf(value, sizeof value, "%g", seconds);
-    throw ProfileError(profile.path + ": /metrics/" + metric.name + " row " + std::to_string(row) + ", column " +
-                       std::to_string(metric.first_column + column) + ": " + value + " is not a valid time");
+    throw ProfileError(profile.path + ": /metrics/" + metric.name + " row " + std::to_string(row) +
+                       ", column " + std::to_string(metric.first_column + column) + ": " + value +
+                       " is not a valid time");
 }
 
 // ---- Extremes -------------------------------------------------------------
@@ -37,7 +38,8 @@ namespace {
 
 /// Inserts (value, rank) into a list sorted by `before`, keeping extreme_count entries.
 template <typename Before>
-void insert_sorted(std::int64_t* values, std::int64_t* ranks, std::int64_t value, std::int64_t rank, Before before) {
+void insert_sorted(std::int64_t* values, std::int64_t* ranks, std::int64_t value, std::int64_t rank,
+                   Before before) {
     std::size_t at = 0;
     while (at < extreme_count && ranks[at] >= 0 && !before(value, rank, values[at], ranks[at])) ++at;
     if (at == extreme_count) return;
@@ -49,8 +51,12 @@ void insert_sorted(std::int64_t* values, std::int64_t* ranks, std::int64_t value
     ranks[at] = rank;
 }
 
-bool higher(std::int64_t v, std::int64_t r, std::int64_t w, std::int64_t s) { return v > w || (v == w && r < s); }
-bool lower(std::int64_t v, std::int64_t r, std::int64_t w, std::int64_t s) { return v < w || (v == w && r < s); }
+bool higher(std::int64_t v, std::int64_t r, std::int64_t w, std::int64_t s) {
+    return v > w || (v == w && r < s);
+}
+bool lower(std::int64_t v, std::int64_t r, std::int64_t w, std::int64_t s) {
+    return v < w || (v == w && r < s);
+}
 
 /// round(sum / count) in integers, halves up; saturates at INT64_MAX.
 std::int64_t rounded_mean(WideSum sum, std::size_t count) {
@@ -75,8 +81,10 @@ void add_extreme(Extremes& e, std::int64_t value, std::int64_t rank) {
 
 void merge_extremes(Extremes& into, const Extremes& from) {
     for (std::size_t i = 0; i < extreme_count; ++i) {
-        if (from.high_rank[i] >= 0) insert_sorted(into.high_value, into.high_rank, from.high_value[i], from.high_rank[i], higher);
-        if (from.low_rank[i] >= 0) insert_sorted(into.low_value, into.low_rank, from.low_value[i], from.low_rank[i], lower);
+        if (from.high_rank[i] >= 0)
+            insert_sorted(into.high_value, into.high_rank, from.high_value[i], from.high_rank[i], higher);
+        if (from.low_rank[i] >= 0)
+            insert_sorted(into.low_value, into.low_rank, from.low_value[i], from.low_rank[i], lower);
     }
 }
 
@@ -97,8 +105,10 @@ void RowStatistics::add(std::size_t row, std::int64_t value_ns, std::uint32_t ra
     ++ranks[row];
     sum[row] += static_cast<WideSum>(value_ns);
     sum_squares[row] += static_cast<WideSum>(value_ns) * static_cast<WideSum>(value_ns);
-    if (value_ns > max[row].value || (value_ns == max[row].value && r < max[row].rank)) max[row] = {value_ns, r};
-    if (value_ns < min[row].value || (value_ns == min[row].value && r < min[row].rank)) min[row] = {value_ns, r};
+    if (value_ns > max[row].value || (value_ns == max[row].value && r < max[row].rank))
+        max[row] = {value_ns, r};
+    if (value_ns < min[row].value || (value_ns == min[row].value && r < min[row].rank))
+        min[row] = {value_ns, r};
     add_extreme(extremes[row], value_ns, rank);
 }
 
@@ -110,9 +120,11 @@ void RowStatistics::merge(const RowStatistics& other) {
         visits[row] += other.visits[row];
         thread_total[row] += other.thread_total[row];
         const ValueRank& high = other.max[row];
-        if (high.value > max[row].value || (high.value == max[row].value && high.rank < max[row].rank)) max[row] = high;
+        if (high.value > max[row].value || (high.value == max[row].value && high.rank < max[row].rank))
+            max[row] = high;
         const ValueRank& low = other.min[row];
-        if (low.value < min[row].value || (low.value == min[row].value && low.rank < min[row].rank)) min[row] = low;
+        if (low.value < min[row].value || (low.value == min[row].value && low.rank < min[row].rank))
+            min[row] = low;
         merge_extremes(extremes[row], other.extremes[row]);
     }
 }
@@ -134,7 +146,8 @@ Partial accumulate_share(const Profile& slice, const RankLayout& layout, const A
     for (const Metric* m : {&visits, &inclusive, &exclusive}) {
         if (share.first_column < m->first_column ||
             share.first_column + share.column_count > m->first_column + m->columns)
-            throw ProfileError(slice.path + ": /metrics/" + m->name + " was not read for the columns analysed here");
+            throw ProfileError(slice.path + ": /metrics/" + m->name +
+                               " was not read for the columns analysed here");
     }
 
     std::vector<WideSum> region_time(regions), region_visits(regions);
@@ -153,9 +166,8 @@ Partial accumulate_share(const Profile& slice, const RankLayout& layout, const A
             for (std::size_t t = 0; t < threads; ++t) {
                 const std::size_t column = measured.columns[t];
                 // Columns relative to each metric's slice (all three were read alike).
-                time += static_cast<WideSum>(
-                    to_ns(exclusive.at(cp, column - exclusive.first_column), slice, exclusive, cp,
-                          column - exclusive.first_column));
+                time += static_cast<WideSum>(to_ns(exclusive.at(cp, column - exclusive.first_column), slice,
+                                                   exclusive, cp, column - exclusive.first_column));
                 count += visits.count_at(cp, column - visits.first_column);
                 if (classes.root[cp] || classes.outermost_init_finalize[cp]) {
                     const std::int64_t incl = to_ns(inclusive.at(cp, column - inclusive.first_column), slice,
@@ -186,7 +198,8 @@ Partial accumulate_share(const Profile& slice, const RankLayout& layout, const A
         for (std::size_t c = 0; c < time_class_count; ++c) record.class_ns[c] = saturate(class_time[c]);
         for (std::size_t t = 0; t < threads; ++t) {
             record.wall_ns = std::max(record.wall_ns, thread_total[t]);
-            record.run_ns = std::max(record.run_ns, std::max<std::int64_t>(0, thread_total[t] - thread_init[t]));
+            record.run_ns =
+                std::max(record.run_ns, std::max<std::int64_t>(0, thread_total[t] - thread_init[t]));
         }
         partial.ranks.push_back(record);
     }

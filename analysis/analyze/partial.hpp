@@ -74,13 +74,13 @@ void merge_extremes(Extremes& into, const Extremes& from);
 
 /// Statistics over measured ranks, one entry per row (call path or region), as arrays.
 struct RowStatistics {
-    std::vector<std::uint64_t> ranks;     ///< measured ranks taking part
-    std::vector<WideSum> sum;             ///< sum of the ranks' times (ns)
-    std::vector<WideSum> sum_squares;     ///< sum of their squares (ns^2)
-    std::vector<WideSum> visits;          ///< visits summed over CPU threads
-    std::vector<WideSum> thread_total;    ///< exclusive time summed over CPU threads (ns)
-    std::vector<ValueRank> max;           ///< the largest time and its rank; {-1, INT_MAX} when none
-    std::vector<ValueRank> min;           ///< the smallest time and its rank; {LONG_MAX, INT_MAX} when none
+    std::vector<std::uint64_t> ranks;   ///< measured ranks taking part
+    std::vector<WideSum> sum;           ///< sum of the ranks' times (ns)
+    std::vector<WideSum> sum_squares;   ///< sum of their squares (ns^2)
+    std::vector<WideSum> visits;        ///< visits summed over CPU threads
+    std::vector<WideSum> thread_total;  ///< exclusive time summed over CPU threads (ns)
+    std::vector<ValueRank> max;         ///< the largest time and its rank; {-1, INT_MAX} when none
+    std::vector<ValueRank> min;         ///< the smallest time and its rank; {LONG_MAX, INT_MAX} when none
     std::vector<Extremes> extremes;
 
     RowStatistics() = default;
@@ -97,15 +97,16 @@ struct RowStatistics {
 /// One measured rank; integers only, so that it travels as MPI_INT64_T.
 struct RankRecord {
     std::int64_t rank = 0;
-    std::int64_t threads = 0;                        ///< CPU threads
-    std::int64_t class_ns[time_class_count] = {};    ///< exclusive time per TimeClass, summed over the threads
-    std::int64_t run_ns = 0;                         ///< max over threads: root call paths' inclusive time without MPI_Init/Finalize
-    std::int64_t wall_ns = 0;                        ///< max over threads: root call paths' inclusive time
+    std::int64_t threads = 0;                      ///< CPU threads
+    std::int64_t class_ns[time_class_count] = {};  ///< exclusive time per TimeClass, summed over the threads
+    std::int64_t run_ns = 0;  ///< max over threads: root call paths' inclusive time without MPI_Init/Finalize
+    std::int64_t wall_ns = 0;  ///< max over threads: root call paths' inclusive time
 };
 
 /// The number of int64 fields of a RankRecord.
 inline constexpr std::size_t rank_record_fields = 4 + time_class_count;
-static_assert(sizeof(RankRecord) == rank_record_fields * sizeof(std::int64_t), "RankRecord must be int64 fields only");
+static_assert(sizeof(RankRecord) == rank_record_fields * sizeof(std::int64_t),
+              "RankRecord must be int64 fields only");
 
 /// Everything one analysis rank contributes.
 struct Partial {

@@ -17,15 +17,20 @@ RankLayout rank_layout(const Profile& profile) {
                 columns[location.rank].push_back(l);
                 ++layout.cpu_threads;
                 break;
-            case LocationType::gpu_stream: ++layout.gpu_streams; break;
-            default: ++layout.other_locations; break;
+            case LocationType::gpu_stream:
+                ++layout.gpu_streams;
+                break;
+            default:
+                ++layout.other_locations;
+                break;
         }
     }
     for (auto& [rank, cols] : columns) layout.ranks.push_back(MeasuredRank{rank, std::move(cols)});
     return layout;
 }
 
-AnalysisShare analysis_share(const RankLayout& layout, std::size_t analysis_rank, std::size_t analysis_ranks) {
+AnalysisShare analysis_share(const RankLayout& layout, std::size_t analysis_rank,
+                             std::size_t analysis_ranks) {
     AnalysisShare share;
     const std::size_t threads = layout.cpu_threads;
     std::size_t before = 0;  // CPU threads of the measured ranks before rank i
@@ -34,7 +39,8 @@ AnalysisShare analysis_share(const RankLayout& layout, std::size_t analysis_rank
     for (std::size_t i = 0; i < layout.ranks.size(); ++i) {
         const MeasuredRank& rank = layout.ranks[i];
         // Widened so that before * K cannot overflow for any realistic size.
-        const auto owner = static_cast<std::size_t>(static_cast<unsigned __int128>(before) * analysis_ranks / threads);
+        const auto owner =
+            static_cast<std::size_t>(static_cast<unsigned __int128>(before) * analysis_ranks / threads);
         before += rank.columns.size();
         if (owner != analysis_rank) continue;
         if (!found) share.first_rank = i;

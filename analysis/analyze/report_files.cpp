@@ -14,8 +14,9 @@ namespace strata::analysis {
 
 const std::vector<std::string>& report_file_names() {
     static const std::vector<std::string> names = {
-        "summary.txt",      "summary.csv",           "summary.json",           "loadbalance.csv", "loadbalance.json",
-        "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv", "advice.json"};
+        "summary.txt",      "summary.csv",           "summary.json",           "loadbalance.csv",
+        "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
+        "advice.json"};
     return names;
 }
 
@@ -42,9 +43,10 @@ void check_output_directory(const std::string& directory, bool force) {
     for (const std::string& name : report_file_names()) {
         const fs::path file = fs::path(directory) / name;
         if (fs::exists(fs::symlink_status(file, error)))
-            throw ReportError(file.string() +
-                              ": exists; strata-analyze does not overwrite reports (use --force to replace them, "
-                              "or --output DIR to write elsewhere)");
+            throw ReportError(
+                file.string() +
+                ": exists; strata-analyze does not overwrite reports (use --force to replace them, "
+                "or --output DIR to write elsewhere)");
     }
 }
 

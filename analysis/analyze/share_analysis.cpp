@@ -14,8 +14,8 @@ const std::vector<std::string>& analyzed_metrics() {
     return names;
 }
 
-ShareAnalysis analyze_share(const std::string& profile_path, std::size_t analysis_rank, std::size_t analysis_ranks,
-                            bool include_mpi_init) {
+ShareAnalysis analyze_share(const std::string& profile_path, std::size_t analysis_rank,
+                            std::size_t analysis_ranks, bool include_mpi_init) {
     ShareAnalysis a;
     ProfileReadOptions options;
     options.metrics = analyzed_metrics();
@@ -25,7 +25,8 @@ ShareAnalysis analyze_share(const std::string& profile_path, std::size_t analysi
         return std::make_pair(a.share.first_column, a.share.column_count);
     };
     a.profile = read_profile(profile_path, options);
-    for (const std::string& name : analyzed_metrics()) a.profile.metric(name);  // each must exist, on every rank
+    for (const std::string& name : analyzed_metrics())
+        a.profile.metric(name);  // each must exist, on every rank
     a.classes = classify_callpaths(a.profile, include_mpi_init);
     try {
         a.partial = accumulate_share(a.profile, a.layout, a.share, a.classes);

@@ -34,7 +34,7 @@ const std::vector<std::string>& analyzed_metrics();
 
 /// Reads `profile_path` for analysis rank `analysis_rank` of
 /// `analysis_ranks` and accumulates its share.  Throws ProfileError.
-ShareAnalysis analyze_share(const std::string& profile_path, std::size_t analysis_rank, std::size_t analysis_ranks,
-                            bool include_mpi_init);
+ShareAnalysis analyze_share(const std::string& profile_path, std::size_t analysis_rank,
+                            std::size_t analysis_ranks, bool include_mpi_init);
 
 }  // namespace strata::analysis

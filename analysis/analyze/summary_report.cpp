@@ -10,7 +10,9 @@
 namespace strata::analysis {
 namespace {
 
-constexpr std::size_t class_index(TimeClass c) { return static_cast<std::size_t>(c); }
+constexpr std::size_t class_index(TimeClass c) {
+    return static_cast<std::size_t>(c);
+}
 
 // ---- the definitions, one text for every form ----------------------------
 
@@ -18,11 +20,14 @@ const char* const def_wall =
     "max over measured ranks of the root call paths' inclusive time on the rank's busiest CPU thread, "
     "MPI_Init/MPI_Finalize included";
 const char* const def_run_apart =
-    "R: the wall time without MPI_Init and MPI_Finalize (MPI start-up and shut-down are not the program's work; "
+    "R: the wall time without MPI_Init and MPI_Finalize (MPI start-up and shut-down are not the program's "
+    "work; "
     "--include-mpi-init keeps them)";
-const char* const def_run_included = "R: the wall time, MPI_Init and MPI_Finalize included (--include-mpi-init)";
+const char* const def_run_included =
+    "R: the wall time, MPI_Init and MPI_Finalize included (--include-mpi-init)";
 const char* const def_useful =
-    "U_p: useful computation time of rank p = exclusive time in call paths whose region's paradigm is not mpi, "
+    "U_p: useful computation time of rank p = exclusive time in call paths whose region's paradigm is not "
+    "mpi, "
     "openmp or measurement, summed over the rank's CPU threads and divided by their number";
 const char* const def_lb = "load balance LB = mean_p U_p / max_p U_p (POP, multiplicative)";
 const char* const def_comm = "communication efficiency CommE = max_p U_p / R (POP)";
@@ -41,7 +46,9 @@ std::string means_over(const SummaryResult& s) {
     return "means over all " + std::to_string(s.ranks) + " measured ranks (every rank with a CPU thread)";
 }
 
-std::string run_definition(const SummaryResult& s) { return s.include_mpi_init ? def_run_included : def_run_apart; }
+std::string run_definition(const SummaryResult& s) {
+    return s.include_mpi_init ? def_run_included : def_run_apart;
+}
 
 /// The regions with the most exclusive time, summed over all CPU threads.
 std::vector<const RowResult*> top_regions(const AnalysisResult& result, std::size_t top) {
@@ -57,7 +64,9 @@ std::vector<const RowResult*> top_regions(const AnalysisResult& result, std::siz
 }
 
 /// All exclusive time summed over CPU threads, MPI_Init/Finalize included (for region shares).
-double all_time(const SummaryResult& s) { return s.program_s + s.class_s[class_index(TimeClass::mpi_init_finalize)]; }
+double all_time(const SummaryResult& s) {
+    return s.program_s + s.class_s[class_index(TimeClass::mpi_init_finalize)];
+}
 
 std::string ratio_text(const std::optional<double>& value) {
     if (!value) return "n/a (a denominator is 0)";
@@ -68,7 +77,8 @@ std::string ratio_text(const std::optional<double>& value) {
 
 /// `first` followed by the words of `text`, wrapped at `width`; continuation
 /// lines start with `indent`.
-std::string wrap(const std::string& first, const std::string& text, std::size_t width, const std::string& indent) {
+std::string wrap(const std::string& first, const std::string& text, std::size_t width,
+                 const std::string& indent) {
     std::string out, line = first;
     bool empty_line = true;  // no word on the line yet
     std::size_t start = 0;
@@ -104,11 +114,15 @@ std::string pad_left(std::string text, std::size_t width) {
 
 std::string trace_note(bool trace_present) {
     if (trace_present)
-        return "This experiment has a trace (traces.otf2), but this version of strata-analyze does not read it yet: "
-               "the trace-based reports (wait states, iterations, GPU, the Perfetto timeline and report.html) are "
+        return "This experiment has a trace (traces.otf2), but this version of strata-analyze does not read "
+               "it yet: "
+               "the trace-based reports (wait states, iterations, GPU, the Perfetto timeline and "
+               "report.html) are "
                "not produced. Everything above comes from profile.h5.";
-    return "This experiment has no trace (measure with STRATA_ENABLE_TRACING=true for one). The trace-based reports "
-           "(wait states, iterations, GPU, the Perfetto timeline and report.html) are not produced yet by this "
+    return "This experiment has no trace (measure with STRATA_ENABLE_TRACING=true for one). The trace-based "
+           "reports "
+           "(wait states, iterations, GPU, the Perfetto timeline and report.html) are not produced yet by "
+           "this "
            "version anyway. Everything above comes from profile.h5.";
 }
 
@@ -118,14 +132,17 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
     std::string t;
     const std::string title = "Strata analysis of " + s.experiment;
     t += title + "\n" + std::string(title.size(), '=') + "\n";
-    t += "Profile      written by Strata " + s.strata_version + " at " + s.creation_time + ", timer " + s.timer + "\n";
+    t += "Profile      written by Strata " + s.strata_version + " at " + s.creation_time + ", timer " +
+         s.timer + "\n";
     t += "Ranks        " + std::to_string(s.ranks) + " measured ranks, " + std::to_string(s.cpu_threads) +
          " CPU threads, " + std::to_string(s.gpu_streams) + " GPU streams" +
          (s.gpu_streams > 0 ? " (not analysed by this version)" : "") + "\n";
-    t += "Wall time    " + text_seconds(s.wall_s) + (s.wall_rank >= 0 ? " (rank " + std::to_string(s.wall_rank) + ")" : "") +
-         "\n" + wrap("             ", def_wall, 100, "             ") + "\n";
-    t += "Run time R   " + text_seconds(s.run_s) + (s.run_rank >= 0 ? " (rank " + std::to_string(s.run_rank) + ")" : "") +
-         "\n" + wrap("             ", run_definition(s), 100, "             ") + "\n";
+    t += "Wall time    " + text_seconds(s.wall_s) +
+         (s.wall_rank >= 0 ? " (rank " + std::to_string(s.wall_rank) + ")" : "") + "\n" +
+         wrap("             ", def_wall, 100, "             ") + "\n";
+    t += "Run time R   " + text_seconds(s.run_s) +
+         (s.run_rank >= 0 ? " (rank " + std::to_string(s.run_rank) + ")" : "") + "\n" +
+         wrap("             ", run_definition(s), 100, "             ") + "\n";
     if (s.dropped_callpaths > 0)
         t += "Incomplete   " + std::to_string(s.dropped_callpaths) +
              " call paths were dropped by the profile (see the advice)\n";
@@ -152,15 +169,19 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
              pad_left(text_seconds(s.class_s[class_index(TimeClass::mpi_init_finalize)]), 14) +
              "            set apart: MPI start-up and shut-down\n";
 
-    t += "\nPOP efficiencies (POP Centre of Excellence; multiplicative load balance; 0.8 and above is usually\n"
-         "called acceptable; " + means_over(s) + ")\n";
+    t += "\nPOP efficiencies (POP Centre of Excellence; multiplicative load balance; 0.8 and above is "
+         "usually\n"
+         "called acceptable; " +
+         means_over(s) + ")\n";
     t += wrap("  ", def_useful, 100, "        ") + "\n";
     if (s.ranks > 0) {
-        t += "  mean U_p = " + text_seconds(s.pop.mean_useful_s) + ", max U_p = " + text_seconds(s.pop.max_useful_s) +
-             " (rank " + std::to_string(s.pop.rank_at_max) + "), min U_p = " + text_seconds(s.pop.min_useful_s) +
+        t += "  mean U_p = " + text_seconds(s.pop.mean_useful_s) +
+             ", max U_p = " + text_seconds(s.pop.max_useful_s) + " (rank " +
+             std::to_string(s.pop.rank_at_max) + "), min U_p = " + text_seconds(s.pop.min_useful_s) +
              " (rank " + std::to_string(s.pop.rank_at_min) + ")\n";
     }
-    t += "  Load balance              LB    = mean_p U_p / max_p U_p       = " + ratio_text(s.pop.load_balance) + "\n";
+    t += "  Load balance              LB    = mean_p U_p / max_p U_p       = " +
+         ratio_text(s.pop.load_balance) + "\n";
     t += "  Communication efficiency  CommE = max_p U_p / R                = " +
          ratio_text(s.pop.communication_efficiency) + "\n";
     t += "  Parallel efficiency       PE    = LB x CommE = mean_p U_p / R  = " +
@@ -171,8 +192,8 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
     const double all = all_time(s);
     for (const RowResult* row : top_regions(result, settings.top)) {
         t += "  " + pad_left(text_seconds(row->total_s), 14) + "  " +
-             pad_left(all > 0 ? text_percent(row->total_s / all) : "-", 8) + "  " + pad(row->paradigm, 12) + "  " +
-             row->name + "\n";
+             pad_left(all > 0 ? text_percent(row->total_s / all) : "-", 8) + "  " + pad(row->paradigm, 12) +
+             "  " + row->name + "\n";
     }
 
     std::string ranks;
@@ -184,14 +205,18 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
         ranks += ", ... (" + std::to_string(result.ranks.size() - shown) + " more in loadbalance_ranks.csv)";
     t += "\n" + wrap("Ranks by useful time U_p, largest first: ", ranks, 100, "  ") + "\n";
 
-    t += "\n" + wrap("Advice ", "(imbalance threshold " + text_percent(settings.advice.imbalance_threshold) +
-                                   " of the maximum, counted when the saving is at least " +
-                                   text_percent(imbalance_significance) +
-                                   " of max U_p (computation) or of R (MPI, OpenMP); MPI threshold " +
-                                   text_percent(settings.advice.mpi_threshold) + ")",
-                     100, "  ") + "\n";
+    t += "\n" +
+         wrap("Advice ",
+              "(imbalance threshold " + text_percent(settings.advice.imbalance_threshold) +
+                  " of the maximum, counted when the saving is at least " +
+                  text_percent(imbalance_significance) +
+                  " of max U_p (computation) or of R (MPI, OpenMP); MPI threshold " +
+                  text_percent(settings.advice.mpi_threshold) + ")",
+              100, "  ") +
+         "\n";
     if (findings.empty()) {
-        t += "  No findings: no call path above the imbalance threshold, MPI below its threshold, no trace buffer\n"
+        t += "  No findings: no call path above the imbalance threshold, MPI below its threshold, no trace "
+             "buffer\n"
              "  flushes, no dropped call paths.\n";
     }
     std::size_t number = 0, of_kind = 0, left_out = 0;
@@ -225,13 +250,17 @@ std::string summary_csv(const AnalysisResult& result, const ReportSettings& sett
     const auto opt = [](const std::optional<double>& v) { return v ? format_number(*v) : std::string(); };
     row("run", "experiment", s.experiment, "", "the experiment directory analysed");
     row("run", "strata_version", s.strata_version, "", "the Strata that wrote profile.h5");
-    row("run", "ranks", std::to_string(s.ranks), "count", "measured ranks: ranks with a CPU thread in the profile");
+    row("run", "ranks", std::to_string(s.ranks), "count",
+        "measured ranks: ranks with a CPU thread in the profile");
     row("run", "cpu_threads", std::to_string(s.cpu_threads), "count", "CPU-thread locations");
-    row("run", "gpu_streams", std::to_string(s.gpu_streams), "count", "GPU-stream locations (not analysed by this version)");
+    row("run", "gpu_streams", std::to_string(s.gpu_streams), "count",
+        "GPU-stream locations (not analysed by this version)");
     row("run", "wall_time", format_number(s.wall_s), "s", def_wall);
-    row("run", "wall_time_rank", std::to_string(s.wall_rank), "rank", "the rank with the longest wall time (lowest on ties)");
+    row("run", "wall_time_rank", std::to_string(s.wall_rank), "rank",
+        "the rank with the longest wall time (lowest on ties)");
     row("run", "run_time", format_number(s.run_s), "s", run_definition(s));
-    row("run", "run_time_rank", std::to_string(s.run_rank), "rank", "the rank with the longest run time (lowest on ties)");
+    row("run", "run_time_rank", std::to_string(s.run_rank), "rank",
+        "the rank with the longest run time (lowest on ties)");
     row("run", "dropped_callpaths", std::to_string(s.dropped_callpaths), "count",
         "call paths the profile did not record for lack of memory (0: complete)");
     for (std::size_t c = 0; c < time_class_count; ++c)
@@ -243,11 +272,14 @@ std::string summary_csv(const AnalysisResult& result, const ReportSettings& sett
         const std::string name(time_class_name(static_cast<TimeClass>(c)));
         row("share", name, opt(s.share(static_cast<TimeClass>(c))), "ratio", name + " time / program time");
     }
-    row("pop", "useful_time_mean", format_number(s.pop.mean_useful_s), "s", "mean_p U_p, " + means_over(s) + "; " + def_useful);
+    row("pop", "useful_time_mean", format_number(s.pop.mean_useful_s), "s",
+        "mean_p U_p, " + means_over(s) + "; " + def_useful);
     row("pop", "useful_time_max", format_number(s.pop.max_useful_s), "s", "max_p U_p");
-    row("pop", "useful_time_max_rank", std::to_string(s.pop.rank_at_max), "rank", "the rank with max_p U_p (lowest on ties)");
+    row("pop", "useful_time_max_rank", std::to_string(s.pop.rank_at_max), "rank",
+        "the rank with max_p U_p (lowest on ties)");
     row("pop", "useful_time_min", format_number(s.pop.min_useful_s), "s", "min_p U_p");
-    row("pop", "useful_time_min_rank", std::to_string(s.pop.rank_at_min), "rank", "the rank with min_p U_p (lowest on ties)");
+    row("pop", "useful_time_min_rank", std::to_string(s.pop.rank_at_min), "rank",
+        "the rank with min_p U_p (lowest on ties)");
     row("pop", "load_balance", opt(s.pop.load_balance), "ratio", def_lb);
     row("pop", "communication_efficiency", opt(s.pop.communication_efficiency), "ratio", def_comm);
     row("pop", "parallel_efficiency", opt(s.pop.parallel_efficiency), "ratio", def_pe);
@@ -278,7 +310,8 @@ std::string summary_json(const AnalysisResult& result, const std::vector<Finding
     t += "  \"mpi_init_finalize_included\": " + std::string(s.include_mpi_init ? "true" : "false") + ",\n";
     t += "  \"time_s\": {";
     for (std::size_t c = 0; c < time_class_count; ++c)
-        t += json_string(time_class_name(static_cast<TimeClass>(c))) + ": " + format_number(s.class_s[c]) + ", ";
+        t += json_string(time_class_name(static_cast<TimeClass>(c))) + ": " + format_number(s.class_s[c]) +
+             ", ";
     t += "\"program\": " + format_number(s.program_s) + "},\n";
     t += "  \"share\": {";
     for (std::size_t c = 0; c < class_index(TimeClass::mpi_init_finalize); ++c)
@@ -294,10 +327,11 @@ std::string summary_json(const AnalysisResult& result, const std::vector<Finding
     t += "    \"load_balance\": " + json_number(s.pop.load_balance) + ",\n";
     t += "    \"communication_efficiency\": " + json_number(s.pop.communication_efficiency) + ",\n";
     t += "    \"parallel_efficiency\": " + json_number(s.pop.parallel_efficiency) + ",\n";
-    t += "    \"definitions\": {\"U_p\": " + json_string(def_useful) + ", \"R\": " + json_string(run_definition(s)) +
-         ", \"means\": " + json_string(means_over(s)) + ", \"load_balance\": " + json_string(def_lb) +
-         ", \"communication_efficiency\": " + json_string(def_comm) + ", \"parallel_efficiency\": " +
-         json_string(def_pe) + "}\n";
+    t += "    \"definitions\": {\"U_p\": " + json_string(def_useful) +
+         ", \"R\": " + json_string(run_definition(s)) + ", \"means\": " + json_string(means_over(s)) +
+         ", \"load_balance\": " + json_string(def_lb) +
+         ", \"communication_efficiency\": " + json_string(def_comm) +
+         ", \"parallel_efficiency\": " + json_string(def_pe) + "}\n";
     t += "  },\n";
     t += "  \"top_regions\": [";
     const double all = all_time(s);
@@ -305,7 +339,8 @@ std::string summary_json(const AnalysisResult& result, const std::vector<Finding
     for (const RowResult* r : top_regions(result, settings.top)) {
         t += std::string(first ? "\n" : ",\n") + "    {\"region\": " + json_string(r->name) +
              ", \"paradigm\": " + json_string(r->paradigm) + ", \"time_s\": " + format_number(r->total_s) +
-             ", \"share\": " + json_number(all > 0 ? std::optional<double>(r->total_s / all) : std::nullopt) + "}";
+             ", \"share\": " + json_number(all > 0 ? std::optional<double>(r->total_s / all) : std::nullopt) +
+             "}";
         first = false;
     }
     t += std::string(first ? "" : "\n  ") + "],\n";

@@ -46,7 +46,8 @@ std::string json_object(const Fields& f) {
 std::string json_array(const std::vector<Fields>& rows) {
     if (rows.empty()) return "[]";
     std::string array = "[";
-    for (std::size_t i = 0; i < rows.size(); ++i) array += (i > 0 ? ",\n    " : "\n    ") + json_object(rows[i]);
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        array += (i > 0 ? ",\n    " : "\n    ") + json_object(rows[i]);
     return array + "\n  ]";
 }
 
@@ -90,7 +91,8 @@ std::vector<Fields> rank_rows(const AnalysisResult& result) {
         add_number(f, "mpi_s", r.class_s[static_cast<std::size_t>(TimeClass::mpi)]);
         add_number(f, "openmp_s", r.class_s[static_cast<std::size_t>(TimeClass::openmp)]);
         add_number(f, "measurement_s", r.class_s[static_cast<std::size_t>(TimeClass::measurement)]);
-        add_number(f, "mpi_init_finalize_s", r.class_s[static_cast<std::size_t>(TimeClass::mpi_init_finalize)]);
+        add_number(f, "mpi_init_finalize_s",
+                   r.class_s[static_cast<std::size_t>(TimeClass::mpi_init_finalize)]);
         add_number(f, "run_time_s", r.run_s);
         add_number(f, "wall_time_s", r.wall_s);
         out.push_back(std::move(f));
@@ -140,13 +142,15 @@ std::string loadbalance_csv(const AnalysisResult& result) {
 std::string loadbalance_json(const AnalysisResult& result) {
     return "{\n  \"report\": \"loadbalance\",\n"
            "  \"definitions\": {\"time\": " +
-           json_string("exclusive time of a rank on the region or call path: summed over the rank's CPU threads, "
-                       "divided by their number") +
+           json_string(
+               "exclusive time of a rank on the region or call path: summed over the rank's CPU threads, "
+               "divided by their number") +
            ", \"mean\": " +
-           json_string("over the ranks that take part (visited it or spent time there); single_participant when "
-                       "only one does") +
-           ", \"imbalance\": " + json_string("(max - mean) / max") + ", \"saved\": " +
-           json_string("max - mean: the time perfect balance would save") + "},\n" +
+           json_string(
+               "over the ranks that take part (visited it or spent time there); single_participant when "
+               "only one does") +
+           ", \"imbalance\": " + json_string("(max - mean) / max") +
+           ", \"saved\": " + json_string("max - mean: the time perfect balance would save") + "},\n" +
            "  \"regions\": " + json_array(balance_rows(result.regions)) + ",\n" +
            "  \"callpaths\": " + json_array(balance_rows(result.callpaths)) + "\n}\n";
 }
@@ -167,7 +171,8 @@ std::string advice_csv(const std::vector<Finding>& findings) {
 }
 
 std::string advice_json(const std::vector<Finding>& findings, const AdviceOptions& options) {
-    return "{\n  \"report\": \"advice\",\n  \"imbalance_threshold\": " + format_number(options.imbalance_threshold) +
+    return "{\n  \"report\": \"advice\",\n  \"imbalance_threshold\": " +
+           format_number(options.imbalance_threshold) +
            ",\n  \"imbalance_significance\": " + format_number(imbalance_significance) +
            ",\n  \"mpi_threshold\": " + format_number(options.mpi_threshold) +
            ",\n  \"findings\": " + json_array(finding_rows(findings)) + "\n}\n";

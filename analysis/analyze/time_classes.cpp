@@ -8,11 +8,16 @@ namespace strata::analysis {
 
 std::string_view time_class_name(TimeClass time_class) {
     switch (time_class) {
-        case TimeClass::computation: return "computation";
-        case TimeClass::mpi: return "mpi";
-        case TimeClass::openmp: return "openmp";
-        case TimeClass::measurement: return "measurement";
-        case TimeClass::mpi_init_finalize: return "mpi_init_finalize";
+        case TimeClass::computation:
+            return "computation";
+        case TimeClass::mpi:
+            return "mpi";
+        case TimeClass::openmp:
+            return "openmp";
+        case TimeClass::measurement:
+            return "measurement";
+        case TimeClass::mpi_init_finalize:
+            return "mpi_init_finalize";
     }
     return "computation";
 }
@@ -37,7 +42,8 @@ CallPathClasses classify_callpaths(const Profile& profile, bool include_mpi_init
         const std::size_t cp = stack.back();
         stack.pop_back();
         const CallPath& path = profile.callpaths[cp];
-        const bool parent_inside = !path.is_root() && inside_init_finalize[static_cast<std::size_t>(path.parent)];
+        const bool parent_inside =
+            !path.is_root() && inside_init_finalize[static_cast<std::size_t>(path.parent)];
         const bool own = !include_mpi_init && is_mpi_init_finalize(profile, path.region);
         inside_init_finalize[cp] = parent_inside || own;
         classes.outermost_init_finalize[cp] = own && !parent_inside;
@@ -46,10 +52,18 @@ CallPathClasses classify_callpaths(const Profile& profile, bool include_mpi_init
             classes.time_class[cp] = TimeClass::mpi_init_finalize;
         } else {
             switch (profile.regions[path.region].paradigm) {
-                case Paradigm::mpi: classes.time_class[cp] = TimeClass::mpi; break;
-                case Paradigm::openmp: classes.time_class[cp] = TimeClass::openmp; break;
-                case Paradigm::measurement: classes.time_class[cp] = TimeClass::measurement; break;
-                default: classes.time_class[cp] = TimeClass::computation; break;
+                case Paradigm::mpi:
+                    classes.time_class[cp] = TimeClass::mpi;
+                    break;
+                case Paradigm::openmp:
+                    classes.time_class[cp] = TimeClass::openmp;
+                    break;
+                case Paradigm::measurement:
+                    classes.time_class[cp] = TimeClass::measurement;
+                    break;
+                default:
+                    classes.time_class[cp] = TimeClass::computation;
+                    break;
             }
         }
         for (auto child = tree.children[cp].rbegin(); child != tree.children[cp].rend(); ++child)

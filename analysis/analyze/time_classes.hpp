@@ -21,7 +21,13 @@
 namespace strata::analysis {
 
 /// The classes time is split into (exclusive time of a call path).
-enum class TimeClass : std::uint8_t { computation = 0, mpi = 1, openmp = 2, measurement = 3, mpi_init_finalize = 4 };
+enum class TimeClass : std::uint8_t {
+    computation = 0,
+    mpi = 1,
+    openmp = 2,
+    measurement = 3,
+    mpi_init_finalize = 4
+};
 
 /// The number of TimeClass values.
 inline constexpr std::size_t time_class_count = 5;
@@ -31,9 +37,10 @@ std::string_view time_class_name(TimeClass time_class);
 
 /// The class of every call path of a profile.
 struct CallPathClasses {
-    std::vector<TimeClass> time_class;       ///< per call path
-    std::vector<bool> root;                  ///< per call path: a root of the call tree
-    std::vector<bool> outermost_init_finalize;  ///< per call path: MPI_Init/Finalize not nested in another such call path
+    std::vector<TimeClass> time_class;  ///< per call path
+    std::vector<bool> root;             ///< per call path: a root of the call tree
+    std::vector<bool>
+        outermost_init_finalize;  ///< per call path: MPI_Init/Finalize not nested in another such call path
 };
 
 /// True for the regions MPI_Init, MPI_Init_thread and MPI_Finalize (paradigm mpi).

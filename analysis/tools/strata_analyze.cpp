@@ -14,7 +14,6 @@
 // Exit status, the same on every rank: 0 reports written, 1 the experiment
 // cannot be read or the reports cannot be written, 2 bad arguments.
 #include <mpi.h>
-
 #include <sys/stat.h>
 
 #include <cerrno>

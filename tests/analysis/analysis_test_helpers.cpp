@@ -12,7 +12,8 @@ AnalysisResult analyze_in_process(const std::string& path, std::size_t shares, b
                                   bool trace_present) {
     ShareAnalysis first = analyze_share(path, 0, shares, include_mpi_init);
     // Combined in reverse order on purpose: the result must not depend on it.
-    for (std::size_t k = shares; k-- > 1;) merge_partial(first.partial, analyze_share(path, k, shares, include_mpi_init).partial);
+    for (std::size_t k = shares; k-- > 1;)
+        merge_partial(first.partial, analyze_share(path, k, shares, include_mpi_init).partial);
     AnalysisContext context;
     context.experiment = "experiment";
     context.include_mpi_init = include_mpi_init;

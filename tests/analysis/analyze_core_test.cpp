@@ -28,7 +28,8 @@ namespace strata::analysis::test {
 namespace {
 
 const RowResult& row(const std::vector<RowResult>& rows, const std::string& name) {
-    const auto found = std::find_if(rows.begin(), rows.end(), [&](const RowResult& r) { return r.name == name; });
+    const auto found =
+        std::find_if(rows.begin(), rows.end(), [&](const RowResult& r) { return r.name == name; });
     if (found == rows.end()) throw std::runtime_error("no row " + name);
     return *found;
 }
@@ -120,14 +121,16 @@ TEST(PartialTest, NanosecondsAndDamagedValues) {
         to_ns(-2.0, p, m, 3, 1);
         FAIL() << "a negative time was accepted";
     } catch (const ProfileError& e) {
-        EXPECT_STREQ(e.what(), "x/profile.h5: /metrics/time_exclusive row 3, column 1: -2 is not a valid time");
+        EXPECT_STREQ(e.what(),
+                     "x/profile.h5: /metrics/time_exclusive row 3, column 1: -2 is not a valid time");
     }
     EXPECT_THROW(to_ns(std::nan(""), p, m, 0, 0), ProfileError);
     EXPECT_THROW(to_ns(2e9, p, m, 0, 0), ProfileError);
 }
 
 TEST(PartialTest, ExtremesKeepTheThreeLargestAndSmallestWhateverTheOrder) {
-    const std::vector<std::pair<std::int64_t, std::int64_t>> values = {{5, 0}, {9, 1}, {5, 2}, {1, 3}, {9, 4}, {7, 5}};
+    const std::vector<std::pair<std::int64_t, std::int64_t>> values = {{5, 0}, {9, 1}, {5, 2},
+                                                                       {1, 3}, {9, 4}, {7, 5}};
     Extremes one = empty_extremes();
     for (const auto& [v, r] : values) add_extreme(one, v, r);
     Extremes left = empty_extremes(), right = empty_extremes();
@@ -135,10 +138,14 @@ TEST(PartialTest, ExtremesKeepTheThreeLargestAndSmallestWhateverTheOrder) {
         add_extreme(i % 2 == 0 ? right : left, values[i].first, values[i].second);
     merge_extremes(left, right);
     for (const Extremes& e : {one, left}) {
-        EXPECT_EQ(std::vector<std::int64_t>(e.high_value, e.high_value + 3), (std::vector<std::int64_t>{9, 9, 7}));
-        EXPECT_EQ(std::vector<std::int64_t>(e.high_rank, e.high_rank + 3), (std::vector<std::int64_t>{1, 4, 5}));
-        EXPECT_EQ(std::vector<std::int64_t>(e.low_value, e.low_value + 3), (std::vector<std::int64_t>{1, 5, 5}));
-        EXPECT_EQ(std::vector<std::int64_t>(e.low_rank, e.low_rank + 3), (std::vector<std::int64_t>{3, 0, 2}));
+        EXPECT_EQ(std::vector<std::int64_t>(e.high_value, e.high_value + 3),
+                  (std::vector<std::int64_t>{9, 9, 7}));
+        EXPECT_EQ(std::vector<std::int64_t>(e.high_rank, e.high_rank + 3),
+                  (std::vector<std::int64_t>{1, 4, 5}));
+        EXPECT_EQ(std::vector<std::int64_t>(e.low_value, e.low_value + 3),
+                  (std::vector<std::int64_t>{1, 5, 5}));
+        EXPECT_EQ(std::vector<std::int64_t>(e.low_rank, e.low_rank + 3),
+                  (std::vector<std::int64_t>{3, 0, 2}));
     }
 }
 
@@ -328,7 +335,8 @@ TEST_F(AnalyzeCoreTest, ColumnSliceReadsOnlyThoseColumns) {
         read_profile(path, options);
         FAIL() << "a slice past the last location was accepted";
     } catch (const ProfileError& e) {
-        EXPECT_EQ(std::string(e.what()), path + ": columns from 5 on requested, but the profile has 4 locations");
+        EXPECT_EQ(std::string(e.what()),
+                  path + ": columns from 5 on requested, but the profile has 4 locations");
     }
 }
 

@@ -6,7 +6,9 @@
 
 namespace strata::analysis::test {
 
-ProfileBuilder::ProfileBuilder() { profile_.strings = {""}; }
+ProfileBuilder::ProfileBuilder() {
+    profile_.strings = {""};
+}
 
 std::uint32_t ProfileBuilder::string(const std::string& text) {
     for (std::size_t i = 0; i < profile_.strings.size(); ++i)
@@ -21,8 +23,8 @@ std::uint32_t ProfileBuilder::region(const std::string& name, std::uint8_t parad
 }
 
 std::size_t ProfileBuilder::location(std::uint32_t rank, std::uint32_t thread, std::uint8_t type) {
-    const std::string name = "rank " + std::to_string(rank) + (type == 0 ? " thread " : " stream ") +
-                             std::to_string(thread);
+    const std::string name =
+        "rank " + std::to_string(rank) + (type == 0 ? " thread " : " stream ") + std::to_string(thread);
     profile_.locations.push_back({(std::uint64_t{rank} << 32) | thread, rank, thread, type, string(name)});
     for (auto& row : visits_) row.push_back(0);
     for (auto& row : exclusive_) row.push_back(0.0);
@@ -52,12 +54,12 @@ FixtureProfile ProfileBuilder::build() const {
         if (p.callpaths[cp].parent >= 0)
             for (std::size_t l = 0; l < columns; ++l)
                 inclusive[static_cast<std::size_t>(p.callpaths[cp].parent)][l] += inclusive[cp][l];
-    FixtureProfile::Matrix visits{"visits", "count", "number of times the call path was entered", true, rows, columns,
-                                  {}, {}};
-    FixtureProfile::Matrix incl{"time_inclusive", "s", "time in the call path including its callees", false, rows,
-                                columns, {}, {}};
-    FixtureProfile::Matrix excl{"time_exclusive", "s", "time in the call path without its callees", false, rows,
-                                columns, {}, {}};
+    FixtureProfile::Matrix visits{
+        "visits", "count", "number of times the call path was entered", true, rows, columns, {}, {}};
+    FixtureProfile::Matrix incl{
+        "time_inclusive", "s", "time in the call path including its callees", false, rows, columns, {}, {}};
+    FixtureProfile::Matrix excl{
+        "time_exclusive", "s", "time in the call path without its callees", false, rows, columns, {}, {}};
     for (std::size_t cp = 0; cp < rows; ++cp)
         for (std::size_t l = 0; l < columns; ++l) {
             visits.counts.push_back(visits_[cp][l]);

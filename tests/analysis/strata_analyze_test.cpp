@@ -21,9 +21,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> report_names = {"summary.txt",           "summary.csv",           "summary.json",
-                                               "loadbalance.csv",       "loadbalance.json",      "loadbalance_ranks.csv",
-                                               "loadbalance_ranks.json", "advice.csv",           "advice.json"};
+const std::vector<std::string> report_names = {
+    "summary.txt",      "summary.csv",           "summary.json",           "loadbalance.csv",
+    "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
+    "advice.json"};
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -71,32 +72,37 @@ protected:
 TEST_F(StrataAnalyzeTest, ImbalancedExperimentExactLoadBalance) {
     write_experiment(imbalanced_profile(), experiment());
     const std::string out = analyze_into(1);
-    EXPECT_EQ(report(out, "loadbalance.csv"),
-              "level,name,region,paradigm,class,ranks,single_participant,min_s,mean_s,max_s,stddev_s,rank_at_min,"
-              "rank_at_max,imbalance,saved_s,total_s,visits\n"
-              "region,compute,compute,user,computation,4,0,2,2.5,4,0.866025404,0,3,0.375,1.5,10,40\n"
-              "region,MPI_Allreduce,MPI_Allreduce,mpi,mpi,4,0,0.5,2,2.5,0.866025404,3,0,0.2,0.5,8,40\n"
-              "region,MPI_Init,MPI_Init,mpi,mpi_init_finalize,4,0,0.25,0.3125,0.5,0.108253175,1,0,0.375,0.1875,1.25,4\n"
-              "region,MPI_Finalize,MPI_Finalize,mpi,mpi_init_finalize,4,0,0,0,0,0,0,0,0,0,0,4\n"
-              "region,main,main,user,computation,4,0,0.5,0.5,0.5,0,0,0,0,0,2,4\n"
-              "callpath,main/compute,compute,user,computation,4,0,2,2.5,4,0.866025404,0,3,0.375,1.5,10,40\n"
-              "callpath,main/MPI_Allreduce,MPI_Allreduce,mpi,mpi,4,0,0.5,2,2.5,0.866025404,3,0,0.2,0.5,8,40\n"
-              "callpath,MPI_Init,MPI_Init,mpi,mpi_init_finalize,4,0,0.25,0.3125,0.5,0.108253175,1,0,0.375,0.1875,"
-              "1.25,4\n"
-              "callpath,MPI_Finalize,MPI_Finalize,mpi,mpi_init_finalize,4,0,0,0,0,0,0,0,0,0,0,4\n"
-              "callpath,main,main,user,computation,4,0,0.5,0.5,0.5,0,0,0,0,0,2,4\n");
+    EXPECT_EQ(
+        report(out, "loadbalance.csv"),
+        "level,name,region,paradigm,class,ranks,single_participant,min_s,mean_s,max_s,stddev_s,rank_at_min,"
+        "rank_at_max,imbalance,saved_s,total_s,visits\n"
+        "region,compute,compute,user,computation,4,0,2,2.5,4,0.866025404,0,3,0.375,1.5,10,40\n"
+        "region,MPI_Allreduce,MPI_Allreduce,mpi,mpi,4,0,0.5,2,2.5,0.866025404,3,0,0.2,0.5,8,40\n"
+        "region,MPI_Init,MPI_Init,mpi,mpi_init_finalize,4,0,0.25,0.3125,0.5,0.108253175,1,0,0.375,0.1875,1."
+        "25,4\n"
+        "region,MPI_Finalize,MPI_Finalize,mpi,mpi_init_finalize,4,0,0,0,0,0,0,0,0,0,0,4\n"
+        "region,main,main,user,computation,4,0,0.5,0.5,0.5,0,0,0,0,0,2,4\n"
+        "callpath,main/compute,compute,user,computation,4,0,2,2.5,4,0.866025404,0,3,0.375,1.5,10,40\n"
+        "callpath,main/MPI_Allreduce,MPI_Allreduce,mpi,mpi,4,0,0.5,2,2.5,0.866025404,3,0,0.2,0.5,8,40\n"
+        "callpath,MPI_Init,MPI_Init,mpi,mpi_init_finalize,4,0,0.25,0.3125,0.5,0.108253175,1,0,0.375,0.1875,"
+        "1.25,4\n"
+        "callpath,MPI_Finalize,MPI_Finalize,mpi,mpi_init_finalize,4,0,0,0,0,0,0,0,0,0,0,4\n"
+        "callpath,main,main,user,computation,4,0,0.5,0.5,0.5,0,0,0,0,0,2,4\n");
     EXPECT_EQ(report(out, "loadbalance_ranks.csv"),
-              "order,rank,threads,useful_s,mpi_s,openmp_s,measurement_s,mpi_init_finalize_s,run_time_s,wall_time_s\n"
+              "order,rank,threads,useful_s,mpi_s,openmp_s,measurement_s,mpi_init_finalize_s,run_time_s,wall_"
+              "time_s\n"
               "1,3,1,4.5,0.5,0,0,0.25,5,5.25\n"
               "2,0,1,2.5,2.5,0,0,0.5,5,5.5\n"
               "3,1,1,2.5,2.5,0,0,0.25,5,5.25\n"
               "4,2,1,2.5,2.5,0,0,0.25,5,5.25\n");
     const std::string json = report(out, "loadbalance.json");
-    EXPECT_NE(json.find("{\"level\": \"callpath\", \"name\": \"main/compute\", \"region\": \"compute\", \"paradigm\": "
-                        "\"user\", \"class\": \"computation\", \"ranks\": 4, \"single_participant\": false, \"min_s\": "
-                        "2, \"mean_s\": 2.5, \"max_s\": 4, \"stddev_s\": 0.866025404, \"rank_at_min\": 0, "
-                        "\"rank_at_max\": 3, \"imbalance\": 0.375, \"saved_s\": 1.5, \"total_s\": 10, \"visits\": 40}"),
-              std::string::npos)
+    EXPECT_NE(
+        json.find(
+            "{\"level\": \"callpath\", \"name\": \"main/compute\", \"region\": \"compute\", \"paradigm\": "
+            "\"user\", \"class\": \"computation\", \"ranks\": 4, \"single_participant\": false, \"min_s\": "
+            "2, \"mean_s\": 2.5, \"max_s\": 4, \"stddev_s\": 0.866025404, \"rank_at_min\": 0, "
+            "\"rank_at_max\": 3, \"imbalance\": 0.375, \"saved_s\": 1.5, \"total_s\": 10, \"visits\": 40}"),
+        std::string::npos)
         << json;
 }
 
@@ -105,26 +111,41 @@ TEST_F(StrataAnalyzeTest, ImbalancedExperimentExactSummaryAndPop) {
     const std::string out = analyze_into(1);
     const std::string csv = report(out, "summary.csv");
     for (const char* line :
-         {"run,ranks,4,count,", "run,cpu_threads,4,count,", "run,wall_time,5.5,s,", "run,wall_time_rank,0,rank,",
-          "run,run_time,5,s,", "time,computation,12,s,", "time,mpi,8,s,", "time,mpi_init_finalize,1.25,s,",
-          "time,program,20,s,", "share,computation,0.6,ratio,", "share,mpi,0.4,ratio,",
-          "pop,useful_time_mean,3,s,", "pop,useful_time_max,4.5,s,", "pop,useful_time_max_rank,3,rank,",
-          "pop,useful_time_min,2.5,s,", "pop,useful_time_min_rank,0,rank,",
-          "pop,load_balance,0.666666667,ratio,\"load balance LB = mean_p U_p / max_p U_p (POP, multiplicative)\"\n",
+         {"run,ranks,4,count,",
+          "run,cpu_threads,4,count,",
+          "run,wall_time,5.5,s,",
+          "run,wall_time_rank,0,rank,",
+          "run,run_time,5,s,",
+          "time,computation,12,s,",
+          "time,mpi,8,s,",
+          "time,mpi_init_finalize,1.25,s,",
+          "time,program,20,s,",
+          "share,computation,0.6,ratio,",
+          "share,mpi,0.4,ratio,",
+          "pop,useful_time_mean,3,s,",
+          "pop,useful_time_max,4.5,s,",
+          "pop,useful_time_max_rank,3,rank,",
+          "pop,useful_time_min,2.5,s,",
+          "pop,useful_time_min_rank,0,rank,",
+          "pop,load_balance,0.666666667,ratio,\"load balance LB = mean_p U_p / max_p U_p (POP, "
+          "multiplicative)\"\n",
           "pop,communication_efficiency,0.9,ratio,communication efficiency CommE = max_p U_p / R (POP)\n",
           "pop,parallel_efficiency,0.6,ratio,parallel efficiency PE = LB x CommE = mean_p U_p / R (POP)\n",
-          "top_regions,compute,10,s,", "top_regions,MPI_Allreduce,8,s,"})
+          "top_regions,compute,10,s,",
+          "top_regions,MPI_Allreduce,8,s,"})
         EXPECT_NE(csv.find(line), std::string::npos) << line << "\n" << csv;
     const std::string json = report(out, "summary.json");
-    for (const char* fragment : {"\"load_balance\": 0.666666667,", "\"communication_efficiency\": 0.9,",
-                                 "\"parallel_efficiency\": 0.6,", "\"run_time_s\": 5,", "\"wall_time_s\": 5.5,",
-                                 "\"useful_time_max_rank\": 3,", "\"findings\": 3\n"})
+    for (const char* fragment :
+         {"\"load_balance\": 0.666666667,", "\"communication_efficiency\": 0.9,",
+          "\"parallel_efficiency\": 0.6,", "\"run_time_s\": 5,", "\"wall_time_s\": 5.5,",
+          "\"useful_time_max_rank\": 3,", "\"findings\": 3\n"})
         EXPECT_NE(json.find(fragment), std::string::npos) << fragment << "\n" << json;
     // The definitions are printed with the figures.
     const std::string text = report(out, "summary.txt");
-    for (const char* fragment : {"LB    = mean_p U_p / max_p U_p       = 0.667", "CommE = max_p U_p / R                = 0.900",
-                                 "PE    = LB x CommE = mean_p U_p / R  = 0.600", "U_p: useful computation time",
-                                 "means over all 4 measured ranks", "Run time R   5 s (rank 0)"})
+    for (const char* fragment :
+         {"LB    = mean_p U_p / max_p U_p       = 0.667", "CommE = max_p U_p / R                = 0.900",
+          "PE    = LB x CommE = mean_p U_p / R  = 0.600", "U_p: useful computation time",
+          "means over all 4 measured ranks", "Run time R   5 s (rank 0)"})
         EXPECT_NE(text.find(fragment), std::string::npos) << fragment << "\n" << text;
 }
 
@@ -142,20 +163,24 @@ TEST_F(StrataAnalyzeTest, ImbalancedExperimentAdviceNamesComputeAndRank3) {
     EXPECT_EQ(header, "index,kind,region,callpath,ranks,metric,value,threshold,time_s,message");
     EXPECT_EQ(first.substr(0, first.find(",\"")),
               "1,load_imbalance,compute,main/compute,3,imbalance,0.375,0.1,1.5");
-    EXPECT_NE(first.find("Load imbalance in 'compute' (call path main/compute): the 4 ranks that run it spend 2.5 s "
-                         "there on average, rank 3 spends 4 s (imbalance (max - mean) / max = 37.5%, above 10.0%). "
-                         "Perfect balance would save 1.5 s, 33.3% of the slowest rank's useful time and 30.0% of the run "
-                         "time R. The slowest: rank 3 (4 s)."),
-              std::string::npos)
+    EXPECT_NE(
+        first.find(
+            "Load imbalance in 'compute' (call path main/compute): the 4 ranks that run it spend 2.5 s "
+            "there on average, rank 3 spends 4 s (imbalance (max - mean) / max = 37.5%, above 10.0%). "
+            "Perfect balance would save 1.5 s, 33.3% of the slowest rank's useful time and 30.0% of the run "
+            "time R. The slowest: rank 3 (4 s)."),
+        std::string::npos)
         << first;
     EXPECT_EQ(second.substr(0, second.find(",\"")),
               "2,wait_imbalance,MPI_Allreduce,main/MPI_Allreduce,3,imbalance,0.2,0.1,0.5");
-    EXPECT_EQ(third.substr(0, third.find(",\"")), "3,mpi_share,MPI_Allreduce,main/MPI_Allreduce,,mpi_share,0.4,0.2,8");
+    EXPECT_EQ(third.substr(0, third.find(",\"")),
+              "3,mpi_share,MPI_Allreduce,main/MPI_Allreduce,,mpi_share,0.4,0.2,8");
     EXPECT_EQ(rest, "");
     const std::string json = report(out, "advice.json");
-    EXPECT_NE(json.find("\"kind\": \"load_imbalance\", \"region\": \"compute\", \"callpath\": \"main/compute\", "
-                        "\"ranks\": [3]"),
-              std::string::npos)
+    EXPECT_NE(
+        json.find("\"kind\": \"load_imbalance\", \"region\": \"compute\", \"callpath\": \"main/compute\", "
+                  "\"ranks\": [3]"),
+        std::string::npos)
         << json;
     // A higher threshold silences the imbalance findings.
     const std::string quiet = analyze_into(3, {"--imbalance-threshold", "0.5", "--mpi-threshold=0.5"});
@@ -165,7 +190,8 @@ TEST_F(StrataAnalyzeTest, ImbalancedExperimentAdviceNamesComputeAndRank3) {
 
 TEST_F(StrataAnalyzeTest, IdenticalBytesForOneTwoAndThreeAnalysisRanks) {
     write_experiment(imbalanced_profile(), experiment());
-    const std::string one = analyze_into(1), two = analyze_into(2), three = analyze_into(3), alone = analyze_into(0);
+    const std::string one = analyze_into(1), two = analyze_into(2), three = analyze_into(3),
+                      alone = analyze_into(0);
     for (const std::string& name : report_names) {
         const std::string expected = report(one, name);
         EXPECT_FALSE(expected.empty()) << name;
@@ -191,21 +217,25 @@ TEST_F(StrataAnalyzeTest, HybridRanksAverageTheirThreads) {
     const std::string one = analyze_into(1), two = analyze_into(2);
     for (const std::string& name : report_names) EXPECT_EQ(report(two, name), report(one, name)) << name;
     const std::string csv = report(one, "summary.csv");
-    for (const char* line : {"run,ranks,2,count,", "run,cpu_threads,4,count,", "run,run_time,8,s,",
-                             "time,computation,21,s,", "time,openmp,2,s,", "time,mpi,2,s,",
-                             "pop,useful_time_mean,5.25,s,", "pop,useful_time_max,5.75,s,",
-                             "pop,load_balance,0.913043478,", "pop,communication_efficiency,0.71875,",
-                             "pop,parallel_efficiency,0.65625,"})
+    for (const char* line :
+         {"run,ranks,2,count,", "run,cpu_threads,4,count,", "run,run_time,8,s,", "time,computation,21,s,",
+          "time,openmp,2,s,", "time,mpi,2,s,", "pop,useful_time_mean,5.25,s,", "pop,useful_time_max,5.75,s,",
+          "pop,load_balance,0.913043478,", "pop,communication_efficiency,0.71875,",
+          "pop,parallel_efficiency,0.65625,"})
         EXPECT_NE(csv.find(line), std::string::npos) << line << "\n" << csv;
     EXPECT_EQ(report(one, "loadbalance_ranks.csv"),
-              "order,rank,threads,useful_s,mpi_s,openmp_s,measurement_s,mpi_init_finalize_s,run_time_s,wall_time_s\n"
+              "order,rank,threads,useful_s,mpi_s,openmp_s,measurement_s,mpi_init_finalize_s,run_time_s,wall_"
+              "time_s\n"
               "1,1,2,5.75,0,0.5,0,0,8,8\n"
               "2,0,2,4.75,1,0.5,0,0,8,8\n");
     const std::string balance = report(one, "loadbalance.csv");
-    EXPECT_NE(balance.find("\nregion,work,work,user,computation,2,0,4,4.5,5,0.5,0,1,0.1,0.5,18,4\n"), std::string::npos)
-        << balance;
-    EXPECT_NE(balance.find("\ncallpath,main/parallel/work,work,user,computation,2,0,2,2.5,3,0.5,0,1,0.166666667,0.5,10,2\n"),
+    EXPECT_NE(balance.find("\nregion,work,work,user,computation,2,0,4,4.5,5,0.5,0,1,0.1,0.5,18,4\n"),
               std::string::npos)
+        << balance;
+    EXPECT_NE(
+        balance.find(
+            "\ncallpath,main/parallel/work,work,user,computation,2,0,2,2.5,3,0.5,0,1,0.166666667,0.5,10,2\n"),
+        std::string::npos)
         << balance;
     EXPECT_NE(balance.find("\ncallpath,parallel/work,work,user,computation,2,0,2,2,2,0,0,0,0,0,8,2\n"),
               std::string::npos)
@@ -225,9 +255,10 @@ TEST_F(StrataAnalyzeTest, DefaultOutputIsNeverOverwrittenWithoutForce) {
     const RunResult again = analyze(0, {experiment()});
     EXPECT_EQ(again.status, 1);
     EXPECT_EQ(again.out, "");
-    EXPECT_EQ(again.err, "strata-analyze: " + analysis +
-                             "/summary.txt: exists; strata-analyze does not overwrite reports (use --force to replace "
-                             "them, or --output DIR to write elsewhere)\n");
+    EXPECT_EQ(again.err,
+              "strata-analyze: " + analysis +
+                  "/summary.txt: exists; strata-analyze does not overwrite reports (use --force to replace "
+                  "them, or --output DIR to write elsewhere)\n");
     std::ofstream(fs::path(analysis) / "summary.txt") << "kept";
     EXPECT_EQ(analyze(2, {experiment()}).status, 1);
     EXPECT_EQ(report(analysis, "summary.txt"), "kept");
@@ -246,8 +277,10 @@ TEST_F(StrataAnalyzeTest, TraceIsMentionedButNotRead) {
     std::ofstream(fs::path(experiment()) / "traces.otf2") << "not read";
     const std::string with = analyze_into(2);
     const std::string text = report(with, "summary.txt");
-    EXPECT_NE(text.find("This experiment has a trace (traces.otf2), but this version of strata-analyze does not read"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find(
+            "This experiment has a trace (traces.otf2), but this version of strata-analyze does not read"),
+        std::string::npos)
         << text;
     EXPECT_NE(report(with, "summary.json").find("\"trace\": {\"present\": true, \"analysed\": false"),
               std::string::npos);
@@ -279,8 +312,10 @@ TEST_F(StrataAnalyzeTest, NoProfile) {
     fs::create_directories(experiment());
     const RunResult r = analyze(0, {experiment()});
     EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err, "strata-analyze: " + experiment() + "/profile.h5: cannot open: No such file or directory\n");
-    EXPECT_FALSE(fs::exists(fs::path(experiment()) / "analysis")) << "nothing is created when nothing can be read";
+    EXPECT_EQ(r.err,
+              "strata-analyze: " + experiment() + "/profile.h5: cannot open: No such file or directory\n");
+    EXPECT_FALSE(fs::exists(fs::path(experiment()) / "analysis"))
+        << "nothing is created when nothing can be read";
 }
 
 TEST_F(StrataAnalyzeTest, TextFileNamedProfile) {
@@ -330,7 +365,8 @@ TEST_F(StrataAnalyzeTest, ProfileWithoutTimesOrWithDamagedValues) {
     write_experiment(missing, experiment());
     const RunResult m = analyze(0, {experiment()});
     EXPECT_EQ(m.status, 1);
-    EXPECT_EQ(m.err, "strata-analyze: " + experiment() + "/profile.h5: missing metric /metrics/time_inclusive\n");
+    EXPECT_EQ(m.err,
+              "strata-analyze: " + experiment() + "/profile.h5: missing metric /metrics/time_inclusive\n");
 }
 
 TEST_F(StrataAnalyzeTest, BadOptionsPrintUsage) {
