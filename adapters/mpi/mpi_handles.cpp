@@ -5,7 +5,9 @@
 
 // Open MPI's Fortran MPI_IN_PLACE is a common block with one name per Fortran
 // name mangling; MPICH keeps its address in MPIR_F_MPI_IN_PLACE.  Weak: a C
-// program, or another MPI, leaves them undefined (null).
+// program, or another MPI, leaves them undefined (null).  The names are Open
+// MPI's and MPICH's, hence reserved-looking ones.
+// NOLINTBEGIN(bugprone-reserved-identifier)
 extern "C" {
 extern char mpi_fortran_in_place_ __attribute__((weak));
 extern char mpi_fortran_in_place __attribute__((weak));
@@ -13,6 +15,7 @@ extern char mpi_fortran_in_place__ __attribute__((weak));
 extern char MPI_FORTRAN_IN_PLACE __attribute__((weak));
 extern void* MPIR_F_MPI_IN_PLACE __attribute__((weak));
 }
+// NOLINTEND(bugprone-reserved-identifier)
 
 namespace strata::mpi {
 

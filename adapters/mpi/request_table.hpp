@@ -49,8 +49,8 @@ struct RequestEntry {
     };
     std::uintptr_t key = 0;
     std::uint32_t thread = 0;  ///< this_thread() of the thread that made it
-    std::uint64_t id = 0;     ///< request id of the events (new at each start of a persistent request)
-    std::uint64_t bytes = 0;  ///< sends
+    std::uint64_t id = 0;      ///< request id of the events (new at each start of a persistent request)
+    std::uint64_t bytes = 0;   ///< sends
     events::CommunicatorHandle comm = 0;
     std::int32_t peer = 0;  ///< sends: destination
     std::int32_t tag = 0;   ///< sends
