@@ -375,6 +375,17 @@ def groups_coll(args):
     expected = {name: RING_C[name] for name in ('MPI_Allreduce', 'MPI_Bcast', 'MPI_Barrier', 'MPI_Allgather',
                                                 'MPI_Waitall')}
     check_all_ranks(run, expected)
+    # MPI_Comm_split is not recorded (group cg is off), but its communicator is defined:
+    # the collectives on it name it; no point-to-point events.
+    events = check_messages(run)
+    world = ('MPI_COMM_WORLD', (0, 1))
+    for rank in range(run.ranks):
+        half = ('MPI_Comm_split', (rank,))
+        collectives = [('allreduce', world, None, 16, 16)] * 3 + [
+            ('bcast', world, 0, 8 if rank == 0 else 0, 4), ('barrier', world, None, 0, 0),
+            ('allgather', half, None, 4, 4), ('allreduce', half, None, 8, 8)]
+        check_rank_messages(events, rank, {'MpiCollectiveBegin': 7, 'MpiCollectiveEnd': 7}, collectives)
+    assert 'does not know' not in run.stderr, run.stderr
     # The variable is known (no typo warning) and recorded in every rank's strata.cfg.
     assert 'is not a Strata variable' not in run.stderr, run.stderr
     with open(os.path.join(run.directory, 'strata.cfg')) as cfg:
