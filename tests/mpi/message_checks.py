@@ -50,13 +50,7 @@ class Events:
 
     def __init__(self):
         self.by_location = collections.defaultdict(list)
-        self.comms = {}
-
-    def locations_of_rank(self, rank):
-        return sorted(k for k in self.by_location if k.startswith('rank %d/' % rank))
-
-    def of_kind(self, location, kind):
-        return [f for k, _, f in self.by_location[location] if k == kind]
+        self.comms = {}  # definition reference -> Comm
 
 
 def read_messages(archive):
