@@ -41,6 +41,7 @@ std::vector<std::pair<std::int64_t, double>> largest(const RowResult& row) {
 
 std::vector<std::int64_t> rank_numbers(const std::vector<std::pair<std::int64_t, double>>& ranks) {
     std::vector<std::int64_t> numbers;
+    numbers.reserve(ranks.size());
     for (const auto& r : ranks) numbers.push_back(r.first);
     return numbers;
 }

@@ -69,9 +69,10 @@ void write_report_files(const std::string& directory, const std::vector<ReportFi
             }
         }
         if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-            const std::string cause = std::strerror(errno);
+            std::string message = path + ": cannot write: ";
+            message += std::strerror(errno);
             std::remove(temporary.c_str());
-            throw ReportError(path + ": cannot write: " + cause);
+            throw ReportError(message);
         }
     }
 }

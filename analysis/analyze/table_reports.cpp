@@ -75,6 +75,7 @@ Fields balance_fields(const RowResult& r) {
 
 std::vector<Fields> balance_rows(const std::vector<RowResult>& rows) {
     std::vector<Fields> out;
+    out.reserve(rows.size());
     for (const RowResult& r : rows) out.push_back(balance_fields(r));
     return out;
 }
@@ -84,7 +85,7 @@ std::vector<Fields> rank_rows(const AnalysisResult& result) {
     for (std::size_t i = 0; i < result.ranks.size(); ++i) {
         const RankResult& r = result.ranks[i];
         Fields f;
-        add_integer(f, "order", static_cast<long long>(i + 1));
+        add_integer(f, "order", static_cast<long long>(i) + 1);
         add_integer(f, "rank", r.rank);
         add_integer(f, "threads", r.threads);
         add_number(f, "useful_s", r.useful_s());
@@ -105,7 +106,7 @@ std::vector<Fields> finding_rows(const std::vector<Finding>& findings) {
     for (std::size_t i = 0; i < findings.size(); ++i) {
         const Finding& x = findings[i];
         Fields f;
-        add_integer(f, "index", static_cast<long long>(i + 1));
+        add_integer(f, "index", static_cast<long long>(i) + 1);
         add(f, "kind", x.kind);
         add(f, "region", x.region);
         add(f, "callpath", x.callpath);
