@@ -43,6 +43,8 @@ VERSIONS = ('1.0', '1.2', '2.0', '2.2', '3.0', '3.1')
 #     experiment directory and open the trace archive, and MPI_COMM_WORLD and
 #     MPI_COMM_SELF are defined (mpi_process_group.cpp).
 #     Later: measure the clock offsets to rank 0.
+#   MPI_Abort: before PMPI_Abort, this rank writes what it recorded alone
+#     (rank-<r>/ of the experiment); the others follow when they are killed.
 #   MPI_Finalize: before PMPI_Finalize, the ranks unify their definitions and
 #     write the experiment while MPI still works.  Later: clock offsets again.
 # Besides these, every function that creates a communicator (role newcomm) or
@@ -50,7 +52,7 @@ VERSIONS = ('1.0', '1.2', '2.0', '2.2', '3.0', '3.1')
 # (event_plan): later message events must be able to name the communicator.
 # Those run only when the call is the program's own (not made inside Strata or
 # inside another MPI call).
-HOOKS_BEFORE_CALL = {'MPI_Finalize': 'strata::mpi::before_finalize();'}
+HOOKS_BEFORE_CALL = {'MPI_Finalize': 'strata::mpi::before_finalize();', 'MPI_Abort': 'strata::mpi::before_abort();'}
 HOOKS_AFTER_CALL = {'MPI_Init': 'strata::mpi::after_init();', 'MPI_Init_thread': 'strata::mpi::after_init();'}
 
 # Blocking collectives with MpiCollectiveBegin/End: the operation is the

@@ -103,6 +103,12 @@ void after_init() {
     define_world_and_self();
 }
 
+void before_abort() {
+    MeasurementScope scope;
+    if (g_group == nullptr) return;
+    events::abort_multi_process("it called MPI_Abort");
+}
+
 void before_finalize() {
     MeasurementScope scope;  // as in after_init: parallel HDF5 calls MPI_Comm_dup, MPI_Allreduce, ...
     if (g_group == nullptr) return;

@@ -41,6 +41,9 @@ private:
 /// job to the core (experiment directory, trace archive) and defines
 /// MPI_COMM_WORLD and MPI_COMM_SELF (communicators.hpp).
 void after_init();
+/// Called by the MPI_Abort wrapper before PMPI_Abort: this rank writes what it
+/// recorded alone (the others are killed by the MPI runtime and do the same).
+void before_abort();
 /// Called by the MPI_Finalize wrapper before PMPI_Finalize: the core writes
 /// the experiment of all ranks together.  Reports events that named a
 /// communicator Strata did not know.

@@ -495,6 +495,44 @@ def fortran_f08_np2(args):
     fortran_messages(run)
 
 
+def failure_run(args, name, how, failing_rank, reason):
+    """Rank `failing_rank` fails; each rank writes alone into rank-<r>/ with an INCOMPLETE note."""
+    directory = os.path.join(args.work_dir, name)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    # Give the killed ranks time to write (Open MPI sends SIGTERM, then SIGKILL after this many seconds).
+    env = clean_environment(dict(TRACING, OMPI_MCA_odls_base_sigkill_timeout='5'))
+    command = [args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'), how]
+    p = subprocess.run(command, cwd=directory, env=env, capture_output=True, text=True, timeout=240)
+    assert p.returncode != 0, 'the job must fail'
+    everything = glob.glob(os.path.join(directory, 'strata-*'))
+    expect_equal(len(everything), 1, 'one experiment directory: %s' % everything)
+    experiment = everything[0]
+    with open(os.path.join(experiment, 'rank-%d' % failing_rank, 'INCOMPLETE')) as note:
+        assert reason in note.read(), 'INCOMPLETE of rank %d lacks %r' % (failing_rank, reason)
+    for rank in range(4):
+        rank_dir = os.path.join(experiment, 'rank-%d' % rank)
+        assert os.path.isfile(os.path.join(rank_dir, 'INCOMPLETE')), p.stderr
+        events = reader.read_otf2(os.path.join(rank_dir, 'traces.otf2'))
+        expect_equal(sorted(events), ['rank %d/thread 0' % rank], 'rank %d: locations' % rank)
+        pairs = reader.check_nesting(events['rank %d/thread 0' % rank])
+        expect_equal(pairs['work'], 3, 'rank %d: work regions before the failure' % rank)
+        assert pairs['MPI_Barrier'] >= 3, (rank, pairs)
+        visits = reader.visits_by_path(reader.read_profile(os.path.join(rank_dir, 'profile.h5')))
+        expect_equal(sum(n for path, n in visits.items() if path.endswith('/work') or path == 'work'), 3,
+                     'rank %d: work visits in profile.h5' % rank)
+
+
+@scenario
+def failure_abort_np4(args):
+    failure_run(args, 'failure-abort', 'abort', 1, 'it called MPI_Abort')
+
+
+@scenario
+def failure_segv_np4(args):
+    failure_run(args, 'failure-segv', 'segv', 2, 'it received signal 11')
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('scenario', choices=sorted(SCENARIOS))

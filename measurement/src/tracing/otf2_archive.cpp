@@ -456,10 +456,28 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
         if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe(rc);
     };
+    // A rank writing alone (it failed or was killed) still has communicators
+    // naming every rank: the other ranks get empty placeholder locations, so
+    // that every reference in the archive resolves.
+    std::int32_t world_size = 0;
+    for (const CommunicatorDefinition& c : defs.communicators) {
+        for (std::int32_t w : c.world_ranks) world_size = std::max(world_size, w + 1);
+    }
+    const bool alone = group_ == nullptr && world_size > 0;
+    std::vector<LocationDefinition> all_locations = locations;
+    if (alone) {
+        for (std::int32_t w = 0; w < world_size; ++w) {
+            if (w == rank_) continue;
+            const LocationDefinition placeholder{static_cast<std::uint64_t>(w) << 32, "thread 0 (not recorded here)", 0};
+            all_locations.push_back(placeholder);
+            OTF2_EvtWriter* empty = OTF2_Archive_GetEvtWriter(archive_, placeholder.id);
+            if (empty != nullptr) writers_.push_back(empty);
+        }
+    }
     for (OTF2_EvtWriter* w : writers_) check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing an event writer");
     writers_.clear();
     check(OTF2_Archive_CloseEvtFiles(archive_), "closing the event files");
-    const std::string local_error = write_local_definitions(defs, locations, clock_points);
+    const std::string local_error = write_local_definitions(defs, all_locations, clock_points);
     if (error.empty()) error = local_error;
 
     // Every rank's host, time span and locations go to rank 0, which writes the
@@ -496,12 +514,18 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
                 ranks.push_back(std::move(info));
             }
         }
+    } else if (alone) {
+        for (std::int32_t w = 0; w < world_size; ++w) {
+            RankInfo info = mine;
+            if (w != rank_) info.locations = {all_locations[locations.size() + (w < rank_ ? w : w - 1)]};
+            ranks.push_back(std::move(info));
+        }
     } else {
         ranks.push_back(mine);
     }
 
     if (rank_ == 0 || group_ == nullptr) {  // rank 0, or a rank that writes alone
-        const std::string global_error = write_global_definitions(archive_, defs, ranks, rank_);
+        const std::string global_error = write_global_definitions(archive_, defs, ranks, alone ? 0 : rank_);
         if (error.empty()) error = global_error;
     }
     check(OTF2_Archive_Close(archive_), "closing the archive");

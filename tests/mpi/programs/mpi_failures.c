@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* A rank fails in the middle of the run: `abort` -> rank 1 calls MPI_Abort,
+ * `segv` -> rank 2 dies from SIGSEGV.  Every rank first does 3 barriers inside
+ * the user region "work".  The experiment must keep what every rank recorded. */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <strata/strata.h>
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < 3; ++i) {
+        STRATA_REGION_BEGIN("work");
+        MPI_Barrier(MPI_COMM_WORLD);
+        STRATA_REGION_END("work");
+    }
+    const char* how = argc > 1 ? argv[1] : "abort";
+    if (strcmp(how, "abort") == 0 && rank == 1) MPI_Abort(MPI_COMM_WORLD, 3);
+    if (strcmp(how, "segv") == 0 && rank == 2) {
+        volatile int* p = (volatile int*)(long)(argc - argc);
+        *p = 1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);  /* the others wait here until they are killed */
+    MPI_Finalize();
+    return 0;
+}
