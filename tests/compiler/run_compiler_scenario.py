@@ -291,6 +291,22 @@ def exceptions(args):
     check_experiment(work, {'main': 1, 'main/outer(int)': 2, 'main/outer(int)/inner(int)': 2})
 
 
+@scenario
+def own_allocator(args):
+    # operator new/delete compiled with -finstrument-functions: the first events of the
+    # thread, new call-path nodes and new trace pages allocate through them.
+    work = Work(args, 'own-allocator')
+    work.program('own_allocator.cpp', 'own_allocator', 'g++', libs=())
+    for env in ({}, {'STRATA_TOTAL_MEMORY': '256K', 'STRATA_PAGE_SIZE': '16K'}):
+        work.run('own_allocator', env=env)
+        expect_equal(work.stdout, '500\n', 'program output')
+        events = reader.read_otf2(os.path.join(work.experiment, 'traces.otf2'))
+        pairs = reader.check_nesting(events['thread 0'])
+        expect_equal(pairs['work(int)'], 5, 'work calls')
+        assert pairs['operator new(unsigned long)'] >= 5, pairs
+        shutil.rmtree(work.experiment)
+
+
 # ---------------------------------------------------------------- shared objects and threads
 
 @scenario

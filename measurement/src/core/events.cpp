@@ -134,6 +134,8 @@ void enter_at(Ticks time, RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
     Location* loc = location::current();
+    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     if (table == &runtime::detail::off_table) {
         push(loc, region | kUndelivered);
         return;
@@ -148,7 +150,9 @@ void enter(RegionHandle region) {
     const substrate::EnterFn single = table != nullptr ? table->single_enter : nullptr;
     // One test covers: inactive, recording off (off_table has no single_enter),
     // several substrates, and the first event of this thread.
-    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr || region == 0)) return enter_general(region);
+    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr || region == 0 || loc->busy)) {
+        return enter_general(region);
+    }
     const Ticks time = timer::now();
     push(loc, region);
     return single(*loc, time, region);
@@ -158,6 +162,8 @@ void exit_at(Ticks time, RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
     Location* loc = location::current();
+    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
         exit_unmatched(table, loc, time, region);
         return;
@@ -170,7 +176,7 @@ void exit(RegionHandle region) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
     const substrate::ExitFn single = table == &runtime::detail::on_table ? table->single_exit : nullptr;
-    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr)) return exit_general(region);
+    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr || loc->busy)) return exit_general(region);
     const Ticks time = timer::now();
     if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
         return exit_unmatched(table, loc, time, region);
@@ -183,6 +189,8 @@ void parameter_int(ParameterHandle parameter, std::int64_t value) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr)) return;
     Location* loc = location::current();
+    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = timer::now();
     for (auto* f = table->parameter_int; *f; ++f) (*f)(*loc, time, parameter, value);
 }
@@ -192,6 +200,8 @@ void parameter_string(ParameterHandle parameter, std::string_view value) {
     if (STRATA_UNLIKELY(table == nullptr) || table->parameter_string[0] == nullptr) return;
     const StringHandle text = definitions().intern(value);
     Location* loc = location::current();
+    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = timer::now();
     for (auto* f = table->parameter_string; *f; ++f) (*f)(*loc, time, parameter, text);
 }
@@ -207,6 +217,8 @@ inline void mpi_dispatch(const substrate::MpiEvent& event) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr) || table->mpi_event[0] == nullptr) return;
     Location* loc = location::current();
+    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = timer::now();
     for (auto* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
 }
@@ -267,6 +279,8 @@ void set_recording(bool on) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table == nullptr) return;
     Location* loc = location::current();
+    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const RegionHandle off_region = runtime::detail::recording_off_region;
     if (!on) {
         if (table == &runtime::detail::off_table) return;  // already off

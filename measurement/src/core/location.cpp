@@ -33,6 +33,12 @@ namespace detail {
 __thread Location* current __attribute__((tls_model("initial-exec"))) = nullptr;
 
 Location* create_current() {
+    // Creating a location allocates; a program whose own allocator is
+    // instrumented would come back here from inside `new` and recurse without
+    // end.  Events of that inner call are not recorded (nullptr) instead.
+    static __thread bool creating = false;
+    if (creating) return nullptr;
+    creating = true;
     auto* loc = new Location();
     loc->grow_stack();
     {
@@ -46,6 +52,7 @@ Location* create_current() {
         if (s->location_created) s->location_created(*loc);
     }
     current = loc;
+    creating = false;
     return loc;
 }
 }  // namespace detail

@@ -38,6 +38,12 @@ struct Location {
 
     std::uint64_t unmatched_exits = 0;
 
+    /// Set while Strata itself works on this thread in a slow path that may
+    /// allocate (a new call-path node, a trace page, a flush).  A program whose
+    /// allocator is instrumented calls back into the event API from there; those
+    /// events are ignored instead of re-entering (and dead-locking) Strata.
+    bool busy = false;
+
     Location() = default;
     Location(const Location&) = delete;
     Location& operator=(const Location&) = delete;
@@ -54,7 +60,8 @@ extern __thread Location* current __attribute__((tls_model("initial-exec")));
 Location* create_current();
 }  // namespace detail
 
-/// The calling thread's location, created on first use.
+/// The calling thread's location, created on first use; nullptr only while it
+/// is being created (an event from inside the allocation, which is dropped).
 inline Location* current() {
     Location* loc = detail::current;
     if (__builtin_expect(loc == nullptr, 0)) loc = detail::create_current();

@@ -6,7 +6,7 @@
 
 namespace strata::profiling {
 
-CallTree::CallTree(PagePool& pool) : pool_(pool) {
+CallTree::CallTree(PagePool& pool, bool* busy) : pool_(pool), busy_(busy != nullptr ? busy : &unused_busy_) {
     per_page_ = pool_.page_size() / sizeof(Node);
     if (per_page_ == 0) per_page_ = 1;
     stack_.resize(64);
@@ -38,6 +38,11 @@ CallTree::Node* CallTree::add_node() {
 
 CallTree::Node* CallTree::find_or_add(Node* parent, RegionHandle region, ParameterHandle parameter,
                                       std::int64_t value, std::uint32_t is_string) {
+    struct BusyScope {  // a new node may allocate a page or grow pages_
+        bool* flag;
+        explicit BusyScope(bool* f) : flag(f) { *flag = true; }
+        ~BusyScope() { *flag = false; }
+    } busy(busy_);
     for (Node* c = parent->first_child; c != nullptr; c = c->next_sibling) {
         if (c->region == region && c->parameter == parameter && c->value == value) {
             parent->hint = c;
@@ -58,10 +63,12 @@ CallTree::Node* CallTree::find_or_add(Node* parent, RegionHandle region, Paramet
 }
 
 void CallTree::grow_stack() {
+    *busy_ = true;
     const std::size_t depth = static_cast<std::size_t>(top_ - stack_.data());
     stack_.resize(stack_.size() * 2);
     top_ = stack_.data() + depth;
     stack_end_ = stack_.data() + stack_.size();
+    *busy_ = false;
 }
 
 void CallTree::push_folded(Ticks time) {

@@ -40,7 +40,8 @@ public:
         Ticks inclusive = 0;
     };
 
-    explicit CallTree(PagePool& pool);
+    /// `busy` is set while the tree allocates (see Location::busy); may be nullptr.
+    explicit CallTree(PagePool& pool, bool* busy = nullptr);
     ~CallTree();
     CallTree(const CallTree&) = delete;
     CallTree& operator=(const CallTree&) = delete;
@@ -90,6 +91,8 @@ private:
     void grow_stack();
 
     PagePool& pool_;
+    bool* busy_;
+    bool unused_busy_ = false;
     std::vector<Node*> pages_;
     std::size_t per_page_ = 1;
     std::uint32_t size_ = 0;

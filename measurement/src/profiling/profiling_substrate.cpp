@@ -28,7 +28,7 @@ inline CallTree& tree(Location& loc) __attribute__((always_inline));
 inline CallTree& tree(Location& loc) { return *static_cast<CallTree*>(loc.substrate_data[g_slot]); }
 
 void on_location_created(Location& loc) {
-    loc.substrate_data[g_slot] = new CallTree(page_pool());
+    loc.substrate_data[g_slot] = new CallTree(page_pool(), &loc.busy);
 }
 
 void on_enter(Location& loc, Ticks time, RegionHandle region) { tree(loc).enter(time, region); }

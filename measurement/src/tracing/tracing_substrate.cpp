@@ -80,6 +80,7 @@ std::string flush(TraceLocation& tl, bool final) {
 /// the others have seen that record too).
 __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, RecordType type, Ticks time,
                                           std::uint64_t a, std::uint64_t b, bool write = true) {
+    loc.busy = true;  // pages, a flush and OTF2 allocate (see Location::busy)
     bool flushed = false;
     Ticks begin = 0, end = 0;
     if (!tl.buffer.add_page() && !tl.buffer.empty()) {
@@ -101,8 +102,10 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
         runtime::warn_once("trace-no-memory",
                            "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
                            "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
+        loc.busy = false;
         return;
     }
+    loc.busy = false;
     if (!write) {
         // The caller writes its own record.
     } else if (type == RecordType::parameter_int || type == RecordType::parameter_string) {
