@@ -30,11 +30,7 @@ struct Location {
     /// Per-substrate state, indexed by the substrate's position in the runtime.
     void* substrate_data[substrate::kMaxSubstrates] = {};
 
-    /// Depth at which recording was switched off on this thread (or -1).
-    std::int64_t recording_off_depth = -1;
 
-    /// Last timestamp handed to the substrates (keeps explicit times monotonic).
-    Ticks last_time = 0;
 
     std::uint64_t unmatched_exits = 0;
 

@@ -2,7 +2,6 @@
 // Tracing substrate callbacks, buffer flushes and the end-of-run conversion.
 #include "tracing/tracing_substrate.hpp"
 
-#include <atomic>
 #include <cstdio>
 
 #include "core/location.hpp"
@@ -27,7 +26,6 @@ struct TraceLocation {
 };
 
 constexpr int g_slot = substrate::slot_tracing;
-std::atomic<std::uint64_t> g_lost_total{0};
 
 inline TraceLocation& state(Location& loc) { return *static_cast<TraceLocation*>(loc.substrate_data[g_slot]); }
 
@@ -98,7 +96,6 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     }
     if (!tl.buffer.has_room()) {
         ++tl.lost;
-        g_lost_total.fetch_add(1, std::memory_order_relaxed);
         runtime::warn_once("trace-no-memory",
                            "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
                            "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
@@ -192,7 +189,6 @@ void reset() {
     }
     delete archive_slot();
     archive_slot() = new Otf2Archive();
-    g_lost_total.store(0);
 }
 
 void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) {
@@ -245,18 +241,5 @@ constexpr substrate::Callbacks kCallbacks = {
 }  // namespace
 
 const substrate::Callbacks& substrate_callbacks() { return kCallbacks; }
-
-TraceStats stats() {
-    TraceStats s;
-    for (Location* loc : location::all()) {
-        auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
-        if (tl == nullptr) continue;
-        s.records += tl->records + tl->buffer.records();
-        s.buffer_bytes += tl->bytes + tl->buffer.bytes();
-        s.flushes += tl->flushes;
-        s.lost += tl->lost;
-    }
-    return s;
-}
 
 }  // namespace strata::tracing
