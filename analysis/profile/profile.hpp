@@ -59,6 +59,21 @@ enum class RegionRole : std::uint8_t {
     coll_all2all = 11,
     coll_other = 12,
     artificial = 13,
+    sections = 14,
+    section = 15,
+    single = 16,
+    single_sblock = 17,
+    master = 18,
+    critical = 19,
+    critical_sblock = 20,
+    atomic = 21,
+    ordered = 22,
+    ordered_sblock = 23,
+    task = 24,
+    task_create = 25,
+    task_wait = 26,
+    workshare = 27,
+    lock = 28,
 };
 
 /// The kind of a location (a metric column).

@@ -2,6 +2,8 @@
 // The event path: nesting repair, recording on/off, parameters, inactive runtime.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "core/location.hpp"
 #include "runtime_fixture.hpp"
 
@@ -147,6 +149,72 @@ TEST_F(EventsTest, FinalizeClosesOpenRegions) {
     EXPECT_FALSE(events::is_active());
     events::enter(a);  // after finalisation: ignored
     EXPECT_EQ(seen_events().size(), 4u);
+}
+
+/// The kinds of the events seen, in order ("FBEL..."), without times.
+std::string kinds() {
+    std::string out;
+    for (const SeenEvent& e : seen_events()) out += e.kind;
+    return out;
+}
+
+TEST_F(EventsTest, ThreadTeamEventsAndTheInheritedCallPath) {
+    start({&recording_substrate()});
+    const RegionHandle outer = region("outer"), parallel = region("parallel");
+    events::enter(outer);
+    events::enter(parallel);
+    events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 2);
+    ASSERT_NE(fork, nullptr);
+    events::thread_team_begin(fork, 0, 2);
+    std::vector<SeenEvent> worker_seen;
+    std::thread worker([&] {
+        // seen_events() is not thread-safe: the main thread waits in join() meanwhile.
+        events::thread_team_begin(fork, 1, 2);
+        events::thread_team_end();
+    });
+    worker.join();
+    events::thread_team_end();
+    events::thread_join(fork);
+    events::exit(parallel);
+    events::exit(outer);
+    EXPECT_EQ(kinds(), "EEFBBXXJLL");
+    const auto& seen = seen_events();
+    EXPECT_EQ(seen[2].value, 2);  // requested threads
+    EXPECT_EQ(seen[3].value, 0);  // thread 0 inherits nothing: its call path is its own
+    EXPECT_EQ(seen[4].value, 2);  // the worker continues outer/parallel
+    EXPECT_EQ(seen[3].id, seen[4].id);  // one team
+    EXPECT_EQ(seen[5].id, seen[4].id);
+
+    // The team is a communicator of the OpenMP paradigm whose members are the two threads.
+    const DefinitionsSnapshot defs = definitions().snapshot();
+    ASSERT_EQ(defs.communicators.size(), 1u);
+    EXPECT_EQ(defs.communicators[0].paradigm, Paradigm::openmp);
+    EXPECT_EQ(defs.communicators[0].world_ranks, (std::vector<std::int32_t>{0, 1}));
+}
+
+TEST_F(EventsTest, ThreadTeamEndClosesRegionsLeftOpenInIt) {
+    start({&recording_substrate()});
+    const RegionHandle a = region("a");
+    events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 1);
+    events::thread_team_begin(fork, 0, 1);
+    events::enter(a);  // never left by the program
+    events::thread_team_end();
+    events::thread_join(fork);
+    EXPECT_EQ(kinds(), "FBELXJ");
+    EXPECT_EQ(location::current()->depth, 0u);
+}
+
+TEST_F(EventsTest, NoTeamIsRecordedWhileRecordingIsOff) {
+    start({&recording_substrate()});
+    events::set_recording(false);
+    events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 2);
+    EXPECT_EQ(fork, nullptr);
+    events::thread_team_begin(fork, 0, 2);
+    events::set_recording(true);
+    events::thread_team_end();  // balanced with the begin above, delivers nothing
+    events::thread_join(fork);
+    EXPECT_EQ(kinds(), "EL");   // only the STRATA_RECORDING_OFF region
+    EXPECT_TRUE(definitions().snapshot().communicators.empty());
 }
 
 }  // namespace

@@ -121,6 +121,43 @@ TEST_F(CallTreeTest, ThreadsAreSeparateLocationsMergedByCallPath) {
     EXPECT_DOUBLE_EQ(rows(data, 1).at("work").inclusive, 20e-9);
 }
 
+TEST_F(CallTreeTest, TeamThreadsContinueTheForkingThreadsCallPath) {
+    start({&profiling::substrate_callbacks()});
+    const RegionHandle main_region = region("main"), parallel = region("parallel"), work = region("work");
+    events::enter(main_region);
+    events::enter(parallel);
+    events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 2);
+    events::thread_team_begin(fork, 0, 2);
+    events::enter(work);
+    events::exit(work);
+    std::thread worker([&] {
+        events::thread_team_begin(fork, 1, 2);
+        for (int i = 0; i < 3; ++i) {
+            events::enter(work);
+            events::exit(work);
+        }
+        events::thread_team_end();
+    });
+    worker.join();
+    events::thread_team_end();
+    events::thread_join(fork);
+    events::exit(parallel);
+    events::exit(main_region);
+    runtime::finalize();
+    const auto data = profiling::collect();
+    ASSERT_EQ(data.locations.size(), 2u);
+    ASSERT_EQ(data.callpaths.size(), 3u);  // main, main/parallel, main/parallel/work: one tree
+    const auto master = rows(data, 0), team_thread = rows(data, 1);
+    EXPECT_EQ(master.at("main/parallel/work").visits, 1u);
+    EXPECT_EQ(team_thread.at("main/parallel/work").visits, 3u);
+    // The inherited call paths are not visits of the team thread, but hold its time.
+    EXPECT_EQ(team_thread.at("main").visits, 0u);
+    EXPECT_EQ(team_thread.at("main/parallel").visits, 0u);
+    EXPECT_GE(team_thread.at("main/parallel").inclusive, team_thread.at("main/parallel/work").inclusive);
+    EXPECT_GE(team_thread.at("main").inclusive, team_thread.at("main/parallel").inclusive);
+    EXPECT_GT(team_thread.at("main").inclusive, 0.0);
+}
+
 TEST_F(CallTreeTest, OutOfMemoryFoldsNewCallPathsIntoTheirParent) {
     // 4 pages of 4 KiB: the root page plus a few; deep distinct paths run out.
     start({&profiling::substrate_callbacks()}, 16 << 10, 4 << 10);

@@ -14,9 +14,21 @@ void on_pint(Location&, Ticks t, ParameterHandle p, std::int64_t v) { g_seen.pus
 void on_pstr(Location&, Ticks t, ParameterHandle p, StringHandle v) {
     g_seen.push_back({'S', t, p, static_cast<std::int64_t>(v)});
 }
+// Thread events: 'F' fork (value: requested threads), 'J' join, 'B' team begin
+// (region field: team, value: depth of the inherited call path), 'X' team end.
+void on_thread(Location&, Ticks t, const substrate::ThreadEvent& e) {
+    using K = substrate::ThreadEvent;
+    switch (e.kind) {
+        case K::fork: g_seen.push_back({'F', t, 0, e.requested_threads}); break;
+        case K::join: g_seen.push_back({'J', t, 0, 0}); break;
+        case K::team_begin: g_seen.push_back({'B', t, e.team, e.inherited_depth}); break;
+        case K::team_end: g_seen.push_back({'X', t, e.team, 0}); break;
+    }
+}
 void on_reset() { g_seen.clear(); }
-constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit, on_pint, on_pstr,
-                                             nullptr,     nullptr, nullptr, on_reset};
+constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit,  on_pint,
+                                             on_pstr,     nullptr, on_thread, nullptr, nullptr,
+                                             on_reset};
 }  // namespace
 
 const substrate::Callbacks& recording_substrate() { return kRecording; }

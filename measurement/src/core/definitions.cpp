@@ -89,6 +89,38 @@ events::CommunicatorHandle Definitions::define_communicator(const events::Commun
     return handle;
 }
 
+events::CommunicatorHandle Definitions::define_thread_team(std::uint32_t master, std::uint32_t size) {
+    const std::string key = "team/" + std::to_string(master) + '/' + std::to_string(size);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = communicator_index_.find(key);
+    if (it != communicator_index_.end()) return it->second;
+    CommunicatorDefinition def;
+    def.name = intern_locked("OpenMP team of " + std::to_string(size) + " from thread " + std::to_string(master));
+    def.id_sequence = kThreadTeamSequence | static_cast<std::uint32_t>(communicators_.size());
+    def.world_ranks.assign(size, -1);
+    def.paradigm = Paradigm::openmp;
+    communicators_.push_back(std::move(def));
+    const auto handle = static_cast<events::CommunicatorHandle>(communicators_.size());
+    communicator_index_.emplace(key, handle);
+    return handle;
+}
+
+void Definitions::note_team_member(events::CommunicatorHandle team, std::uint32_t thread_number,
+                                   std::uint32_t location) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (team == 0 || team > communicators_.size()) return;
+    std::vector<std::int32_t>& members = communicators_[team - 1].world_ranks;
+    if (thread_number < members.size() && members[thread_number] < 0) {
+        members[thread_number] = static_cast<std::int32_t>(location);
+    }
+}
+
+void DefinitionsSnapshot::set_rank(int rank) {
+    for (CommunicatorDefinition& c : communicators) {
+        if (c.paradigm == Paradigm::openmp) c.id_root = static_cast<std::uint32_t>(rank);
+    }
+}
+
 std::string Definitions::string(StringHandle h) const {
     std::lock_guard<std::mutex> lock(mutex_);
     return h == 0 || h > strings_.size() ? std::string() : strings_[h - 1];

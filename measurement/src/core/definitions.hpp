@@ -32,13 +32,20 @@ struct ParameterDefinition {
     events::ParameterType type = events::ParameterType::integer;
 };
 
-/// An MPI communicator: job-wide id (see events::CommunicatorSpec) and members.
+/// A communicator: an MPI communicator (job-wide id, see events::CommunicatorSpec)
+/// or a thread team of one rank (paradigm openmp).
 struct CommunicatorDefinition {
     StringHandle name = 0;
-    std::uint32_t id_root = 0;
+    std::uint32_t id_root = 0;  ///< thread teams: the rank (set by DefinitionsSnapshot::set_rank)
     std::uint32_t id_sequence = 0;
+    /// MPI: the MPI_COMM_WORLD rank of each member.  Thread team: the location
+    /// index (within the rank) of each thread number, -1 for a thread never seen.
     std::vector<std::int32_t> world_ranks;
+    Paradigm paradigm = Paradigm::mpi;
 };
+
+/// Thread teams get id_sequence values from here on, so they never meet MPI ids.
+constexpr std::uint32_t kThreadTeamSequence = 0x80000000u;
 
 /// A consistent copy of all definitions, for writers.
 struct DefinitionsSnapshot {
@@ -46,6 +53,9 @@ struct DefinitionsSnapshot {
     std::vector<RegionDefinition> regions;       ///< regions[h - 1]
     std::vector<ParameterDefinition> parameters; ///< parameters[h - 1]
     std::vector<CommunicatorDefinition> communicators;  ///< communicators[h - 1]
+
+    /// Thread teams belong to the rank that writes them: makes their ids job-wide.
+    void set_rank(int rank);
 };
 
 class Definitions {
@@ -55,6 +65,10 @@ public:
     RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags) const;
     ParameterHandle define_parameter(std::string_view name, events::ParameterType type);
     events::CommunicatorHandle define_communicator(const events::CommunicatorSpec& spec);
+    /// The team of `size` threads forked by location `master` (one definition per pair).
+    events::CommunicatorHandle define_thread_team(std::uint32_t master, std::uint32_t size);
+    /// Location `location` worked as thread `thread_number` of `team` (the first one seen is kept).
+    void note_team_member(events::CommunicatorHandle team, std::uint32_t thread_number, std::uint32_t location);
 
     /// Text of a string handle (copy; takes the lock).
     std::string string(StringHandle h) const;

@@ -14,8 +14,10 @@
 // so every substrate sees balanced enter/exit pairs.
 #include "strata/measurement/events.hpp"
 
+#include <atomic>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "core/definitions.hpp"
 #include "core/location.hpp"
@@ -269,6 +271,136 @@ void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t r
     e.bytes_received = bytes_received;
     e.op = static_cast<std::uint8_t>(op);
     mpi_dispatch(e);
+}
+
+// --- threads ------------------------------------------------------------------
+
+struct ForkContext {
+    Paradigm model = Paradigm::openmp;
+    std::uint32_t master = 0;         ///< location index of the forking thread
+    std::vector<RegionHandle> path;   ///< call path open there at the fork
+    /// (team size << 32) | team handle of the last team_begin: the threads of
+    /// one fork look the team up once instead of taking the definitions lock.
+    std::atomic<std::uint64_t> team{0};
+};
+
+namespace {
+inline void thread_dispatch(const EventTable* table, Location& loc, Ticks time, const substrate::ThreadEvent& e) {
+    for (auto* f = table->thread_event; *f; ++f) (*f)(loc, time, e);
+}
+
+std::uint32_t team_of(ForkContext& fork, std::uint32_t size) {
+    const std::uint64_t cached = fork.team.load(std::memory_order_relaxed);
+    if ((cached >> 32) == size && (cached & 0xffffffffu) != 0) return static_cast<std::uint32_t>(cached);
+    const events::CommunicatorHandle team =
+        define_or_degrade("thread team", [&] { return definitions().define_thread_team(fork.master, size); });
+    fork.team.store((static_cast<std::uint64_t>(size) << 32) | team, std::memory_order_relaxed);
+    return team;
+}
+
+/// Closes regions a thread left open inside its team (the runtime ended the
+/// team under them), so that every substrate stays well nested.
+void close_regions_above(const EventTable* table, Location* loc, Ticks time, std::uint32_t depth) {
+    if (loc->depth <= depth) return;
+    runtime::warn_once("team-end-open-regions",
+                       "strata: warning: a thread ended its work in a thread team with regions still open "
+                       "(innermost: '" + definitions().region_name(loc->stack[loc->depth - 1] & ~kUndelivered) +
+                           "'); they are closed there (reported once)");
+    while (loc->depth > depth) {
+        const RegionHandle top = loc->stack[--loc->depth];
+        if ((top & kUndelivered) == 0 && table != nullptr) deliver_exit(table, loc, time, top);
+    }
+}
+}  // namespace
+
+ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (table != &runtime::detail::on_table) return nullptr;  // inactive, or recording off
+    Location* loc = location::current();
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return nullptr;
+    const Ticks time = timer::now();
+    loc->busy = true;  // the context allocates
+    ForkContext* fork = new (std::nothrow) ForkContext;
+    if (fork != nullptr) {
+        fork->model = model;
+        fork->master = loc->index;
+        fork->path.reserve(loc->inherited.size() + loc->depth);
+        fork->path = loc->inherited;
+        for (std::uint32_t i = 0; i < loc->depth; ++i) {
+            if ((loc->stack[i] & kUndelivered) == 0) fork->path.push_back(loc->stack[i]);
+        }
+    }
+    loc->busy = false;
+    if (fork == nullptr) return nullptr;
+    substrate::ThreadEvent e;
+    e.kind = substrate::ThreadEvent::fork;
+    e.model = model;
+    e.requested_threads = requested_threads;
+    thread_dispatch(table, *loc, time, e);
+    return fork;
+}
+
+void thread_join(ForkContext* fork) {
+    if (fork == nullptr) return;
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    Location* loc = location::detail::current;
+    if (table != nullptr && loc != nullptr && !loc->busy) {
+        substrate::ThreadEvent e;
+        e.kind = substrate::ThreadEvent::join;
+        e.model = fork->model;
+        thread_dispatch(table, *loc, timer::now(), e);
+    }
+    delete fork;
+}
+
+void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (table == nullptr) return;
+    Location* loc = location::current();
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
+    const Ticks time = timer::now();
+    const std::uint32_t team = fork != nullptr ? team_of(*fork, team_size) : 0;
+    loc->busy = true;  // the membership lists and the definitions may allocate
+    if (team != 0 && (loc->last_noted_team != team || loc->last_noted_thread != thread_number)) {
+        definitions().note_team_member(team, thread_number, loc->index);
+        loc->last_noted_team = team;
+        loc->last_noted_thread = thread_number;
+    }
+    const auto inherited_before = static_cast<std::uint32_t>(loc->inherited.size());
+    loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth});
+    // Thread 0 is the forking thread: its own call path is already open.
+    const bool inherits = team != 0 && thread_number != 0 && !fork->path.empty();
+    if (inherits) loc->inherited.insert(loc->inherited.end(), fork->path.begin(), fork->path.end());
+    loc->busy = false;
+    if (team == 0) return;
+    substrate::ThreadEvent e;
+    e.kind = substrate::ThreadEvent::team_begin;
+    e.model = fork->model;
+    e.team = team;
+    e.thread_number = thread_number;
+    if (inherits) {
+        e.inherited = fork->path.data();
+        e.inherited_depth = static_cast<std::uint32_t>(fork->path.size());
+    }
+    thread_dispatch(table, *loc, time, e);
+}
+
+void thread_team_end() {
+    Location* loc = location::detail::current;
+    if (loc == nullptr || loc->busy || loc->teams.empty()) return;
+    const Location::TeamMembership membership = loc->teams.back();
+    loc->teams.pop_back();
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    const Ticks time = timer::now();
+    close_regions_above(table, loc, time, membership.depth);
+    const auto inherited = static_cast<std::uint32_t>(loc->inherited.size()) - membership.inherited_size;
+    loc->inherited.resize(membership.inherited_size);
+    if (membership.team == 0 || table == nullptr) return;
+    substrate::ThreadEvent e;
+    e.kind = substrate::ThreadEvent::team_end;
+    e.team = membership.team;
+    e.inherited_depth = inherited;
+    thread_dispatch(table, *loc, time, e);
 }
 
 bool is_recording() {

@@ -30,7 +30,18 @@ struct Location {
     /// Per-substrate state, indexed by the substrate's position in the runtime.
     void* substrate_data[substrate::kMaxSubstrates] = {};
 
-
+    /// Thread teams this thread works in, innermost last (events.hpp "threads").
+    struct TeamMembership {
+        std::uint32_t team = 0;            ///< CommunicatorHandle; 0: not recorded
+        std::uint32_t inherited_size = 0;  ///< size of `inherited` before this team began
+        std::uint32_t depth = 0;           ///< region stack depth when this team began
+    };
+    std::vector<TeamMembership> teams;
+    /// The call path taken over from forking threads (outermost first); it
+    /// precedes `stack` when this thread forks a team itself (nested parallelism).
+    std::vector<RegionHandle> inherited;
+    std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
+    std::uint32_t last_noted_thread = 0;
 
     std::uint64_t unmatched_exits = 0;
 

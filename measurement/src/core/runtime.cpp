@@ -69,13 +69,14 @@ void ignore_region_event(Location&, Ticks, RegionHandle) {}
 
 void build_tables() {
     detail::on_table = substrate::EventTable{};
-    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0;
+    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0, n_thread = 0;
     for (const substrate::Callbacks* s : state().substrates) {
         if (s->enter) detail::on_table.enter[n_enter++] = s->enter;
         if (s->exit) detail::on_table.exit[n_exit++] = s->exit;
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
         if (s->mpi_event) detail::on_table.mpi_event[n_mpi++] = s->mpi_event;
+        if (s->thread_event) detail::on_table.thread_event[n_thread++] = s->thread_event;
     }
     if (n_enter == 1 && n_exit == 1) {
         detail::on_table.single_enter = detail::on_table.enter[0];
@@ -86,7 +87,12 @@ void build_tables() {
     if (n_exit == 0) detail::on_table.exit[0] = ignore_region_event;
     // While recording is off only the exits of regions entered before are delivered.
     detail::off_table = substrate::EventTable{};
-    for (int i = 0; i <= substrate::kMaxSubstrates; ++i) detail::off_table.exit[i] = detail::on_table.exit[i];
+    // Thread teams are structure, not measurement: a team begun while recording
+    // was on must end in every substrate even if recording is off by then.
+    for (int i = 0; i <= substrate::kMaxSubstrates; ++i) {
+        detail::off_table.exit[i] = detail::on_table.exit[i];
+        detail::off_table.thread_event[i] = detail::on_table.thread_event[i];
+    }
 }
 
 void define_internal_regions() {
@@ -342,7 +348,9 @@ bool finalize() {
     ctx.rank = group != nullptr ? group->rank() : std::max(state().alone_rank, 0);
     ctx.clock_points = &state().clock_points;
     // The job's definitions: every substrate writes global ids (collective with a group).
-    const unification::Unified unified = unification::unify(definitions().snapshot(), group);
+    DefinitionsSnapshot local = definitions().snapshot();
+    local.set_rank(ctx.rank);
+    const unification::Unified unified = unification::unify(local, group);
     ctx.definitions = &unified;
     bool ok = true;
     for (const substrate::Callbacks* s : state().substrates) {

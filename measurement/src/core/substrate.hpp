@@ -56,6 +56,22 @@ struct MpiEvent {
 };
 using MpiEventFn = void (*)(Location&, Ticks, const MpiEvent&);
 
+/// A thread event (events.hpp, "threads").
+struct ThreadEvent {
+    enum Kind : std::uint8_t { fork, join, team_begin, team_end };
+    Kind kind = fork;
+    Paradigm model = Paradigm::openmp;
+    std::uint32_t requested_threads = 0;  ///< fork
+    std::uint32_t team = 0;               ///< team_begin/team_end: the team's CommunicatorHandle
+    std::uint32_t thread_number = 0;      ///< team_begin
+    /// team_begin of a thread other than the forking one: the call path open on
+    /// the forking thread at the fork (outermost first), which this thread's
+    /// work continues.  Empty for the forking thread itself.
+    const RegionHandle* inherited = nullptr;
+    std::uint32_t inherited_depth = 0;
+};
+using ThreadEventFn = void (*)(Location&, Ticks, const ThreadEvent&);
+
 /// Everything a substrate needs at the end of the run.
 struct FinalizeContext {
     const char* experiment_directory = nullptr;  ///< nullptr: write nothing (tests)
@@ -76,6 +92,7 @@ struct Callbacks {
     ParameterIntFn parameter_int;
     ParameterStringFn parameter_string;
     MpiEventFn mpi_event;
+    ThreadEventFn thread_event;
     /// The ranks have agreed on the experiment directory (after MPI_Init):
     /// collective set-up, e.g. opening the trace archive together.
     bool (*begin_multi_process)(events::ProcessGroup*, std::string* error);
@@ -98,6 +115,7 @@ struct EventTable {
     ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};
     ParameterStringFn parameter_string[kMaxSubstrates + 1] = {};
     MpiEventFn mpi_event[kMaxSubstrates + 1] = {};
+    ThreadEventFn thread_event[kMaxSubstrates + 1] = {};
 };
 
 }  // namespace substrate

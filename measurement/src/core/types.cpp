@@ -31,6 +31,21 @@ const char* to_string(RegionRole r) {
         case RegionRole::coll_all2all: return "coll_all2all";
         case RegionRole::coll_other: return "coll_other";
         case RegionRole::artificial: return "artificial";
+        case RegionRole::sections: return "sections";
+        case RegionRole::section: return "section";
+        case RegionRole::single: return "single";
+        case RegionRole::single_sblock: return "single_sblock";
+        case RegionRole::master: return "master";
+        case RegionRole::critical: return "critical";
+        case RegionRole::critical_sblock: return "critical_sblock";
+        case RegionRole::atomic: return "atomic";
+        case RegionRole::ordered: return "ordered";
+        case RegionRole::ordered_sblock: return "ordered_sblock";
+        case RegionRole::task: return "task";
+        case RegionRole::task_create: return "task_create";
+        case RegionRole::task_wait: return "task_wait";
+        case RegionRole::workshare: return "workshare";
+        case RegionRole::lock: return "lock";
         case RegionRole::unknown: break;
     }
     return "unknown";

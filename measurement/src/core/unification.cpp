@@ -86,6 +86,7 @@ std::string serialize(const Unified& defs) {
         put_u32(out, c.name);
         put_u32(out, c.id_root);
         put_u32(out, c.id_sequence);
+        put_u32(out, static_cast<std::uint32_t>(c.paradigm));
         put_u32(out, static_cast<std::uint32_t>(c.world_ranks.size()));
         for (std::int32_t r : c.world_ranks) put_u32(out, static_cast<std::uint32_t>(r));
     }
@@ -127,9 +128,9 @@ bool deserialize(const std::string& in, Unified* defs) {
     if (!get_u32(in, pos, &n)) return false;
     for (std::uint32_t i = 0; i < n; ++i) {
         CommunicatorDefinition c;
-        std::uint32_t members = 0;
+        std::uint32_t members = 0, paradigm = 0;
         if (!get_u32(in, pos, &c.name) || !get_u32(in, pos, &c.id_root) || !get_u32(in, pos, &c.id_sequence) ||
-            !get_u32(in, pos, &members) || c.name >= defs->strings.size() || members > in.size()) {
+            !get_u32(in, pos, &paradigm) || paradigm > 255 || !get_u32(in, pos, &members) || c.name >= defs->strings.size() || members > in.size()) {
             return false;
         }
         for (std::uint32_t m = 0; m < members; ++m) {
@@ -137,6 +138,7 @@ bool deserialize(const std::string& in, Unified* defs) {
             if (!get_u32(in, pos, &rank)) return false;
             c.world_ranks.push_back(static_cast<std::int32_t>(rank));
         }
+        c.paradigm = static_cast<Paradigm>(paradigm);
         defs->communicators.push_back(std::move(c));
     }
     return pos == in.size();

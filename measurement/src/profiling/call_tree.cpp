@@ -91,7 +91,28 @@ void CallTree::exit_slow(Ticks time) {
     } else if (top_->kind == kFolded) {
         --top_;  // its time stays in the parent
     }
-    // kRoot: an exit without an enter; the core never sends one.
+    // kRoot, kInherited: an exit without an enter; the core never sends one.
+}
+
+void CallTree::inherit(Ticks time, const RegionHandle* path, std::uint32_t depth) {
+    for (std::uint32_t i = 0; i < depth; ++i) {
+        Node* const current = top_->node;
+        Node* child = find_or_add(current, path[i], 0, 0, 0);
+        if (child == nullptr) {  // out of memory: the time stays in the parent
+            ++dropped_;
+            child = current;
+        }
+        if (top_ + 1 == stack_end_) grow_stack();
+        ++top_;
+        *top_ = Frame{child, time, kInherited};
+    }
+}
+
+void CallTree::leave_inherited(Ticks time, std::uint32_t depth) {
+    for (; depth > 0 && top_->kind == kInherited; --depth) {
+        if (top_ != stack_.data() && top_->node != (top_ - 1)->node) top_->node->inclusive += time - top_->start;
+        --top_;
+    }
 }
 
 void CallTree::parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string) {

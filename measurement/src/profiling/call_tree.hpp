@@ -70,13 +70,21 @@ public:
 
     void parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string);
 
+    /// A thread of a team continues the call path `path[0..depth)` open on the
+    /// thread that forked it: those call paths are opened here without counting
+    /// a visit (the forking thread counts them), so this thread's work appears
+    /// below them and their inclusive time is this thread's time inside them.
+    void inherit(Ticks time, const RegionHandle* path, std::uint32_t depth);
+    /// Closes the `depth` call paths opened by inherit().
+    void leave_inherited(Ticks time, std::uint32_t depth);
+
     std::uint32_t size() const { return size_; }
     /// Node by creation index (not for the hot path).
     const Node& node(std::uint32_t index) const { return pages_[index / per_page_][index % per_page_]; }
     std::uint64_t dropped() const { return dropped_; }
 
 private:
-    enum : std::uint32_t { kRegion = 0, kParameter = 1, kFolded = 2, kRoot = 3 };
+    enum : std::uint32_t { kRegion = 0, kParameter = 1, kFolded = 2, kRoot = 3, kInherited = 4 };
     struct Frame {
         Node* node;
         Ticks start;

@@ -40,6 +40,14 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
     tree(loc).parameter(time, p, value, true);
 }
 
+void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
+    if (e.kind == substrate::ThreadEvent::team_begin && e.inherited_depth > 0) {
+        tree(loc).inherit(time, e.inherited, e.inherited_depth);
+    } else if (e.kind == substrate::ThreadEvent::team_end && e.inherited_depth > 0) {
+        tree(loc).leave_inherited(time, e.inherited_depth);
+    }
+}
+
 std::string iso_time_now() {
     const std::time_t t = std::time(nullptr);
     std::tm utc{};
@@ -82,8 +90,8 @@ void reset() {
 }
 
 constexpr substrate::Callbacks kCallbacks = {
-    "profiling", on_location_created, on_enter, on_exit, on_parameter_int, on_parameter_string,
-    nullptr,     nullptr,             finalize, reset,
+    "profiling", on_location_created, on_enter, on_exit,  on_parameter_int, on_parameter_string,
+    nullptr,     on_thread_event,     nullptr,  finalize, reset,
 };
 
 }  // namespace

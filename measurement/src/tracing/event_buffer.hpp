@@ -35,10 +35,14 @@ enum class RecordType : std::uint8_t {
     mpi_request_cancelled = 12,  ///< request
     mpi_collective_begin = 13,   ///< (nothing; the varint slot is 0)
     mpi_collective_end = 14,     ///< operation, communicator, zig-zag root, bytes sent, bytes received
+    thread_fork = 15,            ///< paradigm, requested threads
+    thread_join = 16,            ///< paradigm
+    thread_team_begin = 17,      ///< team (communicator)
+    thread_team_end = 18,        ///< team (communicator)
 };
 
 /// Number of varint fields after the time, per record type.
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5};
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 2, 1, 1, 1};
 constexpr int kMaxFields = 5;
 
 /// Largest record: type + time + 5 fields, varints of at most 10 bytes each.

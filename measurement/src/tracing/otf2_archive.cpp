@@ -109,6 +109,21 @@ OTF2_Paradigm to_otf2(Paradigm p) {
     return OTF2_PARADIGM_UNKNOWN;
 }
 
+/// The thread records (fields: see RecordType).
+OTF2_ErrorCode convert_thread(OTF2_EvtWriter* w, const Record& r) {
+    const std::uint64_t* f = r.field;
+    switch (r.type) {
+        case RecordType::thread_fork:
+            return OTF2_EvtWriter_ThreadFork(w, nullptr, r.time, to_otf2(static_cast<Paradigm>(f[0])),
+                                             static_cast<uint32_t>(f[1]));
+        case RecordType::thread_join:
+            return OTF2_EvtWriter_ThreadJoin(w, nullptr, r.time, to_otf2(static_cast<Paradigm>(f[0])));
+        case RecordType::thread_team_begin: return OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, r.time, comm_ref(f[0]));
+        case RecordType::thread_team_end: return OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, r.time, comm_ref(f[0]));
+        default: return OTF2_SUCCESS;
+    }
+}
+
 OTF2_RegionRole to_otf2(RegionRole r) {
     switch (r) {
         case RegionRole::function: return OTF2_REGION_ROLE_FUNCTION;
@@ -124,6 +139,21 @@ OTF2_RegionRole to_otf2(RegionRole r) {
         case RegionRole::coll_all2all: return OTF2_REGION_ROLE_COLL_ALL2ALL;
         case RegionRole::coll_other: return OTF2_REGION_ROLE_COLL_OTHER;
         case RegionRole::artificial: return OTF2_REGION_ROLE_ARTIFICIAL;
+        case RegionRole::sections: return OTF2_REGION_ROLE_SECTIONS;
+        case RegionRole::section: return OTF2_REGION_ROLE_SECTION;
+        case RegionRole::single: return OTF2_REGION_ROLE_SINGLE;
+        case RegionRole::single_sblock: return OTF2_REGION_ROLE_SINGLE_SBLOCK;
+        case RegionRole::master: return OTF2_REGION_ROLE_MASTER;
+        case RegionRole::critical: return OTF2_REGION_ROLE_CRITICAL;
+        case RegionRole::critical_sblock: return OTF2_REGION_ROLE_CRITICAL_SBLOCK;
+        case RegionRole::atomic: return OTF2_REGION_ROLE_ATOMIC;
+        case RegionRole::ordered: return OTF2_REGION_ROLE_ORDERED;
+        case RegionRole::ordered_sblock: return OTF2_REGION_ROLE_ORDERED_SBLOCK;
+        case RegionRole::task: return OTF2_REGION_ROLE_TASK;
+        case RegionRole::task_create: return OTF2_REGION_ROLE_TASK_CREATE;
+        case RegionRole::task_wait: return OTF2_REGION_ROLE_TASK_WAIT;
+        case RegionRole::workshare: return OTF2_REGION_ROLE_WORKSHARE;
+        case RegionRole::lock: return OTF2_REGION_ROLE_WRAPPER;
         case RegionRole::unknown: break;
     }
     return OTF2_REGION_ROLE_UNKNOWN;
@@ -201,6 +231,12 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
             case RecordType::parameter_string:
                 rc = OTF2_EvtWriter_ParameterString(state.writer, nullptr, r.time,
                                                     parameter_ref(r.a), static_cast<OTF2_StringRef>(r.b));
+                break;
+            case RecordType::thread_fork:
+            case RecordType::thread_join:
+            case RecordType::thread_team_begin:
+            case RecordType::thread_team_end:
+                rc = convert_thread(state.writer, r);
                 break;
             default:
                 rc = convert_mpi(state.writer, r);
@@ -289,6 +325,71 @@ bool is_identity(const std::vector<std::uint32_t>& map, std::size_t offset) {
     return true;
 }
 
+/// The communicators, as Score-P writes them.  MPI: one group of the ranks'
+/// first locations (a rank's index in it is its MPI_COMM_WORLD rank) and one
+/// group of ranks per communicator.  Thread teams: one group of every thread
+/// that worked in a team, and per team the indices of its threads in it.
+/// Group references are dense in the order written.
+template <typename Check>
+void write_communicators(OTF2_GlobalDefWriter* w, const unification::Unified& defs, std::size_t n_ranks,
+                         OTF2_StringRef mpi_group_name, OTF2_StringRef thread_group_name, Check& check) {
+    std::vector<std::uint64_t> threads;  // global location ids of team members, sorted
+    bool any_mpi = false;
+    for (const CommunicatorDefinition& comm : defs.communicators) {
+        if (comm.paradigm != Paradigm::openmp) {
+            any_mpi = true;
+            continue;
+        }
+        for (std::int32_t index : comm.world_ranks) {
+            if (index >= 0) threads.push_back((static_cast<std::uint64_t>(comm.id_root) << 32) | index);
+        }
+    }
+    std::sort(threads.begin(), threads.end());
+    threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
+
+    OTF2_GroupRef next_group = 0;
+    if (any_mpi) {
+        std::vector<std::uint64_t> rank_locations;
+        for (std::size_t r = 0; r < n_ranks; ++r) rank_locations.push_back(static_cast<std::uint64_t>(r) << 32);
+        check(OTF2_GlobalDefWriter_WriteGroup(w, next_group++, mpi_group_name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+                                              static_cast<uint32_t>(rank_locations.size()), rank_locations.data()),
+              "writing the group of MPI ranks");
+    }
+    if (!threads.empty()) {
+        check(OTF2_GlobalDefWriter_WriteGroup(w, next_group++, thread_group_name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                              OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE,
+                                              static_cast<uint32_t>(threads.size()), threads.data()),
+              "writing the group of OpenMP threads");
+    }
+    std::vector<OTF2_GroupRef> group_of(defs.communicators.size());
+    for (std::size_t c = 0; c < defs.communicators.size(); ++c) {
+        const CommunicatorDefinition& comm = defs.communicators[c];
+        std::vector<std::uint64_t> members;
+        OTF2_Paradigm paradigm = OTF2_PARADIGM_MPI;
+        if (comm.paradigm == Paradigm::openmp) {
+            paradigm = OTF2_PARADIGM_OPENMP;
+            for (std::int32_t index : comm.world_ranks) {
+                if (index < 0) continue;
+                const std::uint64_t id = (static_cast<std::uint64_t>(comm.id_root) << 32) | index;
+                members.push_back(std::lower_bound(threads.begin(), threads.end(), id) - threads.begin());
+            }
+        } else {
+            members.assign(comm.world_ranks.begin(), comm.world_ranks.end());
+        }
+        group_of[c] = next_group++;
+        check(OTF2_GlobalDefWriter_WriteGroup(w, group_of[c], comm.name, OTF2_GROUP_TYPE_COMM_GROUP, paradigm,
+                                              OTF2_GROUP_FLAG_NONE, static_cast<uint32_t>(members.size()),
+                                              members.data()),
+              "writing a communicator group");
+    }
+    for (std::size_t c = 0; c < defs.communicators.size(); ++c) {
+        check(OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(c), defs.communicators[c].name, group_of[c],
+                                             OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+              "writing a communicator");
+    }
+}
+
 /// Rank 0: strings, regions, parameters, the system tree (one node per host),
 /// one location group per rank and every location, and the clock properties.
 std::string write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
@@ -327,11 +428,14 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
         }
         node_of_rank.push_back(static_cast<OTF2_SystemTreeNodeRef>(it - hosts.begin()));
     }
-    const OTF2_StringRef comm_locations_name = defs.communicators.empty() ? 0 : extra("MPI ranks");
+    bool any_mpi_communicator = false;
+    for (const CommunicatorDefinition& c : defs.communicators) any_mpi_communicator |= c.paradigm != Paradigm::openmp;
+    const OTF2_StringRef comm_locations_name = extra("MPI ranks");
+    const OTF2_StringRef thread_locations_name = extra("OpenMP threads");
     std::vector<OTF2_StringRef> rank_names, location_names;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         // "process" for a program without MPI; "rank r" for MPI ranks, also one writing alone.
-        const bool mpi = ranks.size() > 1 || first_rank > 0 || !defs.communicators.empty();
+        const bool mpi = ranks.size() > 1 || first_rank > 0 || any_mpi_communicator;
         rank_names.push_back(extra(mpi ? "rank " + std::to_string(first_rank + static_cast<int>(r)) : "process"));
         for (const auto& l : ranks[r].locations) location_names.push_back(extra(l.name));
     }
@@ -370,31 +474,7 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                   "writing a location definition");
         }
     }
-    if (!defs.communicators.empty()) {
-        // As Score-P writes them: one group of the ranks' first locations (a
-        // rank's index in it is its MPI_COMM_WORLD rank), one group of ranks
-        // per communicator, and the communicators themselves.
-        std::vector<std::uint64_t> rank_locations;
-        for (std::size_t r = 0; r < ranks.size(); ++r) rank_locations.push_back(static_cast<std::uint64_t>(r) << 32);
-        check(OTF2_GlobalDefWriter_WriteGroup(w, 0, comm_locations_name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                              OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                              static_cast<uint32_t>(rank_locations.size()), rank_locations.data()),
-              "writing the group of MPI ranks");
-        for (std::size_t c = 0; c < defs.communicators.size(); ++c) {
-            const CommunicatorDefinition& comm = defs.communicators[c];
-            std::vector<std::uint64_t> members(comm.world_ranks.begin(), comm.world_ranks.end());
-            check(OTF2_GlobalDefWriter_WriteGroup(w, static_cast<OTF2_GroupRef>(c + 1), comm.name,
-                                                  OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                                  static_cast<uint32_t>(members.size()), members.data()),
-                  "writing a communicator group");
-        }
-        for (std::size_t c = 0; c < defs.communicators.size(); ++c) {
-            check(OTF2_GlobalDefWriter_WriteComm(w, static_cast<OTF2_CommRef>(c), defs.communicators[c].name,
-                                                 static_cast<OTF2_GroupRef>(c + 1), OTF2_UNDEFINED_COMM,
-                                                 OTF2_COMM_FLAG_NONE),
-                  "writing a communicator");
-        }
-    }
+    write_communicators(w, defs, ranks.size(), comm_locations_name, thread_locations_name, check);
     check(OTF2_Archive_CloseGlobalDefWriter(archive, w), "closing the global definitions");
     return error;
 }
@@ -461,6 +541,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     // that every reference in the archive resolves.
     std::int32_t world_size = 0;
     for (const CommunicatorDefinition& c : defs.communicators) {
+        if (c.paradigm == Paradigm::openmp) continue;  // thread teams name locations, not ranks
         for (std::int32_t w : c.world_ranks) world_size = std::max(world_size, w + 1);
     }
     const bool alone = group_ == nullptr && world_size > 0;

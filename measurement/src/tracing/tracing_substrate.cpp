@@ -191,6 +191,17 @@ void reset() {
     archive_slot() = new Otf2Archive();
 }
 
+/// A record with several fields (MPI and thread events: rare next to enter/exit).
+void write_record(Location& loc, Ticks time, RecordType type, const std::uint64_t* fields) {
+    TraceLocation& tl = state(loc);
+    if (!tl.buffer.has_room()) {
+        // Reuse the general slow path to make room.
+        write_slow(loc, tl, type, time, 0, 0, /*write=*/false);
+        if (!tl.buffer.has_room()) return;
+    }
+    tl.buffer.write_fields(type, time, fields);
+}
+
 void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) {
     using K = substrate::MpiEvent;
     std::uint64_t f[kMaxFields] = {};
@@ -224,18 +235,31 @@ void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) {
             f[4] = e.bytes_received;
             break;
     }
-    TraceLocation& tl = state(loc);
-    if (!tl.buffer.has_room()) {
-        // Rare (MPI calls are slow anyway): reuse the general slow path for room.
-        write_slow(loc, tl, RecordType::mpi_collective_begin, time, 0, 0, /*write=*/false);
-        if (!tl.buffer.has_room()) return;
+    write_record(loc, time, type, f);
+}
+
+void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
+    using K = substrate::ThreadEvent;
+    std::uint64_t f[kMaxFields] = {};
+    RecordType type = RecordType::thread_fork;
+    switch (e.kind) {
+        case K::fork:
+            f[0] = static_cast<std::uint64_t>(e.model);
+            f[1] = e.requested_threads;
+            break;
+        case K::join:
+            type = RecordType::thread_join;
+            f[0] = static_cast<std::uint64_t>(e.model);
+            break;
+        case K::team_begin: type = RecordType::thread_team_begin; f[0] = e.team; break;
+        case K::team_end: type = RecordType::thread_team_end; f[0] = e.team; break;
     }
-    tl.buffer.write_fields(type, time, f);
+    write_record(loc, time, type, f);
 }
 
 constexpr substrate::Callbacks kCallbacks = {
     "tracing",    on_location_created, on_enter,           on_exit, on_parameter_int, on_parameter_string,
-    on_mpi_event, begin_multi_process, finalize,           reset,
+    on_mpi_event, on_thread_event,     begin_multi_process, finalize, reset,
 };
 
 }  // namespace

@@ -109,6 +109,26 @@ STRATA_API void mpi_collective_begin();
 STRATA_API void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
                                    std::uint64_t bytes_sent, std::uint64_t bytes_received);
 
+// --- threads (adapters/openmp) ------------------------------------------------
+
+/// What the threads of a team take over from the thread that forked it: the
+/// call path open there (their work appears under it in the profile) and the
+/// team's identity.  Created by thread_fork(), released by thread_join().
+struct ForkContext;
+
+/// The calling thread forks a team of (up to) `requested_threads` threads and
+/// becomes its thread 0.  Returns nullptr when nothing is recorded; pass the
+/// result to thread_team_begin() of every thread and to thread_join().
+STRATA_API ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads);
+/// The team of `fork` has joined on the forking thread; `fork` is released
+/// (threads may still end their team afterwards).
+STRATA_API void thread_join(ForkContext* fork);
+/// The calling thread starts working as thread `thread_number` of the team of
+/// `team_size` threads forked by `fork` (must happen before thread_join).
+STRATA_API void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size);
+/// The calling thread ends its work in the team it began last.
+STRATA_API void thread_team_end();
+
 /// The current time on the process timer.
 STRATA_API Ticks now();
 

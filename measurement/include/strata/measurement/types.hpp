@@ -45,6 +45,22 @@ enum class RegionRole : std::uint8_t {
     coll_all2all,
     coll_other,
     artificial,
+    // OpenMP constructs (numbers continue; the profile format keeps them stable)
+    sections,
+    section,
+    single,
+    single_sblock,
+    master,
+    critical,
+    critical_sblock,
+    atomic,
+    ordered,
+    ordered_sblock,
+    task,
+    task_create,
+    task_wait,
+    workshare,
+    lock,  ///< an OpenMP lock API call (omp_set_lock, ...): the wait to acquire it
 };
 
 /// Region flags (bit set).
