@@ -113,6 +113,27 @@ void add_link_flags(const Features& features, const Layout& layout, bool nvcc, s
     }
 }
 
+/// GCC's OpenMP runtime (libgomp) has no OMPT: a GCC-built OpenMP program is
+/// linked against LLVM's libomp, which runs GCC's OpenMP code (GOMP_* entry
+/// points) and reports its events.  libomp comes first among the libraries, so
+/// GCC's own -lgomp, added after it, is not needed any more.
+void add_openmp_runtime(const BuildContext& context, std::vector<std::string>& argv, BuiltCommand& built) {
+    if (context.host_family != CompilerFamily::gnu) return;  // clang links libomp itself
+    const std::string& dir = context.layout.openmp_runtime_dir;
+    if (dir.empty()) {
+        built.messages.push_back(
+            "warning: LLVM's OpenMP runtime (libomp, Debian package libomp-dev) was not found when Strata "
+            "was built; GCC's libgomp has no OMPT interface, so this program's OpenMP constructs will not "
+            "be recorded");
+        return;
+    }
+    argv.push_back("-L" + dir);
+    argv.push_back("-Wl,-rpath," + dir);
+    argv.push_back("-lomp");
+    built.verbose_messages.push_back("note: linked against LLVM's libomp (" + dir +
+                                     ") instead of GCC's libgomp, which has no OMPT interface");
+}
+
 bool shell_safe(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
            std::string_view("@%+=:,./-_").find(c) != std::string_view::npos;
@@ -167,7 +188,12 @@ BuiltCommand build_command(const WrapperOptions& options, const Classification& 
             if (classification.compiles_sources()) {
                 add_compile_flags(options, built.features, context, classification, nvcc, built.argv, built);
             }
-            if (links) add_link_flags(built.features, context.layout, nvcc, built.argv, built);
+            if (links) {
+                add_link_flags(built.features, context.layout, nvcc, built.argv, built);
+                if (built.features.openmp && !nvcc && context.layout.available_libraries.count("strata-openmp")) {
+                    add_openmp_runtime(context, built.argv, built);
+                }
+            }
             break;
     }
     return built;

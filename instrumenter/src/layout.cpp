@@ -29,12 +29,14 @@ ConfiguredPaths configured_paths() {
     paths.build_library_dirs = {STRATA_BUILD_LIBRARY_DIRS};
     paths.bin_to_lib = STRATA_INSTALL_BIN_TO_LIB;
     paths.bin_to_include = STRATA_INSTALL_BIN_TO_INCLUDE;
+    paths.openmp_runtime_dir = STRATA_LIBOMP_DIR;
     return paths;
 }
 
 Layout layout_for_executable(const std::string& exe_dir, const std::string& build_dir_real,
                              const ConfiguredPaths& paths) {
     Layout layout;
+    layout.openmp_runtime_dir = paths.openmp_runtime_dir;
     if (!build_dir_real.empty() && exe_dir == build_dir_real) {
         layout.include_dirs = paths.build_include_dirs;
         layout.library_dirs = paths.build_library_dirs;

@@ -24,6 +24,8 @@ struct Layout {
     /// The Strata libraries present in `library_dirs`, by name without "lib" and suffix
     /// ("strata-mpi"); a missing adapter is left out of the link with a warning.
     std::set<std::string> available_libraries;
+    /// LLVM's OpenMP runtime (libomp), for GCC-built OpenMP programs; "" when unknown.
+    std::string openmp_runtime_dir;
 };
 
 /// The locations CMake configured for this build of the wrapper.
@@ -38,6 +40,8 @@ struct ConfiguredPaths {
     std::string bin_to_lib;
     /// The include directory relative to the installed bin directory ("../include").
     std::string bin_to_include;
+    /// LLVM's libomp directory found at configure time ("" when none).
+    std::string openmp_runtime_dir;
 };
 
 /// The paths configured by CMake for this build.

@@ -282,7 +282,17 @@ struct ForkContext {
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
     std::atomic<std::uint64_t> team{0};
+    /// When the team joined (0: not yet).  The forking thread and every other
+    /// thread of the team hold a reference.
+    std::atomic<Ticks> join_time{0};
+    std::atomic<int> references{1};
 };
+
+namespace {
+void release(ForkContext* fork) {
+    if (fork != nullptr && fork->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete fork;
+}
+}  // namespace
 
 namespace {
 inline void thread_dispatch(const EventTable* table, Location& loc, Ticks time, const substrate::ThreadEvent& e) {
@@ -300,9 +310,9 @@ std::uint32_t team_of(ForkContext& fork, std::uint32_t size) {
 
 /// Closes regions a thread left open inside its team (the runtime ended the
 /// team under them), so that every substrate stays well nested.
-void close_regions_above(const EventTable* table, Location* loc, Ticks time, std::uint32_t depth) {
+void close_regions_above(const EventTable* table, Location* loc, Ticks time, std::uint32_t depth, bool warn) {
     if (loc->depth <= depth) return;
-    runtime::warn_once("team-end-open-regions",
+    if (warn) runtime::warn_once("team-end-open-regions",
                        "strata: warning: a thread ended its work in a thread team with regions still open "
                        "(innermost: '" + definitions().region_name(loc->stack[loc->depth - 1] & ~kUndelivered) +
                            "'); they are closed there (reported once)");
@@ -310,6 +320,23 @@ void close_regions_above(const EventTable* table, Location* loc, Ticks time, std
         const RegionHandle top = loc->stack[--loc->depth];
         if ((top & kUndelivered) == 0 && table != nullptr) deliver_exit(table, loc, time, top);
     }
+}
+
+/// Ends the innermost team of `loc` at `time`: what is still open in it first
+/// (`warn`: say so; at finalisation that is expected).
+void end_team(const EventTable* table, Location* loc, Ticks time, bool warn) {
+    const Location::TeamMembership membership = loc->teams.back();
+    loc->teams.pop_back();
+    close_regions_above(table, loc, time, membership.depth, warn);
+    const auto inherited = static_cast<std::uint32_t>(loc->inherited.size()) - membership.inherited_size;
+    loc->inherited.resize(membership.inherited_size);
+    release(membership.fork);
+    if (membership.team == 0 || table == nullptr) return;
+    substrate::ThreadEvent e;
+    e.kind = substrate::ThreadEvent::team_end;
+    e.team = membership.team;
+    e.inherited_depth = inherited;
+    thread_dispatch(table, *loc, time, e);
 }
 }  // namespace
 
@@ -344,13 +371,15 @@ void thread_join(ForkContext* fork) {
     if (fork == nullptr) return;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
+    const Ticks time = timer::now();
+    fork->join_time.store(time, std::memory_order_release);
     if (table != nullptr && loc != nullptr && !loc->busy) {
         substrate::ThreadEvent e;
         e.kind = substrate::ThreadEvent::join;
         e.model = fork->model;
-        thread_dispatch(table, *loc, timer::now(), e);
+        thread_dispatch(table, *loc, time, e);
     }
-    delete fork;
+    release(fork);
 }
 
 void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
@@ -367,7 +396,12 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
         loc->last_noted_thread = thread_number;
     }
     const auto inherited_before = static_cast<std::uint32_t>(loc->inherited.size());
-    loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth});
+    ForkContext* reference = nullptr;
+    if (team != 0 && thread_number != 0) {
+        reference = fork;
+        fork->references.fetch_add(1, std::memory_order_relaxed);
+    }
+    loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth, reference});
     // Thread 0 is the forking thread: its own call path is already open.
     const bool inherits = team != 0 && thread_number != 0 && !fork->path.empty();
     if (inherits) loc->inherited.insert(loc->inherited.end(), fork->path.begin(), fork->path.end());
@@ -385,23 +419,24 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
     thread_dispatch(table, *loc, time, e);
 }
 
-void thread_team_end() {
+void thread_team_end() { thread_team_end_at(timer::now()); }
+
+void thread_team_end_at(Ticks time) {
     Location* loc = location::detail::current;
     if (loc == nullptr || loc->busy || loc->teams.empty()) return;
-    const Location::TeamMembership membership = loc->teams.back();
-    loc->teams.pop_back();
-    const EventTable* table = active_table.load(std::memory_order_acquire);
-    const Ticks time = timer::now();
-    close_regions_above(table, loc, time, membership.depth);
-    const auto inherited = static_cast<std::uint32_t>(loc->inherited.size()) - membership.inherited_size;
-    loc->inherited.resize(membership.inherited_size);
-    if (membership.team == 0 || table == nullptr) return;
-    substrate::ThreadEvent e;
-    e.kind = substrate::ThreadEvent::team_end;
-    e.team = membership.team;
-    e.inherited_depth = inherited;
-    thread_dispatch(table, *loc, time, e);
+    end_team(active_table.load(std::memory_order_acquire), loc, time, true);
 }
+
+namespace detail {
+void close_open_teams(const EventTable* table, Location& loc, Ticks end) {
+    while (!loc.teams.empty()) {
+        // A team that joined ended for this thread at the join at the latest.
+        const ForkContext* fork = loc.teams.back().fork;
+        const Ticks joined = fork != nullptr ? fork->join_time.load(std::memory_order_acquire) : 0;
+        end_team(table, &loc, joined != 0 && joined < end ? joined : end, false);
+    }
+}
+}  // namespace detail
 
 bool is_recording() {
     return active_table.load(std::memory_order_acquire) == &runtime::detail::on_table;

@@ -17,6 +17,10 @@
 
 namespace strata {
 
+namespace events {
+struct ForkContext;
+}
+
 struct Location {
     std::uint32_t index = 0;  ///< creation order within the process (0 = first thread)
     LocationType type = LocationType::cpu_thread;
@@ -35,6 +39,10 @@ struct Location {
         std::uint32_t team = 0;            ///< CommunicatorHandle; 0: not recorded
         std::uint32_t inherited_size = 0;  ///< size of `inherited` before this team began
         std::uint32_t depth = 0;           ///< region stack depth when this team began
+        /// For threads other than the forking one, a reference to the fork: it
+        /// knows when the team joined (the end of this thread's part, should
+        /// the runtime never report it).
+        events::ForkContext* fork = nullptr;
     };
     std::vector<TeamMembership> teams;
     /// The call path taken over from forking threads (outermost first); it
@@ -82,4 +90,12 @@ std::vector<Location*> all();
 void reset_all();
 
 }  // namespace location
+
+namespace events::detail {
+/// At finalisation: ends the thread teams `loc` is still in, at their join
+/// when the team joined (the runtime never reported this thread's end), else
+/// at `end`, closing the regions open inside them.  `table` receives the events.
+void close_open_teams(const substrate::EventTable* table, Location& loc, Ticks end);
+}  // namespace events::detail
+
 }  // namespace strata

@@ -288,6 +288,7 @@ bool finalize() {
     // Close what is still open (exit() inside regions, crashes), so that
     // profile and trace hold complete, well-nested regions.
     for (Location* loc : location::all()) {
+        events::detail::close_open_teams(&detail::on_table, *loc, end);
         while (loc->depth > 0) {
             const RegionHandle top = loc->stack[--loc->depth];
             if ((top & 0x80000000u) == 0) {

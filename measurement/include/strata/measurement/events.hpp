@@ -128,6 +128,9 @@ STRATA_API void thread_join(ForkContext* fork);
 STRATA_API void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size);
 /// The calling thread ends its work in the team it began last.
 STRATA_API void thread_team_end();
+/// The same at an explicit time, for runtimes that report the end late (not
+/// before this thread's last event).
+STRATA_API void thread_team_end_at(Ticks time);
 
 /// The current time on the process timer.
 STRATA_API Ticks now();

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The OMPT tool: the OpenMP runtime's callbacks turned into events.
+//
+//   forking thread   parallel_begin -> thread_fork            parallel_end -> thread_join
+//   every thread     implicit_task begin -> team begin, enter "!$omp parallel @f:l"
+//                    ... worksharing, barriers, critical, tasks as regions ...
+//                    implicit_task end -> leave what is open, team end
+//
+// OMPT reports begin and end of a construct separately, and not always in a
+// nested order.  Each thread therefore keeps the constructs it has open
+// (ThreadState); an end closes the innermost open construct of its kind and
+// whatever was opened inside it, and an end whose construct is not open is
+// ignored.  Ends are matched by construct, not by return address: the end of a
+// loop is reported from another call (__kmpc_for_static_fini) than its begin.
+//
+// LLVM's libomp reports the end of a worker's implicit barrier and implicit
+// task only when the worker wakes up for the next parallel region (or at
+// exit).  Taken at face value, the idle time between parallel regions would
+// count as barrier time of the previous one.  The forking thread therefore
+// notes when the team joined (ParallelInfo::join_time), and a worker's late
+// ends are recorded at that time: nothing of that team can happen after it.
+#include <omp-tools.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "config/config.hpp"
+#include "construct_regions.hpp"
+#include "openmp_config.hpp"
+#include "strata/measurement/events.hpp"
+
+namespace strata::openmp {
+
+namespace {
+
+std::uint32_t g_groups = all_groups;
+
+/// What a parallel region's threads share (ompt parallel_data->ptr).  The
+/// forking thread and every worker hold a reference: workers may end their
+/// part after the forking thread has ended the region.
+struct ParallelInfo {
+    RegionHandle region = 0;
+    events::ForkContext* fork = nullptr;
+    std::atomic<Ticks> join_time{0};  ///< set by the forking thread at parallel end
+    std::atomic<int> references{1};
+
+    void release() {
+        if (references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    }
+};
+
+/// A construct open on this thread.
+struct Frame {
+    enum Kind : std::uint8_t { team, parallel, work, sync, masked, mutex_wait, mutex_held, lock_wait, task };
+    Kind kind;
+    RegionHandle region;  ///< 0: nothing entered (the team marker)
+    const void* key;      ///< what the end callback names: construct, wait id or task data
+};
+
+struct ThreadState {
+    std::vector<Frame> open;
+    /// The teams this thread works in as a worker (thread number > 0), innermost last.
+    std::vector<ParallelInfo*> worker_of;
+};
+
+__thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+ThreadState& state() {
+    if (__builtin_expect(t_state == nullptr, 0)) {
+        t_state = new ThreadState();
+        t_state->open.reserve(16);
+    }
+    return *t_state;
+}
+
+/// The time of an end event: now, or for a worker whose team has already joined,
+/// the join (the runtime reports the worker's ends late, see above).
+Ticks end_time() {
+    const ThreadState& s = state();
+    const Ticks now = events::now();
+    if (s.worker_of.empty()) return now;
+    const Ticks joined = s.worker_of.back()->join_time.load(std::memory_order_acquire);
+    return joined != 0 && joined < now ? joined : now;
+}
+
+const void* construct_key(Construct c) { return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c) + 1); }
+
+void open(Frame::Kind kind, RegionHandle region, const void* key) {
+    if (region != 0) events::enter(region);
+    state().open.push_back(Frame{kind, region, key});
+}
+
+/// Closes the innermost open construct of `kind` named `key`, and what was
+/// opened inside it; false when there is none.
+bool close(Frame::Kind kind, const void* key) {
+    std::vector<Frame>& open = state().open;
+    for (std::size_t i = open.size(); i-- > 0;) {
+        if (open[i].kind == Frame::team) return false;  // never close across a team boundary
+        if (open[i].kind != kind || open[i].key != key) continue;
+        const Ticks time = end_time();
+        while (open.size() > i) {
+            if (open.back().region != 0) events::exit_at(time, open.back().region);
+            open.pop_back();
+        }
+        return true;
+    }
+    return false;
+}
+
+// --- parallel ---------------------------------------------------------------
+
+void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned int requested,
+                       int, const void* codeptr_ra) {
+    auto* info = new ParallelInfo();
+    info->region = construct_region(Construct::parallel, codeptr_ra);
+    info->fork = events::thread_fork(Paradigm::openmp, requested);
+    parallel_data->ptr = info;
+}
+
+void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*) {
+    auto* info = static_cast<ParallelInfo*>(parallel_data->ptr);
+    if (info == nullptr) return;
+    info->join_time.store(events::now(), std::memory_order_release);
+    events::thread_join(info->fork);
+    info->fork = nullptr;
+    parallel_data->ptr = nullptr;
+    info->release();
+}
+
+void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t*,
+                      unsigned int actual_parallelism, unsigned int index, int flags) {
+    if (flags & ompt_task_initial) return;  // the program's initial task: no team
+    if (endpoint == ompt_scope_begin) {
+        auto* info = parallel_data != nullptr ? static_cast<ParallelInfo*>(parallel_data->ptr) : nullptr;
+        ThreadState& s = state();
+        const bool worker = info != nullptr && index != 0;
+        if (worker) {
+            info->references.fetch_add(1, std::memory_order_relaxed);
+            s.worker_of.push_back(info);
+        }
+        events::thread_team_begin(info != nullptr ? info->fork : nullptr, index, actual_parallelism);
+        s.open.push_back(Frame{Frame::team, 0, worker ? info : nullptr});
+        if (info != nullptr) open(Frame::parallel, info->region, nullptr);
+        return;
+    }
+    // End: leave everything opened in the team, then the team.
+    ThreadState& s = state();
+    const Ticks time = end_time();
+    ParallelInfo* worker_of = nullptr;
+    while (!s.open.empty()) {
+        const Frame top = s.open.back();
+        s.open.pop_back();
+        if (top.region != 0) events::exit_at(time, top.region);
+        if (top.kind == Frame::team) {
+            worker_of = static_cast<ParallelInfo*>(const_cast<void*>(top.key));
+            break;
+        }
+    }
+    events::thread_team_end_at(time);
+    if (worker_of != nullptr && !s.worker_of.empty() && s.worker_of.back() == worker_of) {
+        s.worker_of.pop_back();
+        worker_of->release();
+    }
+}
+
+// --- worksharing --------------------------------------------------------------
+
+Construct work_construct(ompt_work_t kind) {
+    switch (kind) {
+        case ompt_work_loop: return Construct::loop;
+        case ompt_work_sections: return Construct::sections;
+        case ompt_work_single_executor:
+        case ompt_work_single_other: return Construct::single;
+        case ompt_work_workshare: return Construct::workshare;
+        case ompt_work_distribute: return Construct::distribute;
+        case ompt_work_taskloop: return Construct::taskloop;
+        default: return Construct::scope;
+    }
+}
+
+/// Worksharing regions and barriers may not be closely nested inside a
+/// worksharing region (OpenMP 5.1, 17.1): one beginning while a worksharing
+/// construct is the innermost open one means the runtime did not report that
+/// construct's end (libomp's GCC entry points do not for single), so it ends here.
+void end_unreported_work() {
+    const std::vector<Frame>& open = state().open;
+    if (!open.empty() && open.back().kind == Frame::work) close(Frame::work, open.back().key);
+}
+
+void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*, uint64_t,
+             const void* codeptr_ra) {
+    const Construct construct = work_construct(kind);
+    if (endpoint == ompt_scope_begin) {
+        end_unreported_work();
+        open(Frame::work, construct_region(construct, codeptr_ra), construct_key(construct));
+    } else {
+        close(Frame::work, construct_key(construct));
+    }
+}
+
+void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*, const void* codeptr_ra) {
+    if (endpoint == ompt_scope_begin) {
+        open(Frame::masked, construct_region(Construct::masked, codeptr_ra), nullptr);
+    } else {
+        close(Frame::masked, nullptr);
+    }
+}
+
+// --- synchronisation -----------------------------------------------------------
+
+Construct sync_construct(ompt_sync_region_t kind) {
+    switch (kind) {
+        case ompt_sync_region_barrier_explicit: return Construct::barrier;
+        case ompt_sync_region_barrier_implementation: return Construct::runtime_barrier;
+        case ompt_sync_region_taskwait: return Construct::taskwait;
+        case ompt_sync_region_taskgroup: return Construct::taskgroup;
+        case ompt_sync_region_reduction: return Construct::reduction;
+        default: return Construct::implicit_barrier;  // implicit, implicit_workshare, implicit_parallel, teams
+    }
+}
+
+void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*,
+                    const void* codeptr_ra) {
+    const Construct construct = sync_construct(kind);
+    if (endpoint == ompt_scope_begin) {
+        if (construct != Construct::taskwait && construct != Construct::taskgroup) end_unreported_work();
+        open(Frame::sync, construct_region(construct, codeptr_ra), construct_key(construct));
+    } else {
+        close(Frame::sync, construct_key(construct));
+    }
+}
+
+// --- mutual exclusion ------------------------------------------------------------
+// critical/ordered: the construct from the request to the release, its "sblock"
+// while held: the wait is the construct's time outside the sblock.  Locks: the
+// call that acquires (omp_set_lock) is the region, so its time is the wait.
+
+const void* wait_key(ompt_wait_id_t wait_id) { return reinterpret_cast<const void*>(wait_id); }
+
+void on_mutex_acquire(ompt_mutex_t kind, unsigned int, unsigned int, ompt_wait_id_t wait_id, const void* codeptr_ra) {
+    switch (kind) {
+        case ompt_mutex_critical: open(Frame::mutex_wait, construct_region(Construct::critical, codeptr_ra), wait_key(wait_id)); break;
+        case ompt_mutex_ordered: open(Frame::mutex_wait, construct_region(Construct::ordered, codeptr_ra), wait_key(wait_id)); break;
+        case ompt_mutex_atomic: open(Frame::mutex_wait, construct_region(Construct::atomic, codeptr_ra), wait_key(wait_id)); break;
+        case ompt_mutex_lock: open(Frame::lock_wait, construct_region(Construct::lock, codeptr_ra), wait_key(wait_id)); break;
+        case ompt_mutex_nest_lock:
+            open(Frame::lock_wait, construct_region(Construct::nest_lock, codeptr_ra), wait_key(wait_id));
+            break;
+        default: break;  // omp_test_lock: no wait to show, and no "acquired" when it fails
+    }
+}
+
+void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* codeptr_ra) {
+    switch (kind) {
+        case ompt_mutex_critical:
+            open(Frame::mutex_held, construct_region(Construct::critical_sblock, codeptr_ra), wait_key(wait_id));
+            break;
+        case ompt_mutex_ordered:
+            open(Frame::mutex_held, construct_region(Construct::ordered_sblock, codeptr_ra), wait_key(wait_id));
+            break;
+        case ompt_mutex_lock:
+        case ompt_mutex_nest_lock: close(Frame::lock_wait, wait_key(wait_id)); break;
+        default: break;
+    }
+}
+
+void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void*) {
+    switch (kind) {
+        case ompt_mutex_critical:
+        case ompt_mutex_ordered:
+        case ompt_mutex_atomic: close(Frame::mutex_wait, wait_key(wait_id)); break;  // and the sblock inside
+        default: break;
+    }
+}
+
+// --- tasks ------------------------------------------------------------------------
+// An explicit task's data holds its region; bit 32 says it has started running.
+
+constexpr std::uint64_t kTaskStarted = 1ull << 32;
+
+void on_task_create(ompt_data_t*, const ompt_frame_t*, ompt_data_t* new_task_data, int flags, int,
+                    const void* codeptr_ra) {
+    if ((flags & ompt_task_explicit) == 0 || new_task_data == nullptr) return;
+    new_task_data->value = construct_region(Construct::task, codeptr_ra);
+    const RegionHandle create = construct_region(Construct::task_create, codeptr_ra);
+    if (create != 0) {
+        events::enter(create);
+        events::exit(create);
+    }
+}
+
+void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_task_status,
+                      ompt_data_t* next_task_data) {
+    if (prior_task_data != nullptr && (prior_task_data->value & kTaskStarted) != 0) {
+        switch (prior_task_status) {
+            case ompt_task_complete:
+            case ompt_task_cancel:
+            case ompt_task_detach:
+                close(Frame::task, prior_task_data);
+                prior_task_data->value &= ~kTaskStarted;
+                break;
+            default: break;  // suspended (yield, switch): resumes later, still open
+        }
+    }
+    if (next_task_data != nullptr) {
+        const std::uint64_t value = next_task_data->value;
+        const auto region = static_cast<RegionHandle>(value);
+        if (region != 0 && (value >> 32) == 0 && value <= 0xffffffffu) {
+            next_task_data->value |= kTaskStarted;
+            open(Frame::task, region, next_task_data);
+        }
+    }
+}
+
+void on_thread_end(ompt_data_t*) {
+    if (t_state == nullptr) return;
+    for (ParallelInfo* info : t_state->worker_of) info->release();
+    delete t_state;
+    t_state = nullptr;
+}
+
+// --- start-up -------------------------------------------------------------------
+
+bool g_configured = false;
+
+/// STRATA_OPENMP_ENABLE, once (ompt_start_tool may come before this library's constructor).
+void configure() {
+    if (g_configured) return;
+    g_configured = true;
+    const auto failure = register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
+    if (failure) {
+        std::fprintf(stderr, "%s\n", failure->c_str());
+        std::fflush(stderr);
+        _exit(1);
+    }
+}
+
+__attribute__((constructor)) void configure_openmp_adapter() { configure(); }
+
+/// A program on GCC's libgomp never calls ompt_start_tool: say so once, at the end of start-up.
+__attribute__((constructor(65535))) void check_openmp_runtime() {
+    if (g_groups == 0) return;
+    void* gomp = dlsym(RTLD_DEFAULT, "GOMP_parallel");
+    Dl_info info{};
+    if (gomp == nullptr || dladdr(gomp, &info) == 0 || info.dli_fname == nullptr) return;
+    if (std::strstr(info.dli_fname, "libgomp") == nullptr) return;
+    std::fprintf(stderr,
+                 "strata: warning: this program uses GCC's OpenMP runtime (%s), which has no OMPT "
+                 "interface: its OpenMP constructs are not recorded.  Link it with `strata` (which "
+                 "links GCC-built OpenMP programs against LLVM's libomp) or run it under "
+                 "strata-preload (which preloads libomp).\n",
+                 info.dli_fname);
+}
+
+template <typename Fn>
+void set_callback(ompt_set_callback_t set, ompt_callbacks_t which, Fn fn, const char* name) {
+    const int result = set(which, reinterpret_cast<ompt_callback_t>(fn));
+    if (result == ompt_set_never || result == ompt_set_error) {
+        std::fprintf(stderr, "strata: note: the OpenMP runtime does not report %s; those events are not recorded\n",
+                     name);
+    }
+}
+
+int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
+    auto set = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
+    if (set == nullptr) return 0;
+    set_callback(set, ompt_callback_thread_end, on_thread_end, "thread ends");
+    if (g_groups & group_parallel) {
+        set_callback(set, ompt_callback_parallel_begin, on_parallel_begin, "parallel regions");
+        set_callback(set, ompt_callback_parallel_end, on_parallel_end, "parallel regions");
+        set_callback(set, ompt_callback_implicit_task, on_implicit_task, "implicit tasks");
+    }
+    if (g_groups & group_worksharing) {
+        set_callback(set, ompt_callback_work, on_work, "worksharing constructs");
+        set_callback(set, ompt_callback_masked, on_masked, "masked constructs");
+    }
+    if (g_groups & group_sync) set_callback(set, ompt_callback_sync_region, on_sync_region, "barriers and taskwaits");
+    if (g_groups & group_locks) {
+        set_callback(set, ompt_callback_mutex_acquire, on_mutex_acquire, "lock requests");
+        set_callback(set, ompt_callback_mutex_acquired, on_mutex_acquired, "lock acquisitions");
+        set_callback(set, ompt_callback_mutex_released, on_mutex_released, "lock releases");
+    }
+    if (g_groups & group_tasks) {
+        set_callback(set, ompt_callback_task_create, on_task_create, "task creation");
+        set_callback(set, ompt_callback_task_schedule, on_task_schedule, "task scheduling");
+    }
+    return 1;  // keep the tool
+}
+
+void finalize(ompt_data_t*) {}
+
+ompt_start_tool_result_t g_tool = {initialize, finalize, {0}};
+
+}  // namespace
+
+}  // namespace strata::openmp
+
+/// Found by the OpenMP runtime (OMPT tool discovery) in any loaded object.
+extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t* ompt_start_tool(unsigned int,
+                                                                                           const char*) {
+    strata::openmp::configure();
+    if (strata::openmp::g_groups == 0) return nullptr;  // STRATA_OPENMP_ENABLE=none: no tool at all
+    return &strata::openmp::g_tool;
+}

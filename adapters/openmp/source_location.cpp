@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "source_location.hpp"
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#ifdef STRATA_HAVE_LIBDW
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#endif
+
+namespace strata::openmp {
+
+namespace {
+
+std::string base_name(const char* path) {
+    const char* slash = std::strrchr(path, '/');
+    return slash != nullptr ? slash + 1 : path;
+}
+
+std::string demangled(const char* symbol) {
+    if (std::strncmp(symbol, "_Z", 2) != 0) return symbol;
+    int status = 0;
+    char* text = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
+    std::string out = status == 0 && text != nullptr ? text : symbol;
+    std::free(text);
+    return out;
+}
+
+#ifdef STRATA_HAVE_LIBDW
+/// The process's modules, reported once and again when an address is outside
+/// all of them (an object opened with dlopen since).
+class ProcessLines {
+public:
+    ~ProcessLines() {
+        if (dwfl_ != nullptr) dwfl_end(dwfl_);
+    }
+
+    bool find(std::uintptr_t address, CodeLocation* out) {
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            if (attempt == 1 || dwfl_ == nullptr) report();
+            if (dwfl_ == nullptr) return false;
+            Dwfl_Module* module = dwfl_addrmodule(dwfl_, address);
+            if (module == nullptr) continue;
+            int number = 0;
+            const char* file = nullptr;
+            if (Dwfl_Line* line = dwfl_module_getsrc(module, address)) {
+                file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
+            } else {
+                file = search_units(module, address, &number);
+            }
+            if (file != nullptr && number > 0) {
+                out->file = base_name(file);
+                out->line = static_cast<unsigned>(number);
+                out->text = out->file + ':' + std::to_string(number);
+                return true;
+            }
+            return false;
+        }
+        return false;
+    }
+
+private:
+    /// Clang emits no .debug_aranges, without which libdwfl finds no unit for an
+    /// address: ask each compilation unit whether it covers the address.
+    static const char* search_units(Dwfl_Module* module, std::uintptr_t address, int* number) {
+        Dwarf_Addr bias = 0;
+        Dwarf* dwarf = dwfl_module_getdwarf(module, &bias);
+        if (dwarf == nullptr) return nullptr;
+        Dwarf_Off offset = 0, next = 0;
+        std::size_t header_size = 0;
+        while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+            Dwarf_Die unit;
+            if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr &&
+                dwarf_haspc(&unit, address - bias) == 1) {
+                Dwarf_Line* line = dwarf_getsrc_die(&unit, address - bias);
+                if (line != nullptr && dwarf_lineno(line, number) == 0) return dwarf_linesrc(line, nullptr, nullptr);
+            }
+            offset = next;
+        }
+        return nullptr;
+    }
+
+    void report() {
+        if (dwfl_ != nullptr) dwfl_end(dwfl_);
+        static char* debuginfo_path = nullptr;
+        static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
+                                                 &debuginfo_path};
+        dwfl_ = dwfl_begin(&callbacks);
+        if (dwfl_ == nullptr) return;
+        if (dwfl_linux_proc_report(dwfl_, getpid()) != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
+            dwfl_end(dwfl_);
+            dwfl_ = nullptr;
+        }
+    }
+
+    Dwfl* dwfl_ = nullptr;
+};
+#endif
+
+}  // namespace
+
+CodeLocation describe_code_address(const void* return_address) {
+    CodeLocation where;
+    if (return_address == nullptr) return where;
+    // The return address follows the call: the call itself is one byte before.
+    const auto address = reinterpret_cast<std::uintptr_t>(return_address) - 1;
+#ifdef STRATA_HAVE_LIBDW
+    static ProcessLines* lines = new ProcessLines();  // lives until exit: callbacks may come late
+    if (lines->find(address, &where)) return where;
+#endif
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(address), &info) != 0) {
+        if (info.dli_sname != nullptr) {
+            where.text = demangled(info.dli_sname);
+            return where;
+        }
+        if (info.dli_fname != nullptr) {
+            char offset[32];
+            std::snprintf(offset, sizeof offset, "+0x%zx",
+                          static_cast<std::size_t>(address - reinterpret_cast<std::uintptr_t>(info.dli_fbase)));
+            where.text = base_name(info.dli_fname) + offset;
+            return where;
+        }
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%zx", static_cast<std::size_t>(address));
+    where.text = text;
+    return where;
+}
+
+}  // namespace strata::openmp
