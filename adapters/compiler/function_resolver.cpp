@@ -40,6 +40,12 @@ std::string demangle(const char* symbol) {
     return result;
 }
 
+bool is_openmp_outlined(const std::string& symbol) {
+    // Clang: .omp_outlined., .omp_outlined._debug__.2, .omp_task_entry.; GCC: main._omp_fn.0.
+    return starts_with(symbol, ".omp_outlined.") || starts_with(symbol, ".omp_task_entry.") ||
+           symbol.find("._omp_fn.") != std::string::npos || symbol.find("._omp_cpyfn.") != std::string::npos;
+}
+
 bool is_system_library(const std::string& path) {
     return starts_with(path, "/usr/lib/") || starts_with(path, "/lib/") || starts_with(path, "/lib64/") ||
            starts_with(path, "/usr/lib64/");
@@ -81,6 +87,8 @@ FunctionInfo FunctionResolver::resolve(std::uintptr_t address) {
     }
     if (starts_with(info.file, "/usr/include/")) {
         info.verdict = Verdict::system_header;
+    } else if (is_openmp_outlined(info.mangled)) {
+        info.verdict = Verdict::openmp_outlined;
     } else if (filter_ && filter_->excluded(info.name, info.mangled, info.file)) {
         info.verdict = Verdict::filtered;
     }

@@ -21,6 +21,8 @@ enum class Verdict {
     strata,          ///< a function of Strata's own libraries
     system_library,  ///< in a shared object under /usr/lib (or /lib, /lib64, /usr/lib64)
     system_header,   ///< declared in a file under /usr/include (an instrumented inline function)
+    openmp_outlined, ///< the body of an OpenMP construct outlined by the compiler (".omp_outlined.",
+                     ///< "f._omp_fn.0"): the OpenMP adapter names the construct instead
     filtered,        ///< excluded by the filter file
 };
 
@@ -37,6 +39,9 @@ struct FunctionInfo {
 /// The demangled form of a symbol (namespaces, templates, lambdas, member functions), or the
 /// symbol itself when it is not a mangled C++ name.
 std::string demangle(const char* symbol);
+
+/// True for the symbol of a compiler-outlined OpenMP construct body.
+bool is_openmp_outlined(const std::string& symbol);
 
 /// True when `path` is a system library directory's object (/usr/lib/, /lib/, /lib64/, /usr/lib64/).
 bool is_system_library(const std::string& path);

@@ -46,6 +46,7 @@ std::uint32_t g_groups = all_groups;
 /// part after the forking thread has ended the region.
 struct ParallelInfo {
     RegionHandle region = 0;
+    const void* codeptr_ra = nullptr;  ///< where the parallel construct is
     events::ForkContext* fork = nullptr;
     std::atomic<Ticks> join_time{0};  ///< set by the forking thread at parallel end
     std::atomic<int> references{1};
@@ -89,6 +90,17 @@ Ticks end_time() {
     return joined != 0 && joined < now ? joined : now;
 }
 
+/// Where the parallel construct of the innermost team of this thread is.
+const void* innermost_parallel_code() {
+    const std::vector<Frame>& open = state().open;
+    for (std::size_t i = open.size(); i-- > 0;) {
+        if (open[i].kind != Frame::team) continue;
+        const auto* info = static_cast<const ParallelInfo*>(open[i].key);
+        return info != nullptr ? info->codeptr_ra : nullptr;
+    }
+    return nullptr;
+}
+
 const void* construct_key(Construct c) { return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c) + 1); }
 
 void open(Frame::Kind kind, RegionHandle region, const void* key) {
@@ -119,6 +131,7 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
                        int, const void* codeptr_ra) {
     auto* info = new ParallelInfo();
     info->region = construct_region(Construct::parallel, codeptr_ra);
+    info->codeptr_ra = codeptr_ra;
     info->fork = events::thread_fork(Paradigm::openmp, requested);
     parallel_data->ptr = info;
 }
@@ -145,7 +158,7 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
             s.worker_of.push_back(info);
         }
         events::thread_team_begin(info != nullptr ? info->fork : nullptr, index, actual_parallelism);
-        s.open.push_back(Frame{Frame::team, 0, worker ? info : nullptr});
+        s.open.push_back(Frame{Frame::team, 0, info});
         if (info != nullptr) open(Frame::parallel, info->region, nullptr);
         return;
     }
@@ -230,6 +243,9 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
     const Construct construct = sync_construct(kind);
     if (endpoint == ompt_scope_begin) {
         if (construct != Construct::taskwait && construct != Construct::taskgroup) end_unreported_work();
+        // libomp names no code for a worker's barrier at the end of a parallel
+        // region: it is the parallel construct's, as on the forking thread.
+        if (codeptr_ra == nullptr && construct == Construct::implicit_barrier) codeptr_ra = innermost_parallel_code();
         open(Frame::sync, construct_region(construct, codeptr_ra), construct_key(construct));
     } else {
         close(Frame::sync, construct_key(construct));

@@ -2,6 +2,8 @@
 // Interning and de-duplication of local definitions.
 #include "core/definitions.hpp"
 
+#include <algorithm>
+
 namespace strata {
 
 namespace {
@@ -89,15 +91,17 @@ events::CommunicatorHandle Definitions::define_communicator(const events::Commun
     return handle;
 }
 
-events::CommunicatorHandle Definitions::define_thread_team(std::uint32_t master, std::uint32_t size) {
-    const std::string key = "team/" + std::to_string(master) + '/' + std::to_string(size);
+events::CommunicatorHandle Definitions::define_thread_team(std::uint32_t master, std::uint32_t size,
+                                                           std::uint32_t level) {
+    const std::string key =
+        "team/" + std::to_string(master) + '/' + std::to_string(size) + '/' + std::to_string(level);
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = communicator_index_.find(key);
     if (it != communicator_index_.end()) return it->second;
     CommunicatorDefinition def;
-    def.name = intern_locked("OpenMP team of " + std::to_string(size) + " from thread " + std::to_string(master));
+    def.name = intern_locked("OpenMP team of " + std::to_string(size) + " from thread " + std::to_string(master) +
+                             (level > 1 ? " (nesting level " + std::to_string(level) + ")" : ""));
     def.id_sequence = kThreadTeamSequence | static_cast<std::uint32_t>(communicators_.size());
-    def.world_ranks.assign(size, -1);
     def.paradigm = Paradigm::openmp;
     communicators_.push_back(std::move(def));
     const auto handle = static_cast<events::CommunicatorHandle>(communicators_.size());
@@ -105,14 +109,12 @@ events::CommunicatorHandle Definitions::define_thread_team(std::uint32_t master,
     return handle;
 }
 
-void Definitions::note_team_member(events::CommunicatorHandle team, std::uint32_t thread_number,
-                                   std::uint32_t location) {
+void Definitions::note_team_member(events::CommunicatorHandle team, std::uint32_t location) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (team == 0 || team > communicators_.size()) return;
     std::vector<std::int32_t>& members = communicators_[team - 1].world_ranks;
-    if (thread_number < members.size() && members[thread_number] < 0) {
-        members[thread_number] = static_cast<std::int32_t>(location);
-    }
+    const auto member = static_cast<std::int32_t>(location);
+    if (std::find(members.begin(), members.end(), member) == members.end()) members.push_back(member);
 }
 
 void DefinitionsSnapshot::set_rank(int rank) {

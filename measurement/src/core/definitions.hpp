@@ -39,7 +39,8 @@ struct CommunicatorDefinition {
     std::uint32_t id_root = 0;  ///< thread teams: the rank (set by DefinitionsSnapshot::set_rank)
     std::uint32_t id_sequence = 0;
     /// MPI: the MPI_COMM_WORLD rank of each member.  Thread team: the location
-    /// index (within the rank) of each thread number, -1 for a thread never seen.
+    /// index (within the rank) of every thread that worked in it, in the order seen
+    /// (a runtime may give a team other threads from one fork to the next).
     std::vector<std::int32_t> world_ranks;
     Paradigm paradigm = Paradigm::mpi;
 };
@@ -65,10 +66,11 @@ public:
     RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags) const;
     ParameterHandle define_parameter(std::string_view name, events::ParameterType type);
     events::CommunicatorHandle define_communicator(const events::CommunicatorSpec& spec);
-    /// The team of `size` threads forked by location `master` (one definition per pair).
-    events::CommunicatorHandle define_thread_team(std::uint32_t master, std::uint32_t size);
-    /// Location `location` worked as thread `thread_number` of `team` (the first one seen is kept).
-    void note_team_member(events::CommunicatorHandle team, std::uint32_t thread_number, std::uint32_t location);
+    /// The team of `size` threads forked by location `master` at nesting `level`
+    /// (1: outermost); one definition per triple.
+    events::CommunicatorHandle define_thread_team(std::uint32_t master, std::uint32_t size, std::uint32_t level);
+    /// Location `location` worked in `team`.
+    void note_team_member(events::CommunicatorHandle team, std::uint32_t location);
 
     /// Text of a string handle (copy; takes the lock).
     std::string string(StringHandle h) const;

@@ -278,6 +278,7 @@ void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t r
 struct ForkContext {
     Paradigm model = Paradigm::openmp;
     std::uint32_t master = 0;         ///< location index of the forking thread
+    std::uint32_t level = 1;          ///< nesting level of the team (1: outermost)
     std::vector<RegionHandle> path;   ///< call path open there at the fork
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
@@ -303,7 +304,7 @@ std::uint32_t team_of(ForkContext& fork, std::uint32_t size) {
     const std::uint64_t cached = fork.team.load(std::memory_order_relaxed);
     if ((cached >> 32) == size && (cached & 0xffffffffu) != 0) return static_cast<std::uint32_t>(cached);
     const events::CommunicatorHandle team =
-        define_or_degrade("thread team", [&] { return definitions().define_thread_team(fork.master, size); });
+        define_or_degrade("thread team", [&] { return definitions().define_thread_team(fork.master, size, fork.level); });
     fork.team.store((static_cast<std::uint64_t>(size) << 32) | team, std::memory_order_relaxed);
     return team;
 }
@@ -351,6 +352,7 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
     if (fork != nullptr) {
         fork->model = model;
         fork->master = loc->index;
+        fork->level = static_cast<std::uint32_t>(loc->teams.size()) + 1;
         fork->path.reserve(loc->inherited.size() + loc->depth);
         fork->path = loc->inherited;
         for (std::uint32_t i = 0; i < loc->depth; ++i) {
@@ -390,10 +392,9 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
     const Ticks time = timer::now();
     const std::uint32_t team = fork != nullptr ? team_of(*fork, team_size) : 0;
     loc->busy = true;  // the membership lists and the definitions may allocate
-    if (team != 0 && (loc->last_noted_team != team || loc->last_noted_thread != thread_number)) {
-        definitions().note_team_member(team, thread_number, loc->index);
+    if (team != 0 && loc->last_noted_team != team) {
+        definitions().note_team_member(team, loc->index);
         loc->last_noted_team = team;
-        loc->last_noted_thread = thread_number;
     }
     const auto inherited_before = static_cast<std::uint32_t>(loc->inherited.size());
     ForkContext* reference = nullptr;

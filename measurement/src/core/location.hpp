@@ -49,7 +49,6 @@ struct Location {
     /// precedes `stack` when this thread forks a team itself (nested parallelism).
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
-    std::uint32_t last_noted_thread = 0;
 
     std::uint64_t unmatched_exits = 0;
 

@@ -162,5 +162,16 @@ TEST(FunctionResolver, AnAddressOutsideEveryObjectIsDescribed) {
     EXPECT_EQ(info.object, "");
 }
 
+TEST(OpenMpOutlined, CompilerGeneratedConstructBodiesAreRecognised) {
+    EXPECT_TRUE(is_openmp_outlined(".omp_outlined."));
+    EXPECT_TRUE(is_openmp_outlined(".omp_outlined._debug__.2"));
+    EXPECT_TRUE(is_openmp_outlined(".omp_task_entry."));
+    EXPECT_TRUE(is_openmp_outlined("main._omp_fn.0"));
+    EXPECT_TRUE(is_openmp_outlined("_ZN3foo3barEv._omp_fn.12"));
+    EXPECT_FALSE(is_openmp_outlined("omp_outlined"));
+    EXPECT_FALSE(is_openmp_outlined("main"));
+    EXPECT_FALSE(is_openmp_outlined(""));
+}
+
 }  // namespace
 }  // namespace strata::compiler::test

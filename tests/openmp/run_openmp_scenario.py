@@ -1,0 +1,319 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One OpenMP adapter scenario: a program built with `strata clang|gcc -fopenmp`
+(or `strata mpicc -fopenmp`) is run, and its experiment is checked with
+independent readers (python3 otf2, otf2-print, h5dump;
+tests/integration/experiment_reader.py).
+
+    /usr/bin/python3 run_openmp_scenario.py SCENARIO --bin-dir DIR --work-dir DIR
+                                            --source-dir DIR [--mpirun MPIRUN]
+
+The expected structure of programs/omp_constructs.c is in its header comment;
+source lines come from its "@name" markers, never from numbers written here.
+"""
+import argparse
+import collections
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'integration'))
+import experiment_reader as reader  # noqa: E402
+
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__.replace('_', '-')] = fn
+    return fn
+
+
+def expect_equal(actual, expected, what):
+    assert actual == expected, '%s: got %r, expected %r' % (what, actual, expected)
+
+
+def clean_environment(env):
+    e = {k: v for k, v in os.environ.items() if not k.startswith(('STRATA_', 'OMP_'))}
+    e.update({'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'})
+    e.update(env or {})
+    return e
+
+
+def markers(source):
+    """{'loops': 28, ...}: the line of each "@name" marker of a program."""
+    found = {}
+    with open(source) as f:
+        for number, line in enumerate(f, 1):
+            for name in re.findall(r'@(\w+)', line):
+                found[name] = number
+    return found
+
+
+def run(args, name, command, env, expect_status=0):
+    work = os.path.join(args.work_dir, name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    p = subprocess.run(command, cwd=work, env=clean_environment(env), capture_output=True, text=True,
+                       timeout=240, stdin=subprocess.DEVNULL)
+    assert p.returncode == expect_status, '%s: status %d (expected %d)\nstdout:\n%s\nstderr:\n%s' % (
+        command, p.returncode, expect_status, p.stdout, p.stderr)
+    experiments = glob.glob(os.path.join(work, 'strata-*'))
+    return p, experiments
+
+
+def read_thread_events(archive):
+    """{location key: [(kind, time, detail)]} of enters/leaves and thread events, and
+    {team name: member location keys} from the definitions."""
+    import otf2
+    events = collections.defaultdict(list)
+    with otf2.reader.open(archive) as trace:
+        keys = {}
+        for location in trace.definitions.locations:
+            keys[location] = reader.location_key(location)
+        teams = {}  # team names repeat on every rank: (rank prefix, name) -> member locations
+        for comm in trace.definitions.comms:
+            if comm.group.paradigm == otf2.Paradigm.OPENMP:
+                members = sorted(keys[loc] for loc in comm.group.members)
+                teams[(team_scope(members[0]), comm.name)] = members
+        for location, event in trace.events:
+            key = keys[location]
+            if isinstance(event, otf2.events.Enter):
+                events[key].append(('E', event.time, event.region.name))
+            elif isinstance(event, otf2.events.Leave):
+                events[key].append(('L', event.time, event.region.name))
+            elif isinstance(event, otf2.events.ThreadFork):
+                events[key].append(('fork', event.time, event.number_of_requested_threads))
+            elif isinstance(event, otf2.events.ThreadJoin):
+                events[key].append(('join', event.time, None))
+            elif isinstance(event, otf2.events.ThreadTeamBegin):
+                events[key].append(('team_begin', event.time, (team_scope(key), event.thread_team.name)))
+            elif isinstance(event, otf2.events.ThreadTeamEnd):
+                events[key].append(('team_end', event.time, (team_scope(key), event.thread_team.name)))
+        roles = {r.name: str(r.region_role).split('.')[-1] for r in trace.definitions.regions}
+        paradigms = {r.name: str(r.paradigm).split('.')[-1] for r in trace.definitions.regions}
+    return dict(events), teams, roles, paradigms
+
+
+def team_scope(location_key):
+    """'rank 1' of 'rank 1/thread 0'; '' for a single process."""
+    return location_key.rsplit('/', 1)[0] if '/' in location_key else ''
+
+
+def kind_counts(events):
+    return {key: collections.Counter(kind for kind, _, _ in evs if kind not in ('E', 'L'))
+            for key, evs in events.items()}
+
+
+def check_thread_structure(events, teams):
+    """Forks and joins alternate per location; team begins and ends pair up, each
+    in a team whose members include the location; enters and leaves nest."""
+    for key, evs in events.items():
+        reader.check_nesting([e for e in evs if e[0] in ('E', 'L')])
+        open_forks, open_teams = 0, []
+        for kind, _, detail in evs:
+            if kind == 'fork':
+                open_forks += 1
+            elif kind == 'join':
+                assert open_forks > 0, '%s: join without fork' % key
+                open_forks -= 1
+            elif kind == 'team_begin':
+                assert key in teams.get(detail, []), '%s: begins team %r whose members are %r' % (
+                    key, detail, teams.get(detail))
+                open_teams.append(detail)
+            elif kind == 'team_end':
+                assert open_teams and open_teams[-1] == detail, '%s: ends %r, open %r' % (key, detail, open_teams)
+                open_teams.pop()
+        assert open_forks == 0 and not open_teams, '%s: still open: %d forks, teams %r' % (key, open_forks,
+                                                                                         open_teams)
+
+
+def enters(events, predicate):
+    """Enter counts over all locations of the regions `predicate` accepts."""
+    counts = collections.Counter()
+    for evs in events.values():
+        for kind, _, name in evs:
+            if kind == 'E' and predicate(name):
+                counts[name] += 1
+    return counts
+
+
+def construct_at(name, construct, line, exact):
+    """True for "<construct> @omp_constructs.c:<line>"; GCC attributes some calls to the
+    line before the construct (its line table, not ours), so not `exact` allows that."""
+    m = re.match(r'^(.*) @omp_constructs\.c:(\d+)$', name)
+    if not m or m.group(1) != construct:
+        return False
+    return int(m.group(2)) == line or (not exact and int(m.group(2)) in (line - 1, line))
+
+
+def check_constructs(args, compiler):
+    program = os.path.join(args.bin_dir, 'omp_constructs_' + compiler)
+    lines = markers(os.path.join(args.source_dir, 'programs', 'omp_constructs.c'))
+    exact = compiler == 'clang'
+    p, experiments = run(args, 'constructs-' + compiler, [program],
+                         {'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2'})
+    expect_equal(len(experiments), 1, 'experiments')
+    assert 'libgomp' not in p.stderr, p.stderr
+    archive = os.path.join(experiments[0], 'traces.otf2')
+    events, teams, roles, paradigms = read_thread_events(archive)
+
+    # One location per thread: 2 of the outer team, 2 more of the nested teams.
+    threads = ['thread %d' % i for i in range(4)]
+    expect_equal(sorted(events), threads, 'locations')
+    check_thread_structure(events, teams)
+    counts = kind_counts(events)
+    expect_equal({k: c['fork'] for k, c in counts.items()}, {'thread 0': 5, 'thread 1': 1, 'thread 2': 0,
+                                                            'thread 3': 0}, 'forks per location')
+    expect_equal({k: c['join'] for k, c in counts.items()}, {k: c['fork'] for k, c in counts.items()},
+                 'joins per location')
+    expect_equal({k: c['team_begin'] for k, c in counts.items()},
+                 {'thread 0': 5, 'thread 1': 5, 'thread 2': 1, 'thread 3': 1}, 'team begins per location')
+    for evs in events.values():
+        for kind, _, requested in evs:
+            if kind == 'fork':
+                expect_equal(requested, 2, 'requested threads')
+    # The same counts through otf2-print.
+    printed = subprocess.run(['otf2-print', archive], check=True, capture_output=True, text=True).stdout
+    expect_equal(len(re.findall(r'^THREAD_FORK ', printed, re.M)), 6, 'THREAD_FORK lines of otf2-print')
+    expect_equal(len(re.findall(r'^THREAD_JOIN ', printed, re.M)), 6, 'THREAD_JOIN lines of otf2-print')
+    expect_equal(len(re.findall(r'^THREAD_TEAM_BEGIN ', printed, re.M)), 12, 'THREAD_TEAM_BEGIN lines')
+    expect_equal(len(re.findall(r'^THREAD_TEAM_END ', printed, re.M)), 12, 'THREAD_TEAM_END lines')
+
+    # Constructs, by source line: 3 rounds x 2 threads.
+    def total(construct, line):
+        return sum(enters(events, lambda n: construct_at(n, construct, line, exact)).values())
+    expect_equal(total('!$omp parallel', lines['loops']), 6, 'parallel region of the loops, all threads')
+    expect_equal(total('!$omp critical', lines['critical']), 6, 'critical')
+    expect_equal(total('!$omp critical sblock', lines['critical']), 6, 'critical sblock')
+    expect_equal(total('omp_set_lock', lines['lock']), 6, 'omp_set_lock')
+    expect_equal(total('!$omp taskwait', lines['taskwait']), 3, 'taskwait')
+    barrier = enters(events, lambda n: re.search(r'@omp_constructs\.c:%d$' % lines['barrier'], n) and
+                     roles[n] in ('BARRIER', 'IMPLICIT_BARRIER'))
+    expect_equal(sum(barrier.values()), 6, 'barrier at the explicit barrier: %r' % dict(barrier))
+    # 3 rounds x 4 tasks, created and run (GCC's line table puts the task elsewhere).
+    tasks = enters(events, lambda n: n.startswith('!$omp task @omp_constructs.c:'))
+    created = enters(events, lambda n: n.startswith('!$omp create task @omp_constructs.c:'))
+    expect_equal(sum(tasks.values()), 12, 'tasks run: %r' % dict(tasks))
+    expect_equal(sum(created.values()), 12, 'tasks created: %r' % dict(created))
+    if exact:
+        expect_equal(list(tasks), ['!$omp task @omp_constructs.c:%d' % lines['task']], 'task region')
+    for name in set(roles):
+        if name.startswith('!$omp') or name.startswith('omp_set'):
+            expect_equal(paradigms[name], 'OPENMP', 'paradigm of ' + name)
+    expect_equal(roles.get('omp_set_lock @omp_constructs.c:%d' % lines['lock']), 'WRAPPER', 'role of the lock')
+    assert not any('omp_outlined' in n or '_omp_fn' in n for n in roles), \
+        'compiler-outlined bodies are not regions: %r' % sorted(roles)
+
+    # Profile: every thread's work under the call path that opened its team.
+    profile = reader.read_profile(os.path.join(experiments[0], 'profile.h5'))
+    expect_equal(profile['locations'], 4, 'profile locations')
+    loops = re.compile(r'^main/phase_loops/!\$omp parallel @omp_constructs\.c:\d+/(.*/)?work$')
+    inner = re.compile(r'^main/nested/!\$omp parallel @omp_constructs\.c:\d+/(.*/)?'
+                       r'!\$omp parallel @omp_constructs\.c:\d+/(.*/)?work$')
+    for column in range(4):
+        visits = reader.visits_by_path(profile, column)
+        loop_work = sum(n for path, n in visits.items() if loops.match(path))
+        nested_work = sum(n for path, n in visits.items() if inner.match(path))
+        if column < 2:
+            assert loop_work >= 1, 'thread %d: no work under main/phase_loops/!$omp parallel: %r' % (
+                column, {k: v for k, v in visits.items() if v})
+        expect_equal(nested_work, 1, 'thread %d: work of the nested team under main/nested' % column)
+        if column >= 2:  # a thread of a nested team only: no visit of what it inherited
+            expect_equal(visits.get('main', 0), 0, 'thread %d: visits of main' % column)
+    if exact:  # clang: the static loop is a loop region; 2 threads share 100 iterations evenly
+        for column in range(2):
+            visits = reader.visits_by_path(profile, column)
+            path = 'main/phase_loops/!$omp parallel @omp_constructs.c:%d/!$omp for @omp_constructs.c:%d/work' % (
+                lines['loops'], lines['loops'] + 3)
+            expect_equal(visits.get(path), 150, 'thread %d: %s' % (column, path))
+
+
+@scenario
+def constructs_clang(args):
+    check_constructs(args, 'clang')
+
+
+@scenario
+def constructs_gcc(args):
+    check_constructs(args, 'gcc')
+
+
+@scenario
+def enable_none(args):
+    """STRATA_OPENMP_ENABLE=none: no OpenMP event at all, the functions still."""
+    p, experiments = run(args, 'enable-none', [os.path.join(args.bin_dir, 'omp_constructs_clang')],
+                         {'STRATA_ENABLE_TRACING': 'true', 'STRATA_OPENMP_ENABLE': 'none'})
+    events, teams, roles, paradigms = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+    expect_equal(sorted(n for n, p in paradigms.items() if p == 'OPENMP'), [], 'OpenMP regions')
+    expect_equal(sum(sum(c.values()) for c in kind_counts(events).values()), 0, 'thread events')
+    assert enters(events, lambda n: n == 'work'), 'work is still recorded'
+
+
+@scenario
+def enable_groups(args):
+    """STRATA_OPENMP_ENABLE=parallel,locks: teams and locks, no barrier, task or loop."""
+    p, experiments = run(args, 'enable-groups', [os.path.join(args.bin_dir, 'omp_constructs_clang')],
+                         {'STRATA_ENABLE_TRACING': 'true', 'STRATA_OPENMP_ENABLE': 'parallel,locks',
+                          'OMP_MAX_ACTIVE_LEVELS': '2'})
+    events, teams, roles, paradigms = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+    check_thread_structure(events, teams)
+    kinds = collections.Counter(roles[n] for n in enters(events, lambda n: paradigms[n] == 'OPENMP'))
+    expect_equal(sorted(kinds), ['CRITICAL', 'CRITICAL_SBLOCK', 'PARALLEL', 'WRAPPER'], 'OpenMP region roles')
+
+
+@scenario
+def enable_bogus(args):
+    """A bad STRATA_OPENMP_ENABLE stops before main with a message naming it."""
+    p, experiments = run(args, 'enable-bogus', [os.path.join(args.bin_dir, 'omp_constructs_clang')],
+                         {'STRATA_OPENMP_ENABLE': 'parallel,bariers'}, expect_status=1)
+    assert 'STRATA_OPENMP_ENABLE' in p.stderr and 'bariers' in p.stderr, p.stderr
+    assert 'total' not in p.stdout, 'main ran: ' + p.stdout
+    for experiment in experiments:  # nothing was measured
+        expect_equal(os.listdir(experiment), ['strata.cfg'], 'files of ' + experiment)
+
+
+@scenario
+def hybrid_np2(args):
+    """2 ranks x 2 threads: 4 CPU locations with MPI and OpenMP events in one experiment."""
+    command = [args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_omp')]
+    p, experiments = run(args, 'hybrid-np2', command, {'STRATA_ENABLE_TRACING': 'true'})
+    expect_equal(len(experiments), 1, 'one experiment for both ranks')
+    archive = os.path.join(experiments[0], 'traces.otf2')
+    events, teams, roles, paradigms = read_thread_events(archive)
+    expect_equal(sorted(events), ['rank 0/thread 0', 'rank 0/thread 1', 'rank 1/thread 0', 'rank 1/thread 1'],
+                 'locations')
+    check_thread_structure(events, teams)
+    counts = kind_counts(events)
+    for rank in range(2):
+        master, worker = 'rank %d/thread 0' % rank, 'rank %d/thread 1' % rank
+        expect_equal(counts[master]['fork'], 2, master + ': forks')
+        expect_equal(counts[worker]['team_begin'], 2, worker + ': team begins')
+        mpi = enters({master: events[master]}, lambda n: paradigms[n] == 'MPI')
+        expect_equal(mpi.get('MPI_Allreduce'), 2, master + ': MPI_Allreduce')
+        expect_equal(enters({worker: events[worker]}, lambda n: paradigms[n] == 'MPI'), collections.Counter(),
+                     worker + ': MPI')
+        # The team of a rank holds that rank's threads only.
+        team = [e[2] for e in events[worker] if e[0] == 'team_begin'][0]
+        expect_equal(teams[team], [master, worker], 'members of %r' % (team,))
+    profile = reader.read_profile(os.path.join(experiments[0], 'profile.h5'))
+    expect_equal(profile['locations'], 4, 'profile locations')
+    expect_equal(sorted(profile['location_ranks']), [0, 0, 1, 1], 'ranks of the profile columns')
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('scenario', choices=sorted(SCENARIOS))
+    parser.add_argument('--bin-dir', required=True)
+    parser.add_argument('--work-dir', required=True)
+    parser.add_argument('--source-dir', default=HERE)
+    parser.add_argument('--mpirun', default='mpirun')
+    args = parser.parse_args()
+    SCENARIOS[args.scenario](args)
+    print('%s: ok' % args.scenario)
+
+
+if __name__ == '__main__':
+    main()
