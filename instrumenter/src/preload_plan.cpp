@@ -76,7 +76,9 @@ std::string runtime_conflict(const PreloadAdapter& adapter, const std::string& p
 // Rows whose library is not built yet (openmp, cuda) are harmless: the program then runs without
 // that adapter and a warning says so.
 // - OpenMP: the OMPT tool of adapters/openmp/ is found by the OpenMP runtime through the
-//   ompt_start_tool symbol, which LD_PRELOAD makes visible.
+//   ompt_start_tool symbol, which LD_PRELOAD makes visible.  GCC's libgomp has no OMPT: for a
+//   program on libgomp, LLVM's libomp is preloaded too; it provides libgomp's GOMP_* entry
+//   points, which the loader then takes from it.
 // - CUDA: CUPTI needs nothing more; NVTX finds an injection library through
 //   NVTX_INJECTION64_PATH, which will have to be set here too when adapters/cuda/ provides one.
 // ------------------------------------------------------------------------------------------------
@@ -230,11 +232,24 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
                                     " activity is not recorded)");
             continue;
         }
+        const bool on_libgomp = adapter.feature == "openmp" && trigger != nullptr &&
+                                library_base_name(trigger->name) == "libgomp";
+        if (on_libgomp && inputs.openmp_runtime.empty()) {
+            plan.warnings.push_back("warning: the program uses GCC's OpenMP runtime (" + describe(*trigger) +
+                                    "), which has no OMPT interface, and LLVM's libomp was not found when "
+                                    "Strata was built: its OpenMP activity is not recorded");
+            continue;
+        }
         plan.notes.push_back(
             adapter.paradigm + ": " + file +
             (trigger != nullptr ? " for " + describe(*trigger) : " (--" + adapter.feature + ")"));
         plan.libraries.push_back(path);
         plan.features.push_back(adapter.feature);
+        if (on_libgomp) {
+            plan.notes.push_back("OpenMP: " + inputs.openmp_runtime + " (LLVM's libomp) runs the program's " +
+                                 describe(*trigger) + " code: libgomp has no OMPT interface");
+            plan.libraries.push_back(inputs.openmp_runtime);
+        }
     }
 
     for (const auto& library : preload_core_libraries()) {

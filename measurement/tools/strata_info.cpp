@@ -15,6 +15,9 @@
 #if STRATA_HAVE_MPI
 #include "mpi_config.hpp"
 #endif
+#if STRATA_HAVE_OMPT
+#include "openmp_config.hpp"
+#endif
 
 namespace {
 
@@ -60,9 +63,11 @@ void print_build_config(std::ostream& out) {
 void register_adapter_variables(strata::config::Registry& registry) {
 #if STRATA_HAVE_MPI
     strata::mpi::register_variables(registry, [](std::uint32_t) {});
-#else
-    (void)registry;
 #endif
+#if STRATA_HAVE_OMPT
+    strata::openmp::register_variables(registry, [](std::uint32_t) {});
+#endif
+    (void)registry;
 }
 
 int config_vars(const std::vector<std::string>& options) {

@@ -487,15 +487,31 @@ TEST(PreloadPlan, MissingAdapterWarnsUnlessForced) {
     plan = si::plan_preload(options_from({"--mpi", "./app"}), inputs_with({}, without_mpi));
     EXPECT_EQ(plan.error, "--mpi: libstrata-mpi.so is not in Strata's library directory (/opt/strata/lib)");
 
-    // Adapters not built yet: OpenMP and CUDA programs run with the core libraries and a warning.
+    // Adapters not built: OpenMP and CUDA programs run with the core libraries and a warning.
     plan = si::plan_preload(options_from({"./app"}),
                             inputs_with({needed("libgomp.so.1"), needed("libcudart.so.12")}));
     EXPECT_EQ(plan.ld_preload, core);
     EXPECT_EQ(plan.warnings.size(), 2u);
-    plan = si::plan_preload(
-        options_from({"./app"}),
-        inputs_with({needed("libgomp.so.1")}, {"strata-openmp", "strata-user", "strata-measurement"}));
+}
+
+TEST(PreloadPlan, OpenMpProgramsOfGccGetLlvmsRuntime) {
+    const std::vector<std::string> with_openmp = {"strata-openmp", "strata-user", "strata-measurement"};
+    // libomp has OMPT: the adapter is enough.
+    auto plan = si::plan_preload(options_from({"./app"}), inputs_with({needed("libomp.so.5")}, with_openmp));
     EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:" + core);
+    // libgomp has none: LLVM's libomp is preloaded after the adapter and runs GCC's OpenMP code.
+    auto inputs = inputs_with({needed("libgomp.so.1")}, with_openmp);
+    inputs.openmp_runtime = "/usr/lib/llvm/lib/libomp.so";
+    plan = si::plan_preload(options_from({"./app"}), inputs);
+    EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:/usr/lib/llvm/lib/libomp.so:" + core);
+    EXPECT_TRUE(plan.warnings.empty());
+    // Without libomp, the program runs unmeasured for OpenMP, and the user is told why.
+    inputs.openmp_runtime.clear();
+    plan = si::plan_preload(options_from({"./app"}), inputs);
+    EXPECT_EQ(plan.ld_preload, core);
+    ASSERT_EQ(plan.warnings.size(), 1u);
+    EXPECT_NE(plan.warnings[0].find("libgomp.so.1"), std::string::npos) << plan.warnings[0];
+    EXPECT_NE(plan.warnings[0].find("no OMPT"), std::string::npos) << plan.warnings[0];
 }
 
 TEST(PreloadPlan, AdapterBuiltForAnotherRuntimeIsLeftOut) {

@@ -127,6 +127,29 @@ def serial(args):
 
 
 @scenario
+def openmp_gcc(args):
+    """A GCC OpenMP program built without Strata (on libgomp, which has no OMPT): strata-preload
+    preloads the OpenMP adapter and LLVM's libomp, and every thread's constructs are recorded."""
+    name = program(args, 'plain_omp')
+    with open(name, 'rb') as f:
+        assert b'libgomp' in f.read(), 'the program is not linked with libgomp'
+    run = Run(args, 'openmp-gcc', preload(args, '--verbose', name),
+              {'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2'})
+    expect_equal(run.status, 0, 'openmp-gcc: ' + run.explain())
+    expect_in(run.stderr, "LLVM's libomp", 'the note on libomp')
+    assert 'has no OMPT interface: its OpenMP constructs are not recorded' not in run.stderr, run.stderr
+    expect_equal(len(run.experiments), 1, 'experiment directories')
+    printed = subprocess.run(['otf2-print', os.path.join(run.experiments[0], 'traces.otf2')], check=True,
+                             capture_output=True, text=True).stdout
+    locations = set(re.findall(r'^(?:ENTER|THREAD_\w+)\s+(\d+)\s', printed, re.M))
+    expect_equal(len(locations), 4, 'threads with events')
+    expect_equal(len(re.findall(r'^THREAD_FORK ', printed, re.M)), 6, 'forks')
+    expect_equal(len(re.findall(r'^THREAD_JOIN ', printed, re.M)), 6, 'joins')
+    expect_equal(len(re.findall(r'^ENTER .*Region: "!\$omp critical @omp_constructs\.c:\d+"', printed, re.M)),
+                 6, 'critical sections')
+
+
+@scenario
 def serial_exit_status(args):
     # exec: the program's status is strata-preload's; the experiment is written anyway.
     run = Run(args, 'serial-exit-status', preload(args, program(args, 'serial_work'), '3'))
