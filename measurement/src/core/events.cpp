@@ -300,11 +300,23 @@ inline void thread_dispatch(const EventTable* table, Location& loc, Ticks time, 
     for (auto* f = table->thread_event; *f; ++f) (*f)(loc, time, e);
 }
 
-std::uint32_t team_of(ForkContext& fork, std::uint32_t size) {
+/// The team of `fork` with `size` threads: from the fork (the threads of one
+/// fork look it up once), else from the thread's own cache (the same team is
+/// forked again and again), else from the definitions (a lock).
+std::uint32_t team_of(Location& loc, ForkContext& fork, std::uint32_t size) {
     const std::uint64_t cached = fork.team.load(std::memory_order_relaxed);
     if ((cached >> 32) == size && (cached & 0xffffffffu) != 0) return static_cast<std::uint32_t>(cached);
-    const events::CommunicatorHandle team =
-        define_or_degrade("thread team", [&] { return definitions().define_thread_team(fork.master, size, fork.level); });
+    const std::uint64_t key = (static_cast<std::uint64_t>(fork.master) << 32) | (static_cast<std::uint64_t>(size) << 16) |
+                              (fork.level & 0xffffu);
+    std::uint32_t team = 0;
+    if (loc.team_cache_key == key && loc.team_cache_handle != 0) {
+        team = loc.team_cache_handle;
+    } else {
+        team = define_or_degrade("thread team",
+                                 [&] { return definitions().define_thread_team(fork.master, size, fork.level); });
+        loc.team_cache_key = key;
+        loc.team_cache_handle = team;
+    }
     fork.team.store((static_cast<std::uint64_t>(size) << 32) | team, std::memory_order_relaxed);
     return team;
 }
@@ -390,7 +402,7 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
     Location* loc = location::current();
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = timer::now();
-    const std::uint32_t team = fork != nullptr ? team_of(*fork, team_size) : 0;
+    const std::uint32_t team = fork != nullptr ? team_of(*loc, *fork, team_size) : 0;
     loc->busy = true;  // the membership lists and the definitions may allocate
     if (team != 0 && loc->last_noted_team != team) {
         definitions().note_team_member(team, loc->index);

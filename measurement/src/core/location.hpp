@@ -49,6 +49,8 @@ struct Location {
     /// precedes `stack` when this thread forks a team itself (nested parallelism).
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
+    std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle
+    std::uint32_t team_cache_handle = 0;
 
     std::uint64_t unmatched_exits = 0;
 

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# OpenMP adapter overhead: omp_bench.c (many short parallel regions, each with a
+# worksharing loop and its implicit barrier) on 2 threads, built with clang
+# -fopenmp plain and with `strata --no-compiler clang -fopenmp` (the same LLVM
+# libomp for both); medians of alternating runs of µs per parallel region,
+# profiling only and tracing only.
+#
+#   bench/run_omp.sh [BUILD_DIR] [REPETITIONS]
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+reps=${2:-7}
+n=20000
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc=$(command -v clang || command -v clang-14)
+export OMP_NUM_THREADS=2
+
+"$cc" -O2 -fopenmp "$here/omp_bench.c" -o "$work/plain"
+"$build/instrumenter/strata" --no-compiler "$cc" -O2 -fopenmp "$here/omp_bench.c" -o "$work/strata" 2> /dev/null
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
+
+run() {  # run NAME BINARY [VAR=VALUE...]: appends µs per region to $work/result-NAME
+  local name=$1 bin=$2
+  shift 2
+  rm -rf "$work/exp"
+  env "$@" STRATA_EXPERIMENT_DIRECTORY="$work/exp" "$bin" $n 2> "$work/stderr" |
+    sed -n 's/.*us_per_region=\([0-9.]*\).*/\1/p' >> "$work/result-$name"
+}
+
+for ((i = 0; i < reps; i++)); do
+  run plain "$work/plain"
+  run profile "$work/strata" STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false
+  run plain "$work/plain"
+  run trace "$work/strata" STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=1G
+done
+plain=$(median < "$work/result-plain")
+echo "OpenMP (omp_bench.c, $OMP_NUM_THREADS threads, $n parallel regions, $reps repetitions, medians)"
+printf '  plain       %7.3f us per parallel region\n' "$plain"
+for mode in profile trace; do
+  t=$(median < "$work/result-$mode")
+  printf '  %-10s  %7.3f us per parallel region   -> overhead %s us\n' "$mode" "$t" "$(calc "$t - $plain")"
+done
