@@ -22,6 +22,24 @@ std::string_view time_class_name(TimeClass time_class) {
     return "computation";
 }
 
+/// OpenMP regions in which a thread waits or the runtime works for it; the
+/// others (parallel, loop, single, task, sblocks, ...) hold the program's code.
+bool is_openmp_synchronisation(RegionRole role) {
+    switch (role) {
+        case RegionRole::barrier:
+        case RegionRole::implicit_barrier:
+        case RegionRole::task_wait:
+        case RegionRole::critical:
+        case RegionRole::ordered:
+        case RegionRole::atomic:
+        case RegionRole::lock:
+        case RegionRole::task_create:
+            return true;
+        default:
+            return false;
+    }
+}
+
 bool is_mpi_init_finalize(const Profile& profile, std::uint32_t region) {
     if (profile.regions[region].paradigm != Paradigm::mpi) return false;
     const std::string& name = profile.region_name(region);
@@ -56,7 +74,9 @@ CallPathClasses classify_callpaths(const Profile& profile, bool include_mpi_init
                     classes.time_class[cp] = TimeClass::mpi;
                     break;
                 case Paradigm::openmp:
-                    classes.time_class[cp] = TimeClass::openmp;
+                    classes.time_class[cp] = is_openmp_synchronisation(profile.regions[path.region].role)
+                                                 ? TimeClass::openmp
+                                                 : TimeClass::computation;
                     break;
                 case Paradigm::measurement:
                     classes.time_class[cp] = TimeClass::measurement;

@@ -3,7 +3,13 @@
 // Strata's own measurement, or MPI start-up and shut-down.
 //
 //   paradigm of the call path's region     class
-//   mpi, openmp, measurement               mpi, openmp, measurement
+//   mpi, measurement                       mpi, measurement
+//   openmp, waiting roles (barriers,       openmp (OpenMP synchronisation)
+//     taskwait, critical/ordered/atomic
+//     outside their sblock, locks,
+//     task creation)
+//   openmp, other roles (parallel, loop,   computation: the program's own code
+//     single, sections, task, sblocks)     runs there
 //   anything else (user, compiler, ...)    computation   (POP's "useful" time)
 //   MPI_Init, MPI_Init_thread,             mpi_init_finalize, for the call path
 //   MPI_Finalize (paradigm mpi)            and everything below it -- unless

@@ -261,6 +261,39 @@ TEST_F(AnalyzeCoreTest, SingleParticipantIsMarked) {
     for (const Finding& f : advise(r, AdviceOptions{})) EXPECT_NE(f.callpath, "main/serial_io");
 }
 
+TEST_F(AnalyzeCoreTest, OpenMpTimeIsSynchronisationOnlyWhereThreadsWait) {
+    // One thread: the program's code inside parallel, loop, task and critical sblock
+    // regions is computation; barriers, the wait to enter a critical section and the
+    // wait for a lock are OpenMP synchronisation.
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    const auto parallel = b.region("!$omp parallel @a.c:1", paradigm::openmp, role::parallel);
+    const auto loop = b.region("!$omp for @a.c:2", paradigm::openmp, role::loop);
+    const auto task = b.region("!$omp task @a.c:3", paradigm::openmp, role::task);
+    const auto barrier = b.region("!$omp implicit barrier @a.c:2", paradigm::openmp, role::implicit_barrier);
+    const auto critical = b.region("!$omp critical @a.c:4", paradigm::openmp, role::critical);
+    const auto sblock = b.region("!$omp critical sblock @a.c:4", paradigm::openmp, role::critical_sblock);
+    const auto lock = b.region("omp_set_lock @a.c:5", paradigm::openmp, role::lock);
+    b.location(0, 0);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_parallel = b.callpath(static_cast<std::int64_t>(cp_main), parallel);
+    const auto under = [&](std::uint32_t region) { return b.callpath(static_cast<std::int64_t>(cp_parallel), region); };
+    const auto cp_loop = under(loop), cp_task = under(task), cp_barrier = under(barrier), cp_lock = under(lock);
+    const auto cp_critical = under(critical);
+    const auto cp_sblock = b.callpath(static_cast<std::int64_t>(cp_critical), sblock);
+    b.set(cp_main, 0, 1, 1);
+    b.set(cp_parallel, 0, 1, 2);
+    b.set(cp_loop, 0, 1, 4);
+    b.set(cp_task, 0, 1, 8);
+    b.set(cp_sblock, 0, 1, 16);
+    b.set(cp_barrier, 0, 1, 32);
+    b.set(cp_critical, 0, 1, 64);
+    b.set(cp_lock, 0, 1, 128);
+    const AnalysisResult r = analyze_in_process(write(b.build()), 1, false, false);
+    EXPECT_EQ(r.summary.class_s[static_cast<std::size_t>(TimeClass::computation)], 1 + 2 + 4 + 8 + 16);
+    EXPECT_EQ(r.summary.class_s[static_cast<std::size_t>(TimeClass::openmp)], 32 + 64 + 128);
+}
+
 TEST_F(AnalyzeCoreTest, IncludeMpiInitCountsItAsRunTime) {
     const AnalysisResult r = analyze_in_process(write(imbalanced_profile()), 2, true, false);
     EXPECT_EQ(r.summary.run_s, 5.5);

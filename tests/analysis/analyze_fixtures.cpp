@@ -99,7 +99,8 @@ FixtureProfile imbalanced_profile() {
 FixtureProfile hybrid_profile() {
     ProfileBuilder b;
     const auto main = b.region("main", paradigm::user, role::function);
-    const auto parallel = b.region("parallel", paradigm::openmp, role::parallel);
+    // An OpenMP region where threads wait: its exclusive time is OpenMP synchronisation.
+    const auto parallel = b.region("parallel", paradigm::openmp, role::implicit_barrier);
     const auto work = b.region("work", paradigm::user, role::code);
     const auto allreduce = b.region("MPI_Allreduce", paradigm::mpi, role::coll_all2all);
     const std::size_t r0t0 = b.location(0, 0), r0t1 = b.location(0, 1), r1t0 = b.location(1, 0),

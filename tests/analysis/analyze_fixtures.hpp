@@ -21,7 +21,7 @@
 //
 //   call path                   r0 t0  r0 t1  r1 t0  r1 t1
 //   main (root, user)            1.5     -     1.5     -
-//   main/parallel (openmp)       0.5     -     0.5     -
+//   main/parallel (openmp wait)  0.5     -     0.5     -
 //   main/parallel/work (user)    4       -     6       -
 //   main/MPI_Allreduce (mpi)     2       -     0 (1 visit)
 //   parallel (root, openmp)       -     0.5     -     0.5
@@ -74,8 +74,9 @@ namespace paradigm {
 inline constexpr std::uint8_t user = 1, compiler = 2, mpi = 3, openmp = 4, measurement = 6;
 }
 namespace role {
-inline constexpr std::uint8_t function = 1, code = 2, parallel = 5, point_to_point = 8, coll_all2all = 11,
-                              artificial = 13;
+inline constexpr std::uint8_t function = 1, code = 2, loop = 3, parallel = 5, barrier = 6, implicit_barrier = 7,
+                              point_to_point = 8, coll_all2all = 11, artificial = 13, critical = 19,
+                              critical_sblock = 20, task = 24, lock = 28;
 }
 
 /// The 4-rank profile described above.
