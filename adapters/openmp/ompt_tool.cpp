@@ -34,6 +34,7 @@
 #include "construct_regions.hpp"
 #include "openmp_config.hpp"
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/thread_sanitizer.hpp"
 
 namespace strata::openmp {
 
@@ -134,15 +135,15 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
     info->codeptr_ra = codeptr_ra;
     info->fork = events::thread_fork(Paradigm::openmp, requested);
     parallel_data->ptr = info;
+    strata_tsan_release(info);  // read by the team's threads (see thread_sanitizer.hpp)
+    strata_tsan_release(parallel_data);
 }
 
 void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*) {
     auto* info = static_cast<ParallelInfo*>(parallel_data->ptr);
     if (info == nullptr) return;
     info->join_time.store(events::now(), std::memory_order_release);
-    events::thread_join(info->fork);
-    info->fork = nullptr;
-    parallel_data->ptr = nullptr;
+    events::thread_join(info->fork);  // releases the fork: nobody reads info->fork any more
     info->release();
 }
 
@@ -150,7 +151,9 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
                       unsigned int actual_parallelism, unsigned int index, int flags) {
     if (flags & ompt_task_initial) return;  // the program's initial task: no team
     if (endpoint == ompt_scope_begin) {
+        if (parallel_data != nullptr) strata_tsan_acquire(parallel_data);
         auto* info = parallel_data != nullptr ? static_cast<ParallelInfo*>(parallel_data->ptr) : nullptr;
+        if (info != nullptr) strata_tsan_acquire(info);
         ThreadState& s = state();
         const bool worker = info != nullptr && index != 0;
         if (worker) {
@@ -303,7 +306,9 @@ constexpr std::uint64_t kTaskStarted = 1ull << 32;
 void on_task_create(ompt_data_t*, const ompt_frame_t*, ompt_data_t* new_task_data, int flags, int,
                     const void* codeptr_ra) {
     if ((flags & ompt_task_explicit) == 0 || new_task_data == nullptr) return;
+    strata_tsan_acquire(new_task_data);  // the runtime may reuse the memory of a finished task
     new_task_data->value = construct_region(Construct::task, codeptr_ra);
+    strata_tsan_release(new_task_data);  // read by the thread that runs the task
     const RegionHandle create = construct_region(Construct::task_create, codeptr_ra);
     if (create != 0) {
         events::enter(create);
@@ -313,6 +318,8 @@ void on_task_create(ompt_data_t*, const ompt_frame_t*, ompt_data_t* new_task_dat
 
 void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_task_status,
                       ompt_data_t* next_task_data) {
+    if (prior_task_data != nullptr) strata_tsan_acquire(prior_task_data);
+    if (next_task_data != nullptr) strata_tsan_acquire(next_task_data);
     if (prior_task_data != nullptr && (prior_task_data->value & kTaskStarted) != 0) {
         switch (prior_task_status) {
             case ompt_task_complete:
@@ -320,6 +327,7 @@ void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_tas
             case ompt_task_detach:
                 close(Frame::task, prior_task_data);
                 prior_task_data->value &= ~kTaskStarted;
+                strata_tsan_release(prior_task_data);
                 break;
             default: break;  // suspended (yield, switch): resumes later, still open
         }
@@ -329,6 +337,7 @@ void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_tas
         const auto region = static_cast<RegionHandle>(value);
         if (region != 0 && (value >> 32) == 0 && value <= 0xffffffffu) {
             next_task_data->value |= kTaskStarted;
+            strata_tsan_release(next_task_data);
             open(Frame::task, region, next_task_data);
         }
     }

@@ -312,8 +312,10 @@ ParseResult parse_value(Type type, const std::string& text, const std::vector<st
 }
 
 Registry& Registry::instance() {
-    static Registry registry;
-    return registry;
+    // Never destroyed: finalisation writes strata.cfg from an atexit handler,
+    // which may run after the destructors of function-local statics.
+    static Registry* registry = new Registry();
+    return *registry;
 }
 
 Registry::Registry() { register_core_variables(*this); }

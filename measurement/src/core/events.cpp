@@ -23,6 +23,7 @@
 #include "core/location.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
+#include "strata/measurement/thread_sanitizer.hpp"
 
 #define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -378,6 +379,7 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
     e.model = model;
     e.requested_threads = requested_threads;
     thread_dispatch(table, *loc, time, e);
+    strata_tsan_release(fork);  // the runtime hands it to the team's threads
     return fork;
 }
 
@@ -402,6 +404,7 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
     Location* loc = location::current();
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = timer::now();
+    if (fork != nullptr) strata_tsan_acquire(fork);
     const std::uint32_t team = fork != nullptr ? team_of(*loc, *fork, team_size) : 0;
     loc->busy = true;  // the membership lists and the definitions may allocate
     if (team != 0 && loc->last_noted_team != team) {

@@ -16,6 +16,8 @@ enum { rounds = 3, iterations = 100, tasks = 4 };
 
 static omp_lock_t lock;
 static double total;
+static long locked;
+static double part[2];
 
 __attribute__((noinline)) double work(int n) {
     double s = 0;
@@ -34,14 +36,14 @@ void phase_loops(void) {
 #pragma omp critical /* @critical */
             total += mine;
             omp_set_lock(&lock); /* @lock */
-            total += 1;
+            locked += 1;
             omp_unset_lock(&lock);
 #pragma omp sections
             {
 #pragma omp section
-                total += work(10);
+                part[0] += work(10);
 #pragma omp section
-                total += work(20);
+                part[1] += work(20);
             }
 #pragma omp single
             {
@@ -68,6 +70,6 @@ int main(void) {
     phase_loops();
     nested();
     omp_destroy_lock(&lock);
-    printf("total %.1f\n", total);
+    printf("total %.1f locked %ld sections %.1f\n", total, locked, part[0] + part[1]);
     return 0;
 }
