@@ -16,7 +16,7 @@ void on_pstr(Location&, Ticks t, ParameterHandle p, StringHandle v) {
 }
 void on_reset() { g_seen.clear(); }
 constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit, on_pint, on_pstr,
-                                             nullptr,     nullptr, nullptr, on_reset};
+                                             nullptr,     nullptr, nullptr, on_reset, nullptr, nullptr};
 }  // namespace
 
 const substrate::Callbacks& recording_substrate() { return kRecording; }

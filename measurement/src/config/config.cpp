@@ -33,6 +33,7 @@ extern char** environ;
 namespace strata::config {
 
 void register_core_variables(Registry& registry);  // core_variables.cpp
+void register_metric_variables(Registry& registry);  // metrics/metric_variables.cpp
 
 namespace {
 
@@ -316,7 +317,10 @@ Registry& Registry::instance() {
     return registry;
 }
 
-Registry::Registry() { register_core_variables(*this); }
+Registry::Registry() {
+    register_core_variables(*this);
+    register_metric_variables(*this);
+}
 
 void Registry::add(Variable v) {
     const std::string env = v.env_name();

@@ -40,12 +40,23 @@ struct CommunicatorDefinition {
     std::vector<std::int32_t> world_ranks;
 };
 
+/// A counter read at every enter and exit (metrics/): handle h is the value at
+/// index h - 1 of Location::metric_values.
+struct MetricDefinition {
+    StringHandle name = 0;
+    StringHandle unit = 0;
+    StringHandle description = 0;
+    std::uint8_t source = 0;  ///< metrics::MetricSource
+    std::uint8_t mode = 0;    ///< metrics::MetricMode
+};
+
 /// A consistent copy of all definitions, for writers.
 struct DefinitionsSnapshot {
     std::vector<std::string> strings;            ///< strings[h - 1] for handle h
     std::vector<RegionDefinition> regions;       ///< regions[h - 1]
     std::vector<ParameterDefinition> parameters; ///< parameters[h - 1]
     std::vector<CommunicatorDefinition> communicators;  ///< communicators[h - 1]
+    std::vector<MetricDefinition> metrics;              ///< metrics[h - 1]
 };
 
 class Definitions {
@@ -55,6 +66,10 @@ public:
     RegionHandle find_region(Paradigm paradigm, std::string_view name, std::uint32_t flags) const;
     ParameterHandle define_parameter(std::string_view name, events::ParameterType type);
     events::CommunicatorHandle define_communicator(const events::CommunicatorSpec& spec);
+    /// Defines a counter (at start-up, in the order of Location::metric_values),
+    /// or returns the handle of the counter of the same source and name.
+    std::uint32_t define_metric(std::string_view name, std::string_view unit, std::string_view description,
+                                std::uint8_t source, std::uint8_t mode);
 
     /// Text of a string handle (copy; takes the lock).
     std::string string(StringHandle h) const;
@@ -77,6 +92,7 @@ private:
     std::unordered_map<std::string, ParameterHandle> parameter_index_;
     std::vector<CommunicatorDefinition> communicators_;
     std::unordered_map<std::string, events::CommunicatorHandle> communicator_index_;
+    std::vector<MetricDefinition> metrics_;
 
     StringHandle intern_locked(std::string_view text);
 };

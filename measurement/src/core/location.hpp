@@ -17,6 +17,10 @@
 
 namespace strata {
 
+namespace metrics {
+class ThreadCounters;
+}
+
 struct Location {
     std::uint32_t index = 0;  ///< creation order within the process (0 = first thread)
     LocationType type = LocationType::cpu_thread;
@@ -30,7 +34,12 @@ struct Location {
     /// Per-substrate state, indexed by the substrate's position in the runtime.
     void* substrate_data[substrate::kMaxSubstrates] = {};
 
-
+    /// The counters of this thread (STRATA_METRIC_*) as read right before the
+    /// current event is delivered, in the order of metrics::configured(); the
+    /// substrates read them from here.  nullptr when no counter is configured.
+    std::uint64_t* metric_values = nullptr;
+    /// Owned by the metrics module (src/metrics/thread_counters.hpp).
+    metrics::ThreadCounters* counters = nullptr;
 
     std::uint64_t unmatched_exits = 0;
 
