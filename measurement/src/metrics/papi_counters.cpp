@@ -14,7 +14,12 @@ namespace strata::metrics::papi {
 namespace {
 
 std::mutex g_mutex;
-std::vector<int> g_codes;  ///< the events every thread counts, in the configured order
+/// The events every thread counts, in the configured order.  A function-local
+/// static: the runtime starts (and fills it) before this file's initialisers run.
+std::vector<int>& event_codes() {
+    static auto* codes = new std::vector<int>();
+    return *codes;
+}
 
 unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
 
@@ -131,7 +136,7 @@ std::string check_events(const std::vector<std::string>& names, std::vector<Metr
     PAPI_cleanup_eventset(event_set);
     PAPI_destroy_eventset(&event_set);
     if (!problem.empty()) return problem;
-    g_codes = codes;
+    event_codes() = codes;
     *specs = found;
     return {};
 }
@@ -140,7 +145,7 @@ int start_thread(std::string* error) {
     std::vector<int> codes;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
-        codes = g_codes;
+        codes = event_codes();
     }
     int event_set = PAPI_NULL;
     int rc = PAPI_create_eventset(&event_set);
