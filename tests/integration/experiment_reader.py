@@ -170,3 +170,57 @@ def visits_by_path(profile, location=None):
     for path, row in zip(profile['paths'], profile['metrics']['visits']):
         result[path] = row[location] if location is not None else sum(row)
     return result
+
+
+# ---------------------------------------------------------------- counters (STRATA_METRIC_*)
+
+def read_otf2_metrics(archive):
+    """Counters in the trace, read with the OTF2 bindings.  Returns (members, events):
+    members = [{'name', 'unit', 'type', 'mode'}] of the metric class the events use,
+    events = {location key: [('E'|'L', time, region) or ('M', time, [values])]} in order."""
+    import otf2
+    events = collections.defaultdict(list)
+    members = None
+    with otf2.reader.open(archive) as trace:
+        for location, event in trace.events:
+            key = location_key(location)
+            if isinstance(event, otf2.events.Enter):
+                events[key].append(('E', event.time, event.region.name))
+            elif isinstance(event, otf2.events.Leave):
+                events[key].append(('L', event.time, event.region.name))
+            elif isinstance(event, otf2.events.Metric):
+                if members is None:
+                    members = [{'name': m.name, 'unit': m.unit, 'type': str(m.metric_type),
+                                'mode': str(m.metric_mode)} for m in event.metric.members]
+                events[key].append(('M', event.time, list(event.values)))
+    return members or [], dict(events)
+
+
+def region_counter_deltas(events, region, member):
+    """[value at leave - value at enter] of counter index `member` for every visit of
+    `region` in one location's events (each region event followed by its metric event)."""
+    deltas, open_values = [], []
+    for i, (kind, _, name) in enumerate(events):
+        if kind in 'EL' and name == region:
+            kind_next, _, values = events[i + 1]
+            assert kind_next == 'M', 'no metric event after %s %s' % (kind, name)
+            if kind == 'E':
+                open_values.append(values[member])
+            else:
+                deltas.append(values[member] - open_values.pop())
+    return deltas
+
+
+def profile_metric(path, name, n_callpaths, n_locations):
+    """A metric matrix of profile.h5 by name, read with h5dump: [[value per location] per call path]."""
+    flat = h5dump_dataset(path, '/metrics/' + name)
+    assert len(flat) == n_callpaths * n_locations, (name, len(flat))
+    return [flat[i * n_locations:(i + 1) * n_locations] for i in range(n_callpaths)]
+
+
+def profile_parents(path):
+    """The parent index of every call path (-1 for roots), from h5dump."""
+    fields = h5dump_fields(path, '/definitions/callpaths')
+    flat = h5dump_dataset(path, '/definitions/callpaths')
+    n = len(fields)
+    return [dict(zip(fields, flat[i:i + n]))['parent'] for i in range(0, len(flat), n)]

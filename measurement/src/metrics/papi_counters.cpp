@@ -103,9 +103,13 @@ std::string check_events(const std::vector<std::string>& names, std::vector<Metr
                       "use fewer events" + kHowToList;
             break;
         }
+        if (rc == PAPI_ENOEVNT) {
+            problem = "STRATA_METRIC_PAPI: PAPI knows '" + name + "' but this machine cannot count it (no such "
+                      "counter here; virtual machines often have no hardware counters)" + kHowToList;
+            break;
+        }
         if (rc != PAPI_OK) {
-            problem = "STRATA_METRIC_PAPI: '" + name + "' exists but cannot be counted here (" + describe(rc) + ")" +
-                      kHowToList;
+            problem = "STRATA_METRIC_PAPI: '" + name + "' cannot be counted here (" + describe(rc) + ")" + kHowToList;
             break;
         }
         PAPI_event_info_t info{};
