@@ -224,3 +224,41 @@ def profile_parents(path):
     flat = h5dump_dataset(path, '/definitions/callpaths')
     n = len(fields)
     return [dict(zip(fields, flat[i:i + n]))['parent'] for i in range(0, len(flat), n)]
+
+
+def check_metric_events(events, n_values):
+    """Every enter and leave is followed by a metric event at the same time; every
+    counter only grows."""
+    last = None
+    for i, (kind, time, payload) in enumerate(events):
+        if kind in 'EL':
+            assert i + 1 < len(events) and events[i + 1][0] == 'M' and events[i + 1][1] == time, \
+                'no metric event at the time of %s %s' % (kind, payload)
+        elif kind == 'M':
+            assert len(payload) == n_values, payload
+            if last is not None:
+                for k, (before, now) in enumerate(zip(last, payload)):
+                    assert now >= before, 'counter %d goes back: %d -> %d' % (k, before, now)
+            last = payload
+
+
+def check_inclusive_exclusive(profile_path, profile, names):
+    """inclusive = exclusive + the children's inclusive, per call path and location, per counter."""
+    parents = profile_parents(profile_path)
+    n_cp, n_loc = len(profile['paths']), profile['locations']
+    matrices = {}
+    for name in names:
+        incl = profile_metric(profile_path, name + '_inclusive', n_cp, n_loc)
+        excl = profile_metric(profile_path, name + '_exclusive', n_cp, n_loc)
+        children = [[0] * n_loc for _ in range(n_cp)]
+        for c, parent in enumerate(parents):
+            if parent >= 0:
+                for l in range(n_loc):
+                    children[parent][l] += incl[c][l]
+        for c in range(n_cp):
+            for l in range(n_loc):
+                assert incl[c][l] == excl[c][l] + children[c][l], \
+                    '%s of %s on location %d: inclusive %d, exclusive %d, children %d' % (
+                        name, profile['paths'][c], l, incl[c][l], excl[c][l], children[c][l])
+        matrices[name] = incl
+    return matrices

@@ -275,44 +275,6 @@ RUSAGE_MEMBERS = ['ru_utime', 'ru_minflt', 'ru_nvcsw', 'ru_nivcsw']
 COUNTERS = dict(STRATA_METRIC_PAPI=','.join(PAPI_EVENTS), STRATA_METRIC_RUSAGE=','.join(RUSAGE_MEMBERS))
 
 
-def check_metric_events(events, n_values):
-    """Every enter and leave is followed by a metric event at the same time; every
-    counter only grows."""
-    last = None
-    for i, (kind, time, payload) in enumerate(events):
-        if kind in 'EL':
-            assert i + 1 < len(events) and events[i + 1][0] == 'M' and events[i + 1][1] == time, \
-                'no metric event at the time of %s %s' % (kind, payload)
-        elif kind == 'M':
-            assert len(payload) == n_values, payload
-            if last is not None:
-                for k, (before, now) in enumerate(zip(last, payload)):
-                    assert now >= before, 'counter %d goes back: %d -> %d' % (k, before, now)
-            last = payload
-
-
-def check_inclusive_exclusive(profile_path, profile, names):
-    """inclusive = exclusive + the children's inclusive, per call path and location, per counter."""
-    parents = reader.profile_parents(profile_path)
-    n_cp, n_loc = len(profile['paths']), profile['locations']
-    matrices = {}
-    for name in names:
-        incl = reader.profile_metric(profile_path, name + '_inclusive', n_cp, n_loc)
-        excl = reader.profile_metric(profile_path, name + '_exclusive', n_cp, n_loc)
-        children = [[0] * n_loc for _ in range(n_cp)]
-        for c, parent in enumerate(parents):
-            if parent >= 0:
-                for l in range(n_loc):
-                    children[parent][l] += incl[c][l]
-        for c in range(n_cp):
-            for l in range(n_loc):
-                expect_equal(incl[c][l], excl[c][l] + children[c][l],
-                             '%s of %s on location %d: inclusive vs exclusive + children' %
-                             (name, profile['paths'][c], l))
-        matrices[name] = incl
-    return matrices
-
-
 @scenario
 def metrics_papi(args):
     run = Run(args, 'metrics-papi').program('metrics', env=dict(TRACING, **COUNTERS))
@@ -326,7 +288,7 @@ def metrics_papi(args):
     expect_equal([m['type'] for m in members], ['MetricType.PAPI'] * 3 + ['MetricType.OTHER'] * 4, 'metric types')
     assert all(m['mode'] == 'MetricMode.ACCUMULATED_START' for m in members), members
     thread = events['thread 0']
-    check_metric_events(thread, len(names))
+    reader.check_metric_events(thread, len(names))
     reader.check_nesting([e for e in thread if e[0] in 'EL'])
     # TASK-CLOCK counts the CPU time of the thread: that of the program's own clock,
     # and never more than the wall time of the spin.
@@ -347,7 +309,7 @@ def metrics_papi(args):
     profile = reader.read_profile(run.profile)
     assert 'outer/level=1/short' in profile['paths'], profile['paths']
     qualified = ['papi:' + n for n in PAPI_EVENTS] + ['rusage:' + n for n in RUSAGE_MEMBERS]
-    inclusive = check_inclusive_exclusive(run.profile, profile, qualified)
+    inclusive = reader.check_inclusive_exclusive(run.profile, profile, qualified)
     spin = profile['paths'].index('outer/spin')
     expect_equal(inclusive['papi:perf::TASK-CLOCK'][spin][0], task_clock, 'profile TASK-CLOCK of spin = trace')
     touch = profile['paths'].index('outer/touch')
@@ -361,7 +323,7 @@ def metrics_rusage_profile(args):
     profile = reader.read_profile(run.profile)
     members = ['ru_utime', 'ru_stime', 'ru_maxrss', 'ru_minflt', 'ru_majflt', 'ru_inblock', 'ru_oublock',
                'ru_nvcsw', 'ru_nivcsw']
-    inclusive = check_inclusive_exclusive(run.profile, profile, ['rusage:' + m for m in members])
+    inclusive = reader.check_inclusive_exclusive(run.profile, profile, ['rusage:' + m for m in members])
     touch = profile['paths'].index('outer/touch')
     assert inclusive['rusage:ru_minflt'][touch][0] >= 300, inclusive['rusage:ru_minflt'][touch]
     spin = profile['paths'].index('outer/spin')
@@ -387,7 +349,7 @@ def metrics_threads(args):
         resolution = trace.definitions.clock_properties.timer_resolution
     workers = 0
     for name, ev in events.items():
-        check_metric_events(ev, 2)
+        reader.check_metric_events(ev, 2)
         for region in ('work', 'main_work'):
             enters = [e[1] for e in ev if e[0] == 'E' and e[2] == region]
             leaves = [e[1] for e in ev if e[0] == 'L' and e[2] == region]
@@ -399,7 +361,7 @@ def metrics_threads(args):
             workers += 1 if region == 'work' and deltas else 0
     expect_equal(workers, 12, 'threads with counted work')
     profile = reader.read_profile(run.profile)
-    check_inclusive_exclusive(run.profile, profile, ['papi:perf::TASK-CLOCK', 'rusage:ru_utime'])
+    reader.check_inclusive_exclusive(run.profile, profile, ['papi:perf::TASK-CLOCK', 'rusage:ru_utime'])
     work = profile['paths'].index('work')
     incl = reader.profile_metric(run.profile, 'papi:perf::TASK-CLOCK_inclusive', len(profile['paths']),
                                  profile['locations'])
