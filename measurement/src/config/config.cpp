@@ -436,7 +436,22 @@ void Registry::describe(std::ostream& out, bool full) const {
         out << "    Default:     " << display_default(v.default_value) << '\n';
         out << "    Description: " << v.short_help << '\n';
         if (!full) continue;
-        if (!v.accepted.empty()) out << "    Accepted:    " << join(v.accepted, ", ") << '\n';
+        if (!v.accepted.empty()) {
+            // Long lists (STRATA_METRIC_RUSAGE) continue under the first item.
+            const std::string label = "    Accepted:    ";
+            std::string line = label;
+            for (std::size_t i = 0; i < v.accepted.size(); ++i) {
+                const std::string item = v.accepted[i] + (i + 1 < v.accepted.size() ? "," : "");
+                if (line.size() > label.size() && line.size() + 1 + item.size() > 78) {
+                    out << line << '\n';
+                    line = std::string(label.size(), ' ');
+                } else if (line.size() > label.size()) {
+                    line += ' ';
+                }
+                line += item;
+            }
+            out << line << '\n';
+        }
         if (!v.long_help.empty()) {
             out << '\n';
             write_wrapped(out, v.long_help, "    ");

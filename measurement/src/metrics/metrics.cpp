@@ -2,8 +2,6 @@
 // Counter configuration, per-thread start and stop.
 #include "metrics/metrics.hpp"
 
-#include <pthread.h>
-
 #include "core/definitions.hpp"
 #include "core/runtime.hpp"
 #include "metrics/papi_counters.hpp"
@@ -24,12 +22,6 @@ std::vector<int>& rusage_selected() {
     return *list;
 }
 
-pthread_key_t g_thread_exit_key;
-
-/// Runs when a thread that has counters exits: its perf file descriptors are
-/// closed, so that programs creating many threads do not run out of them.
-void stop_at_thread_exit(void* counters) { static_cast<ThreadCounters*>(counters)->stop(); }
-
 std::vector<std::string> split(const std::string& list) {
     std::vector<std::string> items;
     std::size_t begin = 0;
@@ -45,7 +37,6 @@ std::vector<std::string> split(const std::string& list) {
 }  // namespace
 
 std::string configure(const config::Settings& settings) {
-    static const bool key_created = pthread_key_create(&g_thread_exit_key, stop_at_thread_exit) == 0;
     reset();
     const std::vector<std::string> papi_names = split(settings.metric_papi);
     const std::vector<int> members = rusage::select(settings.metric_rusage);
@@ -63,9 +54,6 @@ std::string configure(const config::Settings& settings) {
             }
             return "strata: " + problem;
         }
-    }
-    if (!key_created && !found.empty()) {
-        return "strata: STRATA_METRIC_PAPI: no thread-specific key is left for stopping counters at thread exit";
     }
     g_papi_count = static_cast<int>(found.size());
     for (int m : members) found.push_back(rusage::members()[m]);
@@ -98,7 +86,6 @@ void location_created(Location& loc) {
                            "strata: warning: the PAPI counters of " + loc.name + " could not be started (" + problem +
                                "); its PAPI values stay 0 (reported once)");
     }
-    if (g_papi_count > 0) pthread_setspecific(g_thread_exit_key, loc.counters);
 }
 
 void reset() {

@@ -6,6 +6,8 @@
 //             one PAPI_read()                   one getrusage(RUSAGE_THREAD)
 #pragma once
 
+#include <pthread.h>
+
 #include <cstdint>
 #include <string>
 
@@ -38,6 +40,7 @@ private:
     int papi_count_ = 0;
     int rusage_members_[substrate::kMaxMetrics] = {};
     int rusage_count_ = 0;
+    pthread_t owner_{};
 };
 
 }  // namespace strata::metrics
