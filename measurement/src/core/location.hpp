@@ -38,7 +38,7 @@ struct Location {
     /// current event is delivered, in the order of metrics::configured(); the
     /// substrates read them from here.  nullptr when no counter is configured.
     std::uint64_t* metric_values = nullptr;
-    /// Owned by the metrics module (src/metrics/thread_counters.hpp).
+    /// The thread's counters (src/metrics/thread_counters.hpp); deleted with the location.
     metrics::ThreadCounters* counters = nullptr;
 
     std::uint64_t unmatched_exits = 0;
