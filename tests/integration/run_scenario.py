@@ -369,6 +369,26 @@ def metrics_threads(args):
 
 
 @scenario
+def metrics_flush(args):
+    # Buffers fill several times: the metric record stays right after its region
+    # record, and each flush (a region of Strata's) carries the counters it cost.
+    n = 50000
+    env = dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K', STRATA_METRIC_PAPI='perf::TASK-CLOCK',
+               STRATA_METRIC_RUSAGE='ru_minflt')
+    run = Run(args, 'metrics-flush').program('many_events', str(n), env=env)
+    assert 'lost' not in run.stderr, run.stderr
+    _, events = reader.read_otf2_metrics(run.archive)
+    thread = events['thread 0']
+    reader.check_metric_events(thread, 2)
+    pairs = reader.check_nesting([e for e in thread if e[0] in 'EL'])
+    expect_equal(pairs['tick'], n, 'every tick survives the flushes')
+    flushes = reader.region_counter_deltas(thread, 'STRATA_TRACE_BUFFER_FLUSH', 0)
+    assert len(flushes) >= 3 and all(f > 0 for f in flushes), flushes
+    profile = reader.read_profile(run.profile)
+    reader.check_inclusive_exclusive(run.profile, profile, ['papi:perf::TASK-CLOCK', 'rusage:ru_minflt'])
+
+
+@scenario
 def metrics_bad_events(args):
     cases = [
         ({'STRATA_METRIC_PAPI': 'PAPI_NO_SUCH_EVENT'}, 'PAPI_NO_SUCH_EVENT', 'strata-info metrics'),
