@@ -109,7 +109,7 @@ void print_metrics(std::ostream& out) {
         out << "  None of them is a hardware counter: this machine (often a virtual machine) offers\n"
                "  only the kernel's software events.\n";
     }
-    if (!note.empty()) out << "  Note: " << note << '\n';
+    if (!note.empty() && m::papi::available_in_build()) out << "  Note: " << note << '\n';
     out << "\ngetrusage() members (STRATA_METRIC_RUSAGE, or all), "
         << (m::rusage::per_thread() ? "per thread" : "per process (no per-thread getrusage here)") << ":\n";
     for (const m::MetricSpec& r : m::rusage::members()) {

@@ -389,6 +389,15 @@ def metrics_flush(args):
 
 
 @scenario
+def metrics_without_papi(args):
+    # A build without PAPI: asking for PAPI events stops the run and says why.
+    run = Run(args, 'metrics-no-papi').program('metrics', env={'STRATA_METRIC_PAPI': 'perf::TASK-CLOCK'}, expect=1)
+    assert 'no PAPI support' in run.stderr and 'STRATA_METRIC_PAPI' in run.stderr, run.stderr
+    expect_equal(run.stdout, '', 'main() must not run')
+    assert not os.path.exists(run.dir), 'no experiment directory for a run that did not start'
+
+
+@scenario
 def metrics_bad_events(args):
     cases = [
         ({'STRATA_METRIC_PAPI': 'PAPI_NO_SUCH_EVENT'}, 'PAPI_NO_SUCH_EVENT', 'strata-info metrics'),
