@@ -389,6 +389,20 @@ def metrics_flush(args):
 
 
 @scenario
+def metrics_crash(args):
+    # Regions still open at a fatal signal are closed with counters as well.
+    env = dict(TRACING, STRATA_METRIC_RUSAGE='ru_utime,ru_minflt')
+    run = Run(args, 'metrics-crash').program('crash', 'segv', env=env, expect=-signal.SIGSEGV)
+    _, events = reader.read_otf2_metrics(run.archive)
+    thread = events['thread 0']
+    reader.check_metric_events(thread, 2)
+    expect_equal(dict(reader.check_nesting([e for e in thread if e[0] in 'EL'])),
+                 {'before': 1, 'work': 7, 'doomed': 1}, 'regions before the crash')
+    profile = reader.read_profile(run.profile)
+    reader.check_inclusive_exclusive(run.profile, profile, ['rusage:ru_utime', 'rusage:ru_minflt'])
+
+
+@scenario
 def metrics_without_papi(args):
     # A build without PAPI: asking for PAPI events stops the run and says why.
     run = Run(args, 'metrics-no-papi').program('metrics', env={'STRATA_METRIC_PAPI': 'perf::TASK-CLOCK'}, expect=1)

@@ -93,6 +93,19 @@ OTF2_ErrorCode convert_mpi(OTF2_EvtWriter* w, const Record& r) {
     }
 }
 
+/// A Metric event of the local metric class 0: this process's counters in their
+/// configured order (the global class 0, see write_global_definitions).
+OTF2_ErrorCode write_metrics(OTF2_EvtWriter* w, Ticks time, const std::vector<std::uint64_t>& counters) {
+    OTF2_Type types[substrate::kMaxMetrics];
+    OTF2_MetricValue values[substrate::kMaxMetrics];
+    const std::size_t n = std::min<std::size_t>(counters.size(), substrate::kMaxMetrics);
+    for (std::size_t k = 0; k < n; ++k) {
+        types[k] = OTF2_TYPE_UINT64;
+        values[k].unsigned_int = counters[k];
+    }
+    return OTF2_EvtWriter_Metric(w, nullptr, time, 0, static_cast<uint8_t>(n), types, values);
+}
+
 std::string describe(OTF2_ErrorCode code) {
     return std::string(OTF2_Error_GetName(code)) + ": " + OTF2_Error_GetDescription(code);
 }
@@ -203,19 +216,10 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                 rc = OTF2_EvtWriter_ParameterString(state.writer, nullptr, r.time,
                                                     parameter_ref(r.a), static_cast<OTF2_StringRef>(r.b));
                 break;
-            case RecordType::metrics: {
-                // Local metric class 0: this process's counters in their
-                // configured order (the global class 0, see write_global_definitions).
-                OTF2_Type types[substrate::kMaxMetrics];
-                OTF2_MetricValue values[substrate::kMaxMetrics];
-                for (std::uint32_t k = 0; k < r.metric_count; ++k) {
-                    types[k] = OTF2_TYPE_UINT64;
-                    values[k].unsigned_int = r.metric_values[k];
-                }
-                rc = OTF2_EvtWriter_Metric(state.writer, nullptr, r.time, 0, static_cast<uint8_t>(r.metric_count),
-                                           types, values);
+            case RecordType::metrics:
+                state.last_metrics.assign(r.metric_values, r.metric_values + r.metric_count);
+                rc = write_metrics(state.writer, r.time, state.last_metrics);
                 break;
-            }
             default:
                 rc = convert_mpi(state.writer, r);
                 break;
@@ -229,9 +233,14 @@ std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end)
     if (state.writer == nullptr) return {};
     end = std::max(end, state.last_time);
     while (!state.open.empty()) {
-        const OTF2_ErrorCode rc = OTF2_EvtWriter_Leave(state.writer, nullptr, end,
-                                                       region_ref(state.open.back()));
+        OTF2_ErrorCode rc = OTF2_EvtWriter_Leave(state.writer, nullptr, end, region_ref(state.open.back()));
         state.open.pop_back();
+        if (rc != OTF2_SUCCESS) return describe(rc);
+        ++state.events;
+        // Every leave of a location with counters has its Metric event (the
+        // class is SYNCHRONOUS_STRICT): the last values known.
+        if (state.last_metrics.empty()) continue;
+        rc = write_metrics(state.writer, end, state.last_metrics);
         if (rc != OTF2_SUCCESS) return describe(rc);
         ++state.events;
     }
