@@ -3,6 +3,7 @@
 //
 //     strata-info config-vars [--full | --doc]   the STRATA_* variables (from the registry)
 //     strata-info build-config                  version, compiler, dependencies, features
+//     strata-info metrics                       the counters STRATA_METRIC_* accept here
 //
 // It shows the variables of the code linked into it; adapters that are built as
 // separate libraries list their rows only where they are linked in.
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "metrics/papi_counters.hpp"
+#include "metrics/rusage_counters.hpp"
 #include "strata/build_config.h"
 #if STRATA_HAVE_MPI
 #include "mpi_config.hpp"
@@ -33,6 +36,8 @@ void print_usage(std::ostream& out) {
            "  config-vars --doc      ... as a Markdown reference page\n"
            "  build-config           version, build type, compiler, OTF2 and HDF5 versions\n"
            "                         and the optional features of this build\n"
+           "  metrics                the PAPI events this machine can count and the rusage\n"
+           "                         members (for STRATA_METRIC_PAPI, STRATA_METRIC_RUSAGE)\n"
            "\n"
            "Options:\n"
            "  --help                 show this text\n"
@@ -91,6 +96,33 @@ int config_vars(const std::vector<std::string>& options) {
     return exit_usage;
 }
 
+void print_metrics(std::ostream& out) {
+    namespace m = strata::metrics;
+    out << "PAPI events usable on this machine (STRATA_METRIC_PAPI):\n";
+    std::string note;
+    const std::vector<m::papi::EventInfo> events = m::papi::usable_events(&note);
+    std::size_t hardware = 0;
+    for (const m::papi::EventInfo& e : events) {
+        out << "  " << e.name << std::string(e.name.size() < 32 ? 32 - e.name.size() : 1, ' ') << e.description
+            << (e.hardware ? "" : " [software]") << '\n';
+        if (e.hardware) ++hardware;
+    }
+    if (events.empty()) out << "  (none)\n";
+    if (!m::papi::available_in_build()) {
+        out << "  This build of Strata has no PAPI support.\n";
+    } else if (!events.empty() && hardware == 0) {
+        out << "  None of them is a hardware counter: this machine (often a virtual machine) offers\n"
+               "  only the kernel's software events.\n";
+    }
+    if (!note.empty() && m::papi::available_in_build()) out << "  Note: " << note << '\n';
+    out << "\ngetrusage() members (STRATA_METRIC_RUSAGE, or all), "
+        << (m::rusage::per_thread() ? "per thread" : "per process (no per-thread getrusage here)") << ":\n";
+    for (const m::MetricSpec& r : m::rusage::members()) {
+        out << "  " << r.name << std::string(r.name.size() < 32 ? 32 - r.name.size() : 1, ' ') << r.description
+            << " (" << r.unit << ")\n";
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,6 +143,14 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (command == "config-vars") return config_vars(options);
+        if (command == "metrics") {
+            if (!options.empty()) {
+                std::cerr << "strata-info: metrics takes no options\n";
+                return exit_usage;
+            }
+            print_metrics(std::cout);
+            return 0;
+        }
         if (command == "build-config") {
             if (!options.empty()) {
                 std::cerr << "strata-info: build-config takes no options\n";
@@ -124,6 +164,6 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::cerr << "strata-info: unknown subcommand '" << command
-              << "'; valid subcommands are config-vars and build-config (and --help, --version)\n";
+              << "'; valid subcommands are config-vars, build-config and metrics (and --help, --version)\n";
     return exit_usage;
 }

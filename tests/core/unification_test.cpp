@@ -36,6 +36,9 @@ DefinitionsSnapshot local_of(int rank) {
     }
     region("rank_" + std::to_string(rank), "", 0);
     d.parameters.push_back(ParameterDefinition{str("n"), events::ParameterType::integer});
+    // The same counters on every rank (the same environment).
+    d.metrics.push_back(MetricDefinition{str("perf::TASK-CLOCK"), str("ns"), str("task clock"), 0, 0});
+    d.metrics.push_back(MetricDefinition{str("ru_maxrss"), str("KiB"), str("peak"), 1, 1});
     return d;
 }
 
@@ -46,6 +49,9 @@ TEST(Unification, SerializeRoundTrip) {
     EXPECT_EQ(back.strings, d.strings);
     ASSERT_EQ(back.regions.size(), d.regions.size());
     EXPECT_EQ(back.regions[1].line, d.regions[1].line);
+    ASSERT_EQ(back.metrics.size(), 2u);
+    EXPECT_EQ(back.strings[back.metrics[1].unit], "KiB");
+    EXPECT_EQ(back.metrics[1].mode, 1);
     EXPECT_FALSE(deserialize(serialize(d).substr(0, 7), &back));
 }
 
@@ -85,6 +91,10 @@ TEST_P(UnificationRanks, EveryRankGetsTheSameGlobalTableAndCorrectMaps) {
             EXPECT_EQ(g.line, local.regions[i].line);
         }
         EXPECT_EQ(u.strings[u.parameters[u.parameter_map[0]].name], "n");
+        ASSERT_EQ(u.metrics.size(), 2u) << "rank " << r;
+        EXPECT_EQ(u.metric_map, (std::vector<std::uint32_t>{0, 1})) << "rank " << r;
+        EXPECT_EQ(u.strings[u.metrics[0].name], "perf::TASK-CLOCK");
+        EXPECT_EQ(u.strings[u.metrics[1].description], "peak");
         for (std::size_t h = 1; h < u.string_map.size(); ++h) {
             EXPECT_EQ(u.strings[u.string_map[h]], local.strings[h - 1]);
         }

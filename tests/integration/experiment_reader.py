@@ -170,3 +170,95 @@ def visits_by_path(profile, location=None):
     for path, row in zip(profile['paths'], profile['metrics']['visits']):
         result[path] = row[location] if location is not None else sum(row)
     return result
+
+
+# ---------------------------------------------------------------- counters (STRATA_METRIC_*)
+
+def read_otf2_metrics(archive):
+    """Counters in the trace, read with the OTF2 bindings.  Returns (members, events):
+    members = [{'name', 'unit', 'type', 'mode'}] of the metric class the events use,
+    events = {location key: [('E'|'L', time, region) or ('M', time, [values])]} in order."""
+    import otf2
+    events = collections.defaultdict(list)
+    members = None
+    with otf2.reader.open(archive) as trace:
+        for location, event in trace.events:
+            key = location_key(location)
+            if isinstance(event, otf2.events.Enter):
+                events[key].append(('E', event.time, event.region.name))
+            elif isinstance(event, otf2.events.Leave):
+                events[key].append(('L', event.time, event.region.name))
+            elif isinstance(event, otf2.events.Metric):
+                if members is None:
+                    members = [{'name': m.name, 'unit': m.unit, 'type': str(m.metric_type),
+                                'mode': str(m.metric_mode)} for m in event.metric.members]
+                events[key].append(('M', event.time, list(event.values)))
+    return members or [], dict(events)
+
+
+def region_counter_deltas(events, region, member):
+    """[value at leave - value at enter] of counter index `member` for every visit of
+    `region` in one location's events (each region event followed by its metric event)."""
+    deltas, open_values = [], []
+    for i, (kind, _, name) in enumerate(events):
+        if kind in 'EL' and name == region:
+            kind_next, _, values = events[i + 1]
+            assert kind_next == 'M', 'no metric event after %s %s' % (kind, name)
+            if kind == 'E':
+                open_values.append(values[member])
+            else:
+                deltas.append(values[member] - open_values.pop())
+    return deltas
+
+
+def profile_metric(path, name, n_callpaths, n_locations):
+    """A metric matrix of profile.h5 by name, read with h5dump: [[value per location] per call path]."""
+    flat = h5dump_dataset(path, '/metrics/' + name)
+    assert len(flat) == n_callpaths * n_locations, (name, len(flat))
+    return [flat[i * n_locations:(i + 1) * n_locations] for i in range(n_callpaths)]
+
+
+def profile_parents(path):
+    """The parent index of every call path (-1 for roots), from h5dump."""
+    fields = h5dump_fields(path, '/definitions/callpaths')
+    flat = h5dump_dataset(path, '/definitions/callpaths')
+    n = len(fields)
+    return [dict(zip(fields, flat[i:i + n]))['parent'] for i in range(0, len(flat), n)]
+
+
+def check_metric_events(events, n_values):
+    """Every enter and leave is followed by a metric event at the same time; every
+    counter only grows."""
+    last = None
+    for i, (kind, time, payload) in enumerate(events):
+        if kind in 'EL':
+            assert i + 1 < len(events) and events[i + 1][0] == 'M' and events[i + 1][1] == time, \
+                'no metric event at the time of %s %s' % (kind, payload)
+        elif kind == 'M':
+            assert len(payload) == n_values, payload
+            if last is not None:
+                for k, (before, now) in enumerate(zip(last, payload)):
+                    assert now >= before, 'counter %d goes back: %d -> %d' % (k, before, now)
+            last = payload
+
+
+def check_inclusive_exclusive(profile_path, profile, names):
+    """inclusive = exclusive + the children's inclusive, per call path and location, per counter."""
+    parents = profile_parents(profile_path)
+    n_cp, n_loc = len(profile['paths']), profile['locations']
+    matrices = {}
+    for name in names:
+        incl = profile_metric(profile_path, name + '_inclusive', n_cp, n_loc)
+        excl = profile_metric(profile_path, name + '_exclusive', n_cp, n_loc)
+        children = [[0] * n_loc for _ in range(n_cp)]
+        for c, parent in enumerate(parents):
+            if parent >= 0:
+                for l in range(n_loc):
+                    children[parent][l] += incl[c][l]
+        for c in range(n_cp):
+            for l in range(n_loc):
+                assert incl[c][l] == excl[c][l] + children[c][l], \
+                    '%s of %s on location %d: inclusive %d, exclusive %d, children %d' % (
+                        name, profile['paths'][c], l, incl[c][l], excl[c][l], children[c][l])
+        matrices[name] = incl
+    return matrices

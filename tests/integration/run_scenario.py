@@ -268,6 +268,170 @@ def without_strata(args):
     assert not os.path.exists(run.dir), 'no experiment without the runtime'
 
 
+# ---------------------------------------------------------------- counters (STRATA_METRIC_*)
+# The software events of the kernel (virtual machines have no hardware counters) and rusage.
+PAPI_EVENTS = ['perf::TASK-CLOCK', 'perf::PAGE-FAULTS', 'perf::CONTEXT-SWITCHES']
+RUSAGE_MEMBERS = ['ru_utime', 'ru_minflt', 'ru_nvcsw', 'ru_nivcsw']
+COUNTERS = dict(STRATA_METRIC_PAPI=','.join(PAPI_EVENTS), STRATA_METRIC_RUSAGE=','.join(RUSAGE_MEMBERS))
+
+
+@scenario
+def metrics_papi(args):
+    run = Run(args, 'metrics-papi').program('metrics', env=dict(TRACING, **COUNTERS))
+    measured = dict(item.split('=') for item in run.stdout.split())
+    spin_wall, spin_cpu, pages = (int(measured[k]) for k in ('spin_wall_ns', 'spin_cpu_ns', 'pages'))
+    members, events = reader.read_otf2_metrics(run.archive)
+    names = [m['name'] for m in members]
+    expect_equal(names, PAPI_EVENTS + RUSAGE_MEMBERS, 'metric members')
+    expect_equal(members[0]['unit'], 'ns', 'unit of TASK-CLOCK')
+    expect_equal(members[3]['unit'], 'us', 'unit of ru_utime')
+    expect_equal([m['type'] for m in members], ['MetricType.PAPI'] * 3 + ['MetricType.OTHER'] * 4, 'metric types')
+    assert all(m['mode'] == 'MetricMode.ACCUMULATED_START' for m in members), members
+    thread = events['thread 0']
+    reader.check_metric_events(thread, len(names))
+    reader.check_nesting([e for e in thread if e[0] in 'EL'])
+    # TASK-CLOCK counts the CPU time of the thread: that of the program's own clock,
+    # and never more than the wall time of the spin.
+    (task_clock,) = reader.region_counter_deltas(thread, 'spin', 0)
+    assert abs(task_clock - spin_cpu) <= 0.1 * spin_cpu + 2e6, (task_clock, spin_cpu)
+    assert task_clock <= spin_wall * 1.02 + 2e6, (task_clock, spin_wall)
+    # Every new page is a page fault, for PAPI and for rusage.
+    (faults,) = reader.region_counter_deltas(thread, 'touch', 1)
+    (minflt,) = reader.region_counter_deltas(thread, 'touch', 4)
+    assert faults >= pages and minflt >= pages, (faults, minflt, pages)
+    # otf2-print, another reader: one METRIC per ENTER and LEAVE.
+    out = subprocess.run(['otf2-print', run.archive], check=True, capture_output=True, text=True).stdout
+    regions = len([l for l in out.splitlines() if l.startswith(('ENTER ', 'LEAVE '))])
+    metrics = len([l for l in out.splitlines() if l.startswith('METRIC ')])
+    expect_equal(metrics, regions, 'METRIC records in otf2-print')
+    assert '("perf::TASK-CLOCK" <0>; UINT64;' in out, out[:2000]
+    # Profile: the same increments per call path, and inclusive = exclusive + children.
+    profile = reader.read_profile(run.profile)
+    assert 'outer/level=1/short' in profile['paths'], profile['paths']
+    qualified = ['papi:' + n for n in PAPI_EVENTS] + ['rusage:' + n for n in RUSAGE_MEMBERS]
+    inclusive = reader.check_inclusive_exclusive(run.profile, profile, qualified)
+    spin = profile['paths'].index('outer/spin')
+    expect_equal(inclusive['papi:perf::TASK-CLOCK'][spin][0], task_clock, 'profile TASK-CLOCK of spin = trace')
+    touch = profile['paths'].index('outer/touch')
+    expect_equal(inclusive['papi:perf::PAGE-FAULTS'][touch][0], faults, 'profile PAGE-FAULTS of touch = trace')
+
+
+@scenario
+def metrics_rusage_profile(args):
+    run = Run(args, 'metrics-rusage').program('metrics', env={'STRATA_METRIC_RUSAGE': 'all'})
+    assert not os.path.exists(run.archive), 'tracing is off by default'
+    profile = reader.read_profile(run.profile)
+    members = ['ru_utime', 'ru_stime', 'ru_maxrss', 'ru_minflt', 'ru_majflt', 'ru_inblock', 'ru_oublock',
+               'ru_nvcsw', 'ru_nivcsw']
+    inclusive = reader.check_inclusive_exclusive(run.profile, profile, ['rusage:' + m for m in members])
+    touch = profile['paths'].index('outer/touch')
+    assert inclusive['rusage:ru_minflt'][touch][0] >= 300, inclusive['rusage:ru_minflt'][touch]
+    spin = profile['paths'].index('outer/spin')
+    used = inclusive['rusage:ru_utime'][spin][0] + inclusive['rusage:ru_stime'][spin][0]
+    measured = dict(item.split('=') for item in run.stdout.split())
+    # getrusage() has a coarser clock than the program's (a scheduler tick at worst).
+    assert abs(used * 1000 - int(measured['spin_cpu_ns'])) <= 0.1 * int(measured['spin_cpu_ns']) + 10e6, \
+        (used, measured)
+    units = subprocess.run(['h5dump', '-a', '/metrics/rusage:ru_utime_inclusive/unit', run.profile],
+                           check=True, capture_output=True, text=True).stdout
+    assert '"us"' in units, units
+
+
+@scenario
+def metrics_threads(args):
+    env = dict(TRACING, STRATA_METRIC_PAPI='perf::TASK-CLOCK', STRATA_METRIC_RUSAGE='ru_utime')
+    run = Run(args, 'metrics-threads').program('metrics_threads', env=env)
+    members, events = reader.read_otf2_metrics(run.archive)
+    expect_equal([m['name'] for m in members], ['perf::TASK-CLOCK', 'ru_utime'], 'members')
+    expect_equal(len(events), 13, 'the main thread and 3 rounds of 4 threads')
+    import otf2
+    with otf2.reader.open(run.archive) as trace:
+        resolution = trace.definitions.clock_properties.timer_resolution
+    workers = 0
+    for name, ev in events.items():
+        reader.check_metric_events(ev, 2)
+        for region in ('work', 'main_work'):
+            enters = [e[1] for e in ev if e[0] == 'E' and e[2] == region]
+            leaves = [e[1] for e in ev if e[0] == 'L' and e[2] == region]
+            deltas = reader.region_counter_deltas(ev, region, 0)
+            for delta, begin, end in zip(deltas, enters, leaves):
+                # Each thread counts its own CPU time: positive, never more than its wall time.
+                wall = (end - begin) * 1e9 / resolution
+                assert 0 < delta <= wall * 1.02 + 2e6, (name, region, delta, wall)
+            workers += 1 if region == 'work' and deltas else 0
+    expect_equal(workers, 12, 'threads with counted work')
+    profile = reader.read_profile(run.profile)
+    reader.check_inclusive_exclusive(run.profile, profile, ['papi:perf::TASK-CLOCK', 'rusage:ru_utime'])
+    work = profile['paths'].index('work')
+    incl = reader.profile_metric(run.profile, 'papi:perf::TASK-CLOCK_inclusive', len(profile['paths']),
+                                 profile['locations'])
+    expect_equal(len([v for v in incl[work] if v > 0]), 12, 'TASK-CLOCK of work on every worker')
+
+
+@scenario
+def metrics_flush(args):
+    # Buffers fill several times: the metric record stays right after its region
+    # record, and each flush (a region of Strata's) carries the counters it cost.
+    n = 50000
+    env = dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K', STRATA_METRIC_PAPI='perf::TASK-CLOCK',
+               STRATA_METRIC_RUSAGE='ru_minflt')
+    run = Run(args, 'metrics-flush').program('many_events', str(n), env=env)
+    assert 'lost' not in run.stderr, run.stderr
+    _, events = reader.read_otf2_metrics(run.archive)
+    thread = events['thread 0']
+    reader.check_metric_events(thread, 2)
+    pairs = reader.check_nesting([e for e in thread if e[0] in 'EL'])
+    expect_equal(pairs['tick'], n, 'every tick survives the flushes')
+    flushes = reader.region_counter_deltas(thread, 'STRATA_TRACE_BUFFER_FLUSH', 0)
+    assert len(flushes) >= 3 and all(f > 0 for f in flushes), flushes
+    profile = reader.read_profile(run.profile)
+    reader.check_inclusive_exclusive(run.profile, profile, ['papi:perf::TASK-CLOCK', 'rusage:ru_minflt'])
+
+
+@scenario
+def metrics_crash(args):
+    # Regions still open at a fatal signal are closed with counters as well.
+    env = dict(TRACING, STRATA_METRIC_RUSAGE='ru_utime,ru_minflt')
+    run = Run(args, 'metrics-crash').program('crash', 'segv', env=env, expect=-signal.SIGSEGV)
+    _, events = reader.read_otf2_metrics(run.archive)
+    thread = events['thread 0']
+    reader.check_metric_events(thread, 2)
+    expect_equal(dict(reader.check_nesting([e for e in thread if e[0] in 'EL'])),
+                 {'before': 1, 'work': 7, 'doomed': 1}, 'regions before the crash')
+    profile = reader.read_profile(run.profile)
+    reader.check_inclusive_exclusive(run.profile, profile, ['rusage:ru_utime', 'rusage:ru_minflt'])
+
+
+@scenario
+def metrics_without_papi(args):
+    # A build without PAPI: asking for PAPI events stops the run and says why.
+    run = Run(args, 'metrics-no-papi').program('metrics', env={'STRATA_METRIC_PAPI': 'perf::TASK-CLOCK'}, expect=1)
+    assert 'no PAPI support' in run.stderr and 'STRATA_METRIC_PAPI' in run.stderr, run.stderr
+    expect_equal(run.stdout, '', 'main() must not run')
+    assert not os.path.exists(run.dir), 'no experiment directory for a run that did not start'
+
+
+@scenario
+def metrics_bad_events(args):
+    cases = [
+        ({'STRATA_METRIC_PAPI': 'PAPI_NO_SUCH_EVENT'}, 'PAPI_NO_SUCH_EVENT', 'strata-info metrics'),
+        ({'STRATA_METRIC_PAPI': 'perf::TASK-CLOCK,perf::no-such-event'}, 'perf::no-such-event', 'strata-info metrics'),
+        # Known to PAPI, but no hardware counters here.
+        ({'STRATA_METRIC_PAPI': 'perf::CYCLES'}, 'perf::CYCLES', 'strata-info metrics'),
+        ({'STRATA_METRIC_RUSAGE': 'ru_utime,ru_nothing'}, 'ru_nothing', 'ru_minflt'),
+        # More counters than a location records (16).
+        ({'STRATA_METRIC_PAPI': 'perf::TASK-CLOCK,perf::CPU-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES,'
+                                'perf::CPU-MIGRATIONS,perf::MINOR-FAULTS,perf::MAJOR-FAULTS,perf::CGROUP-SWITCHES',
+          'STRATA_METRIC_RUSAGE': 'all'}, '17 counters', 'at most 16'),
+    ]
+    for env, name, hint in cases:
+        run = Run(args, 'metrics-bad').program('metrics', env=env, expect=1)
+        assert name in run.stderr and hint in run.stderr, run.stderr
+        expect_equal(run.stdout, '', 'main() must not run')
+        expect_equal(len([l for l in run.stderr.splitlines() if l.strip()]), 1, 'one message: ' + run.stderr)
+        assert not os.path.exists(run.dir), 'no experiment directory for a run that did not start'
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('scenario', choices=sorted(SCENARIOS))

@@ -452,6 +452,37 @@ def thread_multiple_np2(args):
                           'MpiIrecv': 5}, location + ': message events')
 
 
+@scenario
+def metrics_np2(args):
+    # Counters on every location of every rank, MPI calls included, and the MPI
+    # records unchanged by them.
+    counters = dict(TRACING, STRATA_METRIC_PAPI='perf::TASK-CLOCK,perf::CONTEXT-SWITCHES',
+                    STRATA_METRIC_RUSAGE='ru_utime')
+    names = ['perf::TASK-CLOCK', 'perf::CONTEXT-SWITCHES', 'ru_utime']
+    qualified = ['papi:perf::TASK-CLOCK', 'papi:perf::CONTEXT-SWITCHES', 'rusage:ru_utime']
+    for program, locations in (('mpi_ring', 1), ('mpi_threads', 4)):
+        run = MpiRun(args, 'metrics-np2-' + program, program, 2, counters)
+        if program == 'mpi_ring':
+            check_all_ranks(run, RING_C)
+            ring_messages(run)
+        archive = os.path.join(run.directory, 'traces.otf2')
+        members, events = reader.read_otf2_metrics(archive)
+        expect_equal([m['name'] for m in members], names, program + ': metric members')
+        expect_equal(sorted(events), sorted('rank %d/thread %d' % (r, t) for r in range(2) for t in range(locations)),
+                     program + ': locations')
+        for location, stream in events.items():
+            reader.check_metric_events(stream, len(names))
+            task_clock = reader.region_counter_deltas(stream, 'MPI_Finalize', 0)
+            assert len(task_clock) == 1 or not location.endswith('thread 0'), (location, task_clock)
+        profile = reader.read_profile(os.path.join(run.directory, 'profile.h5'))
+        expect_equal(sorted(set(profile['location_ranks'])), [0, 1], program + ': ranks in the profile')
+        inclusive = reader.check_inclusive_exclusive(os.path.join(run.directory, 'profile.h5'), profile, qualified)
+        # Every location spent CPU time somewhere.
+        for column in range(profile['locations']):
+            assert sum(row[column] for row, path in zip(inclusive['papi:perf::TASK-CLOCK'], profile['paths'])
+                       if '/' not in path) > 0, (program, column)
+
+
 def fortran_messages(run):
     """programs/mpi_ring.f90 and mpi_ring_f08.f90: the messages and collectives of every rank."""
     events = check_messages(run)

@@ -26,9 +26,8 @@ void on_thread(Location&, Ticks t, const substrate::ThreadEvent& e) {
     }
 }
 void on_reset() { g_seen.clear(); }
-constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit,  on_pint,
-                                             on_pstr,     nullptr, on_thread, nullptr, nullptr,
-                                             on_reset};
+constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit,  on_pint,  on_pstr, nullptr,
+                                             on_thread,   nullptr, nullptr,  on_reset, nullptr,  nullptr};
 }  // namespace
 
 const substrate::Callbacks& recording_substrate() { return kRecording; }

@@ -33,6 +33,7 @@ extern char** environ;
 namespace strata::config {
 
 void register_core_variables(Registry& registry);  // core_variables.cpp
+void register_metric_variables(Registry& registry);  // metrics/metric_variables.cpp
 
 namespace {
 
@@ -318,7 +319,10 @@ Registry& Registry::instance() {
     return *registry;
 }
 
-Registry::Registry() { register_core_variables(*this); }
+Registry::Registry() {
+    register_core_variables(*this);
+    register_metric_variables(*this);
+}
 
 void Registry::add(Variable v) {
     const std::string env = v.env_name();
@@ -434,7 +438,22 @@ void Registry::describe(std::ostream& out, bool full) const {
         out << "    Default:     " << display_default(v.default_value) << '\n';
         out << "    Description: " << v.short_help << '\n';
         if (!full) continue;
-        if (!v.accepted.empty()) out << "    Accepted:    " << join(v.accepted, ", ") << '\n';
+        if (!v.accepted.empty()) {
+            // Long lists (STRATA_METRIC_RUSAGE) continue under the first item.
+            const std::string label = "    Accepted:    ";
+            std::string line = label;
+            for (std::size_t i = 0; i < v.accepted.size(); ++i) {
+                const std::string item = v.accepted[i] + (i + 1 < v.accepted.size() ? "," : "");
+                if (line.size() > label.size() && line.size() + 1 + item.size() > 78) {
+                    out << line << '\n';
+                    line = std::string(label.size(), ' ');
+                } else if (line.size() > label.size()) {
+                    line += ' ';
+                }
+                line += item;
+            }
+            out << line << '\n';
+        }
         if (!v.long_help.empty()) {
             out << '\n';
             write_wrapped(out, v.long_help, "    ");

@@ -28,6 +28,8 @@ struct Settings {
     TimerKind timer = TimerKind::tsc;          ///< STRATA_TIMER
     bool verbose = false;                      ///< STRATA_VERBOSE
     std::string filtering_file;                ///< STRATA_FILTERING_FILE ("" = no filter)
+    std::string metric_papi;                   ///< STRATA_METRIC_PAPI, comma-separated ("" = none)
+    std::string metric_rusage;                 ///< STRATA_METRIC_RUSAGE, comma-separated ("" = none)
 };
 
 /// The kind of value a variable accepts; parsing is strict for every kind.

@@ -123,6 +123,19 @@ void DefinitionsSnapshot::set_rank(int rank) {
     }
 }
 
+std::uint32_t Definitions::define_metric(std::string_view name, std::string_view unit, std::string_view description,
+                                         std::uint8_t source, std::uint8_t mode) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (std::size_t i = 0; i < metrics_.size(); ++i) {
+        if (metrics_[i].source == source && strings_[metrics_[i].name - 1] == name) {
+            return static_cast<std::uint32_t>(i + 1);
+        }
+    }
+    metrics_.push_back(
+        MetricDefinition{intern_locked(name), intern_locked(unit), intern_locked(description), source, mode});
+    return static_cast<std::uint32_t>(metrics_.size());
+}
+
 std::string Definitions::string(StringHandle h) const {
     std::lock_guard<std::mutex> lock(mutex_);
     return h == 0 || h > strings_.size() ? std::string() : strings_[h - 1];
@@ -139,7 +152,7 @@ std::string Definitions::region_name(RegionHandle h) const {
 
 DefinitionsSnapshot Definitions::snapshot() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return DefinitionsSnapshot{strings_, regions_, parameters_, communicators_};
+    return DefinitionsSnapshot{strings_, regions_, parameters_, communicators_, metrics_};
 }
 
 void Definitions::clear() {
@@ -153,6 +166,7 @@ void Definitions::clear() {
     parameter_index_.clear();
     communicators_.clear();
     communicator_index_.clear();
+    metrics_.clear();
 }
 
 Definitions& definitions() {

@@ -47,6 +47,15 @@ struct CommunicatorDefinition {
 
 /// Thread teams get id_sequence values from here on, so they never meet MPI ids.
 constexpr std::uint32_t kThreadTeamSequence = 0x80000000u;
+/// A counter read at every enter and exit (metrics/): handle h is the value at
+/// index h - 1 of Location::metric_values.
+struct MetricDefinition {
+    StringHandle name = 0;
+    StringHandle unit = 0;
+    StringHandle description = 0;
+    std::uint8_t source = 0;  ///< metrics::MetricSource
+    std::uint8_t mode = 0;    ///< metrics::MetricMode
+};
 
 /// A consistent copy of all definitions, for writers.
 struct DefinitionsSnapshot {
@@ -57,6 +66,7 @@ struct DefinitionsSnapshot {
 
     /// Thread teams belong to the rank that writes them: makes their ids job-wide.
     void set_rank(int rank);
+    std::vector<MetricDefinition> metrics;              ///< metrics[h - 1]
 };
 
 class Definitions {
@@ -71,6 +81,10 @@ public:
     events::CommunicatorHandle define_thread_team(std::uint32_t master, std::uint32_t size, std::uint32_t level);
     /// Location `location` worked in `team`.
     void note_team_member(events::CommunicatorHandle team, std::uint32_t location);
+    /// Defines a counter (at start-up, in the order of Location::metric_values),
+    /// or returns the handle of the counter of the same source and name.
+    std::uint32_t define_metric(std::string_view name, std::string_view unit, std::string_view description,
+                                std::uint8_t source, std::uint8_t mode);
 
     /// Text of a string handle (copy; takes the lock).
     std::string string(StringHandle h) const;
@@ -93,6 +107,7 @@ private:
     std::unordered_map<std::string, ParameterHandle> parameter_index_;
     std::vector<CommunicatorDefinition> communicators_;
     std::unordered_map<std::string, events::CommunicatorHandle> communicator_index_;
+    std::vector<MetricDefinition> metrics_;
 
     StringHandle intern_locked(std::string_view text);
 };

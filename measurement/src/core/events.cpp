@@ -7,6 +7,11 @@
 // function pointers when several are active).  No lock, no allocation, no
 // virtual call.
 //
+// Counters (STRATA_METRIC_*): the runtime then leaves single_enter/single_exit
+// empty, so enter() and exit() take the general path, which reads the thread's
+// counters into the location right before the substrates run.  A run without
+// counters never tests for them on the fast path.
+//
 // Recording off: the active table becomes off_table, whose enter/parameter
 // arrays are empty.  Regions entered while off are pushed with kUndelivered
 // set, so their exits are not delivered either; regions entered while on are
@@ -24,6 +29,7 @@
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
 #include "strata/measurement/thread_sanitizer.hpp"
+#include "metrics/metrics.hpp"
 
 #define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -144,6 +150,7 @@ void enter_at(Ticks time, RegionHandle region) {
         return;
     }
     push(loc, region);
+    if (STRATA_UNLIKELY(loc->metric_values != nullptr)) metrics::read(*loc);
     dispatch(table->enter, *loc, time, region);
 }
 
@@ -167,6 +174,7 @@ void exit_at(Ticks time, RegionHandle region) {
     Location* loc = location::current();
     // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
+    if (STRATA_UNLIKELY(loc->metric_values != nullptr)) metrics::read(*loc);
     if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
         exit_unmatched(table, loc, time, region);
         return;
@@ -195,6 +203,8 @@ void parameter_int(ParameterHandle parameter, std::int64_t value) {
     // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = timer::now();
+    // A parameter opens a call path in the profile: its counters start here.
+    if (loc->metric_values != nullptr) metrics::read(*loc);
     for (auto* f = table->parameter_int; *f; ++f) (*f)(*loc, time, parameter, value);
 }
 
@@ -206,6 +216,7 @@ void parameter_string(ParameterHandle parameter, std::string_view value) {
     // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = timer::now();
+    if (loc->metric_values != nullptr) metrics::read(*loc);
     for (auto* f = table->parameter_string; *f; ++f) (*f)(*loc, time, parameter, text);
 }
 

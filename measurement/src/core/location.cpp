@@ -6,10 +6,14 @@
 #include <mutex>
 
 #include "core/runtime.hpp"
+#include "metrics/metrics.hpp"
 
 namespace strata {
 
-Location::~Location() { std::free(stack); }
+Location::~Location() {
+    std::free(stack);
+    delete counters;
+}
 
 void Location::grow_stack() {
     const std::uint32_t new_capacity = capacity == 0 ? 64 : capacity * 2;
@@ -48,6 +52,8 @@ Location* create_current() {
     }
     loc->name = "thread " + std::to_string(loc->index);
     if (loc->index == 0) runtime::first_location_created();
+    // Counters first: the substrates' per-location state may size itself by them.
+    metrics::location_created(*loc);
     for (const substrate::Callbacks* s : runtime::substrates()) {
         if (s->location_created) s->location_created(*loc);
     }

@@ -20,6 +20,9 @@ namespace strata {
 namespace events {
 struct ForkContext;
 }
+namespace metrics {
+class ThreadCounters;
+}
 
 struct Location {
     std::uint32_t index = 0;  ///< creation order within the process (0 = first thread)
@@ -51,6 +54,12 @@ struct Location {
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
     std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle
     std::uint32_t team_cache_handle = 0;
+    /// The counters of this thread (STRATA_METRIC_*) as read right before the
+    /// current event is delivered, in the order of metrics::configured(); the
+    /// substrates read them from here.  nullptr when no counter is configured.
+    std::uint64_t* metric_values = nullptr;
+    /// The thread's counters (src/metrics/thread_counters.hpp); deleted with the location.
+    metrics::ThreadCounters* counters = nullptr;
 
     std::uint64_t unmatched_exits = 0;
 

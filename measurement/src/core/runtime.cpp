@@ -21,6 +21,7 @@
 #include "core/memory_pool.hpp"
 #include "core/timer.hpp"
 #include "core/unification.hpp"
+#include "metrics/metrics.hpp"
 #include "profiling/profiling_substrate.hpp"
 #include "tracing/tracing_substrate.hpp"
 
@@ -70,15 +71,19 @@ void ignore_region_event(Location&, Ticks, RegionHandle) {}
 void build_tables() {
     detail::on_table = substrate::EventTable{};
     int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0, n_thread = 0;
+    const bool counters = metrics::active();
     for (const substrate::Callbacks* s : state().substrates) {
-        if (s->enter) detail::on_table.enter[n_enter++] = s->enter;
-        if (s->exit) detail::on_table.exit[n_exit++] = s->exit;
+        const substrate::EnterFn enter = counters && s->enter_with_metrics ? s->enter_with_metrics : s->enter;
+        const substrate::ExitFn exit = counters && s->exit_with_metrics ? s->exit_with_metrics : s->exit;
+        if (enter) detail::on_table.enter[n_enter++] = enter;
+        if (exit) detail::on_table.exit[n_exit++] = exit;
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
         if (s->mpi_event) detail::on_table.mpi_event[n_mpi++] = s->mpi_event;
         if (s->thread_event) detail::on_table.thread_event[n_thread++] = s->thread_event;
     }
-    if (n_enter == 1 && n_exit == 1) {
+    // Counters are read on the general path only (events.cpp): no single entry then.
+    if (n_enter == 1 && n_exit == 1 && !counters) {
         detail::on_table.single_enter = detail::on_table.enter[0];
         detail::on_table.single_exit = detail::on_table.exit[0];
     }
@@ -176,7 +181,10 @@ void first_location_created() {
 }
 
 void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end) {
+    // The enter carries the counters of the event that caused the activity, the
+    // exit those read now: the difference is what the activity cost.
     for (auto* f = detail::on_table.enter; *f; ++f) (*f)(loc, begin, region);
+    if (loc.metric_values != nullptr && &loc == location::detail::current) metrics::read(loc);
     for (auto* f = detail::on_table.exit; *f; ++f) (*f)(loc, end, region);
 }
 const std::string& experiment_directory() { return state().experiment_directory; }
@@ -216,6 +224,11 @@ bool initialize(const Options& options, std::string* error) {
     const std::string timer_warning = timer::initialize(options.settings.timer);
     if (!timer_warning.empty()) std::fprintf(stderr, "%s\n", timer_warning.c_str());
     page_pool().configure(options.settings.total_memory, options.settings.page_size);
+    const std::string metrics_problem = metrics::configure(options.settings);
+    if (!metrics_problem.empty()) {
+        if (error) *error = metrics_problem;
+        return false;
+    }
     define_internal_regions();
     state().experiment_directory = options.experiment_directory;
     state().substrates = options.substrates;
@@ -240,6 +253,14 @@ void initialize_from_environment() {
         _exit(1);
     }
     const config::Settings& settings = config::settings();
+    // Counters the user asked for must work, or the run stops here, before main
+    // and before an experiment directory exists (initialize() sets them up again).
+    const std::string metrics_problem = metrics::configure(settings);
+    if (!metrics_problem.empty()) {
+        std::fprintf(stderr, "%s\n", metrics_problem.c_str());
+        std::fflush(stderr);
+        _exit(1);
+    }
     Options options;
     options.settings = settings;
     options.install_handlers = true;
@@ -288,6 +309,9 @@ bool finalize() {
     // Close what is still open (exit() inside regions, crashes), so that
     // profile and trace hold complete, well-nested regions.
     for (Location* loc : location::all()) {
+        // Only the calling thread's counters can be read; other threads close
+        // with the values of their last event.
+        if (loc->depth > 0 && loc->metric_values != nullptr && loc == location::detail::current) metrics::read(*loc);
         events::detail::close_open_teams(&detail::on_table, *loc, end);
         while (loc->depth > 0) {
             const RegionHandle top = loc->stack[--loc->depth];
@@ -437,6 +461,7 @@ void reset_for_tests() {
     }
     location::reset_all();
     definitions().clear();
+    metrics::reset();
     state().substrates.clear();
     state().experiment_directory.clear();
     g_finalized.store(false);

@@ -30,6 +30,10 @@ namespace substrate {
 
 constexpr int kMaxSubstrates = 4;
 
+/// Most counters one location reads (STRATA_METRIC_PAPI and STRATA_METRIC_RUSAGE
+/// together); bounds the trace's metric record.
+constexpr int kMaxMetrics = 16;
+
 /// Each substrate owns a fixed slot of Location::substrate_data, so that its
 /// callbacks find their per-location state at a constant offset.
 enum Slot : int { slot_profiling = 0, slot_tracing = 1, slot_testing = 2 };
@@ -102,6 +106,12 @@ struct Callbacks {
     bool (*finalize)(const FinalizeContext&, std::string* error);
     /// Forget all state (tests).
     void (*reset)();
+    /// Used instead of enter/exit when counters are configured (STRATA_METRIC_*):
+    /// the core has read them into Location::metric_values just before.  nullptr:
+    /// the substrate ignores counters and enter/exit are used.  Separate entries,
+    /// so that a run without counters pays nothing for them.
+    EnterFn enter_with_metrics = nullptr;
+    ExitFn exit_with_metrics = nullptr;
 };
 
 /// The per-event arrays that the hot path walks.

@@ -39,10 +39,16 @@ std::string communicator_key(const CommunicatorDefinition& c) {
     return std::to_string(c.id_root) + '/' + std::to_string(c.id_sequence);
 }
 
+// A counter is the same in the whole job when its source and name are.
+std::string metric_key(const Unified& d, const MetricDefinition& m) {
+    return std::to_string(static_cast<int>(m.source)) + '/' + d.strings[m.name];
+}
+
 /// Indexes of a Unified table, for merging into it.
 struct Index {
-    std::unordered_map<std::string, std::uint32_t> strings, regions, parameters, communicators;
+    std::unordered_map<std::string, std::uint32_t> strings, regions, parameters, communicators, metrics;
     explicit Index(const Unified& d) {
+        for (std::uint32_t i = 0; i < d.metrics.size(); ++i) metrics.emplace(metric_key(d, d.metrics[i]), i);
         for (std::uint32_t i = 0; i < d.communicators.size(); ++i) communicators.emplace(communicator_key(d.communicators[i]), i);
         for (std::uint32_t i = 0; i < d.strings.size(); ++i) strings.emplace(d.strings[i], i);
         for (std::uint32_t i = 0; i < d.regions.size(); ++i) regions.emplace(region_key(d, d.regions[i]), i);
@@ -89,6 +95,13 @@ std::string serialize(const Unified& defs) {
         put_u32(out, static_cast<std::uint32_t>(c.paradigm));
         put_u32(out, static_cast<std::uint32_t>(c.world_ranks.size()));
         for (std::int32_t r : c.world_ranks) put_u32(out, static_cast<std::uint32_t>(r));
+    }
+    put_u32(out, static_cast<std::uint32_t>(defs.metrics.size()));
+    for (const MetricDefinition& m : defs.metrics) {
+        put_u32(out, m.name);
+        put_u32(out, m.unit);
+        put_u32(out, m.description);
+        put_u32(out, static_cast<std::uint32_t>(m.source) | (static_cast<std::uint32_t>(m.mode) << 8));
     }
     return out;
 }
@@ -141,6 +154,19 @@ bool deserialize(const std::string& in, Unified* defs) {
         c.paradigm = static_cast<Paradigm>(paradigm);
         defs->communicators.push_back(std::move(c));
     }
+    if (!get_u32(in, pos, &n)) return false;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        MetricDefinition m;
+        std::uint32_t kinds = 0;
+        if (!get_u32(in, pos, &m.name) || !get_u32(in, pos, &m.unit) || !get_u32(in, pos, &m.description) ||
+            !get_u32(in, pos, &kinds) || m.name >= defs->strings.size() || m.unit >= defs->strings.size() ||
+            m.description >= defs->strings.size()) {
+            return false;
+        }
+        m.source = static_cast<std::uint8_t>(kinds & 0xff);
+        m.mode = static_cast<std::uint8_t>((kinds >> 8) & 0xff);
+        defs->metrics.push_back(m);
+    }
     return pos == in.size();
 }
 
@@ -175,6 +201,16 @@ void merge(Unified& into, const Unified& other) {
         into.communicators.push_back(std::move(mapped));
         index.communicators.emplace(key, static_cast<std::uint32_t>(into.communicators.size() - 1));
     }
+    for (const MetricDefinition& m : other.metrics) {
+        MetricDefinition mapped = m;
+        mapped.name = strings[m.name];
+        mapped.unit = strings[m.unit];
+        mapped.description = strings[m.description];
+        const std::string key = metric_key(into, mapped);
+        if (index.metrics.count(key) != 0) continue;
+        into.metrics.push_back(mapped);
+        index.metrics.emplace(key, static_cast<std::uint32_t>(into.metrics.size() - 1));
+    }
 }
 
 Unified from_local(const DefinitionsSnapshot& local) {
@@ -186,6 +222,7 @@ Unified from_local(const DefinitionsSnapshot& local) {
     d.regions = local.regions;
     d.parameters = local.parameters;
     d.communicators = local.communicators;
+    d.metrics = local.metrics;
     return d;
 }
 
@@ -254,6 +291,12 @@ Unified unify(const DefinitionsSnapshot& local, events::ProcessGroup* group) {
     global.communicator_map.resize(mine.communicators.size());
     for (std::size_t i = 0; i < mine.communicators.size(); ++i) {
         global.communicator_map[i] = index.communicators.at(communicator_key(mine.communicators[i]));
+    }
+    global.metric_map.resize(mine.metrics.size());
+    for (std::size_t i = 0; i < mine.metrics.size(); ++i) {
+        MetricDefinition mapped = mine.metrics[i];
+        mapped.name = global.string_map[mapped.name];
+        global.metric_map[i] = index.metrics.at(metric_key(global, mapped));
     }
     return global;
 }

@@ -27,10 +27,12 @@ struct Unified {
     std::vector<RegionDefinition> regions;        ///< name/file are global string ids
     std::vector<ParameterDefinition> parameters;  ///< name is a global string id
     std::vector<CommunicatorDefinition> communicators;  ///< name is a global string id
+    std::vector<MetricDefinition> metrics;        ///< name, unit, description are global string ids
     std::vector<std::uint32_t> string_map;        ///< local StringHandle -> global string id ([0] = 0)
     std::vector<std::uint32_t> region_map;        ///< local RegionHandle - 1 -> global region id
     std::vector<std::uint32_t> parameter_map;     ///< local ParameterHandle - 1 -> global parameter id
     std::vector<std::uint32_t> communicator_map;  ///< local CommunicatorHandle - 1 -> global communicator id
+    std::vector<std::uint32_t> metric_map;        ///< local metric handle - 1 -> global metric id
 };
 
 /// Serialised definitions (the unit of the tree reduction).

@@ -2,6 +2,7 @@
 // Call-path tree: the slow paths (new children, parameters, folding, growth).
 #include "profiling/call_tree.hpp"
 
+#include <cstdlib>
 #include <new>
 
 namespace strata::profiling {
@@ -23,12 +24,33 @@ CallTree::CallTree(PagePool& pool, bool* busy) : pool_(pool), busy_(busy != null
 
 CallTree::~CallTree() {
     for (Node* page : pages_) pool_.release(page);
+    for (std::uint64_t* block : metric_pages_) std::free(block);
+}
+
+bool CallTree::enable_metrics(std::uint32_t count) {
+    // Blocks for the node pages that exist already (the root's).
+    for (std::size_t i = metric_pages_.size(); i < pages_.size(); ++i) {
+        auto* block = static_cast<std::uint64_t*>(std::calloc(per_page_ * count, sizeof(std::uint64_t)));
+        if (block == nullptr) return false;
+        metric_pages_.push_back(block);
+    }
+    metric_count_ = count;
+    frame_metrics_.assign(stack_.size() * count, 0);
+    return true;
 }
 
 CallTree::Node* CallTree::add_node() {
     if (size_ == pages_.size() * per_page_) {
         void* page = pool_.acquire(PagePool::Purpose::profile);
         if (page == nullptr) return nullptr;
+        if (metric_count_ > 0) {
+            auto* block = static_cast<std::uint64_t*>(std::calloc(per_page_ * metric_count_, sizeof(std::uint64_t)));
+            if (block == nullptr) {
+                pool_.release(page);
+                return nullptr;
+            }
+            metric_pages_.push_back(block);
+        }
         pages_.push_back(static_cast<Node*>(page));
     }
     Node* n = new (&pages_[size_ / per_page_][size_ % per_page_]) Node();
@@ -66,6 +88,7 @@ void CallTree::grow_stack() {
     *busy_ = true;
     const std::size_t depth = static_cast<std::size_t>(top_ - stack_.data());
     stack_.resize(stack_.size() * 2);
+    frame_metrics_.resize(stack_.size() * metric_count_);
     top_ = stack_.data() + depth;
     stack_end_ = stack_.data() + stack_.size();
     *busy_ = false;
@@ -115,7 +138,28 @@ void CallTree::leave_inherited(Ticks time, std::uint32_t depth) {
     }
 }
 
-void CallTree::parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string) {
+void CallTree::close_frame_with_metrics(Ticks time, const std::uint64_t* values) {
+    Node* const node = top_->node;
+    node->inclusive += time - top_->start;
+    std::uint64_t* sums = node_metrics(node);
+    const std::uint64_t* start = frame_metrics(top_);
+    // Counters only grow; a value below its start (a counter that could not be
+    // read on this thread) adds nothing rather than wrapping around.
+    for (std::uint32_t k = 0; k < metric_count_; ++k) sums[k] += values[k] > start[k] ? values[k] - start[k] : 0;
+    --top_;
+}
+
+void CallTree::exit_with_metrics(Ticks time, const std::uint64_t* values) {
+    while (top_->kind == kParameter) close_frame_with_metrics(time, values);
+    if (top_->kind == kRegion) {
+        close_frame_with_metrics(time, values);
+    } else if (top_->kind == kFolded) {
+        --top_;  // time and counters stay in the parent
+    }
+}
+
+void CallTree::parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string,
+                         const std::uint64_t* metric_values) {
     Node* const current = top_->node;
     Node* n = find_or_add(current, current->region, parameter, value, is_string ? 1u : 0u);
     if (n == nullptr) {
@@ -126,6 +170,10 @@ void CallTree::parameter(Ticks time, ParameterHandle parameter, std::int64_t val
     if (top_ + 1 == stack_end_) grow_stack();
     ++top_;
     *top_ = Frame{n, time, kParameter};
+    if (metric_values != nullptr && metric_count_ > 0) {
+        std::uint64_t* start = frame_metrics(top_);
+        for (std::uint32_t k = 0; k < metric_count_; ++k) start[k] = metric_values[k];
+    }
 }
 
 }  // namespace strata::profiling

@@ -14,6 +14,10 @@
 // is derived when the profile is written.  When the pool has no page left,
 // new call paths are folded into their parent (the time stays in the
 // parent's inclusive time) and counted in dropped().
+//
+// With counters (enable_metrics), every node also sums, per counter, the
+// increments between its enters and exits (the counter's inclusive value);
+// they live in blocks beside the node pages, one per node page.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +72,27 @@ public:
         --top_;
     }
 
-    void parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string);
+    /// `metric_values`: the counters at this moment when metrics are enabled, else nullptr.
+    void parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string,
+                   const std::uint64_t* metric_values = nullptr);
+
+    /// Sums `count` counters per node from now on (before the first event).
+    /// Returns false when the memory for them is not available.
+    bool enable_metrics(std::uint32_t count);
+    std::uint32_t metric_count() const { return metric_count_; }
+
+    /// enter()/exit() that also take the counters at this moment.
+    void enter_with_metrics(Ticks time, RegionHandle region, const std::uint64_t* values) {
+        enter(time, region);
+        std::uint64_t* start = frame_metrics(top_);
+        for (std::uint32_t k = 0; k < metric_count_; ++k) start[k] = values[k];
+    }
+    void exit_with_metrics(Ticks time, const std::uint64_t* values);
+
+    /// The inclusive counter sums of a node (metric_count() values; not for the hot path).
+    const std::uint64_t* metric_inclusive(std::uint32_t index) const {
+        return metric_pages_[index / per_page_] + (index % per_page_) * metric_count_;
+    }
 
     /// A thread of a team continues the call path `path[0..depth)` open on the
     /// thread that forked it: those call paths are opened here without counting
@@ -97,6 +121,14 @@ private:
     void push_folded(Ticks time);
     void exit_slow(Ticks time);
     void grow_stack();
+    std::uint64_t* frame_metrics(const Frame* frame) {
+        return frame_metrics_.data() + static_cast<std::size_t>(frame - stack_.data()) * metric_count_;
+    }
+    std::uint64_t* node_metrics(const Node* node) {
+        return metric_pages_[node->index / per_page_] + (node->index % per_page_) * metric_count_;
+    }
+    /// Closes the innermost frame (a region or parameter node) with counters.
+    void close_frame_with_metrics(Ticks time, const std::uint64_t* values);
 
     PagePool& pool_;
     bool* busy_;
@@ -109,6 +141,9 @@ private:
     Frame* stack_end_ = nullptr;  ///< one past the last usable frame
     Node fallback_root_;          ///< used when not even the root got a page
     std::uint64_t dropped_ = 0;
+    std::uint32_t metric_count_ = 0;
+    std::vector<std::uint64_t*> metric_pages_;  ///< counter sums of the nodes of pages_[i]
+    std::vector<std::uint64_t> frame_metrics_;  ///< counters at the start of each frame of stack_
 };
 
 }  // namespace strata::profiling

@@ -15,6 +15,7 @@
 #include "core/timer.hpp"
 #include "profiling/call_tree.hpp"
 #include "core/unification.hpp"
+#include "metrics/metrics.hpp"
 #include "profiling/profile_h5_writer.hpp"
 #include "profiling/profile_merge.hpp"
 
@@ -28,16 +29,33 @@ inline CallTree& tree(Location& loc) __attribute__((always_inline));
 inline CallTree& tree(Location& loc) { return *static_cast<CallTree*>(loc.substrate_data[g_slot]); }
 
 void on_location_created(Location& loc) {
-    loc.substrate_data[g_slot] = new CallTree(page_pool(), &loc.busy);
+    auto* call_tree = new CallTree(page_pool(), &loc.busy);
+    loc.substrate_data[g_slot] = call_tree;
+    if (loc.metric_values != nullptr &&
+        !call_tree->enable_metrics(static_cast<std::uint32_t>(metrics::configured().size()))) {
+        runtime::warn_once("profile-metrics-memory",
+                           "strata: warning: no memory for the counters of the profile of " + loc.name +
+                               "; its counter values are 0 (reported once)");
+    }
 }
 
 void on_enter(Location& loc, Ticks time, RegionHandle region) { tree(loc).enter(time, region); }
 void on_exit(Location& loc, Ticks time, RegionHandle) { tree(loc).exit(time); }
+// With counters (the runtime picks these then).  A location without counters
+// (a GPU stream) has no metric_values and takes the plain path.
+void on_enter_with_metrics(Location& loc, Ticks time, RegionHandle region) {
+    if (loc.metric_values == nullptr) return tree(loc).enter(time, region);
+    tree(loc).enter_with_metrics(time, region, loc.metric_values);
+}
+void on_exit_with_metrics(Location& loc, Ticks time, RegionHandle) {
+    if (loc.metric_values == nullptr) return tree(loc).exit(time);
+    tree(loc).exit_with_metrics(time, loc.metric_values);
+}
 void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t value) {
-    tree(loc).parameter(time, p, value, false);
+    tree(loc).parameter(time, p, value, false, loc.metric_values);
 }
 void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHandle value) {
-    tree(loc).parameter(time, p, value, true);
+    tree(loc).parameter(time, p, value, true, loc.metric_values);
 }
 
 void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
@@ -90,8 +108,9 @@ void reset() {
 }
 
 constexpr substrate::Callbacks kCallbacks = {
-    "profiling", on_location_created, on_enter, on_exit,  on_parameter_int, on_parameter_string,
-    nullptr,     on_thread_event,     nullptr,  finalize, reset,
+    "profiling", on_location_created, on_enter, on_exit,  on_parameter_int,      on_parameter_string,
+    nullptr,     on_thread_event,     nullptr,  finalize, reset,                 on_enter_with_metrics,
+    on_exit_with_metrics,
 };
 
 }  // namespace
@@ -143,10 +162,14 @@ ProfileData collect(const unification::Unified& defs, int rank) {
     // Merge: a global call path is identified by (global parent, region, parameter, value).
     using Key = std::tuple<std::int64_t, std::uint32_t, std::uint32_t, std::int64_t>;
     std::map<Key, std::int64_t> index_of;
+    const std::vector<metrics::MetricSpec>& counters = metrics::configured();
+    const std::size_t n_counters = counters.size();
     struct Cell {
         std::uint64_t visits = 0;
         Ticks inclusive = 0;
         Ticks exclusive = 0;
+        std::vector<std::uint64_t> counter_inclusive;  ///< per configured counter (empty: all 0)
+        std::vector<std::uint64_t> counter_exclusive;
     };
     std::vector<std::vector<Cell>> cells;  // [callpath][location]
     for (size_t l = 0; l < n_loc; ++l) {
@@ -187,18 +210,32 @@ ProfileData collect(const unification::Unified& defs, int rank) {
             Cell& c = cells[g][l];
             c.visits += n.visits;
             c.inclusive += n.inclusive;
+            if (n_counters > 0 && t.metric_count() == n_counters) {
+                c.counter_inclusive.resize(n_counters);
+                const std::uint64_t* sums = t.metric_inclusive(i);
+                for (std::size_t k = 0; k < n_counters; ++k) c.counter_inclusive[k] += sums[k];
+            }
         }
     }
     // Exclusive = inclusive minus the children's inclusive, per location.
+    // The same for every counter.
     for (auto& row : cells) {
-        for (Cell& c : row) c.exclusive = c.inclusive;
+        for (Cell& c : row) {
+            c.exclusive = c.inclusive;
+            c.counter_inclusive.resize(n_counters);
+            c.counter_exclusive = c.counter_inclusive;
+        }
     }
     for (size_t g = 0; g < data.callpaths.size(); ++g) {
         const std::int64_t parent = data.callpaths[g].parent;
         if (parent < 0) continue;
         for (size_t l = 0; l < n_loc; ++l) {
             Cell& p = cells[parent][l];
-            p.exclusive -= std::min(p.exclusive, cells[g][l].inclusive);
+            const Cell& child = cells[g][l];
+            p.exclusive -= std::min(p.exclusive, child.inclusive);
+            for (size_t k = 0; k < n_counters; ++k) {
+                p.counter_exclusive[k] -= std::min(p.counter_exclusive[k], child.counter_inclusive[k]);
+            }
         }
     }
 
@@ -220,6 +257,30 @@ ProfileData collect(const unification::Unified& defs, int rank) {
     data.metrics.push_back(std::move(visits));
     data.metrics.push_back(std::move(incl));
     data.metrics.push_back(std::move(excl));
+    // Counters: "<source>:<name>_inclusive" and "_exclusive" (see profile-format.md).
+    for (size_t k = 0; k < n_counters; ++k) {
+        const metrics::MetricSpec& spec = counters[k];
+        std::string name = spec.qualified_name();
+        for (char& c : name) {
+            if (c == '/') c = '|';  // HDF5 names cannot hold '/'
+        }
+        const std::string what = spec.description + " (" + spec.name + ")";
+        ProfileData::Metric ci{name + "_inclusive", spec.unit,
+                               "sum over visits of the increment at exit since the enter, including the callees: " + what,
+                               true, {}, {}};
+        ProfileData::Metric ce{name + "_exclusive", spec.unit,
+                               "the inclusive value minus that of the callees: " + what, true, {}, {}};
+        ci.counts.resize(n_cp * n_loc);
+        ce.counts.resize(n_cp * n_loc);
+        for (size_t g = 0; g < n_cp; ++g) {
+            for (size_t l = 0; l < n_loc; ++l) {
+                ci.counts[g * n_loc + l] = cells[g][l].counter_inclusive[k];
+                ce.counts[g * n_loc + l] = cells[g][l].counter_exclusive[k];
+            }
+        }
+        data.metrics.push_back(std::move(ci));
+        data.metrics.push_back(std::move(ce));
+    }
 
     data.strata_version = STRATA_VERSION;
     data.creation_time = iso_time_now();

@@ -9,6 +9,9 @@
 //
 //   page 0              page 1              (pages come from PagePool)
 //   [E dt r][L dt r]... [E dt r]...[free ]
+//
+// With counters (STRATA_METRIC_*), every enter and leave is followed by a
+// metric record at the same time: [M 0 n v0 .. vn-1], the counters' values.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "core/memory_pool.hpp"
+#include "core/substrate.hpp"
 #include "strata/measurement/types.hpp"
 
 namespace strata::tracing {
@@ -35,18 +39,23 @@ enum class RecordType : std::uint8_t {
     mpi_request_cancelled = 12,  ///< request
     mpi_collective_begin = 13,   ///< (nothing; the varint slot is 0)
     mpi_collective_end = 14,     ///< operation, communicator, zig-zag root, bytes sent, bytes received
-    thread_fork = 15,            ///< paradigm, requested threads
-    thread_join = 16,            ///< paradigm
-    thread_team_begin = 17,      ///< team (communicator)
-    thread_team_end = 18,        ///< team (communicator)
+    metrics = 15,                ///< count n, then n counter values (Record::metric_values)
+    thread_fork = 16,            ///< paradigm, requested threads
+    thread_join = 17,            ///< paradigm
+    thread_team_begin = 18,      ///< team (communicator)
+    thread_team_end = 19,        ///< team (communicator)
 };
 
-/// Number of varint fields after the time, per record type.
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 2, 1, 1, 1};
+/// Number of varint fields after the time, per record type (metrics: the count;
+/// its values follow).
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1};
 constexpr int kMaxFields = 5;
 
 /// Largest record: type + time + 5 fields, varints of at most 10 bytes each.
 constexpr std::size_t kMaxRecordSize = 1 + 10 + kMaxFields * 10;
+
+/// Largest metric record with `count` values.
+constexpr std::size_t metric_record_size(std::size_t count) { return 1 + 10 + 10 + count * 10; }
 
 inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
     while (v >= 0x80) {
@@ -71,6 +80,8 @@ struct Record {
     std::uint64_t a = 0;  ///< region or parameter (first field)
     std::uint64_t b = 0;  ///< parameter value (zig-zag for integers) or string handle (second field)
     std::uint64_t field[kMaxFields] = {};  ///< all fields in order (a and b are field[0] and field[1])
+    std::uint32_t metric_count = 0;        ///< metric records: the number of values
+    std::uint64_t metric_values[substrate::kMaxMetrics] = {};  ///< metric records: the values
 };
 
 class EventBuffer {
@@ -82,6 +93,8 @@ public:
 
     /// Room for one more record?  If not, the caller gets a page (or flushes).
     bool has_room() const { return end_ - cur_ >= static_cast<std::ptrdiff_t>(kMaxRecordSize); }
+    /// Room for `bytes` (a record and the metric record that follows it)?
+    bool has_room(std::size_t bytes) const { return end_ - cur_ >= static_cast<std::ptrdiff_t>(bytes); }
 
     /// Adds a page from the pool; false when the pool has none for traces.
     /// The first page of a buffer is guaranteed (see PagePool::Purpose).
@@ -107,6 +120,18 @@ public:
     void write_fields(RecordType type, Ticks time, const std::uint64_t* fields) {
         write(type, time, fields[0]);
         for (int i = 1; i < kFields[static_cast<int>(type)]; ++i) cur_ = put_varint(cur_, fields[i]);
+    }
+
+    /// Appends a metric record at the time of the previous record.  Requires
+    /// room for metric_record_size(count); count <= substrate::kMaxMetrics.
+    inline void write_metrics(std::uint32_t count, const std::uint64_t* values) {
+        std::uint8_t* p = cur_;
+        *p++ = static_cast<std::uint8_t>(RecordType::metrics);
+        *p++ = 0;  // same time as the region record before it
+        p = put_varint(p, count);
+        for (std::uint32_t k = 0; k < count; ++k) p = put_varint(p, values[k]);
+        cur_ = p;
+        ++records_;
     }
 
     /// Calls `fn(const Record&)` for every record in order; returns false on a
@@ -160,6 +185,13 @@ bool EventBuffer::for_each(Fn&& fn) const {
             if (!get(dt)) return false;
             for (int f = 0; f < kFields[type]; ++f) {
                 if (!get(r.field[f])) return false;
+            }
+            if (r.type == RecordType::metrics) {
+                if (r.field[0] > static_cast<std::uint64_t>(substrate::kMaxMetrics)) return false;
+                r.metric_count = static_cast<std::uint32_t>(r.field[0]);
+                for (std::uint32_t k = 0; k < r.metric_count; ++k) {
+                    if (!get(r.metric_values[k])) return false;
+                }
             }
             r.a = r.field[0];
             r.b = r.field[1];

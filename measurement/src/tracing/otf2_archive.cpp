@@ -11,6 +11,7 @@
 
 #include "core/definitions.hpp"
 #include "core/timer.hpp"
+#include "metrics/metric_spec.hpp"
 #include "tracing/otf2_collectives.hpp"
 
 namespace strata::tracing {
@@ -90,6 +91,19 @@ OTF2_ErrorCode convert_mpi(OTF2_EvtWriter* w, const Record& r) {
         }
         default: return OTF2_SUCCESS;
     }
+}
+
+/// A Metric event of the local metric class 0: this process's counters in their
+/// configured order (the global class 0, see write_global_definitions).
+OTF2_ErrorCode write_metrics(OTF2_EvtWriter* w, Ticks time, const std::vector<std::uint64_t>& counters) {
+    OTF2_Type types[substrate::kMaxMetrics];
+    OTF2_MetricValue values[substrate::kMaxMetrics];
+    const std::size_t n = std::min<std::size_t>(counters.size(), substrate::kMaxMetrics);
+    for (std::size_t k = 0; k < n; ++k) {
+        types[k] = OTF2_TYPE_UINT64;
+        values[k].unsigned_int = counters[k];
+    }
+    return OTF2_EvtWriter_Metric(w, nullptr, time, 0, static_cast<uint8_t>(n), types, values);
 }
 
 std::string describe(OTF2_ErrorCode code) {
@@ -238,6 +252,10 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
             case RecordType::thread_team_end:
                 rc = convert_thread(state.writer, r);
                 break;
+            case RecordType::metrics:
+                state.last_metrics.assign(r.metric_values, r.metric_values + r.metric_count);
+                rc = write_metrics(state.writer, r.time, state.last_metrics);
+                break;
             default:
                 rc = convert_mpi(state.writer, r);
                 break;
@@ -251,9 +269,14 @@ std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end)
     if (state.writer == nullptr) return {};
     end = std::max(end, state.last_time);
     while (!state.open.empty()) {
-        const OTF2_ErrorCode rc = OTF2_EvtWriter_Leave(state.writer, nullptr, end,
-                                                       region_ref(state.open.back()));
+        OTF2_ErrorCode rc = OTF2_EvtWriter_Leave(state.writer, nullptr, end, region_ref(state.open.back()));
         state.open.pop_back();
+        if (rc != OTF2_SUCCESS) return describe(rc);
+        ++state.events;
+        // Every leave of a location with counters has its Metric event (the
+        // class is SYNCHRONOUS_STRICT): the last values known.
+        if (state.last_metrics.empty()) continue;
+        rc = write_metrics(state.writer, end, state.last_metrics);
         if (rc != OTF2_SUCCESS) return describe(rc);
         ++state.events;
     }
@@ -457,6 +480,25 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                   p.type == events::ParameterType::string ? OTF2_PARAMETER_TYPE_STRING : OTF2_PARAMETER_TYPE_INT64),
               "writing a parameter definition");
     }
+    // Counters: one member per counter and one class (0) of all of them, which
+    // the Metric events refer to.
+    std::vector<OTF2_MetricMemberRef> members;
+    for (std::size_t i = 0; i < defs.metrics.size(); ++i) {
+        const MetricDefinition& m = defs.metrics[i];
+        const bool papi = m.source == static_cast<std::uint8_t>(metrics::MetricSource::papi);
+        const bool point = m.mode == static_cast<std::uint8_t>(metrics::MetricMode::absolute_point);
+        check(OTF2_GlobalDefWriter_WriteMetricMember(w, static_cast<OTF2_MetricMemberRef>(i), m.name, m.description,
+                                                     papi ? OTF2_METRIC_TYPE_PAPI : OTF2_METRIC_TYPE_OTHER,
+                                                     point ? OTF2_METRIC_ABSOLUTE_POINT : OTF2_METRIC_ACCUMULATED_START,
+                                                     OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, m.unit),
+              "writing a metric member");
+        members.push_back(static_cast<OTF2_MetricMemberRef>(i));
+    }
+    if (!members.empty()) {
+        check(OTF2_GlobalDefWriter_WriteMetricClass(w, 0, static_cast<uint8_t>(members.size()), members.data(),
+                                                    OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU),
+              "writing the metric class");
+    }
     for (std::size_t h = 0; h < hosts.size(); ++h) {
         check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, static_cast<OTF2_SystemTreeNodeRef>(h), host_names[h],
                                                        node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
@@ -496,6 +538,14 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
         if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe(rc);
     };
+    // Metric events name the local class 0 with this rank's counters in its
+    // order; that is the global class 0 only when every rank configured the
+    // same counters (the environment is the same on all ranks).
+    if (!is_identity(defs.metric_map, 0) || defs.metric_map.size() != defs.metrics.size()) {
+        error = "the counters of rank " + std::to_string(rank_) +
+                " differ from those of the other ranks (STRATA_METRIC_PAPI, STRATA_METRIC_RUSAGE); its Metric "
+                "events do not match the trace's metric class";
+    }
     check(OTF2_Archive_OpenDefFiles(archive_), "opening the local definition files");
     for (const LocationDefinition& l : locations) {
         OTF2_DefWriter* local = OTF2_Archive_GetDefWriter(archive_, l.id);

@@ -30,6 +30,7 @@ struct Otf2LocationState {
     std::uint64_t skipped_leaves = 0;    ///< leaves without a matching enter (lost records)
     std::vector<std::uint64_t> open;     ///< regions open at the end of the last conversion
     Ticks last_time = 0;
+    std::vector<std::uint64_t> last_metrics;  ///< the counters of the last metric record (none: empty)
 };
 
 class Otf2Archive {

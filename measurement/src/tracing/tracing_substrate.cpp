@@ -8,6 +8,7 @@
 #include "core/memory_pool.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
+#include "metrics/metrics.hpp"
 #include "tracing/event_buffer.hpp"
 #include "tracing/otf2_archive.hpp"
 
@@ -23,6 +24,8 @@ struct TraceLocation {
     std::uint64_t bytes = 0;
     std::uint64_t flushes = 0;
     std::uint64_t lost = 0;
+    std::uint32_t metric_count = 0;            ///< counters written after each enter and leave
+    std::size_t room_with_metrics = kMaxRecordSize;  ///< a region record and its metric record
 };
 
 constexpr int g_slot = substrate::slot_tracing;
@@ -32,6 +35,10 @@ inline TraceLocation& state(Location& loc) { return *static_cast<TraceLocation*>
 void on_location_created(Location& loc) {
     auto* tl = new TraceLocation(page_pool());
     tl->otf2.location_index = loc.index;
+    if (loc.metric_values != nullptr) {
+        tl->metric_count = static_cast<std::uint32_t>(metrics::configured().size());
+        tl->room_with_metrics = kMaxRecordSize + metric_record_size(tl->metric_count);
+    }
     loc.substrate_data[g_slot] = tl;
 }
 
@@ -73,11 +80,14 @@ std::string flush(TraceLocation& tl, bool final) {
 }
 
 /// The buffer is full: take a page, or flush to disk and take one, then write
-/// the record.  A flush is recorded as the region STRATA_TRACE_BUFFER_FLUSH
-/// right after the record that caused it (tracing is the last substrate, so
-/// the others have seen that record too).
+/// the record (and the counters after it when `metric_values` is set).  A flush
+/// is recorded as the region STRATA_TRACE_BUFFER_FLUSH right after the record
+/// that caused it (tracing is the last substrate, so the others have seen that
+/// record too).
 __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, RecordType type, Ticks time,
-                                          std::uint64_t a, std::uint64_t b, bool write = true) {
+                                          std::uint64_t a, std::uint64_t b, bool write = true,
+                                          const std::uint64_t* metric_values = nullptr) {
+    const std::size_t needed = metric_values != nullptr ? tl.room_with_metrics : kMaxRecordSize;
     loc.busy = true;  // pages, a flush and OTF2 allocate (see Location::busy)
     bool flushed = false;
     Ticks begin = 0, end = 0;
@@ -94,7 +104,7 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
         }
         runtime::verbose("trace buffer of " + loc.name + " flushed to disk");
     }
-    if (!tl.buffer.has_room()) {
+    if (!tl.buffer.has_room(needed)) {
         ++tl.lost;
         runtime::warn_once("trace-no-memory",
                            "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
@@ -110,6 +120,7 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     } else {
         tl.buffer.write(type, time, a);
     }
+    if (write && metric_values != nullptr) tl.buffer.write_metrics(tl.metric_count, metric_values);
     if (flushed) runtime::record_measurement_region(loc, runtime::detail::flush_region, begin, end);
 }
 
@@ -123,6 +134,28 @@ void on_exit(Location& loc, Ticks time, RegionHandle region) {
     TraceLocation& tl = state(loc);
     if (__builtin_expect(!tl.buffer.has_room(), 0)) return write_slow(loc, tl, RecordType::leave, time, region, 0);
     tl.buffer.write(RecordType::leave, time, region);
+}
+
+// With counters (the runtime picks these then): the metric record follows the
+// region record at the same time, in the same buffer (room for both is checked).
+void on_enter_with_metrics(Location& loc, Ticks time, RegionHandle region) {
+    TraceLocation& tl = state(loc);
+    if (loc.metric_values == nullptr) return on_enter(loc, time, region);
+    if (__builtin_expect(!tl.buffer.has_room(tl.room_with_metrics), 0)) {
+        return write_slow(loc, tl, RecordType::enter, time, region, 0, true, loc.metric_values);
+    }
+    tl.buffer.write(RecordType::enter, time, region);
+    tl.buffer.write_metrics(tl.metric_count, loc.metric_values);
+}
+
+void on_exit_with_metrics(Location& loc, Ticks time, RegionHandle region) {
+    TraceLocation& tl = state(loc);
+    if (loc.metric_values == nullptr) return on_exit(loc, time, region);
+    if (__builtin_expect(!tl.buffer.has_room(tl.room_with_metrics), 0)) {
+        return write_slow(loc, tl, RecordType::leave, time, region, 0, true, loc.metric_values);
+    }
+    tl.buffer.write(RecordType::leave, time, region);
+    tl.buffer.write_metrics(tl.metric_count, loc.metric_values);
 }
 
 void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t value) {
@@ -258,8 +291,9 @@ void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e)
 }
 
 constexpr substrate::Callbacks kCallbacks = {
-    "tracing",    on_location_created, on_enter,           on_exit, on_parameter_int, on_parameter_string,
-    on_mpi_event, on_thread_event,     begin_multi_process, finalize, reset,
+    "tracing",    on_location_created, on_enter,           on_exit,  on_parameter_int, on_parameter_string,
+    on_mpi_event, on_thread_event,     begin_multi_process, finalize, reset,            on_enter_with_metrics,
+    on_exit_with_metrics,
 };
 
 }  // namespace

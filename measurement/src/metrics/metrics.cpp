@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Counter configuration, per-thread start and stop.
+#include "metrics/metrics.hpp"
+
+#include "core/definitions.hpp"
+#include "core/runtime.hpp"
+#include "metrics/papi_counters.hpp"
+#include "metrics/rusage_counters.hpp"
+
+namespace strata::metrics {
+
+namespace {
+
+// Written at start-up (configure) before any location exists, read afterwards.
+std::vector<MetricSpec>& specs() {
+    static auto* list = new std::vector<MetricSpec>();  // used until the last thread exits
+    return *list;
+}
+int g_papi_count = 0;
+std::vector<int>& rusage_selected() {
+    static auto* list = new std::vector<int>();
+    return *list;
+}
+
+std::vector<std::string> split(const std::string& list) {
+    std::vector<std::string> items;
+    std::size_t begin = 0;
+    while (!list.empty()) {
+        const std::size_t comma = list.find(',', begin);
+        items.push_back(list.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+        if (comma == std::string::npos) break;
+        begin = comma + 1;
+    }
+    return items;
+}
+
+}  // namespace
+
+std::string configure(const config::Settings& settings) {
+    reset();
+    const std::vector<std::string> papi_names = split(settings.metric_papi);
+    const std::vector<int> members = rusage::select(settings.metric_rusage);
+    const std::size_t total = papi_names.size() + members.size();
+    if (total > static_cast<std::size_t>(substrate::kMaxMetrics)) {
+        return "strata: STRATA_METRIC_PAPI and STRATA_METRIC_RUSAGE name " + std::to_string(total) +
+               " counters together; at most " + std::to_string(substrate::kMaxMetrics) + " can be recorded";
+    }
+    std::vector<MetricSpec> found;
+    if (!papi_names.empty()) {
+        const std::string problem = papi::check_events(papi_names, &found);
+        if (!problem.empty()) {
+            if (!papi::available_in_build()) {
+                return "strata: STRATA_METRIC_PAPI='" + settings.metric_papi + "' cannot be used: " + problem;
+            }
+            return "strata: " + problem;
+        }
+    }
+    g_papi_count = static_cast<int>(found.size());
+    for (int m : members) found.push_back(rusage::members()[m]);
+    rusage_selected() = members;
+    for (const MetricSpec& spec : found) {
+        definitions().define_metric(spec.name, spec.unit, spec.description, static_cast<std::uint8_t>(spec.source),
+                                    static_cast<std::uint8_t>(spec.mode));
+    }
+    specs() = found;
+    if (!members.empty() && !rusage::per_thread()) {
+        runtime::warn_once("rusage-per-process",
+                           "strata: warning: this system has no per-thread getrusage(); the STRATA_METRIC_RUSAGE "
+                           "values are those of the whole process");
+    }
+    return {};
+}
+
+const std::vector<MetricSpec>& configured() { return specs(); }
+
+bool active() { return !specs().empty(); }
+
+void location_created(Location& loc) {
+    if (!active() || loc.type != LocationType::cpu_thread) return;
+    std::string problem;
+    loc.counters = new ThreadCounters(g_papi_count, rusage_selected().data(),
+                                      static_cast<int>(rusage_selected().size()), &problem);
+    loc.metric_values = loc.counters->values();
+    if (!problem.empty()) {
+        runtime::warn_once("papi-thread-start",
+                           "strata: warning: the PAPI counters of " + loc.name + " could not be started (" + problem +
+                               "); its PAPI values stay 0 (reported once)");
+    }
+}
+
+void reset() {
+    specs().clear();
+    rusage_selected().clear();
+    g_papi_count = 0;
+}
+
+}  // namespace strata::metrics

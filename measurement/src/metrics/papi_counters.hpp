@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// PAPI event sets (STRATA_METRIC_PAPI): checking the names once per process,
+// one event set per thread, read with a single PAPI_read().
+//
+// Built from papi_counters.cpp when PAPI was found at build time, else from
+// papi_unavailable.cpp, whose functions say that this build has no PAPI.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "metrics/metric_spec.hpp"
+
+namespace strata::metrics::papi {
+
+/// False when this build has no PAPI (STRATA_HAVE_PAPI off).
+bool available_in_build();
+
+/// Initialises PAPI (once) and checks that `names` can be counted together on
+/// the calling thread: they exist, fit the counters and the kernel accepts
+/// them.  Fills `specs` (name, unit, description) and returns "", or returns
+/// the message naming the first event that failed and why.
+std::string check_events(const std::vector<std::string>& names, std::vector<MetricSpec>* specs);
+
+/// The event set of the calling thread with the events of the last successful
+/// check_events(), started.  Returns the PAPI event set id, or -1 with `error` set.
+int start_thread(std::string* error);
+
+/// Reads every event of `event_set` into `values` (one PAPI_read call).
+void read(int event_set, std::uint64_t* values);
+
+/// Stops and frees the calling thread's event set and forgets the thread (at thread exit).
+void stop_thread(int event_set);
+
+/// An event that strata-info metrics lists.
+struct EventInfo {
+    std::string name;
+    std::string description;
+    std::string component;  ///< "perf_event", ... ("preset" for PAPI presets)
+    bool hardware = false;  ///< counts in the processor's PMU (not a kernel software event)
+};
+
+/// The events that can be added to an event set on this machine; `note` gets
+/// what limits the list (no PAPI, disabled components, no hardware counters).
+std::vector<EventInfo> usable_events(std::string* note);
+
+}  // namespace strata::metrics::papi

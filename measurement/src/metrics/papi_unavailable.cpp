@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// PAPI for a build without it: every request says so, nothing is counted.
+#include "metrics/papi_counters.hpp"
+
+namespace strata::metrics::papi {
+
+namespace {
+constexpr const char* kNoPapi =
+    "this build of Strata has no PAPI support (it was built without libpapi-dev, see "
+    "`strata-info build-config`); unset STRATA_METRIC_PAPI, or use a build with PAPI";
+}
+
+bool available_in_build() { return false; }
+
+std::string check_events(const std::vector<std::string>&, std::vector<MetricSpec>*) { return kNoPapi; }
+
+int start_thread(std::string* error) {
+    if (error) *error = kNoPapi;
+    return -1;
+}
+
+void read(int, std::uint64_t*) {}
+
+void stop_thread(int) {}
+
+std::vector<EventInfo> usable_events(std::string* note) {
+    if (note) *note = "this build of Strata has no PAPI support";
+    return {};
+}
+
+}  // namespace strata::metrics::papi
