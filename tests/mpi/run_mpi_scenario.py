@@ -183,6 +183,46 @@ def check_messages(run):
     return events
 
 
+def check_profile_bytes(run, events):
+    """profile.h5's bytes_sent/bytes_received of each rank's thread 0, per MPI region, equal
+    the message sizes of the trace's events inside that region (h5dump against python3 otf2)."""
+    path = os.path.join(run.directory, 'profile.h5')
+    profile = reader.read_profile(path)
+    n_loc = profile['locations']
+    matrices = {}
+    for name in ('bytes_sent', 'bytes_received'):
+        flat = reader.h5dump_dataset(path, '/metrics/' + name)
+        matrices[name] = [flat[i * n_loc:(i + 1) * n_loc] for i in range(len(profile['paths']))]
+    for rank in range(run.ranks):
+        location = 'rank %d/thread 0' % rank
+        expected = collections.defaultdict(lambda: [0, 0])
+        stack = []
+        for kind, _, f in events.by_location[location]:
+            if kind == 'E':
+                stack.append(f['region'])
+            elif kind == 'L':
+                stack.pop()
+            elif kind in ('MpiSend', 'MpiIsend'):
+                expected[stack[-1]][0] += f['msg_length']
+            elif kind in ('MpiRecv', 'MpiIrecv'):
+                expected[stack[-1]][1] += f['msg_length']
+            elif kind == 'MpiCollectiveEnd':
+                expected[stack[-1]][0] += f['size_sent']
+                expected[stack[-1]][1] += f['size_received']
+        column = profile['location_ids'].index(rank << 32)
+        actual = collections.defaultdict(lambda: [0, 0])
+        for i, path_name in enumerate(profile['paths']):
+            sent, received = matrices['bytes_sent'][i][column], matrices['bytes_received'][i][column]
+            if sent or received:
+                leaf = path_name.split('/')[-1]
+                assert leaf.startswith('MPI_'), '%s: bytes on %s' % (location, path_name)
+                actual[leaf][0] += sent
+                actual[leaf][1] += received
+        expected = {k: v for k, v in expected.items() if v != [0, 0]}
+        expect_equal(dict(actual), expected, location + ': bytes per MPI region, profile.h5 against the trace')
+        assert expected, location + ': no message bytes at all'
+
+
 def comm_key(comm):
     return (comm.name, comm.members)
 
@@ -289,6 +329,7 @@ def messages_run(args, ranks):
     for rank in range(ranks):
         check_rank(rank, run.directory, messages_regions(rank, ranks))
     events = check_messages(run)
+    check_profile_bytes(run, events)
     for rank in range(ranks):
         collectives = messages_collectives(rank, ranks)
         kinds = {'MpiSend': 9, 'MpiRecv': 11, 'MpiIsend': 18, 'MpiIsendComplete': 18, 'MpiIrecvRequest': 17,

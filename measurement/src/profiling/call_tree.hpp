@@ -42,6 +42,8 @@ public:
         Node* hint = nullptr;           ///< the child entered last
         std::uint64_t visits = 0;
         Ticks inclusive = 0;
+        std::uint64_t bytes_sent = 0;      ///< by MPI calls of this call path itself
+        std::uint64_t bytes_received = 0;
     };
 
     /// `busy` is set while the tree allocates (see Location::busy); may be nullptr.
@@ -73,6 +75,12 @@ public:
     }
 
     /// `metric_values`: the counters at this moment when metrics are enabled, else nullptr.
+    /// Message bytes of an MPI call, counted on the innermost open call path.
+    void add_bytes(std::uint64_t sent, std::uint64_t received) {
+        top_->node->bytes_sent += sent;
+        top_->node->bytes_received += received;
+    }
+
     void parameter(Ticks time, ParameterHandle parameter, std::int64_t value, bool is_string,
                    const std::uint64_t* metric_values = nullptr);
 

@@ -2,6 +2,7 @@
 // Profiling substrate callbacks and the merge of per-location trees.
 #include "profiling/profiling_substrate.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <map>
@@ -58,6 +59,20 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
     tree(loc).parameter(time, p, value, true, loc.metric_values);
 }
 
+/// Bytes of point-to-point messages and collectives, on the MPI call's call path.
+/// Nonblocking receives count when they complete (the size is known then).
+void on_mpi_event(Location& loc, Ticks, const substrate::MpiEvent& e) {
+    using K = substrate::MpiEvent;
+    switch (e.kind) {
+        case K::send:
+        case K::isend: tree(loc).add_bytes(e.bytes, 0); break;
+        case K::recv:
+        case K::irecv: tree(loc).add_bytes(0, e.bytes); break;
+        case K::collective_end: tree(loc).add_bytes(e.bytes, e.bytes_received); break;
+        default: break;
+    }
+}
+
 void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
     if (e.kind == substrate::ThreadEvent::team_begin && e.inherited_depth > 0) {
         tree(loc).inherit(time, e.inherited, e.inherited_depth);
@@ -109,7 +124,7 @@ void reset() {
 
 constexpr substrate::Callbacks kCallbacks = {
     "profiling", on_location_created, on_enter, on_exit,  on_parameter_int,      on_parameter_string,
-    nullptr,     on_thread_event,     nullptr,  finalize, reset,                 on_enter_with_metrics,
+    on_mpi_event, on_thread_event,    nullptr,  finalize, reset,                 on_enter_with_metrics,
     on_exit_with_metrics,
 };
 
@@ -167,6 +182,7 @@ ProfileData collect(const unification::Unified& defs, int rank) {
     struct Cell {
         std::uint64_t visits = 0;
         Ticks inclusive = 0;
+        std::uint64_t bytes_sent = 0, bytes_received = 0;
         Ticks exclusive = 0;
         std::vector<std::uint64_t> counter_inclusive;  ///< per configured counter (empty: all 0)
         std::vector<std::uint64_t> counter_exclusive;
@@ -210,6 +226,8 @@ ProfileData collect(const unification::Unified& defs, int rank) {
             Cell& c = cells[g][l];
             c.visits += n.visits;
             c.inclusive += n.inclusive;
+            c.bytes_sent += n.bytes_sent;
+            c.bytes_received += n.bytes_received;
             if (n_counters > 0 && t.metric_count() == n_counters) {
                 c.counter_inclusive.resize(n_counters);
                 const std::uint64_t* sums = t.metric_inclusive(i);
@@ -257,6 +275,29 @@ ProfileData collect(const unification::Unified& defs, int rank) {
     data.metrics.push_back(std::move(visits));
     data.metrics.push_back(std::move(incl));
     data.metrics.push_back(std::move(excl));
+    // MPI programs: message bytes (every rank decides alike: the unified definitions).
+    const bool mpi = std::any_of(defs.communicators.begin(), defs.communicators.end(),
+                                 [](const CommunicatorDefinition& c) { return c.paradigm == Paradigm::mpi; });
+    if (mpi) {
+        ProfileData::Metric sent{"bytes_sent", "bytes",
+                                 "bytes sent by the MPI calls of the call path itself (point-to-point and collective), "
+                                 "not by its callees",
+                                 true, {}, {}};
+        ProfileData::Metric received{"bytes_received", "bytes",
+                                     "bytes received by the MPI calls of the call path itself (point-to-point and "
+                                     "collective), not by its callees",
+                                     true, {}, {}};
+        sent.counts.resize(n_cp * n_loc);
+        received.counts.resize(n_cp * n_loc);
+        for (size_t g = 0; g < n_cp; ++g) {
+            for (size_t l = 0; l < n_loc; ++l) {
+                sent.counts[g * n_loc + l] = cells[g][l].bytes_sent;
+                received.counts[g * n_loc + l] = cells[g][l].bytes_received;
+            }
+        }
+        data.metrics.push_back(std::move(sent));
+        data.metrics.push_back(std::move(received));
+    }
     // Counters: "<source>:<name>_inclusive" and "_exclusive" (see profile-format.md).
     for (size_t k = 0; k < n_counters; ++k) {
         const metrics::MetricSpec& spec = counters[k];
