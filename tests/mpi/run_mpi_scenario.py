@@ -404,9 +404,13 @@ def directory_named_np4(args):
 
 @scenario
 def profile_only_np2(args):
-    run = MpiRun(args, 'profile-only-np2', 'mpi_ring', 2)
+    run = MpiRun(args, 'profile-only-np2', 'mpi_ring', 2, {'STRATA_VERBOSE': 'true'})
     assert not os.path.exists(os.path.join(run.directory, 'traces.otf2')), run.directory
     check_all_ranks(run, RING_C, tracing=False)
+    # One file for the job, each rank writing its own columns (parallel HDF5), no temporary file left.
+    assert 'profile.h5: 2 locations of 2 ranks written collectively (MPI-IO)' in run.stderr, run.stderr
+    assert 'rank 0 writes the profile alone' not in run.stderr, run.stderr
+    expect_equal(sorted(os.listdir(run.directory)), ['profile.h5', 'strata.cfg'], 'files of the experiment')
 
 
 @scenario

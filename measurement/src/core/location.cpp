@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/definitions.hpp"
 #include "core/runtime.hpp"
 #include "metrics/metrics.hpp"
 
@@ -51,6 +52,7 @@ Location* create_current() {
         registry().push_back(loc);
     }
     loc->name = "thread " + std::to_string(loc->index);
+    definitions().intern(loc->name);  // a job-wide string: profile.h5 names its columns with it
     if (loc->index == 0) runtime::first_location_created();
     // Counters first: the substrates' per-location state may size itself by them.
     metrics::location_created(*loc);

@@ -22,13 +22,19 @@
 // image with the core driver keeps disk I/O out of HDF5; the cost is one
 // copy of the (compressed) file in memory during the write.
 //
-// Parallel write (later): every rank calls write_content() on a file created
-// with the MPI-IO driver instead of the core driver; metadata operations are
-// collective, so all ranks make the same create calls with the same global
-// shapes and chunk shapes (they depend only on the unified call paths and
-// total_locations); a rank without locations still takes part with an empty
-// selection.  The string tables are written by rank 0 alone, in a serial
-// open of the file, and the HDFFV-11052 caveat above applies to MPI-IO.
+// Collective write (MPI jobs, write_profile_h5_collective):
+//
+//     rank 0      build_image() of the job's skeleton: definitions, root
+//                 attributes, every dataset in its full shape, no column data;
+//                 written to <path>.tmp as above (HDF5 1.10 cannot write
+//                 variable-length strings through MPI-IO)
+//     every rank  H5Fopen with MPI-IO; write_column_data(): its columns of
+//                 /definitions/locations and /metrics/* with collective
+//                 transfers (chunked, compressed datasets need them)
+//     rank 0      fsync, rename
+//
+// After each step the ranks agree on the outcome, so all return the same
+// result.  The HDFFV-11052 caveat above applies to the MPI-IO close.
 #include "profiling/profile_h5_writer.hpp"
 
 #include <fcntl.h>
@@ -426,6 +432,35 @@ void write_columns(hid_t file, const ProfileData& data, const Types& types, hid_
     }
 }
 
+/// This process's columns into the datasets write_columns() created (the
+/// collective write: every rank, in the same order).
+void write_column_data(hid_t file, const ProfileData& data, hid_t transfer) {
+    Types types;
+    const ColumnSlice slice{data.location_offset, data.locations.size(), total_columns(data)};
+    {
+        const std::string what = "cannot write /definitions/locations";
+        using Location = ProfileData::Location;
+        CompoundType layout(sizeof(Location));
+        layout.add("id", HOFFSET(Location, id), H5T_STD_U64LE, H5T_NATIVE_UINT64);
+        layout.add("rank", HOFFSET(Location, rank), H5T_STD_U32LE, H5T_NATIVE_UINT32);
+        layout.add("thread", HOFFSET(Location, thread), H5T_STD_U32LE, H5T_NATIVE_UINT32);
+        layout.add("type", HOFFSET(Location, type), types.location_type.get());
+        layout.add("name", HOFFSET(Location, name), H5T_STD_U32LE, H5T_NATIVE_UINT32);
+        H5Id memory_type = layout.memory_type();
+        H5Id dataset = checked(H5Dopen2(file, "/definitions/locations", H5P_DEFAULT), H5Dclose, what);
+        write_slice(dataset.get(), memory_type.get(), 1, 0, slice, data.locations.data(), transfer, what);
+    }
+    const hsize_t rows = data.callpaths.size();
+    for (const auto& metric : data.metrics) {
+        const std::string what = "cannot write /metrics/" + metric.name;
+        H5Id dataset = checked(H5Dopen2(file, ("/metrics/" + metric.name).c_str(), H5P_DEFAULT), H5Dclose, what);
+        if (metric.integral)
+            write_slice(dataset.get(), H5T_NATIVE_UINT64, 2, rows, slice, metric.counts.data(), transfer, what);
+        else
+            write_slice(dataset.get(), H5T_NATIVE_DOUBLE, 2, rows, slice, metric.values.data(), transfer, what);
+    }
+}
+
 /// Everything in the file; the part shared with the parallel write.
 void write_content(hid_t file, const ProfileData& data) {
     Types types;
@@ -534,6 +569,115 @@ std::string validate(const ProfileData& data) {
 }
 
 }  // namespace
+
+namespace {
+
+/// The first failing rank's message on every rank ("" when none failed).
+std::string agree(events::ProcessGroup& group, const std::string& mine) {
+    const int ranks = group.size(), rank = group.rank();
+    const unsigned char failed = mine.empty() ? 0 : 1;
+    std::vector<unsigned char> flags(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
+    group.gather(&failed, 1, flags.data(), 0);
+    int first = -1;
+    if (rank == 0) {
+        for (int r = 0; r < ranks && first < 0; ++r)
+            if (flags[r]) first = r;
+    }
+    group.broadcast(&first, sizeof first, 0);
+    if (first < 0) return {};
+    std::string message = rank == first ? mine : std::string();
+    std::uint64_t length = message.size();
+    group.broadcast(&length, sizeof length, first);
+    message.resize(length);
+    if (length > 0) group.broadcast(&message[0], length, first);
+    return first == rank ? message : "rank " + std::to_string(first) + ": " + message;
+}
+
+#ifdef H5_HAVE_PARALLEL
+/// Every rank writes its columns into the file rank 0 created.
+void write_columns_collectively(const ProfileData& data, const std::string& file_path, MPI_Comm communicator) {
+    QuietHdf5Errors quiet;  // declared first: outlives every id closed below
+    H5Id fapl = checked(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "cannot create file access properties");
+    check(H5Pset_fapl_mpio(fapl.get(), communicator, MPI_INFO_NULL), "cannot select the MPI-IO file driver");
+    H5Id file = checked(H5Fopen(file_path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose,
+                        "cannot open " + file_path + " with MPI-IO");
+    H5Id transfer = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "cannot create transfer properties");
+    check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), "cannot select collective transfers");
+    write_column_data(file.get(), data, transfer.get());
+    check(file.close(), "cannot close " + file_path + " after the collective write");
+}
+#endif
+
+/// Flushes what other processes wrote to `file_path` to the disk.
+void sync_file(const std::string& file_path) {
+    FileDescriptor file(::open(file_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (file.get() < 0) throw WriteFailure("cannot open " + file_path + ": " + std::strerror(errno));
+    if (::fsync(file.get()) != 0 && errno != EINVAL && errno != EROFS)
+        throw WriteFailure("cannot sync " + file_path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+bool collective_write_available() noexcept {
+#ifdef H5_HAVE_PARALLEL
+    return true;
+#else
+    return false;
+#endif
+}
+
+ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const std::string& path,
+                                               events::ProcessGroup& group) noexcept {
+    const std::string temporary = path + ".tmp";
+    const auto attempt = [](auto&& step) -> std::string {
+        try {
+            step();
+            return {};
+        } catch (const std::bad_alloc&) {
+            return "out of memory while writing the profile";
+        } catch (const std::exception& failure) {
+            return failure.what();
+        } catch (...) {
+            return "unexpected failure while writing the profile";
+        }
+    };
+#ifndef H5_HAVE_PARALLEL
+    (void)data;
+    (void)group;
+    return {path + ": this build's HDF5 cannot write with MPI-IO"};
+#else
+    const auto* communicator = static_cast<const MPI_Comm*>(group.native_communicator());
+    std::string problem = communicator == nullptr ? "the process group has no MPI communicator" : validate(data);
+    // 1. Rank 0: definitions and empty datasets of the job's shape (in memory, then to disk).
+    if (group.rank() == 0 && problem.empty()) {
+        problem = attempt([&] {
+            ProfileData skeleton = data;
+            skeleton.locations.clear();
+            skeleton.location_offset = 0;
+            for (auto& metric : skeleton.metrics) {
+                metric.counts.clear();
+                metric.values.clear();
+            }
+            FileDescriptor file(create_file(temporary));
+            write_and_close(file, build_image(skeleton), temporary);
+        });
+    }
+    problem = agree(group, problem);
+    // 2. Every rank: its columns, collectively.
+    if (problem.empty()) problem = agree(group, attempt([&] { write_columns_collectively(data, temporary, *communicator); }));
+    // 3. Rank 0: on disk, then under its name.
+    if (problem.empty() && group.rank() == 0) {
+        problem = attempt([&] {
+            sync_file(temporary);
+            if (std::rename(temporary.c_str(), path.c_str()) != 0)
+                throw WriteFailure("cannot rename " + temporary + " to " + path + ": " + std::strerror(errno));
+        });
+    }
+    problem = agree(group, problem);
+    if (!problem.empty() && group.rank() == 0) std::remove(temporary.c_str());
+    return problem.empty() ? ProfileWriteResult{} : ProfileWriteResult{path + ": " + problem};
+#endif
+}
 
 ProfileWriteResult write_profile_h5(const ProfileData& data, const std::string& path) noexcept {
     const std::string temporary = path + ".tmp";

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "profiling/profile_data.hpp"
+#include "strata/measurement/process_group.hpp"
 
 namespace strata::profiling {
 
@@ -53,5 +54,16 @@ struct ProfileWriteResult {
 /// Not thread-safe with other HDF5 users in the process (the Debian parallel
 /// HDF5 build is not thread-safe); call it from the finalising thread.
 ProfileWriteResult write_profile_h5(const ProfileData& data, const std::string& path) noexcept;
+
+/// True when this build can write collectively (HDF5 with MPI-IO).
+bool collective_write_available() noexcept;
+
+/// Collective over `group`, whose native_communicator() must be an MPI
+/// communicator: every rank passes the job's rows and its own columns
+/// (align_to_job()).  Rank 0 writes the definitions and creates the datasets
+/// (in memory, then to "<path>.tmp"); then every rank writes its columns with
+/// MPI-IO; then rank 0 renames.  Every rank returns the same result.
+ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const std::string& path,
+                                               events::ProcessGroup& group) noexcept;
 
 }  // namespace strata::profiling

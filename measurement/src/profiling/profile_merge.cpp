@@ -180,4 +180,121 @@ ProfileData gather_profiles(ProfileData mine, events::ProcessGroup& group) {
     return merged;
 }
 
+namespace {
+
+using CallPath = ProfileData::CallPath;
+using CallPathKey = std::tuple<std::int64_t, std::uint32_t, std::int64_t, std::int64_t, std::int64_t>;
+
+CallPathKey key_of(const CallPath& c) { return CallPathKey{c.parent, c.region, c.parameter, c.int_value, c.string_value}; }
+
+std::string encode(const std::vector<CallPath>& callpaths) {
+    return std::string(reinterpret_cast<const char*>(callpaths.data()), callpaths.size() * sizeof(CallPath));
+}
+
+std::vector<CallPath> decode(const std::string& bytes) {
+    std::vector<CallPath> callpaths(bytes.size() / sizeof(CallPath));
+    if (!callpaths.empty()) std::memcpy(callpaths.data(), bytes.data(), callpaths.size() * sizeof(CallPath));
+    return callpaths;
+}
+
+/// Adds `other`'s call paths to `into` (parents first in both).  Returns the
+/// position in `into` of each of `other`'s call paths, or an empty vector
+/// when `other` is not ordered parents first.
+std::vector<std::int64_t> merge_callpaths(std::vector<CallPath>& into, std::map<CallPathKey, std::int64_t>& index,
+                                          const std::vector<CallPath>& other) {
+    std::vector<std::int64_t> map(other.size());
+    for (std::size_t i = 0; i < other.size(); ++i) {
+        CallPath c = other[i];
+        if (c.parent >= static_cast<std::int64_t>(i)) return {};
+        if (c.parent >= 0) c.parent = map[static_cast<std::size_t>(c.parent)];
+        auto it = index.find(key_of(c));
+        if (it == index.end()) {
+            into.push_back(c);
+            it = index.emplace(key_of(c), static_cast<std::int64_t>(into.size() - 1)).first;
+        }
+        map[i] = it->second;
+    }
+    return map;
+}
+
+}  // namespace
+
+std::vector<ProfileData::CallPath> job_callpaths(const ProfileData& mine, events::ProcessGroup& group) {
+    std::vector<CallPath> merged;
+    std::map<CallPathKey, std::int64_t> index;
+    merge_callpaths(merged, index, mine.callpaths);
+    // Hypercube reduction towards rank 0, as for the definitions (unification.cpp).
+    const int rank = group.rank(), size = group.size();
+    for (int step = 1; step < size; step <<= 1) {
+        if (rank & step) {
+            unification::send_bytes(group, encode(merged), rank - step);
+            break;
+        }
+        if (rank + step < size) merge_callpaths(merged, index, decode(unification::receive_bytes(group, rank + step)));
+    }
+    std::string bytes = rank == 0 ? encode(merged) : std::string();
+    unification::broadcast_bytes(group, bytes, 0);
+    return decode(bytes);
+}
+
+bool align_to_job(ProfileData& data, const std::vector<ProfileData::CallPath>& callpaths,
+                  events::ProcessGroup& group) {
+    // Rows: ours -> the job's.
+    std::map<CallPathKey, std::int64_t> index;
+    for (std::size_t i = 0; i < callpaths.size(); ++i) index.emplace(key_of(callpaths[i]), static_cast<std::int64_t>(i));
+    std::vector<std::int64_t> row(data.callpaths.size());
+    bool complete = true;
+    for (std::size_t i = 0; i < data.callpaths.size(); ++i) {
+        CallPath c = data.callpaths[i];
+        if (c.parent >= 0) c.parent = row[static_cast<std::size_t>(c.parent)];
+        const auto it = index.find(key_of(c));
+        if (it == index.end()) {
+            complete = false;
+            row[i] = 0;
+            continue;
+        }
+        row[i] = it->second;
+    }
+    const std::size_t n_loc = data.locations.size(), n_rows = callpaths.size();
+    for (auto& metric : data.metrics) {
+        auto place = [&](auto& values) {
+            using T = typename std::remove_reference_t<decltype(values)>::value_type;
+            std::vector<T> aligned(n_rows * n_loc, T{});
+            for (std::size_t c = 0; c < row.size(); ++c) {
+                for (std::size_t l = 0; l < n_loc; ++l) aligned[row[c] * n_loc + l] = values[c * n_loc + l];
+            }
+            values.swap(aligned);
+        };
+        if (metric.integral) {
+            place(metric.counts);
+        } else {
+            place(metric.values);
+        }
+    }
+    data.callpaths = callpaths;
+
+    // Columns: rank r's come after those of the ranks before it.  Each rank
+    // sends two numbers to rank 0 and gets two back.
+    const int ranks = group.size(), rank = group.rank();
+    const std::uint64_t mine[2] = {n_loc, data.dropped_callpaths};
+    std::vector<std::uint64_t> all(rank == 0 ? 2 * static_cast<std::size_t>(ranks) : 0);
+    group.gather(mine, sizeof mine, all.data(), 0);
+    std::vector<std::uint64_t> offsets(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
+    std::uint64_t totals[2] = {0, 0};
+    if (rank == 0) {
+        for (int r = 0; r < ranks; ++r) {
+            offsets[r] = totals[0];
+            totals[0] += all[2 * r];
+            totals[1] += all[2 * r + 1];
+        }
+    }
+    std::uint64_t offset = 0;
+    group.scatter(offsets.data(), sizeof offset, &offset, 0);
+    group.broadcast(totals, sizeof totals, 0);
+    data.location_offset = offset;
+    data.total_locations = totals[0];
+    data.dropped_callpaths = totals[1];
+    return complete;
+}
+
 }  // namespace strata::profiling

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/definitions.hpp"
 #include "core/location.hpp"
@@ -90,23 +91,50 @@ std::string iso_time_now() {
     return text;
 }
 
+/// Call paths folded for lack of memory, said once for the job (by rank 0).
+void report_dropped(std::uint64_t dropped, int rank) {
+    if (dropped == 0 || rank != 0) return;
+    std::fprintf(stderr,
+                 "strata: warning: the profile ran out of memory: %llu call-path visits were "
+                 "folded into their parent; set STRATA_TOTAL_MEMORY above %llu bytes to keep them\n",
+                 static_cast<unsigned long long>(dropped),
+                 static_cast<unsigned long long>(page_pool().total_pages() * page_pool().page_size() * 2));
+}
+
 bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (ctx.experiment_directory == nullptr) return true;
     const int rank = ctx.rank;
     ProfileData data = collect(*ctx.definitions, rank);
+    const std::string path = std::string(ctx.experiment_directory) + "/profile.h5";
     if (ctx.group != nullptr && ctx.group->size() > 1) {
-        // Interim: rank 0 merges every rank's columns and writes alone.
-        data = gather_profiles(std::move(data), *ctx.group);
+        events::ProcessGroup& group = *ctx.group;
+        // One file for the job: each rank writes its own columns with MPI-IO.
+        // Every rank takes the same branch (the same build, the same group).
+        if (collective_write_available() && group.native_communicator() != nullptr) {
+            ProfileData aligned = data;
+            const bool complete = align_to_job(aligned, job_callpaths(aligned, group), group);
+            ProfileWriteResult result = complete ? write_profile_h5_collective(aligned, path, group)
+                                                 : ProfileWriteResult{path + ": the call paths of the ranks disagree"};
+            std::uint8_t failed = result.ok() ? 0 : 1;
+            group.broadcast(&failed, 1, 0);  // rank 0's verdict (the write itself agrees already)
+            if (!failed) {
+                report_dropped(aligned.dropped_callpaths, rank);
+                if (rank == 0) {
+                    runtime::verbose("profile.h5: " + std::to_string(aligned.total_locations) + " locations of " +
+                                     std::to_string(group.size()) + " ranks written collectively (MPI-IO)");
+                }
+                return true;
+            }
+            if (rank == 0) {
+                std::fprintf(stderr, "strata: warning: the collective profile write failed (%s); rank 0 writes "
+                                     "the profile alone instead\n", result.error.c_str());
+            }
+        }
+        // Every rank's columns to rank 0, which writes alone.
+        data = gather_profiles(std::move(data), group);
         if (rank != 0) return true;
     }
-    if (data.dropped_callpaths > 0) {
-        std::fprintf(stderr,
-                     "strata: warning: the profile ran out of memory: %llu call-path visits were "
-                     "folded into their parent; set STRATA_TOTAL_MEMORY above %llu bytes to keep them\n",
-                     static_cast<unsigned long long>(data.dropped_callpaths),
-                     static_cast<unsigned long long>(page_pool().total_pages() * page_pool().page_size() * 2));
-    }
-    const std::string path = std::string(ctx.experiment_directory) + "/profile.h5";
+    report_dropped(data.dropped_callpaths, 0);
     const ProfileWriteResult result = write_profile_h5(data, path);
     if (!result.ok()) {
         if (error) *error = "strata: the profile could not be written: " + result.error;
@@ -163,14 +191,22 @@ ProfileData collect(const unification::Unified& defs, int rank) {
         if (loc->substrate_data[g_slot] != nullptr) locations.push_back(loc);
     }
     const size_t n_loc = locations.size();
+    // Location names are job-wide strings (location.cpp defines them), so that
+    // ranks writing their columns into one file agree on the string table.
+    std::unordered_map<std::string, std::uint32_t> string_index;
+    for (std::uint32_t i = 0; i < data.strings.size(); ++i) string_index.emplace(data.strings[i], i);
     for (Location* loc : locations) {
         ProfileData::Location out;
         out.id = (static_cast<std::uint64_t>(rank) << 32) | loc->index;  // as in the trace
         out.rank = static_cast<std::uint32_t>(rank);
         out.thread = loc->index;
         out.type = static_cast<std::uint8_t>(loc->type);
-        data.strings.push_back(loc->name);
-        out.name = static_cast<std::uint32_t>(data.strings.size() - 1);
+        auto name = string_index.find(loc->name);
+        if (name == string_index.end()) {  // a location created after the definitions were unified
+            data.strings.push_back(loc->name);
+            name = string_index.emplace(loc->name, static_cast<std::uint32_t>(data.strings.size() - 1)).first;
+        }
+        out.name = name->second;
         data.locations.push_back(out);
     }
 
