@@ -454,6 +454,14 @@ def collective_op(f):
     return None
 
 
+def nonblocking_collective_op(f):
+    """'allreduce' for MPI_Iallreduce (the operation of its blocking form), else None."""
+    op = f.name[len('MPI_'):].lower()
+    if f.group == 'coll' and 'newrequest' in f.roles and op.startswith('i') and op[1:] in COLLECTIVE_OPS:
+        return op[1:]
+    return None
+
+
 def family(f):
     """The kind of message events of a function, from its roles (None: region only)."""
     r = f.roles
@@ -461,6 +469,8 @@ def family(f):
         return REQUEST_OPERATIONS[f.name]
     if collective_op(f):
         return 'collective'
+    if nonblocking_collective_op(f):
+        return 'icollective'
     request = f.by_role('request')
     if (('requests' in r) or (request is not None and '*' in request.ctype)) and ('status' in r or 'statuses' in r):
         return 'completion'
@@ -569,6 +579,18 @@ def event_plan(f, b):
         plan.after_call.append('strata_completion.finish(%s, %s, %s);' % (b.result, is_test, ', '.join(optional)))
         plan.events_after.append('MpiIsendComplete, MpiIrecv, MpiRequestCancelled%s per tracked request'
                                  % (' or MpiRequestTest' if is_test == 'true' else ''))
+    elif kind == 'icollective':
+        op = nonblocking_collective_op(f)
+        plan.before_enter.append('mpi::CollectiveArgs strata_args;')
+        for role in COLLECTIVE_ROLES:
+            if role in f.roles:
+                plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
+        plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
+                                 'mpi::collective_bytes(strata::events::CollectiveOp::%s, strata_args);' % op)
+        plan.after_call.append('if (%s) mpi::icollective_posted(strata_collective, %s);'
+                               % (ok, b.pointed('newrequest')))
+        plan.events_after.append('NonBlockingCollectiveRequest(%s); NonBlockingCollectiveComplete at its completion'
+                                 % op)
     elif kind == 'collective':
         op = collective_op(f)
         plan.before_enter.append('mpi::CollectiveArgs strata_args;')

@@ -2,6 +2,8 @@
 // Point-to-point message events and the request table (see p2p_events.hpp).
 #include "p2p_events.hpp"
 
+#include "collectives.hpp"
+
 #include "communicators.hpp"
 #include "mpi_handles.hpp"
 
@@ -99,6 +101,22 @@ void irecv_posted(events::CommunicatorHandle comm, MPI_Request request) {
     e.comm = comm;
     requests().insert(e);
     events::mpi_irecv_request(e.id);
+}
+
+void icollective_posted(const CollectiveRecord& collective, MPI_Request request) {
+    if (request == MPI_REQUEST_NULL) return;
+    RequestEntry e;
+    e.key = handle_key(request);
+    e.id = next_request_id();
+    e.kind = RequestEntry::collective;
+    e.flags = RequestEntry::active;
+    e.comm = collective.comm;
+    e.peer = collective.root;
+    e.tag = static_cast<std::int32_t>(collective.op);
+    e.bytes = collective.sent;
+    e.bytes_received = collective.received;
+    requests().insert(e);
+    events::mpi_nonblocking_collective_request(e.id);
 }
 
 void irecv_posted(int source, MPI_Comm comm, MPI_Request request) {

@@ -26,6 +26,8 @@
 
 namespace strata::mpi {
 
+struct CollectiveRecord;
+
 /// Bytes of `count` elements of `type`.
 std::uint64_t message_bytes(int count, MPI_Datatype type);
 /// Bytes a status says were received.
@@ -40,6 +42,9 @@ RequestEntry isend_begin(int count, MPI_Datatype type, int dest, int tag, MPI_Co
 void isend_end(const RequestEntry& entry, MPI_Request request);
 
 void irecv_posted(int source, MPI_Comm comm, MPI_Request request);
+/// A nonblocking collective (MPI_Iallreduce, ...) got `request`: its request
+/// event now, its completion event (with `collective`'s bytes) at the Wait/Test.
+void icollective_posted(const CollectiveRecord& collective, MPI_Request request);
 /// MPI_Imrecv: `comm` from message_taken (0: MPI_MESSAGE_NO_PROC, nothing to track).
 void irecv_posted(events::CommunicatorHandle comm, MPI_Request request);
 

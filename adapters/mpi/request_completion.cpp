@@ -24,6 +24,9 @@ void report(const RequestEntry& e, const MPI_Status* status) {
     }
     if (e.kind == RequestEntry::send) {
         events::mpi_isend_complete(e.id);
+    } else if (e.kind == RequestEntry::collective) {
+        events::mpi_nonblocking_collective_complete(static_cast<events::CollectiveOp>(e.tag), e.comm, e.peer, e.bytes,
+                                                    e.bytes_received, e.id);
     } else {
         events::mpi_irecv(e.comm, status->MPI_SOURCE, status->MPI_TAG, received_bytes(status), e.id);
     }

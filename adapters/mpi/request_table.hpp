@@ -41,7 +41,7 @@ namespace strata::mpi {
 
 /// An open point-to-point request.
 struct RequestEntry {
-    enum Kind : std::uint8_t { send, recv };
+    enum Kind : std::uint8_t { send, recv, collective };
     enum Flags : std::uint8_t {
         persistent = 1u << 0,
         active = 1u << 1,            ///< started and not completed (always set for non-persistent ones)
@@ -50,10 +50,11 @@ struct RequestEntry {
     std::uintptr_t key = 0;
     std::uint32_t thread = 0;  ///< this_thread() of the thread that made it
     std::uint64_t id = 0;      ///< request id of the events (new at each start of a persistent request)
-    std::uint64_t bytes = 0;   ///< sends
+    std::uint64_t bytes = 0;   ///< sends; collectives: bytes sent
+    std::uint64_t bytes_received = 0;  ///< collectives
     events::CommunicatorHandle comm = 0;
-    std::int32_t peer = 0;  ///< sends: destination
-    std::int32_t tag = 0;   ///< sends
+    std::int32_t peer = 0;  ///< sends: destination; collectives: root (-1: none)
+    std::int32_t tag = 0;   ///< sends; collectives: the events::CollectiveOp
     Kind kind = send;
     std::uint8_t flags = 0;
 };

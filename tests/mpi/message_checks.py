@@ -21,7 +21,9 @@ KINDS = {'MpiSend': 'MPI_SEND', 'MpiRecv': 'MPI_RECV', 'MpiIsend': 'MPI_ISEND',
          'MpiIsendComplete': 'MPI_ISEND_COMPLETE', 'MpiIrecvRequest': 'MPI_IRECV_REQUEST',
          'MpiIrecv': 'MPI_IRECV', 'MpiRequestTest': 'MPI_REQUEST_TEST',
          'MpiRequestCancelled': 'MPI_REQUEST_CANCELLED', 'MpiCollectiveBegin': 'MPI_COLLECTIVE_BEGIN',
-         'MpiCollectiveEnd': 'MPI_COLLECTIVE_END'}
+         'MpiCollectiveEnd': 'MPI_COLLECTIVE_END',
+         'NonBlockingCollectiveRequest': 'NON_BLOCKING_COLLECTIVE_REQUEST',
+         'NonBlockingCollectiveComplete': 'NON_BLOCKING_COLLECTIVE_COMPLETE'}
 UNKNOWN = 'unknown communicator'
 
 
@@ -134,6 +136,12 @@ def check_requests(events):
                 assert open_requests.pop(rid, None) is not None, '%s: cancelled %d is not open' % (location, rid)
             elif kind == 'MpiRequestTest':
                 assert rid in open_requests, '%s: MpiRequestTest of %d, which is not open' % (location, rid)
+            elif kind == 'NonBlockingCollectiveRequest':
+                assert rid not in open_requests, '%s: request id %d opened twice' % (location, rid)
+                open_requests[rid] = kind
+            elif kind == 'NonBlockingCollectiveComplete':
+                assert open_requests.pop(rid, None) == 'NonBlockingCollectiveRequest', \
+                    '%s: NonBlockingCollectiveComplete of %d' % (location, rid)
         assert not open_requests, '%s: requests never completed: %s' % (location, open_requests)
 
 
@@ -187,7 +195,7 @@ def check_collective_sequences(events):
 
 # ---------------------------------------------------------------- otf2-print
 
-_PRINTED = re.compile(r'^(MPI_[A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$')
+_PRINTED = re.compile(r'^((?:MPI|NON_BLOCKING_COLLECTIVE)_[A-Z_]+)\s+(\d+)\s+(\d+)\s*(.*)$')
 
 
 def otf2_print_messages(archive):

@@ -465,6 +465,19 @@ void close_open_teams(const EventTable* table, Location& loc, Ticks end) {
 }
 }  // namespace detail
 
+void mpi_nonblocking_collective_request(std::uint64_t request) {
+    mpi_dispatch(message(substrate::MpiEvent::nonblocking_collective_request, 0, 0, 0, 0, request));
+}
+void mpi_nonblocking_collective_complete(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
+                                         std::uint64_t bytes_sent, std::uint64_t bytes_received,
+                                         std::uint64_t request) {
+    substrate::MpiEvent e =
+        message(substrate::MpiEvent::nonblocking_collective_complete, comm, root, 0, bytes_sent, request);
+    e.bytes_received = bytes_received;
+    e.op = static_cast<std::uint8_t>(op);
+    mpi_dispatch(e);
+}
+
 bool is_recording() {
     return active_table.load(std::memory_order_acquire) == &runtime::detail::on_table;
 }

@@ -48,6 +48,7 @@ struct MpiEvent {
     enum Kind : std::uint8_t {
         send, recv, isend, isend_complete, irecv_request, irecv, request_test, request_cancelled,
         collective_begin, collective_end,
+        nonblocking_collective_request, nonblocking_collective_complete,
     };
     Kind kind = send;
     std::uint32_t comm = 0;

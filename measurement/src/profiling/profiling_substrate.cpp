@@ -69,7 +69,8 @@ void on_mpi_event(Location& loc, Ticks, const substrate::MpiEvent& e) {
         case K::isend: tree(loc).add_bytes(e.bytes, 0); break;
         case K::recv:
         case K::irecv: tree(loc).add_bytes(0, e.bytes); break;
-        case K::collective_end: tree(loc).add_bytes(e.bytes, e.bytes_received); break;
+        case K::collective_end:
+        case K::nonblocking_collective_complete: tree(loc).add_bytes(e.bytes, e.bytes_received); break;
         default: break;
     }
 }

@@ -44,14 +44,16 @@ enum class RecordType : std::uint8_t {
     thread_join = 17,            ///< paradigm
     thread_team_begin = 18,      ///< team (communicator)
     thread_team_end = 19,        ///< team (communicator)
+    mpi_nonblocking_collective_request = 20,   ///< request
+    mpi_nonblocking_collective_complete = 21,  ///< operation, communicator, zig-zag root, sent, received, request
 };
 
 /// Number of varint fields after the time, per record type (metrics: the count;
 /// its values follow).
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1};
-constexpr int kMaxFields = 5;
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6};
+constexpr int kMaxFields = 6;
 
-/// Largest record: type + time + 5 fields, varints of at most 10 bytes each.
+/// Largest record: type + time + 6 fields, varints of at most 10 bytes each.
 constexpr std::size_t kMaxRecordSize = 1 + 10 + kMaxFields * 10;
 
 /// Largest metric record with `count` values.

@@ -89,6 +89,14 @@ OTF2_ErrorCode convert_mpi(OTF2_EvtWriter* w, const Record& r) {
                                                    root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root),
                                                    f[3], f[4]);
         }
+        case RecordType::mpi_nonblocking_collective_request:
+            return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, r.time, f[0]);
+        case RecordType::mpi_nonblocking_collective_complete: {
+            const std::int64_t root = unzigzag(f[2]);
+            return OTF2_EvtWriter_NonBlockingCollectiveComplete(
+                w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(f[0]), comm_ref(f[1]),
+                root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root), f[3], f[4], f[5]);
+        }
         default: return OTF2_SUCCESS;
     }
 }

@@ -267,6 +267,19 @@ void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) {
             f[3] = e.bytes;
             f[4] = e.bytes_received;
             break;
+        case K::nonblocking_collective_request:
+            type = RecordType::mpi_nonblocking_collective_request;
+            f[0] = e.request;
+            break;
+        case K::nonblocking_collective_complete:
+            type = RecordType::mpi_nonblocking_collective_complete;
+            f[0] = e.op;
+            f[1] = e.comm;
+            f[2] = zigzag(e.peer);
+            f[3] = e.bytes;
+            f[4] = e.bytes_received;
+            f[5] = e.request;
+            break;
     }
     write_record(loc, time, type, f);
 }

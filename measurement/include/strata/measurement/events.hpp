@@ -132,6 +132,14 @@ STRATA_API void thread_team_end();
 /// before this thread's last event).
 STRATA_API void thread_team_end_at(Ticks time);
 
+/// A nonblocking collective (MPI_Iallreduce, ...): the request inside the
+/// call's region; the completion inside the region of the call that completes
+/// it (MPI_Wait, MPI_Test, ...), with what the blocking form records at its end.
+STRATA_API void mpi_nonblocking_collective_request(std::uint64_t request);
+STRATA_API void mpi_nonblocking_collective_complete(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
+                                                    std::uint64_t bytes_sent, std::uint64_t bytes_received,
+                                                    std::uint64_t request);
+
 /// The current time on the process timer.
 STRATA_API Ticks now();
 
