@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The trace analysis in one process: clock correction, the definitions of a
+// synthetic archive, and the wait states of wait_states_trace() analysed as
+// 1 to 5 shares (the phases and exchanges of K analysis ranks), exactly.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "otf2_fixture.hpp"
+#include "test_support.hpp"
+#include "trace/clock_correction.hpp"
+#include "trace/trace_definitions.hpp"
+#include "trace/wait_state_analysis.hpp"
+#include "trace/wait_state_report.hpp"
+
+namespace strata::analysis::test {
+namespace {
+
+using namespace strata::analysis::trace;
+
+const std::string expected_csv =
+    "metric,callpath,rank,partner,time_s,instances\n"
+    "late_sender,main/MPI_Recv,1,0,0.005,1\n"
+    "late_sender,main/MPI_Wait,0,3,0.004,1\n"
+    "late_sender,main/MPI_Waitall,1,2,0.004,1\n"
+    "late_receiver,main/MPI_Ssend,2,3,0.003,1\n"
+    "wait_at_barrier,main/MPI_Barrier,1,0,0.006,1\n"
+    "wait_at_barrier,main/MPI_Barrier,2,0,0.004,1\n"
+    "wait_at_barrier,main/MPI_Barrier,3,0,0.003,1\n"
+    "wait_at_nxn,main/MPI_Allreduce,0,2,0.003,1\n"
+    "wait_at_nxn,main/MPI_Allreduce,1,2,0.002,1\n"
+    "wait_at_nxn,main/MPI_Allreduce,3,2,0.004,1\n"
+    "late_broadcast,main/MPI_Bcast,0,1,0.003,1\n"
+    "late_broadcast,main/MPI_Bcast,2,1,0.002,1\n"
+    "late_broadcast,main/MPI_Bcast,3,1,0.004,1\n"
+    "early_reduce,main/MPI_Reduce,2,3,0.005,1\n";
+
+TEST(ClockCorrectionTest, InterpolatesBetweenPointsAndHoldsOutside) {
+    ClockCorrection c;
+    EXPECT_EQ(c.correct(123), 123);  // no offsets: unchanged
+    c.add(2000, 1000);               // added out of order on purpose
+    c.add(1000, 500);
+    EXPECT_EQ(c.correct(1000), 1500);
+    EXPECT_EQ(c.correct(1500), 1500 + 750);  // halfway: 500 + (1000 - 500) / 2
+    EXPECT_EQ(c.correct(1001), 1001 + 500);  // 500.5 rounds down
+    EXPECT_EQ(c.correct(2000), 3000);
+    EXPECT_EQ(c.correct(10), 510);      // before the first point: its offset
+    EXPECT_EQ(c.correct(5000), 6000);   // after the last: its offset
+}
+
+TEST(ClockCorrectionTest, NegativeDriftRoundsTowardMinusInfinity) {
+    ClockCorrection c;
+    c.add(0, 0);
+    c.add(3, -1);
+    EXPECT_EQ(c.correct(1), 0);  // 1 + floor(-1/3) = 0
+    EXPECT_EQ(c.correct(2), 1);  // 2 + floor(-2/3) = 1
+}
+
+class TraceAnalysisTest : public ::testing::Test {
+protected:
+    void SetUp() override { wait_states_trace().write(dir_.path()); }
+    std::string anchor() const { return dir_.file("traces.otf2"); }
+    TempDir dir_;
+};
+
+TEST_F(TraceAnalysisTest, DefinitionsHaveRanksCommunicatorsAndResolution) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    EXPECT_EQ(d.timer_resolution, 1000000000u);
+    ASSERT_EQ(d.locations.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(d.locations[i].rank, static_cast<std::int64_t>(i));
+    EXPECT_EQ(d.world_size, 4u);
+    ASSERT_EQ(d.communicators.size(), 2u);
+    EXPECT_EQ(d.world_rank(1, 0), 2);
+    EXPECT_EQ(d.world_rank(1, 1), 3);
+    EXPECT_EQ(d.world_rank(1, 2), -1);
+    EXPECT_EQ(trace_rank_layout(d).ranks.size(), 4u);
+}
+
+TEST_F(TraceAnalysisTest, ExactWaitStatesForEveryNumberOfShares) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    const WaitStateReport one = analyze_trace_in_process(d, 1);
+    EXPECT_EQ(waitstates_csv(one), expected_csv);
+    EXPECT_TRUE(one.skipped.empty());
+    EXPECT_EQ(one.counts.messages_matched, 5u);
+    EXPECT_EQ(one.counts.sends_unmatched + one.counts.receives_unmatched, 0u);
+    EXPECT_EQ(one.counts.collectives_matched, 4u);
+    EXPECT_EQ(one.counts.collectives_incomplete, 0u);
+    EXPECT_EQ(one.counts.clock_violations, 0u);
+    EXPECT_EQ(one.mpi_ticks, 63840000);  // see wait_states_trace(): 15.11 + 21.61 + 15.05 + 12.07 ms
+    for (std::size_t k = 2; k <= 5; ++k) {
+        const WaitStateReport other = analyze_trace_in_process(d, k);
+        EXPECT_EQ(waitstates_csv(other), expected_csv) << k << " shares";
+        EXPECT_EQ(waitstates_json(other), waitstates_json(one)) << k << " shares";
+    }
+}
+
+TEST_F(TraceAnalysisTest, FindingsNameTheLateRanks) {
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const std::vector<Finding> findings = wait_state_findings(r, 0.1);
+    // 10 % of 63.84 ms: late senders (13), barrier (13), NxN (9), broadcast (9); not 3 or 5.
+    ASSERT_EQ(findings.size(), 4u);
+    EXPECT_EQ(findings[0].kind, "late_sender");
+    EXPECT_EQ(findings[0].callpath, "main/MPI_Recv");
+    EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{0, 2, 3}));
+    EXPECT_NE(findings[0].message.find("late senders dominate the waiting in MPI: 0.013 s of 0.06384 s MPI time"),
+              std::string::npos)
+        << findings[0].message;
+    EXPECT_EQ(findings[1].kind, "wait_at_barrier");
+    EXPECT_EQ(findings[1].ranks, (std::vector<std::int64_t>{0}));
+    EXPECT_NE(findings[1].message.find("because these arrive last: rank 0 (0.013 s)"), std::string::npos)
+        << findings[1].message;
+    EXPECT_EQ(findings[2].kind, "wait_at_nxn");
+    EXPECT_EQ(findings[3].kind, "late_broadcast");
+    EXPECT_EQ(findings[3].ranks, (std::vector<std::int64_t>{1}));
+}
+
+TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
+    // The fixture's local timestamps without their ClockOffset records: rank
+    // 1's clock is 7 ms behind, so its receive seems to end before the send
+    // began (a clock-condition violation) and the late sender reads 5.2 ms
+    // instead of the 5 ms that correction gives.
+    TempDir dir;
+    TraceBuilder b = wait_states_trace();
+    b.write_clock_offsets(false);
+    b.write(dir.path());
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(dir.file("traces.otf2")), 1);
+    const std::string csv = waitstates_csv(r);
+    EXPECT_NE(csv, expected_csv);
+    EXPECT_NE(csv.find("late_sender,main/MPI_Recv,1,0,0.0052,1\n"), std::string::npos) << csv;
+    EXPECT_GE(r.counts.clock_violations, 1u);
+}
+
+}  // namespace
+}  // namespace strata::analysis::test
