@@ -298,4 +298,23 @@ TraceBuilder wait_states_trace() {
     return b;
 }
 
+std::string wait_states_trace_csv() {
+    return
+    "metric,callpath,rank,partner,time_s,instances\n"
+    "late_sender,main/MPI_Recv,1,0,0.005,1\n"
+    "late_sender,main/MPI_Wait,0,3,0.004,1\n"
+    "late_sender,main/MPI_Waitall,1,2,0.004,1\n"
+    "late_receiver,main/MPI_Ssend,2,3,0.003,1\n"
+    "wait_at_barrier,main/MPI_Barrier,1,0,0.006,1\n"
+    "wait_at_barrier,main/MPI_Barrier,2,0,0.004,1\n"
+    "wait_at_barrier,main/MPI_Barrier,3,0,0.003,1\n"
+    "wait_at_nxn,main/MPI_Allreduce,0,2,0.003,1\n"
+    "wait_at_nxn,main/MPI_Allreduce,1,2,0.002,1\n"
+    "wait_at_nxn,main/MPI_Allreduce,3,2,0.004,1\n"
+    "late_broadcast,main/MPI_Bcast,0,1,0.003,1\n"
+    "late_broadcast,main/MPI_Bcast,2,1,0.002,1\n"
+    "late_broadcast,main/MPI_Bcast,3,1,0.004,1\n"
+    "early_reduce,main/MPI_Reduce,2,3,0.005,1\n";
+}
+
 }  // namespace strata::analysis::test

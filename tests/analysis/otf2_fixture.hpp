@@ -97,4 +97,7 @@ private:
 /// Clocks: rank 1 runs 7 ms behind, rank 2 2 ms behind, rank 3 4 ms ahead.
 TraceBuilder wait_states_trace();
 
+/// The waitstates.csv of wait_states_trace(): the waits listed above, in ms.
+std::string wait_states_trace_csv();
+
 }  // namespace strata::analysis::test
