@@ -84,7 +84,7 @@ struct TraceRun {
     trace::WaitStateReport report;  ///< on rank 0
 };
 
-TraceRun run_trace(const std::string& experiment, int rank, int size) {
+TraceRun run_trace(const std::string& experiment, int size) {
     TraceRun run;
     const std::string anchor = (std::filesystem::path(experiment) / "traces.otf2").string();
     std::error_code ignored;
@@ -106,7 +106,6 @@ TraceRun run_trace(const std::string& experiment, int rank, int size) {
     }
     trace::MpiExchange exchange(MPI_COMM_WORLD);
     run.report = trace::run_trace_analysis(definitions, exchange);
-    (void)rank;
     return run;
 }
 
@@ -157,7 +156,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     }
     if (profile_present) reduce_partial(share.partial, MPI_COMM_WORLD);
 
-    const TraceRun traced = run_trace(options.experiment, rank, size);
+    const TraceRun traced = run_trace(options.experiment, size);
     if (!profile_present && !traced.problem.empty()) {
         if (rank == 0) {
             std::cerr << program << profile_path << ": cannot open: no such file, and the trace cannot be read: "

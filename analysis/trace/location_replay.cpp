@@ -295,8 +295,8 @@ std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Repl
         OTF2_Reader_CloseDefReader(reader.get(), defs);
         return "out of memory";
     }
-    OTF2_DefReaderCallbacks_SetClockOffsetCallback(callbacks, on_clock_offset);
-    OTF2_ErrorCode rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, &s);
+    OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(callbacks, on_clock_offset);
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, &s);
     OTF2_DefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read);
@@ -309,16 +309,23 @@ std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Repl
 OTF2_EvtReaderCallbacks* event_callbacks() {
     OTF2_EvtReaderCallbacks* c = OTF2_EvtReaderCallbacks_New();
     if (c == nullptr) return nullptr;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(c, on_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(c, on_leave);
-    OTF2_EvtReaderCallbacks_SetMpiSendCallback(c, on_send);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(c, on_isend);
-    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(c, on_isend_complete);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(c, on_irecv_request);
-    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(c, on_recv);
-    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(c, on_irecv);
-    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(c, on_cancelled);
-    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(c, on_collective_end);
+    const OTF2_ErrorCode codes[] = {
+        OTF2_EvtReaderCallbacks_SetEnterCallback(c, on_enter),
+        OTF2_EvtReaderCallbacks_SetLeaveCallback(c, on_leave),
+        OTF2_EvtReaderCallbacks_SetMpiSendCallback(c, on_send),
+        OTF2_EvtReaderCallbacks_SetMpiIsendCallback(c, on_isend),
+        OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(c, on_isend_complete),
+        OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(c, on_irecv_request),
+        OTF2_EvtReaderCallbacks_SetMpiRecvCallback(c, on_recv),
+        OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(c, on_irecv),
+        OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(c, on_cancelled),
+        OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(c, on_collective_end)};
+    for (OTF2_ErrorCode code : codes) {
+        if (code != OTF2_SUCCESS) {
+            OTF2_EvtReaderCallbacks_Delete(c);
+            return nullptr;
+        }
+    }
     return c;
 }
 

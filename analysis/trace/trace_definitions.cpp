@@ -166,18 +166,19 @@ TraceDefinitions read_trace_definitions(const std::string& anchor) {
     if (defs == nullptr) throw TraceError(anchor + ": cannot open the global definitions (traces.def missing or damaged)");
     OTF2_GlobalDefReaderCallbacks* callbacks = OTF2_GlobalDefReaderCallbacks_New();
     if (callbacks == nullptr) throw TraceError(anchor + ": out of memory");
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, on_string);
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, on_clock);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, on_region);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, on_location_group);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, on_location);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, on_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, on_comm);
-    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defs, callbacks, &r);
+    OTF2_ErrorCode rc = OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, on_string);
+    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, on_clock);
+    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, on_region);
+    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, on_location_group);
+    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, on_location);
+    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, on_group);
+    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, on_comm);
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defs, callbacks, &r);
     OTF2_GlobalDefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllGlobalDefinitions(reader.get(), defs, &read);
-    OTF2_Reader_CloseGlobalDefReader(reader.get(), defs);
+    const OTF2_ErrorCode closed = OTF2_Reader_CloseGlobalDefReader(reader.get(), defs);
+    if (rc == OTF2_SUCCESS) rc = closed;
     if (!r.problem.empty()) throw TraceError(anchor + ": global definitions: " + r.problem);
     if (rc != OTF2_SUCCESS) {
         throw TraceError(anchor + ": the global definitions (traces.def) cannot be read: " + describe_otf2(rc));

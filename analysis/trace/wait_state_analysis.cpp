@@ -116,8 +116,12 @@ void TraceShareAnalysis::read() {
             records_.skipped.push_back(problem);
         }
     }
-    OTF2_Reader_CloseDefFiles(reader.get());
-    OTF2_Reader_CloseEvtFiles(reader.get());
+    const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
+    const OTF2_ErrorCode closed_events = OTF2_Reader_CloseEvtFiles(reader.get());
+    if (closed_defs != OTF2_SUCCESS || closed_events != OTF2_SUCCESS) {
+        records_.skipped.push_back(definitions_.anchor + ": cannot close the event or definition files: " +
+                                   describe_otf2(closed_defs != OTF2_SUCCESS ? closed_defs : closed_events));
+    }
     number_records(records_);
 }
 
