@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -84,7 +85,7 @@ struct TraceRun {
     trace::WaitStateReport report;  ///< on rank 0
 };
 
-TraceRun run_trace(const std::string& experiment, int size) {
+TraceRun run_trace(const std::string& experiment, int size, const trace::TimelineOptions& timeline) {
     TraceRun run;
     const std::string anchor = (std::filesystem::path(experiment) / "traces.otf2").string();
     std::error_code ignored;
@@ -105,7 +106,7 @@ TraceRun run_trace(const std::string& experiment, int size) {
         return run;
     }
     trace::MpiExchange exchange(MPI_COMM_WORLD);
-    run.report = trace::run_trace_analysis(definitions, exchange);
+    run.report = trace::run_trace_analysis(definitions, exchange, timeline);
     return run;
 }
 
@@ -156,7 +157,30 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     }
     if (profile_present) reduce_partial(share.partial, MPI_COMM_WORLD);
 
-    const TraceRun traced = run_trace(options.experiment, size);
+    // The timeline's parts go to the output directory, which rank 0 creates now.
+    trace::TimelineOptions timeline;
+    if (trace_present && options.timeline_events > 0) {
+        timeline.part = (std::filesystem::path(output) / "trace.json.part").string();
+        timeline.events = options.timeline_events;
+        if (rank == 0) {
+            std::filesystem::create_directories(output, ignored);
+            if (ignored) {
+                std::cerr << program << output << ": cannot create the directory: " << ignored.message() << '\n';
+                status = 1;
+            }
+        }
+        if (broadcast_status(status) != 0) return 1;
+    }
+    const TraceRun traced = run_trace(options.experiment, size, timeline);
+    const std::string timeline_file = (std::filesystem::path(output) / "trace.json").string();
+    bool timeline_written = false;
+    if (rank == 0 && !timeline.part.empty() && traced.problem.empty()) {
+        timeline_written = trace::join_timeline(timeline, static_cast<std::size_t>(size), timeline_file + ".tmp");
+        if (!timeline_written) {
+            std::cerr << program << timeline_file << ".tmp: cannot write the timeline\n";
+            std::remove((timeline_file + ".tmp").c_str());
+        }
+    }
     if (!profile_present && !traced.problem.empty()) {
         if (rank == 0) {
             std::cerr << program << profile_path << ": cannot open: no such file, and the trace cannot be read: "
@@ -185,7 +209,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
                 AnalysisResult result =
                     finish_analysis(share.profile, share.layout, share.classes, share.partial, context);
                 if (traced.present) {
-                    result.summary.trace = traced.problem.empty() ? trace::summarize(traced.report)
+                    result.summary.trace = traced.problem.empty() ? trace::summarize(traced.report, timeline_written)
                                                                   : trace::unreadable(traced.problem);
                 }
                 findings = advise(result, settings.advice);
@@ -195,7 +219,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
                 findings = waits;
                 files = {{"summary.txt", trace::trace_only_summary(options.experiment,
                                                                    profile_path + ": no such file", traced.report,
-                                                                   findings)},
+                                                                   findings, timeline_written)},
                          {"advice.csv", advice_csv(findings)},
                          {"advice.json", advice_json(findings, settings.advice)}};
             }
@@ -204,6 +228,12 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             }
             check_output_directory(output, options.force);  // again: another run may have written meanwhile
             write_report_files(output, files);
+            if (timeline_written && std::rename((timeline_file + ".tmp").c_str(), timeline_file.c_str()) == 0) {
+                files.emplace_back("trace.json", "");
+            } else if (timeline_written) {
+                std::cerr << program << timeline_file << ": cannot write: " << std::strerror(errno) << '\n';
+                status = 1;
+            }
             std::cout << files.front().second << "\nReports written to " << output << "/: ";
             for (std::size_t i = 0; i < files.size(); ++i) std::cout << (i > 0 ? ", " : "") << files[i].first;
             std::cout << '\n';

@@ -3,6 +3,7 @@
 #include "trace/location_replay.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -50,6 +51,7 @@ struct Replay {
     std::map<std::uint64_t, std::size_t> isends;                            ///< request -> index in sends
     Ticks last = 0;
     std::string problem;
+    TimelineWriter* timeline = nullptr;
 };
 
 Replay& state(void* user) { return *static_cast<Replay*>(user); }
@@ -123,6 +125,7 @@ void close_frame(Replay& s, Ticks exit) {
     }
     if (counts_as_mpi_time(s.defs->regions[f.region])) --s.open_mpi;
     if (f.mpi_outermost) s.out->mpi_time[s.rank] += exit - f.enter;
+    if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
     s.stack.pop_back();
 }
 
@@ -148,6 +151,7 @@ void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiv
     side.key.source = s.rank;
     side.key.tag = tag;
     side.post = enter_or(s, t);
+    side.event = t;
     side.location = s.location;
     side.position = position;
     const std::size_t index = s.out->sends.size();
@@ -199,6 +203,7 @@ void add_receive(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t sen
     MessageSide side;
     const Ticks t = s.last = s.clock.correct(time);
     side.post = enter_or(s, t);
+    side.event = t;
     side.position = position;
     if (!blocking) {
         const auto it = s.irecv_posts.find(request);
@@ -332,13 +337,14 @@ OTF2_EvtReaderCallbacks* event_callbacks() {
 }  // namespace
 
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                            ShareRecords& records) {
+                            ShareRecords& records, TimelineWriter* timeline) {
     const TraceLocation& location = definitions.locations[index];
     Replay s;
     s.defs = &definitions;
     s.out = &records;
     s.location = static_cast<std::uint32_t>(index);
     s.rank = static_cast<std::uint32_t>(location.rank);
+    s.timeline = timeline;
     const std::string where = "location " + std::to_string(location.id) + " (rank " + std::to_string(location.rank) +
                               ", thread " + std::to_string(location.id & 0xffffffffu) + ")";
 
@@ -364,6 +370,14 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     // Regions left open (a truncated file) end at the last time seen.
     if (!s.stack.empty()) records.counts.unterminated += s.stack.size();
     while (!s.stack.empty()) close_frame(s, s.last);
+    if (timeline != nullptr && timeline->dropped() > 0) {
+        char at[48];
+        std::snprintf(at, sizeof at, "%.9g", static_cast<double>(timeline->first_dropped() -
+                                                                  static_cast<Ticks>(definitions.global_offset)) /
+                                                 static_cast<double>(definitions.timer_resolution));
+        records.timeline_cut.push_back(where + ": " + std::to_string(timeline->dropped()) +
+                                       " slices ending at or after " + at + " s were left out of trace.json");
+    }
     if (!s.problem.empty()) return where + ": " + s.problem + "; the events after it were skipped";
     if (rc != OTF2_SUCCESS) {
         return where + ": its event file (.evt) cannot be read to the end: " + describe_otf2(rc) +
@@ -373,25 +387,39 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     return "";
 }
 
-void number_records(ShareRecords& records) {
-    auto order = [](const auto& a, const auto& b) {
-        return std::tie(a.post, a.location, a.position) < std::tie(b.post, b.location, b.position);
-    };
-    for (auto* sides : {&records.sends, &records.receives}) {
-        std::vector<std::size_t> ids(sides->size());
-        for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
-        std::stable_sort(ids.begin(), ids.end(), [&](std::size_t a, std::size_t b) { return order((*sides)[a], (*sides)[b]); });
+RecordMarks record_marks(const ShareRecords& records) {
+    return {records.sends.size(), records.receives.size(), records.collectives.size()};
+}
+
+namespace {
+
+/// The indices [from, size) sorted by `before`.
+template <typename Less>
+std::vector<std::size_t> ordered(std::size_t from, std::size_t size, Less before) {
+    std::vector<std::size_t> ids;
+    for (std::size_t i = from; i < size; ++i) ids.push_back(i);
+    std::stable_sort(ids.begin(), ids.end(), before);
+    return ids;
+}
+
+}  // namespace
+
+void number_records(ShareRecords& records, const RecordMarks& from) {
+    const std::pair<std::vector<MessageSide>*, std::size_t> lists[] = {{&records.sends, from.sends},
+                                                                      {&records.receives, from.receives}};
+    for (const auto& [sides, start] : lists) {
+        auto& m = *sides;
+        const auto ids = ordered(start, m.size(), [&](std::size_t a, std::size_t b) {
+            return std::tie(m[a].post, m[a].location, m[a].position) < std::tie(m[b].post, m[b].location, m[b].position);
+        });
         std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> next;
         for (std::size_t i : ids) {
-            MessageSide& m = (*sides)[i];
-            if (m.cancelled) continue;
-            m.key.seq = next[{m.key.comm, m.key.source, m.key.destination, m.key.tag}]++;
+            if (m[i].cancelled) continue;
+            m[i].key.seq = next[{m[i].key.comm, m[i].key.source, m[i].key.destination, m[i].key.tag}]++;
         }
     }
-    std::vector<std::size_t> ids(records.collectives.size());
-    for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = i;
     auto& calls = records.collectives;
-    std::stable_sort(ids.begin(), ids.end(), [&](std::size_t a, std::size_t b) {
+    const auto ids = ordered(from.collectives, calls.size(), [&](std::size_t a, std::size_t b) {
         return std::tie(calls[a].enter, calls[a].location, calls[a].position) <
                std::tie(calls[b].enter, calls[b].location, calls[b].position);
     });

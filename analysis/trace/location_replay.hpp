@@ -22,6 +22,7 @@
 #include <string>
 
 #include "trace/otf2_reader.hpp"
+#include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
 
@@ -30,13 +31,23 @@ namespace strata::analysis::trace {
 /// Replays location `index` of `definitions` through `reader` (whose event
 /// and definition files are open) into `records`.  Returns "" when the
 /// whole location was read, else why it was not (what was read before the
-/// problem is kept).
+/// problem is kept).  With a `timeline`, every region instance is also
+/// written there as a slice (begin_location() must have been called).
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                            ShareRecords& records);
+                            ShareRecords& records, TimelineWriter* timeline = nullptr);
 
-/// Gives every message side and collective call its sequence number: per
-/// (communicator, source, destination, tag) in posting order, per (rank,
-/// communicator) in call order; order = (time, location, event position).
-void number_records(ShareRecords& records);
+/// Where a rank's records start in ShareRecords (its locations are replayed one after the other).
+struct RecordMarks {
+    std::size_t sends = 0, receives = 0, collectives = 0;
+};
+
+/// The current ends of the record lists.
+RecordMarks record_marks(const ShareRecords& records);
+
+/// Gives the message sides and collective calls recorded since `from` (one
+/// rank's, all its locations read) their sequence numbers: per (communicator,
+/// source, destination, tag) in posting order, per (rank, communicator) in
+/// call order; order = (time, location, event position).
+void number_records(ShareRecords& records, const RecordMarks& from);
 
 }  // namespace strata::analysis::trace

@@ -25,6 +25,7 @@ struct RawDefinitions {
     std::vector<std::uint64_t> comm_locations;  ///< COMM_LOCATIONS members: world rank -> location
     std::map<OTF2_GroupRef, std::vector<std::uint64_t>> comm_groups;
     std::vector<std::tuple<OTF2_CommRef, OTF2_StringRef, OTF2_GroupRef>> comms;
+    std::vector<OTF2_StringRef> location_names;  ///< by location, in definition order
     TraceDefinitions* out = nullptr;
     std::string problem;
 };
@@ -36,8 +37,9 @@ OTF2_CallbackCode on_string(void* user, OTF2_StringRef self, const char* text) {
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_clock(void* user, uint64_t resolution, uint64_t, uint64_t, uint64_t) {
+OTF2_CallbackCode on_clock(void* user, uint64_t resolution, uint64_t offset, uint64_t, uint64_t) {
     raw(user).out->timer_resolution = resolution;
+    raw(user).out->global_offset = offset;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -66,8 +68,9 @@ OTF2_CallbackCode on_location_group(void* user, OTF2_LocationGroupRef self, OTF2
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_location(void* user, OTF2_LocationRef self, OTF2_StringRef, OTF2_LocationType type,
+OTF2_CallbackCode on_location(void* user, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
                               uint64_t events, OTF2_LocationGroupRef group) {
+    raw(user).location_names.push_back(name);
     TraceLocation l;
     l.id = self;
     l.type = type;
@@ -102,6 +105,7 @@ void resolve(RawDefinitions& r) {
         return it == r.strings.end() ? std::string("<string ") + std::to_string(s) + ">" : it->second;
     };
     for (const auto& [region, name] : r.region_names) d.regions[region].name = text(name);
+    for (std::size_t i = 0; i < d.locations.size(); ++i) d.locations[i].name = text(r.location_names[i]);
 
     // Location group -> world rank.
     std::map<OTF2_LocationGroupRef, std::int64_t> rank_of_group;

@@ -44,6 +44,7 @@ struct TraceLocation {
     std::uint32_t group = 0;  ///< location group reference
     std::uint64_t events = 0;  ///< as the definitions say
     std::int64_t rank = -1;    ///< world rank; -1 when the group is not a process
+    std::string name;          ///< e.g. "thread 0"
 };
 
 /// A communicator: its members' world ranks, by communicator rank.
@@ -57,6 +58,7 @@ struct TraceCommunicator {
 struct TraceDefinitions {
     std::string anchor;                          ///< the anchor file read
     std::uint64_t timer_resolution = 0;          ///< ticks per second
+    std::uint64_t global_offset = 0;             ///< the start of the trace on rank 0's clock
     std::vector<TraceRegion> regions;            ///< by OTF2 region reference
     std::vector<TraceLocation> locations;        ///< in definition order
     std::vector<TraceCommunicator> communicators;  ///< by OTF2 communicator reference

@@ -46,6 +46,7 @@ bool operator==(const MessageKey& a, const MessageKey& b);
 struct MessageSide {
     MessageKey key;
     Ticks post = no_time;         ///< E of the posting call
+    Ticks event = no_time;        ///< the MpiSend/MpiIsend or MpiRecv/MpiIrecv event itself
     Ticks block_enter = no_time;  ///< E of the blocking call (no_time: never completed in a recorded call)
     Ticks block_exit = no_time;   ///< X of the blocking call
     std::uint64_t block = 0;      ///< the blocking call instance (unique in the share), groups Waitall
@@ -99,6 +100,7 @@ struct ShareRecords {
     std::map<std::uint32_t, Ticks> mpi_time;  ///< world rank -> time in outermost MPI calls (not Init/Finalize)
     ReplayCounts counts;
     std::vector<std::string> skipped;  ///< per location that could not be read (fully), why
+    std::vector<std::string> timeline_cut;  ///< per location whose timeline (trace.json) was cut, where
     std::uint64_t next_block = 1;
 };
 

@@ -8,19 +8,25 @@ namespace strata::analysis::trace {
 
 namespace {
 
-std::string note_for(const WaitStateReport& report) {
+std::string note_for(const WaitStateReport& report, bool timeline) {
     std::string note = "The trace (traces.otf2) was analysed: " + std::to_string(report.locations_read) + " of " +
                        std::to_string(report.locations) + " locations read completely";
     if (!report.skipped.empty()) note += "; " + std::to_string(report.skipped.size()) + " problems, listed below";
-    return note + ". The wait states follow Scalasca's definitions (each is printed with its figure).";
+    note += ". The wait states follow Scalasca's definitions (each is printed with its figure).";
+    if (timeline) {
+        note += " The timeline is in trace.json (Perfetto, chrome://tracing)";
+        note += report.timeline_cut.empty() ? "." : "; it was cut at " + std::to_string(report.timeline_cut.size()) +
+                                                       " locations (--timeline-events), listed below.";
+    }
+    return note;
 }
 
 }  // namespace
 
-TraceSummary summarize(const WaitStateReport& report) {
+TraceSummary summarize(const WaitStateReport& report, bool timeline) {
     TraceSummary s;
     s.analysed = true;
-    s.note = note_for(report);
+    s.note = note_for(report, timeline);
     s.text = waitstates_text(report);
     s.json = waitstates_summary_json(report);
     s.csv = waitstates_summary_csv(report);
@@ -39,12 +45,12 @@ std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitState
 }
 
 std::string trace_only_summary(const std::string& experiment, const std::string& profile_problem,
-                               const WaitStateReport& report, const std::vector<Finding>& findings) {
+                               const WaitStateReport& report, const std::vector<Finding>& findings, bool timeline) {
     std::string t = "Strata analysis of " + experiment + "\n\n";
     t += "Profile: " + profile_problem +
          "; the profile reports (load balance, POP efficiencies) were not made. What follows comes from the "
          "trace.\n\n";
-    t += "Trace: " + note_for(report) + "\n\n";
+    t += "Trace: " + note_for(report, timeline) + "\n\n";
     t += waitstates_text(report);
     t += "\nAdvice:\n";
     if (findings.empty()) t += "  No findings: no wait state reaches its threshold of the MPI time.\n";

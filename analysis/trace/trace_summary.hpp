@@ -14,8 +14,8 @@
 
 namespace strata::analysis::trace {
 
-/// The trace part of the summary for an analysed trace.
-TraceSummary summarize(const WaitStateReport& report);
+/// The trace part of the summary for an analysed trace; `timeline`: trace.json was written.
+TraceSummary summarize(const WaitStateReport& report, bool timeline);
 
 /// The trace part when the trace could not be read at all: `problem` says why.
 TraceSummary unreadable(const std::string& problem);
@@ -25,6 +25,6 @@ std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitState
 
 /// summary.txt of an experiment without profile.h5: the wait states and the findings.
 std::string trace_only_summary(const std::string& experiment, const std::string& profile_problem,
-                               const WaitStateReport& report, const std::vector<Finding>& findings);
+                               const WaitStateReport& report, const std::vector<Finding>& findings, bool timeline);
 
 }  // namespace strata::analysis::trace

@@ -3,11 +3,14 @@
 #include "trace/wait_state_analysis.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <set>
 
 #include "trace/byte_codec.hpp"
 #include "trace/location_replay.hpp"
 #include "trace/otf2_reader.hpp"
+#include "trace/timeline_writer.hpp"
 
 namespace strata::analysis::trace {
 
@@ -84,10 +87,13 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
         for (std::size_t i = share.first_rank; i < share.first_rank + share.rank_count; ++i) {
             const MeasuredRank& r = layout.ranks[i];
             owner_of_rank_[r.rank] = static_cast<std::int64_t>(a);
-            if (a == me_) locations_.insert(locations_.end(), r.columns.begin(), r.columns.end());
+            if (a != me_) continue;
+            for (std::size_t t = 0; t < r.columns.size(); ++t) {
+                locations_.push_back(r.columns[t]);
+                thread_of_[r.columns[t]] = t;
+            }
         }
     }
-    std::sort(locations_.begin(), locations_.end());
 }
 
 void TraceShareAnalysis::read() {
@@ -108,21 +114,44 @@ void TraceShareAnalysis::read() {
                                    describe_otf2(rc != OTF2_SUCCESS ? rc : defs));
         return;
     }
-    for (std::size_t i : locations_) {
-        const std::string problem = replay_location(reader, definitions_, i, records_);
-        if (problem.empty()) {
-            ++locations_read_;
-        } else {
-            records_.skipped.push_back(problem);
+    std::unique_ptr<TimelineWriter> timeline;
+    if (!timeline_.part.empty()) {
+        std::size_t cpu_locations = 0;
+        for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
+        const std::uint64_t cap = std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
+        timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
+    }
+    // One rank at a time (its locations are consecutive): replay, number,
+    // then its messages' flows, so the timeline part is in rank order whatever K is.
+    for (std::size_t next = 0; next < locations_.size();) {
+        const RecordMarks marks = record_marks(records_);
+        const std::int64_t rank = definitions_.locations[locations_[next]].rank;
+        for (; next < locations_.size() && definitions_.locations[locations_[next]].rank == rank; ++next) {
+            const std::size_t i = locations_[next];
+            if (timeline) timeline->begin_location(i, thread_of_[i]);
+            const std::string problem = replay_location(reader, definitions_, i, records_, timeline.get());
+            if (problem.empty()) {
+                ++locations_read_;
+            } else {
+                records_.skipped.push_back(problem);
+            }
+        }
+        number_records(records_, marks);
+        if (!timeline) continue;
+        for (std::size_t m = marks.sends; m < records_.sends.size(); ++m) {
+            if (!records_.sends[m].cancelled) timeline->flow(records_.sends[m], true, thread_of_[records_.sends[m].location]);
+        }
+        for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
+            timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
         }
     }
+    if (timeline && !timeline->ok()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
     const OTF2_ErrorCode closed_events = OTF2_Reader_CloseEvtFiles(reader.get());
     if (closed_defs != OTF2_SUCCESS || closed_events != OTF2_SUCCESS) {
         records_.skipped.push_back(definitions_.anchor + ": cannot close the event or definition files: " +
                                    describe_otf2(closed_defs != OTF2_SUCCESS ? closed_defs : closed_events));
     }
-    number_records(records_);
 }
 
 std::vector<std::string> TraceShareAnalysis::message_outbox() const {
@@ -323,8 +352,10 @@ std::string TraceShareAnalysis::partial() const {
         w.put(value.ticks);
         w.put(value.instances);
     }
-    w.put<std::uint64_t>(records_.skipped.size());
-    for (const std::string& s : records_.skipped) w.put_string(s);
+    for (const auto* notes : {&records_.skipped, &records_.timeline_cut}) {
+        w.put<std::uint64_t>(notes->size());
+        for (const std::string& s : *notes) w.put_string(s);
+    }
     return std::move(w.bytes());
 }
 
@@ -363,10 +394,13 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials, const
             v.first += ticks;
             v.second += instances;
         }
-        const auto skipped = in.get<std::uint64_t>();
-        for (std::uint64_t i = 0; i < skipped; ++i) report.skipped.push_back(in.get_string());
+        for (auto* notes : {&report.skipped, &report.timeline_cut}) {
+            const auto n_notes = in.get<std::uint64_t>();
+            for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
+        }
     }
     std::sort(report.skipped.begin(), report.skipped.end());
+    std::sort(report.timeline_cut.begin(), report.timeline_cut.end());
     for (const auto& [key, value] : rows) {
         const auto& [metric, callpath, rank, partner] = key;
         WaitStateRow row;
@@ -383,8 +417,41 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials, const
     return report;
 }
 
-WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange) {
+std::string timeline_part(const TimelineOptions& timeline, std::size_t rank) {
+    return timeline.part + "." + std::to_string(rank);
+}
+
+bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std::string& path) {
+    bool ok = true;
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << timeline_header();
+        bool first = true;
+        for (std::size_t r = 0; r < ranks; ++r) {
+            std::ifstream in(timeline_part(timeline, r), std::ios::binary);
+            if (!in) {
+                ok = false;
+                continue;
+            }
+            if (first && in.peek() != std::ifstream::traits_type::eof()) {
+                in.ignore(2);  // the first event's ",\n"
+                first = false;
+            }
+            out << in.rdbuf();
+            out.clear();  // an empty part sets failbit; that is not an error
+        }
+        out << timeline_footer();
+        out.flush();
+        ok = ok && static_cast<bool>(out);
+    }
+    for (std::size_t r = 0; r < ranks; ++r) std::remove(timeline_part(timeline, r).c_str());
+    return ok;
+}
+
+WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
+                                   const TimelineOptions& timeline) {
     TraceShareAnalysis share(definitions, exchange.rank(), exchange.size());
+    if (!timeline.part.empty()) share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
     share.read();
     share.message_inbox(exchange.all_to_all(share.message_outbox()));
     const std::vector<std::string> calls = exchange.all_to_all(share.collective_outbox());
@@ -408,9 +475,13 @@ std::vector<std::vector<std::string>> transpose(std::vector<std::vector<std::str
 
 }  // namespace
 
-WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares) {
+WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
+                                         const TimelineOptions& timeline) {
     std::vector<std::unique_ptr<TraceShareAnalysis>> all;
-    for (std::size_t a = 0; a < shares; ++a) all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares));
+    for (std::size_t a = 0; a < shares; ++a) {
+        all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares));
+        if (!timeline.part.empty()) all.back()->write_timeline({timeline_part(timeline, a), timeline.events});
+    }
     std::vector<std::vector<std::string>> boxes;
     for (auto& s : all) {
         s->read();

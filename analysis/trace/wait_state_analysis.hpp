@@ -36,10 +36,19 @@
 
 namespace strata::analysis::trace {
 
+/// Where one analysis rank writes its part of trace.json ("" : no timeline).
+struct TimelineOptions {
+    std::string part;           ///< this rank's part file
+    std::uint64_t events = 0;   ///< slices in the whole timeline at most (split evenly over the locations)
+};
+
 /// One analysis rank's part of the trace analysis.
 class TraceShareAnalysis {
 public:
     TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank, std::size_t analysis_ranks);
+
+    /// Also writes this share's part of trace.json during read().
+    void write_timeline(const TimelineOptions& options) { timeline_ = options; }
 
     /// Replays this share's locations; unreadable ones are noted and skipped.
     void read();
@@ -66,7 +75,9 @@ private:
     const TraceDefinitions& definitions_;
     std::size_t me_, k_;
     std::vector<std::int64_t> owner_of_rank_;  ///< world rank -> analysis rank, -1 none
-    std::vector<std::size_t> locations_;       ///< this share's locations
+    std::vector<std::size_t> locations_;       ///< this share's locations, by rank, then thread
+    std::map<std::size_t, std::size_t> thread_of_;  ///< location -> its position among its rank's locations
+    TimelineOptions timeline_;
     ShareRecords records_;
     std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t, std::int64_t>, RowValue> rows_;
     TraceCounts counts_;
@@ -80,9 +91,21 @@ std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t 
 WaitStateReport combine_partials(const std::vector<std::string>& partials, const TraceDefinitions& definitions);
 
 /// Runs every phase over `exchange`; the report on rank 0 (empty elsewhere).
-WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange);
+/// With `timeline.part` set, each rank writes its part of trace.json there
+/// (rank r: part + "." + r); join them with join_timeline().
+WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
+                                   const TimelineOptions& timeline = {});
 
 /// The same for `shares` shares in one process (the tests' form of K ranks).
-WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares);
+WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
+                                         const TimelineOptions& timeline = {});
+
+/// The part file of analysis rank `rank` for `timeline`.
+std::string timeline_part(const TimelineOptions& timeline, std::size_t rank);
+
+/// Writes trace.json at `path` from the parts of `ranks` analysis ranks and
+/// removes them.  False (and the parts removed) when a part is missing or
+/// the file cannot be written.
+bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std::string& path);
 
 }  // namespace strata::analysis::trace

@@ -79,7 +79,10 @@ std::string waitstates_summary_json(const WaitStateReport& r) {
              seconds_text(r, r.total_ticks[m]) + ", \"instances\": " + std::to_string(r.total_instances[m]) +
              ", \"definition\": " + json_string(metric_definition(metric_at(m))) + "}";
     }
-    return t + "}, \"counts\": " + counts_json(r) + ", \"skipped\": " + skipped_json(r) + "}";
+    std::string cut = "[";
+    for (std::size_t i = 0; i < r.timeline_cut.size(); ++i) cut += (i > 0 ? ", " : "") + json_string(r.timeline_cut[i]);
+    return t + "}, \"counts\": " + counts_json(r) + ", \"skipped\": " + skipped_json(r) + ", \"timeline_cut\": " +
+           cut + "]}";
 }
 
 std::string waitstates_json(const WaitStateReport& r) {
@@ -132,6 +135,7 @@ std::string waitstates_text(const WaitStateReport& r) {
          std::to_string(c.collectives_incomplete) + ")\n";
     t += "  Locations read " + std::to_string(r.locations_read) + " of " + std::to_string(r.locations) + "\n";
     for (const std::string& s : r.skipped) t += "  Skipped: " + s + "\n";
+    for (const std::string& s : r.timeline_cut) t += "  Timeline cut: " + s + "\n";
     return t;
 }
 

@@ -77,6 +77,7 @@ struct WaitStateReport {
     std::int64_t mpi_ticks = 0;  ///< time in outermost MPI calls, MPI_Init/Finalize apart, all ranks
     TraceCounts counts;
     std::vector<std::string> skipped;  ///< what could not be read, sorted
+    std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
 
     double seconds(std::int64_t ticks) const;
 };

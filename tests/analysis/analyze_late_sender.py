@@ -16,13 +16,14 @@ Only lower bounds are checked on measured times (sleeps can only last longer).
 import argparse
 import csv
 import filecmp
+import json
 import os
 import shutil
 import subprocess
 import sys
 
 REPORTS = ['summary.txt', 'summary.csv', 'summary.json', 'loadbalance.csv', 'advice.csv', 'advice.json',
-           'waitstates.csv', 'waitstates.json']
+           'waitstates.csv', 'waitstates.json', 'trace.json']
 
 
 def fail(message):
@@ -87,6 +88,15 @@ def main():
         fail('the advice should name rank 0 as the late sender: %r' % findings)
     if 'wait_at_barrier' not in kinds or kinds['wait_at_barrier']['ranks'].split()[0] != '3':
         fail('the advice should name rank 3 as the last to arrive at the barrier: %r' % findings)
+    # The timeline: valid JSON, the late MPI_Recv on rank 1, one flow from rank 0 to it.
+    events = json.load(open(os.path.join(outputs[1], 'trace.json')))['traceEvents']
+    recv = [e for e in events if e['ph'] == 'X' and e['name'] == 'MPI_Recv' and e['pid'] == 1]
+    if len(recv) != 1 or recv[0]['dur'] < 19000:
+        fail('trace.json should hold rank 1\'s MPI_Recv of about 20 ms: %r' % recv)
+    starts = dict((e['id'], e) for e in events if e['ph'] == 's')
+    ends = [e for e in events if e['ph'] == 'f' and e['pid'] == 1]
+    if len(ends) != 1 or ends[0]['id'] not in starts or starts[ends[0]['id']]['pid'] != 0:
+        fail('trace.json should hold one message flow from rank 0 to rank 1: %r %r' % (ends, starts))
     print('analyze_late_sender: %s' % kinds['late_sender']['message'])
     print('analyze_late_sender: %s' % kinds['wait_at_barrier']['message'])
 

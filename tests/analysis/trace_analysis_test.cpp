@@ -4,11 +4,15 @@
 // 1 to 5 shares (the phases and exchanges of K analysis ranks), exactly.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "otf2_fixture.hpp"
 #include "test_support.hpp"
 #include "trace/clock_correction.hpp"
+#include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/wait_state_analysis.hpp"
 #include "trace/wait_state_report.hpp"
@@ -97,6 +101,64 @@ TEST_F(TraceAnalysisTest, FindingsNameTheLateRanks) {
     EXPECT_EQ(findings[2].kind, "wait_at_nxn");
     EXPECT_EQ(findings[3].kind, "late_broadcast");
     EXPECT_EQ(findings[3].ranks, (std::vector<std::int64_t>{1}));
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+TEST_F(TraceAnalysisTest, TimelineIsTheSameForEveryNumberOfShares) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    std::string first;
+    for (std::size_t k = 1; k <= 3; ++k) {
+        const TimelineOptions timeline{dir_.file("trace.json.part"), 1000};
+        const WaitStateReport r = analyze_trace_in_process(d, k, timeline);
+        EXPECT_TRUE(r.timeline_cut.empty());
+        const std::string path = dir_.file("trace" + std::to_string(k) + ".json");
+        ASSERT_TRUE(join_timeline(timeline, k, path));
+        EXPECT_FALSE(std::filesystem::exists(timeline_part(timeline, 0)));
+        const std::string json = slurp(path);
+        if (k == 1) first = json;
+        EXPECT_EQ(json, first) << k << " shares";
+    }
+    EXPECT_EQ(first.rfind("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n{\"ph\": \"M\"", 0), 0u);
+    EXPECT_EQ(count(first, "\"ph\": \"M\""), 16u);  // 4 ranks: process name and order, thread name and order
+    EXPECT_EQ(count(first, "\"ph\": \"X\""), 33u);  // every region instance of wait_states_trace()
+    EXPECT_EQ(count(first, "\"ph\": \"s\""), 5u);   // one flow per message
+    EXPECT_EQ(count(first, "\"ph\": \"f\", \"bp\": \"e\""), 5u);
+    // Rank 1's receive on rank 0's clock (its own runs 7 ms behind), in microseconds.
+    EXPECT_NE(first.find("{\"ph\": \"X\", \"name\": \"MPI_Recv\", \"cat\": \"mpi\", \"ts\": 11000.000, "
+                         "\"dur\": 5200.000, \"pid\": 1, \"tid\": 0}"),
+              std::string::npos);
+    // The late message: from rank 0 (at its MpiSend, 16 ms + 1 ns) to rank 1 (its MpiRecv).
+    const MessageKey late{0, 0, 1, 1, 0};
+    const std::string id = flow_id(late);
+    EXPECT_EQ(count(first, id), 2u);
+    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16000.001, \"pid\": 0, \"tid\": 0}"), std::string::npos);
+    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16199.999, \"pid\": 1, \"tid\": 0}"), std::string::npos);
+    EXPECT_EQ(first.substr(first.size() - 4), "\n]}\n");
+}
+
+TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    const TimelineOptions timeline{dir_.file("trace.json.part"), 8};  // 2 slices per location
+    const WaitStateReport r = analyze_trace_in_process(d, 2, timeline);
+    ASSERT_TRUE(join_timeline(timeline, 2, dir_.file("trace.json")));
+    EXPECT_EQ(count(slurp(dir_.file("trace.json")), "\"ph\": \"X\""), 8u);
+    ASSERT_EQ(r.timeline_cut.size(), 4u);
+    // Rank 0's first two slices end at 16.1 and 25.01 ms; the third (MPI_Wait) ends at 30.5 ms.
+    EXPECT_EQ(r.timeline_cut[0], "location 0 (rank 0, thread 0): 7 slices ending at or after 0.0305 s were left out "
+                                 "of trace.json");
+    EXPECT_NE(waitstates_text(r).find("  Timeline cut: location 0 (rank 0, thread 0)"), std::string::npos);
 }
 
 TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {

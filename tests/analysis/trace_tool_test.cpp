@@ -72,10 +72,29 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK123) {
     EXPECT_NE(json.find("\"mpi_time_s\": 0.06384"), std::string::npos) << json;
     for (int k : {2, 3}) {
         const std::string other = analyze_into(k);
-        for (const char* name : {"summary.txt", "waitstates.csv", "waitstates.json", "advice.csv", "advice.json"}) {
+        for (const char* name :
+             {"summary.txt", "waitstates.csv", "waitstates.json", "advice.csv", "advice.json", "trace.json"}) {
             EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
         }
+        std::size_t files = 0;
+        for (const auto& entry : fs::directory_iterator(other)) {
+            ++files;
+            EXPECT_EQ(entry.path().string().find(".part"), std::string::npos) << "left behind: " << entry.path();
+        }
+        EXPECT_EQ(files, 6u);
     }
+    EXPECT_NE(slurp(fs::path(one) / "trace.json").find("\"ph\": \"X\", \"name\": \"MPI_Recv\""), std::string::npos);
+    EXPECT_NE(summary.find("The timeline is in trace.json"), std::string::npos) << summary;
+}
+
+TEST_F(TraceToolTest, TimelineCanBeSwitchedOff) {
+    wait_states_trace().write(experiment());
+    const std::string output = dir_.file("out");
+    const RunResult r = analyze(2, {"--timeline-events", "0", "--output", output, experiment()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(fs::exists(fs::path(output) / "trace.json"));
+    EXPECT_TRUE(fs::exists(fs::path(output) / "waitstates.csv"));
+    EXPECT_EQ(slurp(fs::path(output) / "summary.txt").find("trace.json"), std::string::npos);
 }
 
 TEST_F(TraceToolTest, ProfileAndTraceTogether) {
@@ -164,8 +183,12 @@ TEST_F(TraceToolTest, FuzzCorpusNeverCrashes) {
             const RunResult r = analyze(variant == 3 ? 2 : 0, {"--force", "--output", dir_.file("out"), experiment()});
             ++variants;
             EXPECT_TRUE(r.status == 0 || r.status == 1) << file << " " << what << ": status " << r.status << "\n" << r.err;
-            if (r.status == 1) EXPECT_NE(r.err.find("strata-analyze: "), std::string::npos) << file << " " << what;
-            if (r.status == 0) EXPECT_TRUE(fs::exists(fs::path(dir_.file("out")) / "waitstates.csv")) << file << " " << what;
+            if (r.status == 1) {
+                EXPECT_NE(r.err.find("strata-analyze: "), std::string::npos) << file << " " << what;
+            }
+            if (r.status == 0) {
+                EXPECT_TRUE(fs::exists(fs::path(dir_.file("out")) / "waitstates.csv")) << file << " " << what;
+            }
         }
     }
     EXPECT_EQ(variants, 40);
