@@ -97,6 +97,15 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
 }
 
 void TraceShareAnalysis::read() {
+    // Every rank writes its part, empty or not, so rank 0 finds all K.
+    std::unique_ptr<TimelineWriter> timeline;
+    if (!timeline_.part.empty()) {
+        std::size_t cpu_locations = 0;
+        for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
+        const std::uint64_t cap = std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
+        timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
+        if (!timeline->ok()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
+    }
     if (locations_.empty()) return;
     Otf2Reader reader(definitions_.anchor);
     if (!reader.ok()) {
@@ -113,13 +122,6 @@ void TraceShareAnalysis::read() {
         records_.skipped.push_back(definitions_.anchor + ": cannot open the event or definition files: " +
                                    describe_otf2(rc != OTF2_SUCCESS ? rc : defs));
         return;
-    }
-    std::unique_ptr<TimelineWriter> timeline;
-    if (!timeline_.part.empty()) {
-        std::size_t cpu_locations = 0;
-        for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
-        const std::uint64_t cap = std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
-        timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
     }
     // One rank at a time (its locations are consecutive): replay, number,
     // then its messages' flows, so the timeline part is in rank order whatever K is.

@@ -119,7 +119,7 @@ std::string slurp(const std::string& path) {
 TEST_F(TraceAnalysisTest, TimelineIsTheSameForEveryNumberOfShares) {
     const TraceDefinitions d = read_trace_definitions(anchor());
     std::string first;
-    for (std::size_t k = 1; k <= 3; ++k) {
+    for (std::size_t k = 1; k <= 6; ++k) {  // 5 and 6: more shares than ranks
         const TimelineOptions timeline{dir_.file("trace.json.part"), 1000};
         const WaitStateReport r = analyze_trace_in_process(d, k, timeline);
         EXPECT_TRUE(r.timeline_cut.empty());
