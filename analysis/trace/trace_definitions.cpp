@@ -80,10 +80,12 @@ OTF2_CallbackCode on_location(void* user, OTF2_LocationRef self, OTF2_StringRef 
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type, OTF2_Paradigm,
+OTF2_CallbackCode on_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type, OTF2_Paradigm paradigm,
                            OTF2_GroupFlag, uint32_t count, const uint64_t* members) {
     RawDefinitions& r = raw(user);
-    if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS) {
+    // Only MPI's COMM_LOCATIONS group numbers the ranks; OpenMP (thread
+    // teams) and other paradigms have their own.
+    if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS && paradigm == OTF2_PARADIGM_MPI) {
         r.comm_locations.assign(members, members + count);
     } else if (type == OTF2_GROUP_TYPE_COMM_GROUP) {
         r.comm_groups[self].assign(members, members + count);

@@ -4,6 +4,7 @@
 
 #include <otf2/otf2.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -12,7 +13,7 @@ namespace strata::analysis::test {
 namespace {
 
 enum Kind { k_enter, k_leave, k_send, k_recv, k_isend, k_isend_complete, k_irecv_request, k_irecv, k_begin, k_end,
-            k_parameter };
+            k_parameter, k_fork, k_join, k_team_begin, k_team_end };
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
 const OTF2_FlushCallbacks flush_callbacks = {pre_flush, nullptr};
@@ -25,7 +26,8 @@ constexpr std::uint64_t ms = 1000000;  // ns
 
 }  // namespace
 
-TraceBuilder::TraceBuilder(std::uint32_t ranks) : ranks_(ranks), offsets_(ranks, 0), events_(ranks) {
+TraceBuilder::TraceBuilder(std::uint32_t ranks) : ranks_(ranks), offsets_(ranks, 0) {
+    for (std::uint32_t r = 0; r < ranks; ++r) events_[{r, 0}];
     std::vector<std::uint32_t> world;
     for (std::uint32_t r = 0; r < ranks; ++r) world.push_back(r);
     comms_.push_back({"MPI_COMM_WORLD", world});
@@ -50,11 +52,34 @@ std::uint32_t TraceBuilder::communicator(const std::string& name, const std::vec
     return static_cast<std::uint32_t>(comms_.size() - 1);
 }
 
+std::uint32_t TraceBuilder::thread_team(std::uint32_t rank, std::uint32_t threads) {
+    Comm team{"OpenMP team of rank " + std::to_string(rank), {}, rank};
+    for (std::uint32_t t = 0; t < threads; ++t) team.members.push_back(t);
+    comms_.push_back(team);
+    return static_cast<std::uint32_t>(comms_.size() - 1);
+}
+
 void TraceBuilder::clock_offset(std::uint32_t rank, std::int64_t offset_ns) { offsets_.at(rank) = offset_ns; }
 
 void TraceBuilder::add(std::uint32_t rank, int kind, std::uint64_t t, std::uint64_t a, std::uint64_t b,
-                       std::uint64_t c, std::uint64_t d) {
-    events_.at(rank).push_back(Event{kind, t, a, b, c, d});
+                       std::uint64_t c, std::uint64_t d, std::uint32_t thread) {
+    if (rank >= ranks_) throw std::out_of_range("OTF2 fixture: no rank " + std::to_string(rank));
+    events_[{rank, thread}].push_back(Event{kind, t, a, b, c, d});
+}
+
+void TraceBuilder::fork(std::uint32_t rank, std::uint64_t t, std::uint32_t threads) { add(rank, k_fork, t, threads); }
+void TraceBuilder::join(std::uint32_t rank, std::uint64_t t) { add(rank, k_join, t); }
+void TraceBuilder::team_begin(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team) {
+    add(rank, k_team_begin, t, team, 0, 0, 0, thread);
+}
+void TraceBuilder::team_end(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team) {
+    add(rank, k_team_end, t, team, 0, 0, 0, thread);
+}
+void TraceBuilder::thread_enter(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region) {
+    add(rank, k_enter, t, region, 0, 0, 0, thread);
+}
+void TraceBuilder::thread_leave(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region) {
+    add(rank, k_leave, t, region, 0, 0, 0, thread);
 }
 
 void TraceBuilder::enter(std::uint32_t rank, std::uint64_t t, std::uint32_t region) { add(rank, k_enter, t, region); }
@@ -122,11 +147,18 @@ void TraceBuilder::write(const std::string& directory) const {
     check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "collective callbacks");
     check(OTF2_Archive_OpenEvtFiles(archive), "opening the event files");
     std::uint64_t end = 0;
-    std::vector<std::uint64_t> counts(ranks_, 0);
-    for (std::uint32_t r = 0; r < ranks_; ++r) {
-        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, static_cast<std::uint64_t>(r) << 32);
+    const auto location_id = [](const std::pair<std::uint32_t, std::uint32_t>& l) {
+        return static_cast<std::uint64_t>(l.first) << 32 | l.second;
+    };
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> counts;
+    for (const auto& [location, given] : events_) {
+        const std::uint32_t r = location.first;
+        OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, location_id(location));
         if (w == nullptr) throw std::runtime_error("OTF2 fixture: no event writer");
-        for (const Event& e : events_[r]) {
+        // In time order (OTF2 requires it); events at the same time keep the order they were given in.
+        std::vector<Event> events = given;
+        std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
+        for (const Event& e : events) {
             // The rank's local clock: true time minus its offset.
             const auto t = static_cast<OTF2_TimeStamp>(static_cast<std::int64_t>(e.t) - offsets_[r]);
             end = std::max<std::uint64_t>(end, e.t);
@@ -163,16 +195,24 @@ void TraceBuilder::write(const std::string& directory) const {
                 case k_parameter:
                     check(OTF2_EvtWriter_ParameterInt(w, nullptr, t, 0, static_cast<int64_t>(e.a)), "ParameterInt");
                     break;
+                case k_fork:
+                    check(OTF2_EvtWriter_ThreadFork(w, nullptr, t, OTF2_PARADIGM_OPENMP, static_cast<uint32_t>(e.a)),
+                          "ThreadFork");
+                    break;
+                case k_join: check(OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP), "ThreadJoin"); break;
+                case k_team_begin: check(OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)), "ThreadTeamBegin"); break;
+                case k_team_end: check(OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)), "ThreadTeamEnd"); break;
             }
-            ++counts[r];
+            ++counts[location];
         }
         check(OTF2_Archive_CloseEvtWriter(archive, w), "closing an event writer");
     }
     check(OTF2_Archive_CloseEvtFiles(archive), "closing the event files");
 
     check(OTF2_Archive_OpenDefFiles(archive), "opening the local definition files");
-    for (std::uint32_t r = 0; r < ranks_; ++r) {
-        OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, static_cast<std::uint64_t>(r) << 32);
+    for (const auto& [location, events] : events_) {
+        const std::uint32_t r = location.first;
+        OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, location_id(location));
         if (d == nullptr) throw std::runtime_error("OTF2 fixture: no definition writer");
         // Constant offsets, at the start and near the end of the run (local times).
         if (write_offsets_) {
@@ -195,8 +235,9 @@ void TraceBuilder::write(const std::string& directory) const {
     for (const Region& r : regions_) region_names.push_back(string(r.name));
     for (const Comm& c : comms_) comm_names.push_back(string(c.name));
     for (std::uint32_t r = 0; r < ranks_; ++r) rank_names.push_back(string("rank " + std::to_string(r)));
-    const OTF2_StringRef host = string("host"), node = string("node"), thread = string("thread 0"),
-                         all = string("MPI ranks"), param = string("n");
+    std::map<std::pair<std::uint32_t, std::uint32_t>, OTF2_StringRef> thread_names;
+    for (const auto& entry : events_) thread_names[entry.first] = string("thread " + std::to_string(entry.first.second));
+    const OTF2_StringRef host = string("host"), node = string("node"), all = string("MPI ranks"), param = string("n");
     for (std::size_t i = 0; i < strings.size(); ++i) {
         check(OTF2_GlobalDefWriter_WriteString(g, static_cast<OTF2_StringRef>(i), strings[i].c_str()), "String");
     }
@@ -213,8 +254,10 @@ void TraceBuilder::write(const std::string& directory) const {
         check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, rank_names[r], OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
                                                       OTF2_UNDEFINED_LOCATION_GROUP),
               "LocationGroup");
-        check(OTF2_GlobalDefWriter_WriteLocation(g, static_cast<std::uint64_t>(r) << 32, thread,
-                                                 OTF2_LOCATION_TYPE_CPU_THREAD, counts[r], r),
+    }
+    for (const auto& [location, events] : events_) {
+        check(OTF2_GlobalDefWriter_WriteLocation(g, location_id(location), thread_names[location],
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD, counts[location], location.first),
               "Location");
     }
     std::vector<std::uint64_t> firsts;
@@ -222,14 +265,29 @@ void TraceBuilder::write(const std::string& directory) const {
     check(OTF2_GlobalDefWriter_WriteGroup(g, 0, all, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                           OTF2_GROUP_FLAG_NONE, ranks_, firsts.data()),
           "Group");
+    OTF2_GroupRef next_group = 1;
     for (std::size_t c = 0; c < comms_.size(); ++c) {
-        std::vector<std::uint64_t> members(comms_[c].members.begin(), comms_[c].members.end());
-        check(OTF2_GlobalDefWriter_WriteGroup(g, static_cast<OTF2_GroupRef>(c + 1), comm_names[c],
-                                              OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                              static_cast<uint32_t>(members.size()), members.data()),
+        const Comm& comm = comms_[c];
+        std::vector<std::uint64_t> members(comm.members.begin(), comm.members.end());
+        OTF2_Paradigm paradigm = OTF2_PARADIGM_MPI;
+        if (comm.team_rank >= 0) {
+            // The team's own locations group; the team's members index it.
+            paradigm = OTF2_PARADIGM_OPENMP;
+            std::vector<std::uint64_t> threads;
+            for (std::uint32_t t : comm.members) threads.push_back(static_cast<std::uint64_t>(comm.team_rank) << 32 | t);
+            check(OTF2_GlobalDefWriter_WriteGroup(g, next_group++, comm_names[c], OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                                  OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE,
+                                                  static_cast<uint32_t>(threads.size()), threads.data()),
+                  "Group");
+            for (std::size_t i = 0; i < members.size(); ++i) members[i] = i;
+        }
+        const OTF2_GroupRef group = next_group++;
+        check(OTF2_GlobalDefWriter_WriteGroup(g, group, comm_names[c], OTF2_GROUP_TYPE_COMM_GROUP, paradigm,
+                                              OTF2_GROUP_FLAG_NONE, static_cast<uint32_t>(members.size()),
+                                              members.data()),
               "Group");
-        check(OTF2_GlobalDefWriter_WriteComm(g, static_cast<OTF2_CommRef>(c), comm_names[c],
-                                             static_cast<OTF2_GroupRef>(c + 1), OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+        check(OTF2_GlobalDefWriter_WriteComm(g, static_cast<OTF2_CommRef>(c), comm_names[c], group,
+                                             OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
               "Comm");
     }
     check(OTF2_Archive_CloseGlobalDefWriter(archive, g), "closing the global definitions");

@@ -12,7 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::analysis::test {
@@ -28,10 +30,13 @@ public:
     std::uint32_t mpi_region(const std::string& name);
     /// A communicator of `world_ranks`; communicator 0 (MPI_COMM_WORLD) exists from the start.
     std::uint32_t communicator(const std::string& name, const std::vector<std::uint32_t>& world_ranks);
+    /// An OpenMP thread team of `threads` threads of `rank` (a communicator of paradigm OpenMP over
+    /// its own COMM_LOCATIONS group, as OTF2 defines thread teams).
+    std::uint32_t thread_team(std::uint32_t rank, std::uint32_t threads);
     /// Rank `rank`'s clock runs `offset_ns` behind rank 0's.
     void clock_offset(std::uint32_t rank, std::int64_t offset_ns);
 
-    // Events of `rank` at true time `t` (ns), in the order they are given.
+    // Events of `rank` at true time `t` (ns); written in time order, ties in the order given.
     void enter(std::uint32_t rank, std::uint64_t t, std::uint32_t region);
     void leave(std::uint32_t rank, std::uint64_t t, std::uint32_t region);
     void send(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint32_t comm = 0);
@@ -41,6 +46,16 @@ public:
     void irecv_request(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
     void irecv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint64_t request);
     void parameter(std::uint32_t rank, std::uint64_t t, std::int64_t value);  ///< an event the analysis does not use
+
+    // OpenMP as the OpenMP adapter writes it: ThreadFork/Join on the master
+    // thread, ThreadTeamBegin/End and regions on every thread of the team;
+    // thread t > 0 of a rank is location rank << 32 | t.
+    void fork(std::uint32_t rank, std::uint64_t t, std::uint32_t threads);
+    void join(std::uint32_t rank, std::uint64_t t);
+    void team_begin(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team);
+    void team_end(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team);
+    void thread_enter(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region);
+    void thread_leave(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region);
     /// A whole collective call: enter at `e`, MpiCollectiveBegin/End, leave at `x`.
     void collective(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x, std::uint32_t op,
                     std::int64_t root = -1, std::uint32_t comm = 0);
@@ -63,12 +78,12 @@ private:
         std::uint64_t a, b, c, d;
     };
     void add(std::uint32_t rank, int kind, std::uint64_t t, std::uint64_t a = 0, std::uint64_t b = 0,
-             std::uint64_t c = 0, std::uint64_t d = 0);
+             std::uint64_t c = 0, std::uint64_t d = 0, std::uint32_t thread = 0);
 
     std::uint32_t ranks_;
     bool write_offsets_ = true;
     std::vector<std::int64_t> offsets_;
-    std::vector<std::vector<Event>> events_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Event>> events_;  ///< (rank, thread)
     struct Region {
         std::string name;
         std::uint32_t role, paradigm;
@@ -76,7 +91,8 @@ private:
     std::vector<Region> regions_;
     struct Comm {
         std::string name;
-        std::vector<std::uint32_t> members;
+        std::vector<std::uint32_t> members;  ///< world ranks; threads of `team_rank` for a team
+        std::int64_t team_rank = -1;         ///< >= 0: an OpenMP thread team of this rank
     };
     std::vector<Comm> comms_;
 };

@@ -3,6 +3,7 @@
 // synthetic archive, and the wait states of wait_states_trace() analysed as
 // 1 to 5 shares (the phases and exchanges of K analysis ranks), exactly.
 #include <gtest/gtest.h>
+#include <otf2/otf2.h>
 
 #include <filesystem>
 #include <fstream>
@@ -159,6 +160,37 @@ TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
     EXPECT_EQ(r.timeline_cut[0], "location 0 (rank 0, thread 0): 7 slices ending at or after 0.0305 s were left out "
                                  "of trace.json");
     EXPECT_NE(waitstates_text(r).find("  Timeline cut: location 0 (rank 0, thread 0)"), std::string::npos);
+}
+
+TEST(TraceAnalysisOpenMpTest, ThreadsAndTheirEventsAreReadAndSkipped) {
+    // wait_states_trace() with an OpenMP parallel region on rank 2 (4 threads,
+    // as the OpenMP adapter will write it: fork/join, thread teams, a second
+    // COMM_LOCATIONS group of paradigm OpenMP): the wait states are unchanged,
+    // the threads are read, the rank's locations stay on one analysis rank.
+    TempDir dir;
+    TraceBuilder b = wait_states_trace();
+    const std::uint32_t parallel = b.region("!$omp parallel", OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
+    const std::uint32_t team = b.thread_team(2, 4);
+    const std::uint64_t ms = 1000000;
+    b.fork(2, 40 * ms, 4);
+    for (std::uint32_t t = 0; t < 4; ++t) {
+        b.team_begin(2, t, 40 * ms + 10, team);
+        b.thread_enter(2, t, 40 * ms + 20, parallel);
+        b.thread_leave(2, t, 42 * ms, parallel);
+        b.team_end(2, t, 42 * ms + 10, team);
+    }
+    b.join(2, 42 * ms + 20);
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    EXPECT_EQ(d.locations.size(), 7u);
+    EXPECT_EQ(d.world_size, 4u);  // the OpenMP COMM_LOCATIONS group does not number ranks
+    EXPECT_EQ(trace_rank_layout(d).ranks[2].columns.size(), 4u);
+    for (std::size_t k = 1; k <= 4; ++k) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        EXPECT_EQ(waitstates_csv(r), expected_csv) << k << " shares";
+        EXPECT_EQ(r.locations_read, 7u);
+        EXPECT_TRUE(r.skipped.empty());
+    }
 }
 
 TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
