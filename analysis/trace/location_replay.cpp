@@ -21,9 +21,14 @@ bool operator==(const MessageKey& a, const MessageKey& b) {
 }
 
 std::uint32_t CallPaths::child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
-    const auto [it, added] = ids_.emplace(std::make_pair(parent, region), static_cast<std::uint32_t>(names_.size()));
-    if (added) names_.push_back(parent == none_id ? region_name : names_[parent] + "/" + region_name);
-    return it->second;
+    // none_id + 1 wraps to 0, so roots and children never share a key.
+    const std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
+    const auto found = ids_.find(key);  // find first: emplace would allocate a node on every call
+    if (found != ids_.end()) return found->second;
+    const auto id = static_cast<std::uint32_t>(names_.size());
+    ids_.emplace(key, id);
+    names_.push_back(parent == none_id ? region_name : names_[parent] + "/" + region_name);
+    return id;
 }
 
 namespace {
@@ -52,6 +57,7 @@ struct Replay {
     Ticks last = 0;
     std::string problem;
     TimelineWriter* timeline = nullptr;
+    std::vector<char> mpi_time;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
 };
 
 Replay& state(void* user) { return *static_cast<Replay*>(user); }
@@ -109,8 +115,9 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     f.region = region;
     f.enter = s.last = s.clock.correct(time);
     f.callpath = s.out->callpaths.child(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, r.name);
-    f.mpi_outermost = s.open_mpi == 0 && counts_as_mpi_time(r);
-    if (counts_as_mpi_time(r)) ++s.open_mpi;
+    const bool mpi = s.mpi_time[region] != 0;
+    f.mpi_outermost = s.open_mpi == 0 && mpi;
+    if (mpi) ++s.open_mpi;
     s.stack.push_back(std::move(f));
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -123,7 +130,7 @@ void close_frame(Replay& s, Ticks exit) {
         if (kind == 1) s.out->receives[index].block_exit = exit;
         if (kind == 2) s.out->collectives[index].exit = exit;
     }
-    if (counts_as_mpi_time(s.defs->regions[f.region])) --s.open_mpi;
+    if (s.mpi_time[f.region] != 0) --s.open_mpi;
     if (f.mpi_outermost) s.out->mpi_time[s.rank] += exit - f.enter;
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
     s.stack.pop_back();
@@ -345,6 +352,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.location = static_cast<std::uint32_t>(index);
     s.rank = static_cast<std::uint32_t>(location.rank);
     s.timeline = timeline;
+    s.mpi_time.reserve(definitions.regions.size());
+    for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
     const std::string where = "location " + std::to_string(location.id) + " (rank " + std::to_string(location.rank) +
                               ", thread " + std::to_string(location.id & 0xffffffffu) + ")";
 

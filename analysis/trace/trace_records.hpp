@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -80,7 +81,7 @@ public:
     static constexpr std::uint32_t none_id = UINT32_MAX;
 
 private:
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> ids_;
+    std::unordered_map<std::uint64_t, std::uint32_t> ids_;  ///< (parent + 1) << 32 | region -> id
     std::vector<std::string> names_;
 };
 
