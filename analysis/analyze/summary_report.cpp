@@ -206,13 +206,18 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
                   " of the maximum, counted when the saving is at least " +
                   text_percent(imbalance_significance) +
                   " of max U_p (computation) or of R (MPI, OpenMP); MPI threshold " +
-                  text_percent(settings.advice.mpi_threshold) + ")",
+                  text_percent(settings.advice.mpi_threshold) +
+                  (s.trace.analysed ? "; wait-state threshold " + text_percent(settings.advice.wait_threshold) +
+                                          " of the trace's MPI time"
+                                    : std::string()) +
+                  ")",
               100, "  ") +
          "\n";
     if (findings.empty()) {
         t += "  No findings: no call path above the imbalance threshold, MPI below its threshold, no trace "
              "buffer\n"
-             "  flushes, no dropped call paths.\n";
+             "  flushes, no dropped call paths";
+        t += s.trace.analysed ? ", no wait state above its threshold.\n" : ".\n";
     }
     std::size_t number = 0, of_kind = 0, left_out = 0;
     std::string kind;

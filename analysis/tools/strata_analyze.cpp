@@ -201,6 +201,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             settings.top = options.top;
             settings.advice.imbalance_threshold = options.imbalance_threshold;
             settings.advice.mpi_threshold = options.mpi_threshold;
+            settings.advice.wait_threshold = options.wait_threshold;
             if (profile_present) {
                 AnalysisContext context;
                 context.experiment = options.experiment;

@@ -124,7 +124,8 @@ std::string waitstates_text(const WaitStateReport& r) {
         line.append(line.size() < 20 ? 20 - line.size() : 1, ' ');
         std::string value = text_seconds(r.seconds(r.total_ticks[m]));
         value.insert(0, value.size() < 14 ? 14 - value.size() : 0, ' ');
-        t += line + value + "  " + std::to_string(r.total_instances[m]) + " calls\n";
+        t += line + value + "  in " + std::to_string(r.total_instances[m]) +
+             (r.total_instances[m] == 1 ? " call\n" : " calls\n");
         t += "      " + std::string(metric_definition(metric)) + "\n";
     }
     const TraceCounts& c = r.counts;
@@ -177,7 +178,15 @@ std::vector<Finding> wait_state_findings(const WaitStateReport& r, double thresh
             case WaitMetric::early_reduce: blame = "; ranks wait because these arrive last: " + partners; break;
             case WaitMetric::late_broadcast: blame = "; the late roots: " + partners; break;
         }
-        f.message = std::string(metric_words(metric)) + (dominant ? " dominate the waiting in MPI: " : " cost ") +
+        // "dominate" only for half of the MPI time or more; the largest below that is said to be the largest.
+        const bool plural = metric != WaitMetric::wait_at_barrier && metric != WaitMetric::wait_at_nxn;
+        std::string verb = plural ? " cost " : " costs ";
+        if (share >= 0.5) {
+            verb = plural ? " dominate MPI time: " : " dominates MPI time: ";
+        } else if (dominant) {
+            verb = plural ? " are the largest wait state: " : " is the largest wait state: ";
+        }
+        f.message = std::string(metric_words(metric)) + verb +
                     text_seconds(total_s) + " of " + text_seconds(mpi_s) + " MPI time (" + text_percent(share) +
                     "), mostly in call path " + f.callpath + " (" + text_seconds(r.seconds(b.callpaths.front().second)) +
                     ")" + blame + " [" + metric_definition(metric) + "]";

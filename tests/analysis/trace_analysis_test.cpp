@@ -92,11 +92,16 @@ TEST_F(TraceAnalysisTest, FindingsNameTheLateRanks) {
     EXPECT_EQ(findings[0].kind, "late_sender");
     EXPECT_EQ(findings[0].callpath, "main/MPI_Recv");
     EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{0, 2, 3}));
-    EXPECT_NE(findings[0].message.find("late senders dominate the waiting in MPI: 0.013 s of 0.06384 s MPI time"),
+    EXPECT_NE(findings[0].message.find("late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
               std::string::npos)
         << findings[0].message;
     EXPECT_EQ(findings[1].kind, "wait_at_barrier");
     EXPECT_EQ(findings[1].ranks, (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(findings[1].message.rfind("waiting at barriers costs 0.013 s of 0.06384 s MPI time (20.4%), mostly in "
+                                        "call path main/MPI_Barrier (0.013 s)",
+                                        0),
+              0u)
+        << findings[1].message;
     EXPECT_NE(findings[1].message.find("because these arrive last: rank 0 (0.013 s)"), std::string::npos)
         << findings[1].message;
     EXPECT_EQ(findings[2].kind, "wait_at_nxn");
