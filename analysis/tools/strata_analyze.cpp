@@ -29,6 +29,7 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -106,7 +107,11 @@ TraceRun run_trace(const std::string& experiment, int size, const trace::Timelin
         return run;
     }
     trace::MpiExchange exchange(MPI_COMM_WORLD);
-    run.report = trace::run_trace_analysis(definitions, exchange, timeline);
+    try {
+        run.report = trace::run_trace_analysis(definitions, exchange, timeline);
+    } catch (const std::length_error& error) {  // thrown on every rank together (message_exchange_mpi.hpp)
+        run.problem = error.what();
+    }
     return run;
 }
 
@@ -172,6 +177,9 @@ int run(const AnalyzeOptions& options, int rank, int size) {
         if (broadcast_status(status) != 0) return 1;
     }
     const TraceRun traced = run_trace(options.experiment, size, timeline);
+    if (!timeline.part.empty() && !traced.problem.empty()) {
+        std::remove(trace::timeline_part(timeline, static_cast<std::size_t>(rank)).c_str());
+    }
     const std::string timeline_file = (std::filesystem::path(output) / "trace.json").string();
     bool timeline_written = false;
     if (rank == 0 && !timeline.part.empty() && traced.problem.empty()) {

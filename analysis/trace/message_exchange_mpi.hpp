@@ -8,9 +8,9 @@
 
 namespace strata::analysis::trace {
 
-/// Exchange on `comm` with MPI_Alltoallv / MPI_Gatherv of MPI_BYTE.  A
-/// buffer must stay below 2 GiB per pair of ranks (MPI's int counts);
-/// larger ones throw std::length_error on the sending rank.
+/// Exchange on `comm` with MPI_Alltoallv / MPI_Gatherv of MPI_BYTE.  What
+/// one rank sends or receives in one call must stay below 2 GiB (MPI's int
+/// counts); otherwise every rank throws std::length_error, together.
 class MpiExchange : public Exchange {
 public:
     explicit MpiExchange(MPI_Comm comm);

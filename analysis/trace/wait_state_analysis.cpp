@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <new>
 #include <set>
 
 #include "trace/byte_codec.hpp"
@@ -97,6 +98,24 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
 }
 
 void TraceShareAnalysis::read() {
+    // Nothing may escape: the other analysis ranks are about to wait for this one in an exchange.
+    std::string problem;
+    try {
+        replay_share();
+    } catch (const std::bad_alloc&) {
+        problem = "out of memory while replaying its locations";
+    } catch (const std::exception& error) {
+        problem = error.what();
+    }
+    if (!problem.empty()) {
+        records_ = ShareRecords{};
+        locations_read_ = 0;
+        records_.skipped.push_back("analysis rank " + std::to_string(me_) + ": " + problem +
+                                   "; its locations were skipped (use more analysis ranks)");
+    }
+}
+
+void TraceShareAnalysis::replay_share() {
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {

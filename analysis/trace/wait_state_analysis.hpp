@@ -70,6 +70,7 @@ private:
         std::int64_t ticks = 0;
         std::uint64_t instances = 0;
     };
+    void replay_share();
     void charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner, Ticks wait);
 
     const TraceDefinitions& definitions_;
