@@ -47,8 +47,14 @@ public:
     std::uint64_t dropped() const { return dropped_; }
     Ticks first_dropped() const { return first_dropped_; }
 
-    /// False when the file could not be written.
+    /// False when the file could not be written (so far).
     bool ok() const { return static_cast<bool>(out_); }
+
+    /// Flushes and closes the part; false when it could not be written.
+    bool finish() {
+        out_.close();
+        return !out_.fail();
+    }
 
 private:
     std::string micros(Ticks t) const;

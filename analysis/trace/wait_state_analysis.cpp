@@ -166,7 +166,7 @@ void TraceShareAnalysis::replay_share() {
             timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
         }
     }
-    if (timeline && !timeline->ok()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
+    if (timeline && !timeline->finish()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
     const OTF2_ErrorCode closed_events = OTF2_Reader_CloseEvtFiles(reader.get());
     if (closed_defs != OTF2_SUCCESS || closed_events != OTF2_SUCCESS) {
