@@ -87,7 +87,7 @@ private:
 
 /// Counts of what could not be used, for the report.
 struct ReplayCounts {
-    std::uint64_t events = 0;              ///< events read
+    std::uint64_t events = 0;              ///< events used (Enter, Leave, MPI); other kinds are skipped
     std::uint64_t unresolved = 0;          ///< MPI events naming an unknown communicator or rank
     std::uint64_t unbalanced = 0;          ///< leaves without a matching enter
     std::uint64_t unterminated = 0;        ///< regions still open at the end of a location
