@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -147,8 +147,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     std::string problem;
     if (profile_present || !trace_present) {
         try {
-            share = analyze_share(profile_path, static_cast<std::size_t>(rank), static_cast<std::size_t>(size),
-                                  options.include_mpi_init);
+            share = analyze_share(profile_path, static_cast<std::size_t>(rank),
+                                  static_cast<std::size_t>(size), options.include_mpi_init);
         } catch (const ProfileError& error) {
             problem = error.what();
         } catch (const std::bad_alloc&) {
@@ -170,7 +170,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
         if (rank == 0) {
             std::filesystem::create_directories(output, ignored);
             if (ignored) {
-                std::cerr << program << output << ": cannot create the directory: " << ignored.message() << '\n';
+                std::cerr << program << output << ": cannot create the directory: " << ignored.message()
+                          << '\n';
                 status = 1;
             }
         }
@@ -183,7 +184,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     const std::string timeline_file = (std::filesystem::path(output) / "trace.json").string();
     bool timeline_written = false;
     if (rank == 0 && !timeline.part.empty() && traced.problem.empty()) {
-        timeline_written = trace::join_timeline(timeline, static_cast<std::size_t>(size), timeline_file + ".tmp");
+        timeline_written =
+            trace::join_timeline(timeline, static_cast<std::size_t>(size), timeline_file + ".tmp");
         if (!timeline_written) {
             std::cerr << program << timeline_file << ".tmp: cannot write the timeline\n";
             std::remove((timeline_file + ".tmp").c_str());
@@ -191,8 +193,9 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     }
     if (!profile_present && !traced.problem.empty()) {
         if (rank == 0) {
-            std::cerr << program << profile_path << ": cannot open: no such file, and the trace cannot be read: "
-                      << traced.problem << '\n';
+            std::cerr << program << profile_path
+                      << ": cannot open: no such file, and the trace cannot be read: " << traced.problem
+                      << '\n';
         }
         return 1;
     }
@@ -218,17 +221,18 @@ int run(const AnalyzeOptions& options, int rank, int size) {
                 AnalysisResult result =
                     finish_analysis(share.profile, share.layout, share.classes, share.partial, context);
                 if (traced.present) {
-                    result.summary.trace = traced.problem.empty() ? trace::summarize(traced.report, timeline_written)
-                                                                  : trace::unreadable(traced.problem);
+                    result.summary.trace = traced.problem.empty()
+                                               ? trace::summarize(traced.report, timeline_written)
+                                               : trace::unreadable(traced.problem);
                 }
                 findings = advise(result, settings.advice);
                 findings.insert(findings.end(), waits.begin(), waits.end());
                 files = render_reports(result, findings, settings);
             } else {
                 findings = waits;
-                files = {{"summary.txt", trace::trace_only_summary(options.experiment,
-                                                                   profile_path + ": no such file", traced.report,
-                                                                   findings, timeline_written)},
+                files = {{"summary.txt",
+                          trace::trace_only_summary(options.experiment, profile_path + ": no such file",
+                                                    traced.report, findings, timeline_written)},
                          {"advice.csv", advice_csv(findings)},
                          {"advice.json", advice_json(findings, settings.advice)}};
             }
@@ -237,7 +241,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             }
             check_output_directory(output, options.force);  // again: another run may have written meanwhile
             write_report_files(output, files);
-            if (timeline_written && std::rename((timeline_file + ".tmp").c_str(), timeline_file.c_str()) == 0) {
+            if (timeline_written &&
+                std::rename((timeline_file + ".tmp").c_str(), timeline_file.c_str()) == 0) {
                 files.emplace_back("trace.json", "");
             } else if (timeline_written) {
                 std::cerr << program << timeline_file << ": cannot write: " << std::strerror(errno) << '\n';

@@ -29,9 +29,10 @@ std::int64_t ClockCorrection::correct(std::uint64_t time) const {
     if (time >= points_.back().first) return static_cast<std::int64_t>(t + points_.back().second);
     // The segment [t1, t2) holding time: the last point at or before it
     // (with the usual two points, the only segment).
-    const auto next = points_.size() == 2 ? points_.begin() + 1
-                                          : std::upper_bound(points_.begin(), points_.end(), time,
-                                                             [](std::uint64_t v, const auto& p) { return v < p.first; });
+    const auto next = points_.size() == 2
+                          ? points_.begin() + 1
+                          : std::upper_bound(points_.begin(), points_.end(), time,
+                                             [](std::uint64_t v, const auto& p) { return v < p.first; });
     const auto& [t1, o1] = *(next - 1);
     const auto& [t2, o2] = *next;
     const __int128 span = static_cast<__int128>(t2) - t1;  // > 0: t1 <= time < t2

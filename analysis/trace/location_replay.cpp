@@ -22,7 +22,8 @@ bool operator==(const MessageKey& a, const MessageKey& b) {
 
 std::uint32_t CallPaths::child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
     // none_id + 1 wraps to 0, so roots and children never share a key.
-    const std::uint64_t key = static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
     const auto found = ids_.find(key);  // find first: emplace would allocate a node on every call
     if (found != ids_.end()) return found->second;
     const auto id = static_cast<std::uint32_t>(names_.size());
@@ -40,7 +41,8 @@ struct Frame {
     Ticks enter = 0;
     std::uint64_t block = 0;  ///< instance id, given when a record needs it
     bool mpi_outermost = false;
-    std::vector<std::pair<int, std::size_t>> pending;  ///< (0 send, 1 receive, 2 collective; index) waiting for X
+    std::vector<std::pair<int, std::size_t>>
+        pending;  ///< (0 send, 1 receive, 2 collective; index) waiting for X
 };
 
 /// The state of one location's replay, passed to OTF2 as user data.
@@ -53,14 +55,16 @@ struct Replay {
     std::vector<Frame> stack;
     std::size_t open_mpi = 0;  ///< open MPI regions that count as MPI time
     std::map<std::uint64_t, std::pair<Ticks, std::uint64_t>> irecv_posts;  ///< request -> (E, position)
-    std::map<std::uint64_t, std::size_t> isends;                            ///< request -> index in sends
+    std::map<std::uint64_t, std::size_t> isends;                           ///< request -> index in sends
     Ticks last = 0;
     std::string problem;
     TimelineWriter* timeline = nullptr;
     std::vector<char> mpi_time;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
 };
 
-Replay& state(void* user) { return *static_cast<Replay*>(user); }
+Replay& state(void* user) {
+    return *static_cast<Replay*>(user);
+}
 
 bool counts_as_mpi_time(const TraceRegion& r) {
     return r.paradigm == OTF2_PARADIGM_MPI && r.name != "MPI_Init" && r.name != "MPI_Init_thread" &&
@@ -89,7 +93,9 @@ void set_block(Replay& s, MessageSide& side, Ticks time, int kind, std::size_t i
     }
 }
 
-Ticks enter_or(Replay& s, Ticks time) { return s.stack.empty() ? time : s.stack.back().enter; }
+Ticks enter_or(Replay& s, Ticks time) {
+    return s.stack.empty() ? time : s.stack.back().enter;
+}
 
 /// The world ranks of a point-to-point event; false (and counted) when they cannot be resolved.
 bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* world) {
@@ -114,7 +120,8 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     Frame f;
     f.region = region;
     f.enter = s.last = s.clock.correct(time);
-    f.callpath = s.out->callpaths.child(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, r.name);
+    f.callpath = s.out->callpaths.child(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath,
+                                        region, r.name);
     const bool mpi = s.mpi_time[region] != 0;
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
@@ -258,8 +265,8 @@ OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void*
 }
 
 OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
-                                    OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm, uint32_t root,
-                                    uint64_t, uint64_t) {
+                                    OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                    uint32_t root, uint64_t, uint64_t) {
     Replay& s = state(user);
     ++s.out->counts.events;
     const Ticks t = s.last = s.clock.correct(time);
@@ -354,8 +361,9 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.timeline = timeline;
     s.mpi_time.reserve(definitions.regions.size());
     for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
-    const std::string where = "location " + std::to_string(location.id) + " (rank " + std::to_string(location.rank) +
-                              ", thread " + std::to_string(location.id & 0xffffffffu) + ")";
+    const std::string where = "location " + std::to_string(location.id) + " (rank " +
+                              std::to_string(location.rank) + ", thread " +
+                              std::to_string(location.id & 0xffffffffu) + ")";
 
     const std::string local = read_local_definitions(reader, location.id, s);
     if (!local.empty()) return where + ": " + local;
@@ -381,9 +389,10 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     while (!s.stack.empty()) close_frame(s, s.last);
     if (timeline != nullptr && timeline->dropped() > 0) {
         char at[48];
-        std::snprintf(at, sizeof at, "%.9g", static_cast<double>(timeline->first_dropped() -
-                                                                  static_cast<Ticks>(definitions.global_offset)) /
-                                                 static_cast<double>(definitions.timer_resolution));
+        std::snprintf(
+            at, sizeof at, "%.9g",
+            static_cast<double>(timeline->first_dropped() - static_cast<Ticks>(definitions.global_offset)) /
+                static_cast<double>(definitions.timer_resolution));
         records.timeline_cut.push_back(where + ": " + std::to_string(timeline->dropped()) +
                                        " slices ending at or after " + at + " s were left out of trace.json");
     }
@@ -415,11 +424,12 @@ std::vector<std::size_t> ordered(std::size_t from, std::size_t size, Less before
 
 void number_records(ShareRecords& records, const RecordMarks& from) {
     const std::pair<std::vector<MessageSide>*, std::size_t> lists[] = {{&records.sends, from.sends},
-                                                                      {&records.receives, from.receives}};
+                                                                       {&records.receives, from.receives}};
     for (const auto& [sides, start] : lists) {
         auto& m = *sides;
         const auto ids = ordered(start, m.size(), [&](std::size_t a, std::size_t b) {
-            return std::tie(m[a].post, m[a].location, m[a].position) < std::tie(m[b].post, m[b].location, m[b].position);
+            return std::tie(m[a].post, m[a].location, m[a].position) <
+                   std::tie(m[b].post, m[b].location, m[b].position);
         });
         std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> next;
         for (std::size_t i : ids) {

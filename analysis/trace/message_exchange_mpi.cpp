@@ -20,7 +20,9 @@ void agree_on_size(bool local_too_large, MPI_Comm comm) {
     if (any != 0) throw std::length_error(too_large);
 }
 
-bool fits(std::size_t bytes) { return bytes <= static_cast<std::size_t>(INT_MAX); }
+bool fits(std::size_t bytes) {
+    return bytes <= static_cast<std::size_t>(INT_MAX);
+}
 
 /// Displacements of `counts`; false when their sum does not fit an int.
 bool displacements(const std::vector<int>& counts, std::vector<int>* at) {
@@ -56,13 +58,14 @@ std::vector<std::string> MpiExchange::all_to_all(const std::vector<std::string>&
     std::vector<int> send_at, receive_at;
     displacements(send_counts, &send_at);
     agree_on_size(!displacements(receive_counts, &receive_at), comm_);
-    std::string receiving(static_cast<std::size_t>(receive_at.back()) + static_cast<std::size_t>(receive_counts.back()),
-                          '\0');
-    MPI_Alltoallv(sending.data(), send_counts.data(), send_at.data(), MPI_BYTE, &receiving[0], receive_counts.data(),
-                  receive_at.data(), MPI_BYTE, comm_);
+    std::string receiving(
+        static_cast<std::size_t>(receive_at.back()) + static_cast<std::size_t>(receive_counts.back()), '\0');
+    MPI_Alltoallv(sending.data(), send_counts.data(), send_at.data(), MPI_BYTE, &receiving[0],
+                  receive_counts.data(), receive_at.data(), MPI_BYTE, comm_);
     std::vector<std::string> inbox(n);
     for (std::size_t r = 0; r < n; ++r) {
-        inbox[r] = receiving.substr(static_cast<std::size_t>(receive_at[r]), static_cast<std::size_t>(receive_counts[r]));
+        inbox[r] = receiving.substr(static_cast<std::size_t>(receive_at[r]),
+                                    static_cast<std::size_t>(receive_counts[r]));
     }
     return inbox;
 }
@@ -80,8 +83,8 @@ std::vector<std::string> MpiExchange::gather(const std::string& mine) {
         if (fit) all.resize(static_cast<std::size_t>(at.back()) + static_cast<std::size_t>(counts.back()));
     }
     agree_on_size(!fit, comm_);
-    MPI_Gatherv(mine.data(), count, MPI_BYTE, rank_ == 0 ? &all[0] : nullptr, counts.data(), at.data(), MPI_BYTE, 0,
-                comm_);
+    MPI_Gatherv(mine.data(), count, MPI_BYTE, rank_ == 0 ? &all[0] : nullptr, counts.data(), at.data(),
+                MPI_BYTE, 0, comm_);
     std::vector<std::string> parts;
     for (std::size_t r = 0; r < counts.size(); ++r) {
         parts.push_back(all.substr(static_cast<std::size_t>(at[r]), static_cast<std::size_t>(counts[r])));

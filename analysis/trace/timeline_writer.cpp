@@ -14,13 +14,20 @@ namespace {
 
 const char* paradigm_category(std::uint32_t paradigm) {
     switch (paradigm) {
-        case OTF2_PARADIGM_USER: return "user";
-        case OTF2_PARADIGM_COMPILER: return "compiler";
-        case OTF2_PARADIGM_MPI: return "mpi";
-        case OTF2_PARADIGM_OPENMP: return "openmp";
-        case OTF2_PARADIGM_CUDA: return "cuda";
-        case OTF2_PARADIGM_MEASUREMENT_SYSTEM: return "measurement";
-        default: return "other";
+        case OTF2_PARADIGM_USER:
+            return "user";
+        case OTF2_PARADIGM_COMPILER:
+            return "compiler";
+        case OTF2_PARADIGM_MPI:
+            return "mpi";
+        case OTF2_PARADIGM_OPENMP:
+            return "openmp";
+        case OTF2_PARADIGM_CUDA:
+            return "cuda";
+        case OTF2_PARADIGM_MEASUREMENT_SYSTEM:
+            return "measurement";
+        default:
+            return "other";
     }
 }
 
@@ -40,17 +47,22 @@ std::string flow_id(const MessageKey& key) {
     return text;
 }
 
-const char* timeline_header() { return "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n"; }
+const char* timeline_header() {
+    return "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
+}
 
-const char* timeline_footer() { return "\n]}\n"; }
+const char* timeline_footer() {
+    return "\n]}\n";
+}
 
-TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& definitions, std::uint64_t slice_cap)
+TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& definitions,
+                               std::uint64_t slice_cap)
     : out_(path, std::ios::binary | std::ios::trunc), definitions_(definitions), cap_(slice_cap) {}
 
 std::string TimelineWriter::micros(Ticks t) const {
     // Microseconds from the trace start; three decimals are whole ns at a 1 GHz timer.
-    const long double us = static_cast<long double>(static_cast<__int128>(t) - definitions_.global_offset) * 1e6L /
-                           static_cast<long double>(definitions_.timer_resolution);
+    const long double us = static_cast<long double>(static_cast<__int128>(t) - definitions_.global_offset) *
+                           1e6L / static_cast<long double>(definitions_.timer_resolution);
     char text[48];
     std::snprintf(text, sizeof text, "%.3Lf", us);
     return text;
@@ -68,15 +80,15 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
     first_dropped_ = no_time;
     const std::string at = where(rank_, thread);
     if (thread == 0) {
-        out_ << ",\n{\"ph\": \"M\", \"name\": \"process_name\", " << at << ", \"args\": {\"name\": \"rank " << rank_
-             << "\"}}";
-        out_ << ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", " << at << ", \"args\": {\"sort_index\": "
-             << rank_ << "}}";
+        out_ << ",\n{\"ph\": \"M\", \"name\": \"process_name\", " << at << ", \"args\": {\"name\": \"rank "
+             << rank_ << "\"}}";
+        out_ << ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", " << at
+             << ", \"args\": {\"sort_index\": " << rank_ << "}}";
     }
-    out_ << ",\n{\"ph\": \"M\", \"name\": \"thread_name\", " << at << ", \"args\": {\"name\": " << json_string(l.name)
-         << "}}";
-    out_ << ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", " << at << ", \"args\": {\"sort_index\": " << thread
-         << "}}";
+    out_ << ",\n{\"ph\": \"M\", \"name\": \"thread_name\", " << at
+         << ", \"args\": {\"name\": " << json_string(l.name) << "}}";
+    out_ << ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", " << at
+         << ", \"args\": {\"sort_index\": " << thread << "}}";
 }
 
 bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
@@ -90,8 +102,9 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
                                  static_cast<long double>(definitions_.timer_resolution);
     char dur[48];
     std::snprintf(dur, sizeof dur, "%.3Lf", duration);
-    out_ << ",\n{\"ph\": \"X\", \"name\": " << json_string(r.name) << ", \"cat\": \"" << paradigm_category(r.paradigm)
-         << "\", \"ts\": " << micros(enter) << ", \"dur\": " << dur << ", " << where(rank_, thread_) << "}";
+    out_ << ",\n{\"ph\": \"X\", \"name\": " << json_string(r.name) << ", \"cat\": \""
+         << paradigm_category(r.paradigm) << "\", \"ts\": " << micros(enter) << ", \"dur\": " << dur << ", "
+         << where(rank_, thread_) << "}";
     return true;
 }
 

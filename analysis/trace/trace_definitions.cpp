@@ -30,7 +30,9 @@ struct RawDefinitions {
     std::string problem;
 };
 
-RawDefinitions& raw(void* user) { return *static_cast<RawDefinitions*>(user); }
+RawDefinitions& raw(void* user) {
+    return *static_cast<RawDefinitions*>(user);
+}
 
 OTF2_CallbackCode on_string(void* user, OTF2_StringRef self, const char* text) {
     raw(user).strings[self] = text != nullptr ? text : "";
@@ -43,9 +45,9 @@ OTF2_CallbackCode on_clock(void* user, uint64_t resolution, uint64_t offset, uin
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_region(void* user, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef, OTF2_StringRef,
-                            OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag, OTF2_StringRef, uint32_t,
-                            uint32_t) {
+OTF2_CallbackCode on_region(void* user, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
+                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag,
+                            OTF2_StringRef, uint32_t, uint32_t) {
     RawDefinitions& r = raw(user);
     // References are dense from 0; anything far beyond the count is damage.
     if (self > (1u << 24)) {
@@ -61,7 +63,8 @@ OTF2_CallbackCode on_region(void* user, OTF2_RegionRef self, OTF2_StringRef name
 }
 
 OTF2_CallbackCode on_location_group(void* user, OTF2_LocationGroupRef self, OTF2_StringRef,
-                                    OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef, OTF2_LocationGroupRef) {
+                                    OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef,
+                                    OTF2_LocationGroupRef) {
     RawDefinitions& r = raw(user);
     r.process_groups[self] = type == OTF2_LOCATION_GROUP_TYPE_PROCESS;
     if (type == OTF2_LOCATION_GROUP_TYPE_PROCESS) r.group_order.push_back(self);
@@ -80,8 +83,8 @@ OTF2_CallbackCode on_location(void* user, OTF2_LocationRef self, OTF2_StringRef 
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type, OTF2_Paradigm paradigm,
-                           OTF2_GroupFlag, uint32_t count, const uint64_t* members) {
+OTF2_CallbackCode on_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type,
+                           OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t count, const uint64_t* members) {
     RawDefinitions& r = raw(user);
     // Only MPI's COMM_LOCATIONS group numbers the ranks; OpenMP (thread
     // teams) and other paradigms have their own.
@@ -93,8 +96,8 @@ OTF2_CallbackCode on_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_comm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group, OTF2_CommRef,
-                          OTF2_CommFlag) {
+OTF2_CallbackCode on_comm(void* user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                          OTF2_CommRef, OTF2_CommFlag) {
     raw(user).comms.emplace_back(self, name, group);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -116,7 +119,8 @@ void resolve(RawDefinitions& r) {
         for (const TraceLocation& l : d.locations) group_of_location[l.id] = l.group;
         for (std::size_t w = 0; w < r.comm_locations.size(); ++w) {
             const auto it = group_of_location.find(r.comm_locations[w]);
-            if (it != group_of_location.end()) rank_of_group.emplace(it->second, static_cast<std::int64_t>(w));
+            if (it != group_of_location.end())
+                rank_of_group.emplace(it->second, static_cast<std::int64_t>(w));
         }
         d.world_size = r.comm_locations.size();
     } else {
@@ -169,13 +173,16 @@ TraceDefinitions read_trace_definitions(const std::string& anchor) {
     r.out = &definitions;
 
     OTF2_GlobalDefReader* defs = OTF2_Reader_GetGlobalDefReader(reader.get());
-    if (defs == nullptr) throw TraceError(anchor + ": cannot open the global definitions (traces.def missing or damaged)");
+    if (defs == nullptr)
+        throw TraceError(anchor + ": cannot open the global definitions (traces.def missing or damaged)");
     OTF2_GlobalDefReaderCallbacks* callbacks = OTF2_GlobalDefReaderCallbacks_New();
     if (callbacks == nullptr) throw TraceError(anchor + ": out of memory");
     OTF2_ErrorCode rc = OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, on_string);
-    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, on_clock);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, on_clock);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, on_region);
-    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, on_location_group);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, on_location_group);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, on_location);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, on_group);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, on_comm);
@@ -187,12 +194,14 @@ TraceDefinitions read_trace_definitions(const std::string& anchor) {
     if (rc == OTF2_SUCCESS) rc = closed;
     if (!r.problem.empty()) throw TraceError(anchor + ": global definitions: " + r.problem);
     if (rc != OTF2_SUCCESS) {
-        throw TraceError(anchor + ": the global definitions (traces.def) cannot be read: " + describe_otf2(rc));
+        throw TraceError(anchor +
+                         ": the global definitions (traces.def) cannot be read: " + describe_otf2(rc));
     }
     if (definitions.timer_resolution == 0) {
         throw TraceError(anchor + ": the global definitions have no clock properties (timer resolution)");
     }
-    if (definitions.locations.empty()) throw TraceError(anchor + ": the global definitions define no locations");
+    if (definitions.locations.empty())
+        throw TraceError(anchor + ": the global definitions define no locations");
     resolve(r);
     return definitions;
 }

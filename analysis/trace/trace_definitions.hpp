@@ -40,8 +40,8 @@ struct TraceRegion {
 /// A location of the archive.
 struct TraceLocation {
     std::uint64_t id = 0;
-    std::uint32_t type = 0;  ///< OTF2_LocationType
-    std::uint32_t group = 0;  ///< location group reference
+    std::uint32_t type = 0;    ///< OTF2_LocationType
+    std::uint32_t group = 0;   ///< location group reference
     std::uint64_t events = 0;  ///< as the definitions say
     std::int64_t rank = -1;    ///< world rank; -1 when the group is not a process
     std::string name;          ///< e.g. "thread 0"
@@ -56,13 +56,13 @@ struct TraceCommunicator {
 
 /// The global definitions.
 struct TraceDefinitions {
-    std::string anchor;                          ///< the anchor file read
-    std::uint64_t timer_resolution = 0;          ///< ticks per second
-    std::uint64_t global_offset = 0;             ///< the start of the trace on rank 0's clock
-    std::vector<TraceRegion> regions;            ///< by OTF2 region reference
-    std::vector<TraceLocation> locations;        ///< in definition order
+    std::string anchor;                            ///< the anchor file read
+    std::uint64_t timer_resolution = 0;            ///< ticks per second
+    std::uint64_t global_offset = 0;               ///< the start of the trace on rank 0's clock
+    std::vector<TraceRegion> regions;              ///< by OTF2 region reference
+    std::vector<TraceLocation> locations;          ///< in definition order
     std::vector<TraceCommunicator> communicators;  ///< by OTF2 communicator reference
-    std::size_t world_size = 0;                  ///< measured ranks
+    std::size_t world_size = 0;                    ///< measured ranks
 
     /// The world rank of `comm_rank` in communicator `comm`; -1 when unknown.
     std::int64_t world_rank(std::uint32_t comm, std::uint32_t comm_rank) const;

@@ -60,10 +60,10 @@ struct MessageSide {
 /// One rank's part in a collective operation.
 struct CollectiveCall {
     std::uint32_t comm = 0;
-    std::uint64_t seq = 0;    ///< per (rank, communicator), in the rank's order
-    std::uint32_t rank = 0;   ///< world rank
-    std::uint32_t op = 0;     ///< OTF2_CollectiveOp
-    std::int64_t root = -1;   ///< world rank of the root, -1 for none
+    std::uint64_t seq = 0;   ///< per (rank, communicator), in the rank's order
+    std::uint32_t rank = 0;  ///< world rank
+    std::uint32_t op = 0;    ///< OTF2_CollectiveOp
+    std::int64_t root = -1;  ///< world rank of the root, -1 for none
     Ticks enter = no_time, exit = no_time;
     std::uint32_t callpath = 0;
     std::uint32_t location = 0;
@@ -87,10 +87,10 @@ private:
 
 /// Counts of what could not be used, for the report.
 struct ReplayCounts {
-    std::uint64_t events = 0;              ///< events used (Enter, Leave, MPI); other kinds are skipped
-    std::uint64_t unresolved = 0;          ///< MPI events naming an unknown communicator or rank
-    std::uint64_t unbalanced = 0;          ///< leaves without a matching enter
-    std::uint64_t unterminated = 0;        ///< regions still open at the end of a location
+    std::uint64_t events = 0;        ///< events used (Enter, Leave, MPI); other kinds are skipped
+    std::uint64_t unresolved = 0;    ///< MPI events naming an unknown communicator or rank
+    std::uint64_t unbalanced = 0;    ///< leaves without a matching enter
+    std::uint64_t unterminated = 0;  ///< regions still open at the end of a location
 };
 
 /// Everything a replay of one analysis rank's share keeps.
@@ -98,9 +98,10 @@ struct ShareRecords {
     std::vector<MessageSide> sends, receives;
     std::vector<CollectiveCall> collectives;
     CallPaths callpaths;
-    std::map<std::uint32_t, Ticks> mpi_time;  ///< world rank -> time in outermost MPI calls (not Init/Finalize)
+    std::map<std::uint32_t, Ticks>
+        mpi_time;  ///< world rank -> time in outermost MPI calls (not Init/Finalize)
     ReplayCounts counts;
-    std::vector<std::string> skipped;  ///< per location that could not be read (fully), why
+    std::vector<std::string> skipped;       ///< per location that could not be read (fully), why
     std::vector<std::string> timeline_cut;  ///< per location whose timeline (trace.json) was cut, where
     std::uint64_t next_block = 1;
 };

@@ -9,14 +9,17 @@ namespace strata::analysis::trace {
 namespace {
 
 std::string note_for(const WaitStateReport& report, bool timeline) {
-    std::string note = "The trace (traces.otf2) was analysed: " + std::to_string(report.locations_read) + " of " +
-                       std::to_string(report.locations) + " locations read completely";
-    if (!report.skipped.empty()) note += "; " + std::to_string(report.skipped.size()) + " problems, listed below";
+    std::string note = "The trace (traces.otf2) was analysed: " + std::to_string(report.locations_read) +
+                       " of " + std::to_string(report.locations) + " locations read completely";
+    if (!report.skipped.empty())
+        note += "; " + std::to_string(report.skipped.size()) + " problems, listed below";
     note += ". The wait states follow Scalasca's definitions (each is printed with its figure).";
     if (timeline) {
         note += " The timeline is in trace.json (Perfetto, chrome://tracing)";
-        note += report.timeline_cut.empty() ? "." : "; it was cut at " + std::to_string(report.timeline_cut.size()) +
-                                                       " locations (--timeline-events), listed below.";
+        note += report.timeline_cut.empty()
+                    ? "."
+                    : "; it was cut at " + std::to_string(report.timeline_cut.size()) +
+                          " locations (--timeline-events), listed below.";
     }
     return note;
 }
@@ -45,7 +48,8 @@ std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitState
 }
 
 std::string trace_only_summary(const std::string& experiment, const std::string& profile_problem,
-                               const WaitStateReport& report, const std::vector<Finding>& findings, bool timeline) {
+                               const WaitStateReport& report, const std::vector<Finding>& findings,
+                               bool timeline) {
     std::string t = "Strata analysis of " + experiment + "\n\n";
     t += "Profile: " + profile_problem +
          "; the profile reports (load balance, POP efficiencies) were not made. What follows comes from the "
@@ -54,7 +58,8 @@ std::string trace_only_summary(const std::string& experiment, const std::string&
     t += waitstates_text(report);
     t += "\nAdvice:\n";
     if (findings.empty()) t += "  No findings: no wait state reaches its threshold of the MPI time.\n";
-    for (std::size_t i = 0; i < findings.size(); ++i) t += "  " + std::to_string(i + 1) + ". " + findings[i].message + "\n";
+    for (std::size_t i = 0; i < findings.size(); ++i)
+        t += "  " + std::to_string(i + 1) + ". " + findings[i].message + "\n";
     return t;
 }
 

@@ -25,6 +25,7 @@ std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitState
 
 /// summary.txt of an experiment without profile.h5: the wait states and the findings.
 std::string trace_only_summary(const std::string& experiment, const std::string& profile_problem,
-                               const WaitStateReport& report, const std::vector<Finding>& findings, bool timeline);
+                               const WaitStateReport& report, const std::vector<Finding>& findings,
+                               bool timeline);
 
 }  // namespace strata::analysis::trace

@@ -40,7 +40,7 @@ struct CallAnswer {
     std::uint64_t seq = 0;
     std::uint32_t rank = 0;
     std::uint8_t complete = 0;
-    Ticks latest = 0;            ///< max over members of E
+    Ticks latest = 0;             ///< max over members of E
     std::int64_t last_rank = -1;  ///< the member with that E (lowest rank on ties)
     Ticks root_enter = no_time;
 };
@@ -49,7 +49,8 @@ enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one };
 
 CollectiveKind kind_of(std::uint32_t op) {
     switch (op) {
-        case OTF2_COLLECTIVE_OP_BARRIER: return CollectiveKind::barrier;
+        case OTF2_COLLECTIVE_OP_BARRIER:
+            return CollectiveKind::barrier;
         case OTF2_COLLECTIVE_OP_ALLREDUCE:
         case OTF2_COLLECTIVE_OP_ALLGATHER:
         case OTF2_COLLECTIVE_OP_ALLGATHERV:
@@ -57,14 +58,18 @@ CollectiveKind kind_of(std::uint32_t op) {
         case OTF2_COLLECTIVE_OP_ALLTOALLV:
         case OTF2_COLLECTIVE_OP_ALLTOALLW:
         case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
-        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK: return CollectiveKind::nxn;
+        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+            return CollectiveKind::nxn;
         case OTF2_COLLECTIVE_OP_BCAST:
         case OTF2_COLLECTIVE_OP_SCATTER:
-        case OTF2_COLLECTIVE_OP_SCATTERV: return CollectiveKind::one_to_all;
+        case OTF2_COLLECTIVE_OP_SCATTERV:
+            return CollectiveKind::one_to_all;
         case OTF2_COLLECTIVE_OP_REDUCE:
         case OTF2_COLLECTIVE_OP_GATHER:
-        case OTF2_COLLECTIVE_OP_GATHERV: return CollectiveKind::all_to_one;
-        default: return CollectiveKind::none;
+        case OTF2_COLLECTIVE_OP_GATHERV:
+            return CollectiveKind::all_to_one;
+        default:
+            return CollectiveKind::none;
     }
 }
 
@@ -72,7 +77,8 @@ CollectiveKind kind_of(std::uint32_t op) {
 
 std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k) {
     // A fixed mix (not std::hash), so the split is the same on every platform.
-    const std::uint64_t mixed = (static_cast<std::uint64_t>(comm) * 0x9E3779B97F4A7C15ull) ^ (seq * 0xC2B2AE3D27D4EB4Full);
+    const std::uint64_t mixed =
+        (static_cast<std::uint64_t>(comm) * 0x9E3779B97F4A7C15ull) ^ (seq * 0xC2B2AE3D27D4EB4Full);
     return static_cast<std::size_t>((mixed >> 17) % k);
 }
 
@@ -121,14 +127,16 @@ void TraceShareAnalysis::replay_share() {
     if (!timeline_.part.empty()) {
         std::size_t cpu_locations = 0;
         for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
-        const std::uint64_t cap = std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
+        const std::uint64_t cap =
+            std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
         timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
         if (!timeline->ok()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     }
     if (locations_.empty()) return;
     Otf2Reader reader(definitions_.anchor);
     if (!reader.ok()) {
-        records_.skipped.push_back(reader.error() + " (analysis rank " + std::to_string(me_) + ": its locations were skipped)");
+        records_.skipped.push_back(reader.error() + " (analysis rank " + std::to_string(me_) +
+                                   ": its locations were skipped)");
         return;
     }
     OTF2_ErrorCode rc = OTF2_SUCCESS;
@@ -160,13 +168,15 @@ void TraceShareAnalysis::replay_share() {
         number_records(records_, marks);
         if (!timeline) continue;
         for (std::size_t m = marks.sends; m < records_.sends.size(); ++m) {
-            if (!records_.sends[m].cancelled) timeline->flow(records_.sends[m], true, thread_of_[records_.sends[m].location]);
+            if (!records_.sends[m].cancelled)
+                timeline->flow(records_.sends[m], true, thread_of_[records_.sends[m].location]);
         }
         for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
             timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
         }
     }
-    if (timeline && !timeline->finish()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
+    if (timeline && !timeline->finish())
+        records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
     const OTF2_ErrorCode closed_events = OTF2_Reader_CloseEvtFiles(reader.get());
     if (closed_defs != OTF2_SUCCESS || closed_events != OTF2_SUCCESS) {
@@ -188,8 +198,8 @@ std::vector<std::string> TraceShareAnalysis::message_outbox() const {
     return boxes;
 }
 
-void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner,
-                                Ticks wait) {
+void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank,
+                                std::int64_t partner, Ticks wait) {
     if (wait <= 0) return;
     RowValue& v = rows_[{static_cast<std::uint8_t>(metric), callpath, rank, partner}];
     v.ticks += wait;
@@ -316,7 +326,8 @@ std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vecto
 }
 
 void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox) {
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, CallAnswer> answers;  // (rank, comm, seq)
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, CallAnswer>
+        answers;  // (rank, comm, seq)
     for (const std::string& box : inbox) {
         ByteReader in(box);
         while (!in.done()) {
@@ -330,22 +341,27 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         const CallAnswer& a = it->second;
         switch (kind_of(c.op)) {
             case CollectiveKind::barrier:
-                charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank, std::min(a.latest, c.exit) - c.enter);
+                charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank,
+                       std::min(a.latest, c.exit) - c.enter);
                 break;
             case CollectiveKind::nxn:
-                charge(WaitMetric::wait_at_nxn, c.callpath, c.rank, a.last_rank, std::min(a.latest, c.exit) - c.enter);
+                charge(WaitMetric::wait_at_nxn, c.callpath, c.rank, a.last_rank,
+                       std::min(a.latest, c.exit) - c.enter);
                 break;
             case CollectiveKind::one_to_all:
                 if (c.root >= 0 && c.rank != c.root && a.root_enter != no_time) {
-                    charge(WaitMetric::late_broadcast, c.callpath, c.rank, c.root, std::min(a.root_enter, c.exit) - c.enter);
+                    charge(WaitMetric::late_broadcast, c.callpath, c.rank, c.root,
+                           std::min(a.root_enter, c.exit) - c.enter);
                 }
                 break;
             case CollectiveKind::all_to_one:
                 if (c.root >= 0 && c.rank == c.root) {
-                    charge(WaitMetric::early_reduce, c.callpath, c.rank, a.last_rank, std::min(a.latest, c.exit) - c.enter);
+                    charge(WaitMetric::early_reduce, c.callpath, c.rank, a.last_rank,
+                           std::min(a.latest, c.exit) - c.enter);
                 }
                 break;
-            case CollectiveKind::none: break;
+            case CollectiveKind::none:
+                break;
         }
     }
 }
@@ -380,11 +396,13 @@ std::string TraceShareAnalysis::partial() const {
     return std::move(w.bytes());
 }
 
-WaitStateReport combine_partials(const std::vector<std::string>& partials, const TraceDefinitions& definitions) {
+WaitStateReport combine_partials(const std::vector<std::string>& partials,
+                                 const TraceDefinitions& definitions) {
     WaitStateReport report;
     report.timer_resolution = definitions.timer_resolution;
     report.ranks = trace_rank_layout(definitions).ranks.size();
-    std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>, std::pair<std::int64_t, std::uint64_t>>
+    std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>,
+             std::pair<std::int64_t, std::uint64_t>>
         rows;
     for (const std::string& p : partials) {
         ByteReader in(p);
@@ -472,7 +490,8 @@ bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std
 WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
                                    const TimelineOptions& timeline) {
     TraceShareAnalysis share(definitions, exchange.rank(), exchange.size());
-    if (!timeline.part.empty()) share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
+    if (!timeline.part.empty())
+        share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
     share.read();
     share.message_inbox(exchange.all_to_all(share.message_outbox()));
     const std::vector<std::string> calls = exchange.all_to_all(share.collective_outbox());

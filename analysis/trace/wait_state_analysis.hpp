@@ -38,14 +38,15 @@ namespace strata::analysis::trace {
 
 /// Where one analysis rank writes its part of trace.json ("" : no timeline).
 struct TimelineOptions {
-    std::string part;           ///< this rank's part file
-    std::uint64_t events = 0;   ///< slices in the whole timeline at most (split evenly over the locations)
+    std::string part;          ///< this rank's part file
+    std::uint64_t events = 0;  ///< slices in the whole timeline at most (split evenly over the locations)
 };
 
 /// One analysis rank's part of the trace analysis.
 class TraceShareAnalysis {
 public:
-    TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank, std::size_t analysis_ranks);
+    TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank,
+                       std::size_t analysis_ranks);
 
     /// Also writes this share's part of trace.json during read().
     void write_timeline(const TimelineOptions& options) { timeline_ = options; }
@@ -71,12 +72,13 @@ private:
         std::uint64_t instances = 0;
     };
     void replay_share();
-    void charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner, Ticks wait);
+    void charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner,
+                Ticks wait);
 
     const TraceDefinitions& definitions_;
     std::size_t me_, k_;
-    std::vector<std::int64_t> owner_of_rank_;  ///< world rank -> analysis rank, -1 none
-    std::vector<std::size_t> locations_;       ///< this share's locations, by rank, then thread
+    std::vector<std::int64_t> owner_of_rank_;       ///< world rank -> analysis rank, -1 none
+    std::vector<std::size_t> locations_;            ///< this share's locations, by rank, then thread
     std::map<std::size_t, std::size_t> thread_of_;  ///< location -> its position among its rank's locations
     TimelineOptions timeline_;
     ShareRecords records_;
@@ -89,7 +91,8 @@ private:
 std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k);
 
 /// Combines every rank's partial() into the report.
-WaitStateReport combine_partials(const std::vector<std::string>& partials, const TraceDefinitions& definitions);
+WaitStateReport combine_partials(const std::vector<std::string>& partials,
+                                 const TraceDefinitions& definitions);
 
 /// Runs every phase over `exchange`; the report on rank 0 (empty elsewhere).
 /// With `timeline.part` set, each rank writes its part of trace.json there

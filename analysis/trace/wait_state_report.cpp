@@ -11,9 +11,13 @@ namespace strata::analysis::trace {
 
 namespace {
 
-WaitMetric metric_at(std::size_t i) { return static_cast<WaitMetric>(i); }
+WaitMetric metric_at(std::size_t i) {
+    return static_cast<WaitMetric>(i);
+}
 
-std::string seconds_text(const WaitStateReport& r, std::int64_t ticks) { return format_number(r.seconds(ticks)); }
+std::string seconds_text(const WaitStateReport& r, std::int64_t ticks) {
+    return format_number(r.seconds(ticks));
+}
 
 /// Per call path and per partner, the ticks of one metric, largest first (ties by name / rank).
 struct Breakdown {
@@ -41,7 +45,8 @@ Breakdown breakdown(const WaitStateReport& r, WaitMetric metric) {
 
 std::string counts_json(const WaitStateReport& r) {
     const TraceCounts& c = r.counts;
-    return "{\"events\": " + std::to_string(c.events) + ", \"messages_matched\": " + std::to_string(c.messages_matched) +
+    return "{\"events\": " + std::to_string(c.events) +
+           ", \"messages_matched\": " + std::to_string(c.messages_matched) +
            ", \"sends_unmatched\": " + std::to_string(c.sends_unmatched) +
            ", \"receives_unmatched\": " + std::to_string(c.receives_unmatched) +
            ", \"clock_violations\": " + std::to_string(c.clock_violations) +
@@ -63,33 +68,36 @@ std::string skipped_json(const WaitStateReport& r) {
 std::string waitstates_csv(const WaitStateReport& r) {
     std::string t = "metric,callpath,rank,partner,time_s,instances\n";
     for (const WaitStateRow& row : r.rows) {
-        t += std::string(metric_name(row.metric)) + "," + csv_field(row.callpath) + "," + std::to_string(row.rank) + "," +
-             (row.partner >= 0 ? std::to_string(row.partner) : "") + "," + seconds_text(r, row.ticks) + "," +
-             std::to_string(row.instances) + "\n";
+        t += std::string(metric_name(row.metric)) + "," + csv_field(row.callpath) + "," +
+             std::to_string(row.rank) + "," + (row.partner >= 0 ? std::to_string(row.partner) : "") + "," +
+             seconds_text(r, row.ticks) + "," + std::to_string(row.instances) + "\n";
     }
     return t;
 }
 
 std::string waitstates_summary_json(const WaitStateReport& r) {
-    std::string t = "{\"mpi_time_s\": " + seconds_text(r, r.mpi_ticks) + ", \"locations\": " +
-                    std::to_string(r.locations) + ", \"locations_read\": " + std::to_string(r.locations_read) +
-                    ", \"totals\": {";
+    std::string t = "{\"mpi_time_s\": " + seconds_text(r, r.mpi_ticks) +
+                    ", \"locations\": " + std::to_string(r.locations) +
+                    ", \"locations_read\": " + std::to_string(r.locations_read) + ", \"totals\": {";
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
-        t += std::string(m > 0 ? ", " : "") + json_string(metric_name(metric_at(m))) + ": {\"time_s\": " +
-             seconds_text(r, r.total_ticks[m]) + ", \"instances\": " + std::to_string(r.total_instances[m]) +
+        t += std::string(m > 0 ? ", " : "") + json_string(metric_name(metric_at(m))) +
+             ": {\"time_s\": " + seconds_text(r, r.total_ticks[m]) +
+             ", \"instances\": " + std::to_string(r.total_instances[m]) +
              ", \"definition\": " + json_string(metric_definition(metric_at(m))) + "}";
     }
     std::string cut = "[";
-    for (std::size_t i = 0; i < r.timeline_cut.size(); ++i) cut += (i > 0 ? ", " : "") + json_string(r.timeline_cut[i]);
-    return t + "}, \"counts\": " + counts_json(r) + ", \"skipped\": " + skipped_json(r) + ", \"timeline_cut\": " +
-           cut + "]}";
+    for (std::size_t i = 0; i < r.timeline_cut.size(); ++i)
+        cut += (i > 0 ? ", " : "") + json_string(r.timeline_cut[i]);
+    return t + "}, \"counts\": " + counts_json(r) + ", \"skipped\": " + skipped_json(r) +
+           ", \"timeline_cut\": " + cut + "]}";
 }
 
 std::string waitstates_json(const WaitStateReport& r) {
     std::string t = "{\n  \"report\": \"waitstates\",\n";
-    t += "  \"definitions\": {\"times\": \"seconds on rank 0's clock: each location's timestamps corrected by "
-         "linear interpolation between its ClockOffset points\", \"mpi_time\": \"time in outermost MPI calls "
-         "summed over all ranks, MPI_Init/MPI_Init_thread/MPI_Finalize apart\"},\n";
+    t +=
+        "  \"definitions\": {\"times\": \"seconds on rank 0's clock: each location's timestamps corrected by "
+        "linear interpolation between its ClockOffset points\", \"mpi_time\": \"time in outermost MPI calls "
+        "summed over all ranks, MPI_Init/MPI_Init_thread/MPI_Finalize apart\"},\n";
     t += "  \"timer_resolution\": " + std::to_string(r.timer_resolution) + ",\n";
     t += "  \"ranks\": " + std::to_string(r.ranks) + ",\n";
     t += "  \"summary\": " + waitstates_summary_json(r) + ",\n";
@@ -99,7 +107,8 @@ std::string waitstates_json(const WaitStateReport& r) {
         t += std::string(i > 0 ? "," : "") + "\n    {\"metric\": " + json_string(metric_name(row.metric)) +
              ", \"callpath\": " + json_string(row.callpath) + ", \"rank\": " + std::to_string(row.rank) +
              ", \"partner\": " + (row.partner >= 0 ? std::to_string(row.partner) : "null") +
-             ", \"time_s\": " + seconds_text(r, row.ticks) + ", \"instances\": " + std::to_string(row.instances) + "}";
+             ", \"time_s\": " + seconds_text(r, row.ticks) +
+             ", \"instances\": " + std::to_string(row.instances) + "}";
     }
     t += r.rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return t;
@@ -109,8 +118,8 @@ std::string waitstates_summary_csv(const WaitStateReport& r) {
     std::string t = "wait_states,mpi_time," + seconds_text(r, r.mpi_ticks) +
                     ",s,time in outermost MPI calls summed over all ranks (MPI_Init/Finalize apart)\n";
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
-        t += std::string("wait_states,") + metric_name(metric_at(m)) + "," + seconds_text(r, r.total_ticks[m]) + ",s," +
-             csv_field(metric_definition(metric_at(m))) + "\n";
+        t += std::string("wait_states,") + metric_name(metric_at(m)) + "," +
+             seconds_text(r, r.total_ticks[m]) + ",s," + csv_field(metric_definition(metric_at(m))) + "\n";
     }
     return t;
 }
@@ -129,11 +138,12 @@ std::string waitstates_text(const WaitStateReport& r) {
         t += "      " + std::string(metric_definition(metric)) + "\n";
     }
     const TraceCounts& c = r.counts;
-    t += "  Messages matched " + std::to_string(c.messages_matched) + " (unmatched: " +
-         std::to_string(c.sends_unmatched) + " sends, " + std::to_string(c.receives_unmatched) +
-         " receives); clock-condition violations " + std::to_string(c.clock_violations) +
-         "; collectives matched " + std::to_string(c.collectives_matched) + " (incomplete " +
-         std::to_string(c.collectives_incomplete) + ")\n";
+    t += "  Messages matched " + std::to_string(c.messages_matched) +
+         " (unmatched: " + std::to_string(c.sends_unmatched) + " sends, " +
+         std::to_string(c.receives_unmatched) + " receives); clock-condition violations " +
+         std::to_string(c.clock_violations) + "; collectives matched " +
+         std::to_string(c.collectives_matched) + " (incomplete " + std::to_string(c.collectives_incomplete) +
+         ")\n";
     t += "  Locations read " + std::to_string(r.locations_read) + " of " + std::to_string(r.locations) + "\n";
     for (const std::string& s : r.skipped) t += "  Skipped: " + s + "\n";
     for (const std::string& s : r.timeline_cut) t += "  Timeline cut: " + s + "\n";
@@ -164,19 +174,29 @@ std::vector<Finding> wait_state_findings(const WaitStateReport& r, double thresh
         for (std::size_t i = 0; i < b.partners.size() && i < 3; ++i) {
             if (b.partners[i].first < 0) continue;
             f.ranks.push_back(b.partners[i].first);
-            partners += std::string(partners.empty() ? "" : ", ") + "rank " + std::to_string(b.partners[i].first) +
-                        " (" + text_seconds(r.seconds(b.partners[i].second)) + ")";
+            partners += std::string(partners.empty() ? "" : ", ") + "rank " +
+                        std::to_string(b.partners[i].first) + " (" +
+                        text_seconds(r.seconds(b.partners[i].second)) + ")";
         }
-        const bool dominant = std::max_element(r.total_ticks.begin(), r.total_ticks.end()) - r.total_ticks.begin() ==
-                              static_cast<std::ptrdiff_t>(m);
+        const bool dominant =
+            std::max_element(r.total_ticks.begin(), r.total_ticks.end()) - r.total_ticks.begin() ==
+            static_cast<std::ptrdiff_t>(m);
         std::string blame;
         switch (metric) {
-            case WaitMetric::late_sender: blame = "; the late senders: " + partners; break;
-            case WaitMetric::late_receiver: blame = "; the late receivers: " + partners; break;
+            case WaitMetric::late_sender:
+                blame = "; the late senders: " + partners;
+                break;
+            case WaitMetric::late_receiver:
+                blame = "; the late receivers: " + partners;
+                break;
             case WaitMetric::wait_at_barrier:
             case WaitMetric::wait_at_nxn:
-            case WaitMetric::early_reduce: blame = "; ranks wait because these arrive last: " + partners; break;
-            case WaitMetric::late_broadcast: blame = "; the late roots: " + partners; break;
+            case WaitMetric::early_reduce:
+                blame = "; ranks wait because these arrive last: " + partners;
+                break;
+            case WaitMetric::late_broadcast:
+                blame = "; the late roots: " + partners;
+                break;
         }
         // "dominate" only for half of the MPI time or more; the largest below that is said to be the largest.
         const bool plural = metric != WaitMetric::wait_at_barrier && metric != WaitMetric::wait_at_nxn;
@@ -186,10 +206,10 @@ std::vector<Finding> wait_state_findings(const WaitStateReport& r, double thresh
         } else if (dominant) {
             verb = plural ? " are the largest wait state: " : " is the largest wait state: ";
         }
-        f.message = std::string(metric_words(metric)) + verb +
-                    text_seconds(total_s) + " of " + text_seconds(mpi_s) + " MPI time (" + text_percent(share) +
-                    "), mostly in call path " + f.callpath + " (" + text_seconds(r.seconds(b.callpaths.front().second)) +
-                    ")" + blame + " [" + metric_definition(metric) + "]";
+        f.message = std::string(metric_words(metric)) + verb + text_seconds(total_s) + " of " +
+                    text_seconds(mpi_s) + " MPI time (" + text_percent(share) + "), mostly in call path " +
+                    f.callpath + " (" + text_seconds(r.seconds(b.callpaths.front().second)) + ")" + blame +
+                    " [" + metric_definition(metric) + "]";
         findings.push_back(std::move(f));
     }
     return findings;

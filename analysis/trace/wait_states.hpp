@@ -5,11 +5,12 @@
 //
 //   metric            where it is charged     time
 //   late_sender       receiver's blocking call min(E_send, X_recv) - E_recv; a Waitall: the latest sender
-//   late_receiver     sender's blocking call   E_recv - E_send, when the send ended after the receive was posted
-//   wait_at_barrier   every rank               min(max_q E_q, X_p) - E_p        (MPI_Barrier)
-//   wait_at_nxn       every rank               the same (Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter)
-//   late_broadcast    every rank but the root  min(E_root, X_p) - E_p            (Bcast, Scatter(v))
-//   early_reduce      the root only            min(max_q E_q, X_root) - E_root   (Reduce, Gather(v))
+//   late_receiver     sender's blocking call   E_recv - E_send, when the send ended after the receive was
+//   posted wait_at_barrier   every rank               min(max_q E_q, X_p) - E_p        (MPI_Barrier)
+//   wait_at_nxn       every rank               the same (Allreduce, Allgather(v), Alltoall(v,w),
+//   Reduce_scatter) late_broadcast    every rank but the root  min(E_root, X_p) - E_p            (Bcast,
+//   Scatter(v)) early_reduce      the root only            min(max_q E_q, X_root) - E_root   (Reduce,
+//   Gather(v))
 //
 // Only positive waits count.  "partner" is the rank the wait is blamed on:
 // the (latest) sender, the receiver, the last rank to arrive (lowest rank on
@@ -58,8 +59,8 @@ struct TraceCounts {
     std::uint64_t messages_matched = 0;
     std::uint64_t sends_unmatched = 0;
     std::uint64_t receives_unmatched = 0;
-    std::uint64_t clock_violations = 0;  ///< receives that ended before their send began
-    std::uint64_t collectives_matched = 0;    ///< instances (communicator, sequence) complete
+    std::uint64_t clock_violations = 0;        ///< receives that ended before their send began
+    std::uint64_t collectives_matched = 0;     ///< instances (communicator, sequence) complete
     std::uint64_t collectives_incomplete = 0;  ///< instances missing a member or mixing operations
     std::uint64_t unresolved = 0;
     std::uint64_t unbalanced = 0;
@@ -71,12 +72,12 @@ struct WaitStateReport {
     std::uint64_t timer_resolution = 1;  ///< ticks per second
     std::size_t ranks = 0;               ///< measured ranks with a CPU location
     std::size_t locations = 0, locations_read = 0;
-    std::vector<WaitStateRow> rows;      ///< by metric, call path, rank, partner
+    std::vector<WaitStateRow> rows;  ///< by metric, call path, rank, partner
     std::array<std::int64_t, wait_metric_count> total_ticks{};
     std::array<std::uint64_t, wait_metric_count> total_instances{};
     std::int64_t mpi_ticks = 0;  ///< time in outermost MPI calls, MPI_Init/Finalize apart, all ranks
     TraceCounts counts;
-    std::vector<std::string> skipped;  ///< what could not be read, sorted
+    std::vector<std::string> skipped;       ///< what could not be read, sorted
     std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
 
     double seconds(std::int64_t ticks) const;

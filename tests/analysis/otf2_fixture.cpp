@@ -12,14 +12,32 @@ namespace strata::analysis::test {
 
 namespace {
 
-enum Kind { k_enter, k_leave, k_send, k_recv, k_isend, k_isend_complete, k_irecv_request, k_irecv, k_begin, k_end,
-            k_parameter, k_fork, k_join, k_team_begin, k_team_end };
+enum Kind {
+    k_enter,
+    k_leave,
+    k_send,
+    k_recv,
+    k_isend,
+    k_isend_complete,
+    k_irecv_request,
+    k_irecv,
+    k_begin,
+    k_end,
+    k_parameter,
+    k_fork,
+    k_join,
+    k_team_begin,
+    k_team_end
+};
 
-OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { return OTF2_FLUSH; }
+OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
+    return OTF2_FLUSH;
+}
 const OTF2_FlushCallbacks flush_callbacks = {pre_flush, nullptr};
 
 void check(OTF2_ErrorCode rc, const char* what) {
-    if (rc != OTF2_SUCCESS) throw std::runtime_error(std::string("OTF2 fixture: ") + what + ": " + OTF2_Error_GetName(rc));
+    if (rc != OTF2_SUCCESS)
+        throw std::runtime_error(std::string("OTF2 fixture: ") + what + ": " + OTF2_Error_GetName(rc));
 }
 
 constexpr std::uint64_t ms = 1000000;  // ns
@@ -47,7 +65,8 @@ std::uint32_t TraceBuilder::mpi_region(const std::string& name) {
     return region(name, role, OTF2_PARADIGM_MPI);
 }
 
-std::uint32_t TraceBuilder::communicator(const std::string& name, const std::vector<std::uint32_t>& world_ranks) {
+std::uint32_t TraceBuilder::communicator(const std::string& name,
+                                         const std::vector<std::uint32_t>& world_ranks) {
     comms_.push_back({name, world_ranks});
     return static_cast<std::uint32_t>(comms_.size() - 1);
 }
@@ -59,7 +78,9 @@ std::uint32_t TraceBuilder::thread_team(std::uint32_t rank, std::uint32_t thread
     return static_cast<std::uint32_t>(comms_.size() - 1);
 }
 
-void TraceBuilder::clock_offset(std::uint32_t rank, std::int64_t offset_ns) { offsets_.at(rank) = offset_ns; }
+void TraceBuilder::clock_offset(std::uint32_t rank, std::int64_t offset_ns) {
+    offsets_.at(rank) = offset_ns;
+}
 
 void TraceBuilder::add(std::uint32_t rank, int kind, std::uint64_t t, std::uint64_t a, std::uint64_t b,
                        std::uint64_t c, std::uint64_t d, std::uint32_t thread) {
@@ -67,27 +88,39 @@ void TraceBuilder::add(std::uint32_t rank, int kind, std::uint64_t t, std::uint6
     events_[{rank, thread}].push_back(Event{kind, t, a, b, c, d});
 }
 
-void TraceBuilder::fork(std::uint32_t rank, std::uint64_t t, std::uint32_t threads) { add(rank, k_fork, t, threads); }
-void TraceBuilder::join(std::uint32_t rank, std::uint64_t t) { add(rank, k_join, t); }
+void TraceBuilder::fork(std::uint32_t rank, std::uint64_t t, std::uint32_t threads) {
+    add(rank, k_fork, t, threads);
+}
+void TraceBuilder::join(std::uint32_t rank, std::uint64_t t) {
+    add(rank, k_join, t);
+}
 void TraceBuilder::team_begin(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team) {
     add(rank, k_team_begin, t, team, 0, 0, 0, thread);
 }
 void TraceBuilder::team_end(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team) {
     add(rank, k_team_end, t, team, 0, 0, 0, thread);
 }
-void TraceBuilder::thread_enter(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region) {
+void TraceBuilder::thread_enter(std::uint32_t rank, std::uint32_t thread, std::uint64_t t,
+                                std::uint32_t region) {
     add(rank, k_enter, t, region, 0, 0, 0, thread);
 }
-void TraceBuilder::thread_leave(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region) {
+void TraceBuilder::thread_leave(std::uint32_t rank, std::uint32_t thread, std::uint64_t t,
+                                std::uint32_t region) {
     add(rank, k_leave, t, region, 0, 0, 0, thread);
 }
 
-void TraceBuilder::enter(std::uint32_t rank, std::uint64_t t, std::uint32_t region) { add(rank, k_enter, t, region); }
-void TraceBuilder::leave(std::uint32_t rank, std::uint64_t t, std::uint32_t region) { add(rank, k_leave, t, region); }
-void TraceBuilder::send(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint32_t comm) {
+void TraceBuilder::enter(std::uint32_t rank, std::uint64_t t, std::uint32_t region) {
+    add(rank, k_enter, t, region);
+}
+void TraceBuilder::leave(std::uint32_t rank, std::uint64_t t, std::uint32_t region) {
+    add(rank, k_leave, t, region);
+}
+void TraceBuilder::send(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+                        std::uint32_t comm) {
     add(rank, k_send, t, peer, tag, comm);
 }
-void TraceBuilder::recv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint32_t comm) {
+void TraceBuilder::recv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+                        std::uint32_t comm) {
     add(rank, k_recv, t, peer, tag, comm);
 }
 void TraceBuilder::isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
@@ -140,9 +173,10 @@ void TraceBuilder::blocking_recv(std::uint32_t rank, std::uint32_t region, std::
 
 void TraceBuilder::write(const std::string& directory) const {
     std::filesystem::create_directories(directory);
-    OTF2_Archive* archive = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
-                                              OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (archive == nullptr) throw std::runtime_error("OTF2 fixture: cannot create the archive in " + directory);
+    OTF2_Archive* archive = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20,
+                                              4 << 20, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (archive == nullptr)
+        throw std::runtime_error("OTF2 fixture: cannot create the archive in " + directory);
     check(OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, nullptr), "flush callbacks");
     check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "collective callbacks");
     check(OTF2_Archive_OpenEvtFiles(archive), "opening the event files");
@@ -157,21 +191,28 @@ void TraceBuilder::write(const std::string& directory) const {
         if (w == nullptr) throw std::runtime_error("OTF2 fixture: no event writer");
         // In time order (OTF2 requires it); events at the same time keep the order they were given in.
         std::vector<Event> events = given;
-        std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.t < b.t; });
+        std::stable_sort(events.begin(), events.end(),
+                         [](const Event& a, const Event& b) { return a.t < b.t; });
         for (const Event& e : events) {
             // The rank's local clock: true time minus its offset.
             const auto t = static_cast<OTF2_TimeStamp>(static_cast<std::int64_t>(e.t) - offsets_[r]);
             end = std::max<std::uint64_t>(end, e.t);
             const auto comm = static_cast<OTF2_CommRef>(e.c);
             switch (e.kind) {
-                case k_enter: check(OTF2_EvtWriter_Enter(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Enter"); break;
-                case k_leave: check(OTF2_EvtWriter_Leave(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Leave"); break;
+                case k_enter:
+                    check(OTF2_EvtWriter_Enter(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Enter");
+                    break;
+                case k_leave:
+                    check(OTF2_EvtWriter_Leave(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Leave");
+                    break;
                 case k_send:
-                    check(OTF2_EvtWriter_MpiSend(w, nullptr, t, static_cast<uint32_t>(e.a), comm, static_cast<uint32_t>(e.b), 8),
+                    check(OTF2_EvtWriter_MpiSend(w, nullptr, t, static_cast<uint32_t>(e.a), comm,
+                                                 static_cast<uint32_t>(e.b), 8),
                           "MpiSend");
                     break;
                 case k_recv:
-                    check(OTF2_EvtWriter_MpiRecv(w, nullptr, t, static_cast<uint32_t>(e.a), comm, static_cast<uint32_t>(e.b), 8),
+                    check(OTF2_EvtWriter_MpiRecv(w, nullptr, t, static_cast<uint32_t>(e.a), comm,
+                                                 static_cast<uint32_t>(e.b), 8),
                           "MpiRecv");
                     break;
                 case k_isend:
@@ -179,29 +220,46 @@ void TraceBuilder::write(const std::string& directory) const {
                                                   static_cast<uint32_t>(e.b), 8, e.d),
                           "MpiIsend");
                     break;
-                case k_isend_complete: check(OTF2_EvtWriter_MpiIsendComplete(w, nullptr, t, e.a), "MpiIsendComplete"); break;
-                case k_irecv_request: check(OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, e.a), "MpiIrecvRequest"); break;
+                case k_isend_complete:
+                    check(OTF2_EvtWriter_MpiIsendComplete(w, nullptr, t, e.a), "MpiIsendComplete");
+                    break;
+                case k_irecv_request:
+                    check(OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, e.a), "MpiIrecvRequest");
+                    break;
                 case k_irecv:
                     check(OTF2_EvtWriter_MpiIrecv(w, nullptr, t, static_cast<uint32_t>(e.a), comm,
                                                   static_cast<uint32_t>(e.b), 8, e.d),
                           "MpiIrecv");
                     break;
-                case k_begin: check(OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t), "MpiCollectiveBegin"); break;
+                case k_begin:
+                    check(OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, t), "MpiCollectiveBegin");
+                    break;
                 case k_end:
                     check(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, static_cast<OTF2_CollectiveOp>(e.a),
-                                                          static_cast<OTF2_CommRef>(e.b), static_cast<uint32_t>(e.c), 8, 8),
+                                                          static_cast<OTF2_CommRef>(e.b),
+                                                          static_cast<uint32_t>(e.c), 8, 8),
                           "MpiCollectiveEnd");
                     break;
                 case k_parameter:
-                    check(OTF2_EvtWriter_ParameterInt(w, nullptr, t, 0, static_cast<int64_t>(e.a)), "ParameterInt");
+                    check(OTF2_EvtWriter_ParameterInt(w, nullptr, t, 0, static_cast<int64_t>(e.a)),
+                          "ParameterInt");
                     break;
                 case k_fork:
-                    check(OTF2_EvtWriter_ThreadFork(w, nullptr, t, OTF2_PARADIGM_OPENMP, static_cast<uint32_t>(e.a)),
+                    check(OTF2_EvtWriter_ThreadFork(w, nullptr, t, OTF2_PARADIGM_OPENMP,
+                                                    static_cast<uint32_t>(e.a)),
                           "ThreadFork");
                     break;
-                case k_join: check(OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP), "ThreadJoin"); break;
-                case k_team_begin: check(OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)), "ThreadTeamBegin"); break;
-                case k_team_end: check(OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)), "ThreadTeamEnd"); break;
+                case k_join:
+                    check(OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP), "ThreadJoin");
+                    break;
+                case k_team_begin:
+                    check(OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)),
+                          "ThreadTeamBegin");
+                    break;
+                case k_team_end:
+                    check(OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)),
+                          "ThreadTeamEnd");
+                    break;
             }
             ++counts[location];
         }
@@ -225,7 +283,8 @@ void TraceBuilder::write(const std::string& directory) const {
 
     OTF2_GlobalDefWriter* g = OTF2_Archive_GetGlobalDefWriter(archive);
     if (g == nullptr) throw std::runtime_error("OTF2 fixture: no global definition writer");
-    check(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, end, OTF2_UNDEFINED_TIMESTAMP), "ClockProperties");
+    check(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000, 0, end, OTF2_UNDEFINED_TIMESTAMP),
+          "ClockProperties");
     std::vector<std::string> strings = {""};
     auto string = [&](const std::string& s) {
         strings.push_back(s);
@@ -236,28 +295,33 @@ void TraceBuilder::write(const std::string& directory) const {
     for (const Comm& c : comms_) comm_names.push_back(string(c.name));
     for (std::uint32_t r = 0; r < ranks_; ++r) rank_names.push_back(string("rank " + std::to_string(r)));
     std::map<std::pair<std::uint32_t, std::uint32_t>, OTF2_StringRef> thread_names;
-    for (const auto& entry : events_) thread_names[entry.first] = string("thread " + std::to_string(entry.first.second));
-    const OTF2_StringRef host = string("host"), node = string("node"), all = string("MPI ranks"), param = string("n");
+    for (const auto& entry : events_)
+        thread_names[entry.first] = string("thread " + std::to_string(entry.first.second));
+    const OTF2_StringRef host = string("host"), node = string("node"), all = string("MPI ranks"),
+                         param = string("n");
     for (std::size_t i = 0; i < strings.size(); ++i) {
-        check(OTF2_GlobalDefWriter_WriteString(g, static_cast<OTF2_StringRef>(i), strings[i].c_str()), "String");
+        check(OTF2_GlobalDefWriter_WriteString(g, static_cast<OTF2_StringRef>(i), strings[i].c_str()),
+              "String");
     }
     for (std::size_t i = 0; i < regions_.size(); ++i) {
-        check(OTF2_GlobalDefWriter_WriteRegion(g, static_cast<OTF2_RegionRef>(i), region_names[i], region_names[i], 0,
-                                               static_cast<OTF2_RegionRole>(regions_[i].role),
-                                               static_cast<OTF2_Paradigm>(regions_[i].paradigm), OTF2_REGION_FLAG_NONE,
-                                               0, 0, 0),
+        check(OTF2_GlobalDefWriter_WriteRegion(
+                  g, static_cast<OTF2_RegionRef>(i), region_names[i], region_names[i], 0,
+                  static_cast<OTF2_RegionRole>(regions_[i].role),
+                  static_cast<OTF2_Paradigm>(regions_[i].paradigm), OTF2_REGION_FLAG_NONE, 0, 0, 0),
               "Region");
     }
     check(OTF2_GlobalDefWriter_WriteParameter(g, 0, param, OTF2_PARAMETER_TYPE_INT64), "Parameter");
-    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, host, node, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "SystemTreeNode");
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, host, node, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+          "SystemTreeNode");
     for (std::uint32_t r = 0; r < ranks_; ++r) {
-        check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, rank_names[r], OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-                                                      OTF2_UNDEFINED_LOCATION_GROUP),
+        check(OTF2_GlobalDefWriter_WriteLocationGroup(g, r, rank_names[r], OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                      0, OTF2_UNDEFINED_LOCATION_GROUP),
               "LocationGroup");
     }
     for (const auto& [location, events] : events_) {
         check(OTF2_GlobalDefWriter_WriteLocation(g, location_id(location), thread_names[location],
-                                                 OTF2_LOCATION_TYPE_CPU_THREAD, counts[location], location.first),
+                                                 OTF2_LOCATION_TYPE_CPU_THREAD, counts[location],
+                                                 location.first),
               "Location");
     }
     std::vector<std::uint64_t> firsts;
@@ -274,10 +338,11 @@ void TraceBuilder::write(const std::string& directory) const {
             // The team's own locations group; the team's members index it.
             paradigm = OTF2_PARADIGM_OPENMP;
             std::vector<std::uint64_t> threads;
-            for (std::uint32_t t : comm.members) threads.push_back(static_cast<std::uint64_t>(comm.team_rank) << 32 | t);
-            check(OTF2_GlobalDefWriter_WriteGroup(g, next_group++, comm_names[c], OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                                  OTF2_PARADIGM_OPENMP, OTF2_GROUP_FLAG_NONE,
-                                                  static_cast<uint32_t>(threads.size()), threads.data()),
+            for (std::uint32_t t : comm.members)
+                threads.push_back(static_cast<std::uint64_t>(comm.team_rank) << 32 | t);
+            check(OTF2_GlobalDefWriter_WriteGroup(
+                      g, next_group++, comm_names[c], OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+                      OTF2_GROUP_FLAG_NONE, static_cast<uint32_t>(threads.size()), threads.data()),
                   "Group");
             for (std::size_t i = 0; i < members.size(); ++i) members[i] = i;
         }
@@ -349,30 +414,31 @@ TraceBuilder wait_states_trace() {
     for (std::uint32_t r = 0; r < 4; ++r) {
         b.collective(r, barrier, barrier_enter[r] * ms, us(50100), OTF2_COLLECTIVE_OP_BARRIER);
         b.collective(r, allreduce, allreduce_enter[r] * ms, us(58200), OTF2_COLLECTIVE_OP_ALLREDUCE);
-        b.collective(r, bcast, bcast_enter[r] * ms, r == 1 ? us(65050) : us(65100), OTF2_COLLECTIVE_OP_BCAST, 1);
-        b.collective(r, reduce, reduce_enter[r] * ms, r == 2 ? us(75100) : us(75050), OTF2_COLLECTIVE_OP_REDUCE, 2);
+        b.collective(r, bcast, bcast_enter[r] * ms, r == 1 ? us(65050) : us(65100), OTF2_COLLECTIVE_OP_BCAST,
+                     1);
+        b.collective(r, reduce, reduce_enter[r] * ms, r == 2 ? us(75100) : us(75050),
+                     OTF2_COLLECTIVE_OP_REDUCE, 2);
         b.leave(r, 90 * ms, main);
     }
     return b;
 }
 
 std::string wait_states_trace_csv() {
-    return
-    "metric,callpath,rank,partner,time_s,instances\n"
-    "late_sender,main/MPI_Recv,1,0,0.005,1\n"
-    "late_sender,main/MPI_Wait,0,3,0.004,1\n"
-    "late_sender,main/MPI_Waitall,1,2,0.004,1\n"
-    "late_receiver,main/MPI_Ssend,2,3,0.003,1\n"
-    "wait_at_barrier,main/MPI_Barrier,1,0,0.006,1\n"
-    "wait_at_barrier,main/MPI_Barrier,2,0,0.004,1\n"
-    "wait_at_barrier,main/MPI_Barrier,3,0,0.003,1\n"
-    "wait_at_nxn,main/MPI_Allreduce,0,2,0.003,1\n"
-    "wait_at_nxn,main/MPI_Allreduce,1,2,0.002,1\n"
-    "wait_at_nxn,main/MPI_Allreduce,3,2,0.004,1\n"
-    "late_broadcast,main/MPI_Bcast,0,1,0.003,1\n"
-    "late_broadcast,main/MPI_Bcast,2,1,0.002,1\n"
-    "late_broadcast,main/MPI_Bcast,3,1,0.004,1\n"
-    "early_reduce,main/MPI_Reduce,2,3,0.005,1\n";
+    return "metric,callpath,rank,partner,time_s,instances\n"
+           "late_sender,main/MPI_Recv,1,0,0.005,1\n"
+           "late_sender,main/MPI_Wait,0,3,0.004,1\n"
+           "late_sender,main/MPI_Waitall,1,2,0.004,1\n"
+           "late_receiver,main/MPI_Ssend,2,3,0.003,1\n"
+           "wait_at_barrier,main/MPI_Barrier,1,0,0.006,1\n"
+           "wait_at_barrier,main/MPI_Barrier,2,0,0.004,1\n"
+           "wait_at_barrier,main/MPI_Barrier,3,0,0.003,1\n"
+           "wait_at_nxn,main/MPI_Allreduce,0,2,0.003,1\n"
+           "wait_at_nxn,main/MPI_Allreduce,1,2,0.002,1\n"
+           "wait_at_nxn,main/MPI_Allreduce,3,2,0.004,1\n"
+           "late_broadcast,main/MPI_Bcast,0,1,0.003,1\n"
+           "late_broadcast,main/MPI_Bcast,2,1,0.002,1\n"
+           "late_broadcast,main/MPI_Bcast,3,1,0.004,1\n"
+           "early_reduce,main/MPI_Reduce,2,3,0.005,1\n";
 }
 
 }  // namespace strata::analysis::test

@@ -39,13 +39,18 @@ public:
     // Events of `rank` at true time `t` (ns); written in time order, ties in the order given.
     void enter(std::uint32_t rank, std::uint64_t t, std::uint32_t region);
     void leave(std::uint32_t rank, std::uint64_t t, std::uint32_t region);
-    void send(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint32_t comm = 0);
-    void recv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint32_t comm = 0);
-    void isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint64_t request);
+    void send(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+              std::uint32_t comm = 0);
+    void recv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+              std::uint32_t comm = 0);
+    void isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+               std::uint64_t request);
     void isend_complete(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
     void irecv_request(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
-    void irecv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag, std::uint64_t request);
-    void parameter(std::uint32_t rank, std::uint64_t t, std::int64_t value);  ///< an event the analysis does not use
+    void irecv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+               std::uint64_t request);
+    void parameter(std::uint32_t rank, std::uint64_t t,
+                   std::int64_t value);  ///< an event the analysis does not use
 
     // OpenMP as the OpenMP adapter writes it: ThreadFork/Join on the master
     // thread, ThreadTeamBegin/End and regions on every thread of the team;
@@ -57,13 +62,13 @@ public:
     void thread_enter(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region);
     void thread_leave(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region);
     /// A whole collective call: enter at `e`, MpiCollectiveBegin/End, leave at `x`.
-    void collective(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x, std::uint32_t op,
-                    std::int64_t root = -1, std::uint32_t comm = 0);
+    void collective(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x,
+                    std::uint32_t op, std::int64_t root = -1, std::uint32_t comm = 0);
     /// A whole blocking call holding one event written by `send`/`recv`.
-    void blocking_send(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x, std::uint32_t peer,
-                       std::uint32_t tag, std::uint32_t comm = 0);
-    void blocking_recv(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x, std::uint32_t peer,
-                       std::uint32_t tag, std::uint32_t comm = 0);
+    void blocking_send(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x,
+                       std::uint32_t peer, std::uint32_t tag, std::uint32_t comm = 0);
+    void blocking_recv(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x,
+                       std::uint32_t peer, std::uint32_t tag, std::uint32_t comm = 0);
 
     /// Leaves the ClockOffset records out (the local timestamps stay as they are).
     void write_clock_offsets(bool write) { write_offsets_ = write; }

@@ -34,8 +34,8 @@ TEST(ClockCorrectionTest, InterpolatesBetweenPointsAndHoldsOutside) {
     EXPECT_EQ(c.correct(1500), 1500 + 750);  // halfway: 500 + (1000 - 500) / 2
     EXPECT_EQ(c.correct(1001), 1001 + 500);  // 500.5 rounds down
     EXPECT_EQ(c.correct(2000), 3000);
-    EXPECT_EQ(c.correct(10), 510);      // before the first point: its offset
-    EXPECT_EQ(c.correct(5000), 6000);   // after the last: its offset
+    EXPECT_EQ(c.correct(10), 510);     // before the first point: its offset
+    EXPECT_EQ(c.correct(5000), 6000);  // after the last: its offset
 }
 
 TEST(ClockCorrectionTest, NegativeDriftRoundsTowardMinusInfinity) {
@@ -92,14 +92,16 @@ TEST_F(TraceAnalysisTest, FindingsNameTheLateRanks) {
     EXPECT_EQ(findings[0].kind, "late_sender");
     EXPECT_EQ(findings[0].callpath, "main/MPI_Recv");
     EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{0, 2, 3}));
-    EXPECT_NE(findings[0].message.find("late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
+    EXPECT_NE(findings[0].message.find(
+                  "late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
               std::string::npos)
         << findings[0].message;
     EXPECT_EQ(findings[1].kind, "wait_at_barrier");
     EXPECT_EQ(findings[1].ranks, (std::vector<std::int64_t>{0}));
-    EXPECT_EQ(findings[1].message.rfind("waiting at barriers costs 0.013 s of 0.06384 s MPI time (20.4%), mostly in "
-                                        "call path main/MPI_Barrier (0.013 s)",
-                                        0),
+    EXPECT_EQ(findings[1].message.rfind(
+                  "waiting at barriers costs 0.013 s of 0.06384 s MPI time (20.4%), mostly in "
+                  "call path main/MPI_Barrier (0.013 s)",
+                  0),
               0u)
         << findings[1].message;
     EXPECT_NE(findings[1].message.find("because these arrive last: rank 0 (0.013 s)"), std::string::npos)
@@ -149,8 +151,10 @@ TEST_F(TraceAnalysisTest, TimelineIsTheSameForEveryNumberOfShares) {
     const MessageKey late{0, 0, 1, 1, 0};
     const std::string id = flow_id(late);
     EXPECT_EQ(count(first, id), 2u);
-    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16000.001, \"pid\": 0, \"tid\": 0}"), std::string::npos);
-    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16199.999, \"pid\": 1, \"tid\": 0}"), std::string::npos);
+    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16000.001, \"pid\": 0, \"tid\": 0}"),
+              std::string::npos);
+    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16199.999, \"pid\": 1, \"tid\": 0}"),
+              std::string::npos);
     EXPECT_EQ(first.substr(first.size() - 4), "\n]}\n");
 }
 
@@ -162,8 +166,9 @@ TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
     EXPECT_EQ(count(slurp(dir_.file("trace.json")), "\"ph\": \"X\""), 8u);
     ASSERT_EQ(r.timeline_cut.size(), 4u);
     // Rank 0's first two slices end at 16.1 and 25.01 ms; the third (MPI_Wait) ends at 30.5 ms.
-    EXPECT_EQ(r.timeline_cut[0], "location 0 (rank 0, thread 0): 7 slices ending at or after 0.0305 s were left out "
-                                 "of trace.json");
+    EXPECT_EQ(r.timeline_cut[0],
+              "location 0 (rank 0, thread 0): 7 slices ending at or after 0.0305 s were left out "
+              "of trace.json");
     EXPECT_NE(waitstates_text(r).find("  Timeline cut: location 0 (rank 0, thread 0)"), std::string::npos);
 }
 
@@ -174,7 +179,8 @@ TEST(TraceAnalysisOpenMpTest, ThreadsAndTheirEventsAreReadAndSkipped) {
     // the threads are read, the rank's locations stay on one analysis rank.
     TempDir dir;
     TraceBuilder b = wait_states_trace();
-    const std::uint32_t parallel = b.region("!$omp parallel", OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
+    const std::uint32_t parallel =
+        b.region("!$omp parallel", OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
     const std::uint32_t team = b.thread_team(2, 4);
     const std::uint64_t ms = 1000000;
     b.fork(2, 40 * ms, 4);

@@ -59,12 +59,14 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
     const std::string one = analyze_into(1);
     EXPECT_EQ(slurp(fs::path(one) / "waitstates.csv"), wait_states_trace_csv());
     const std::string summary = slurp(fs::path(one) / "summary.txt");
-    EXPECT_NE(summary.find("the profile reports (load balance, POP efficiencies) were not made"), std::string::npos);
+    EXPECT_NE(summary.find("the profile reports (load balance, POP efficiencies) were not made"),
+              std::string::npos);
     EXPECT_NE(summary.find("late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
               std::string::npos)
         << summary;
     EXPECT_NE(summary.find("the late senders: rank 0 (0.005 s)"), std::string::npos) << summary;
-    EXPECT_NE(summary.find("ranks wait because these arrive last: rank 0 (0.013 s)"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("ranks wait because these arrive last: rank 0 (0.013 s)"), std::string::npos)
+        << summary;
     EXPECT_NE(summary.find("Scalasca late sender: min(E_send, X_recv) - E_recv"), std::string::npos);
     const std::string json = slurp(fs::path(one) / "waitstates.json");
     EXPECT_NE(json.find("\"late_sender\": {\"time_s\": 0.013, \"instances\": 3"), std::string::npos) << json;
@@ -72,18 +74,20 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
     EXPECT_NE(json.find("\"mpi_time_s\": 0.06384"), std::string::npos) << json;
     for (int k : {2, 3, 5}) {  // 5: more analysis ranks than measured ranks
         const std::string other = analyze_into(k);
-        for (const char* name :
-             {"summary.txt", "waitstates.csv", "waitstates.json", "advice.csv", "advice.json", "trace.json"}) {
+        for (const char* name : {"summary.txt", "waitstates.csv", "waitstates.json", "advice.csv",
+                                 "advice.json", "trace.json"}) {
             EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
         }
         std::size_t files = 0;
         for (const auto& entry : fs::directory_iterator(other)) {
             ++files;
-            EXPECT_EQ(entry.path().string().find(".part"), std::string::npos) << "left behind: " << entry.path();
+            EXPECT_EQ(entry.path().string().find(".part"), std::string::npos)
+                << "left behind: " << entry.path();
         }
         EXPECT_EQ(files, 6u);
     }
-    EXPECT_NE(slurp(fs::path(one) / "trace.json").find("\"ph\": \"X\", \"name\": \"MPI_Recv\""), std::string::npos);
+    EXPECT_NE(slurp(fs::path(one) / "trace.json").find("\"ph\": \"X\", \"name\": \"MPI_Recv\""),
+              std::string::npos);
     EXPECT_NE(summary.find("The timeline is in trace.json"), std::string::npos) << summary;
 }
 
@@ -104,32 +108,36 @@ TEST_F(TraceToolTest, ProfileAndTraceTogether) {
     EXPECT_EQ(slurp(fs::path(one) / "waitstates.csv"), wait_states_trace_csv());
     const std::string json = slurp(fs::path(one) / "summary.json");
     EXPECT_NE(json.find("\"trace\": {\"present\": true, \"analysed\": true"), std::string::npos) << json;
-    EXPECT_NE(slurp(fs::path(one) / "summary.csv").find("wait_states,late_sender,0.013,s,"), std::string::npos);
+    EXPECT_NE(slurp(fs::path(one) / "summary.csv").find("wait_states,late_sender,0.013,s,"),
+              std::string::npos);
     EXPECT_NE(slurp(fs::path(one) / "advice.csv").find(",late_sender,MPI_Recv,main/MPI_Recv,0 2 3,"),
               std::string::npos)
         << slurp(fs::path(one) / "advice.csv");
-    for (const char* name : {"summary.txt", "summary.json", "summary.csv", "waitstates.csv", "waitstates.json",
-                             "advice.csv", "loadbalance.csv"}) {
+    for (const char* name : {"summary.txt", "summary.json", "summary.csv", "waitstates.csv",
+                             "waitstates.json", "advice.csv", "loadbalance.csv"}) {
         EXPECT_EQ(slurp(fs::path(two) / name), slurp(fs::path(one) / name)) << name;
     }
 }
 
 TEST_F(TraceToolTest, MissingRankIsSkippedAndNamed) {
     wait_states_trace().write(experiment());
-    for (const char* ext : {".evt", ".def"}) fs::remove(fs::path(experiment()) / "traces" / (std::to_string(2ull << 32) + ext));
+    for (const char* ext : {".evt", ".def"})
+        fs::remove(fs::path(experiment()) / "traces" / (std::to_string(2ull << 32) + ext));
     const std::string one = analyze_into(1), two = analyze_into(2);
     const std::string summary = slurp(fs::path(one) / "summary.txt");
     EXPECT_NE(summary.find("Locations read 3 of 4"), std::string::npos) << summary;
-    EXPECT_NE(summary.find("Skipped: location 8589934592 (rank 2, thread 0): its local definitions (.def file) "
-                           "cannot be opened"),
-              std::string::npos)
+    EXPECT_NE(
+        summary.find("Skipped: location 8589934592 (rank 2, thread 0): its local definitions (.def file) "
+                     "cannot be opened"),
+        std::string::npos)
         << summary;
     const std::string csv = slurp(fs::path(one) / "waitstates.csv");
     // Rank 2's own waits are gone and instances with rank 2 are incomplete;
     // the late sender on rank 1 (from rank 0) is still exact.
     EXPECT_NE(csv.find("late_sender,main/MPI_Recv,1,0,0.005,1\n"), std::string::npos) << csv;
     EXPECT_EQ(csv.find("wait_at_barrier"), std::string::npos) << csv;
-    EXPECT_NE(slurp(fs::path(one) / "waitstates.json").find("\"collectives_incomplete\": 4"), std::string::npos);
+    EXPECT_NE(slurp(fs::path(one) / "waitstates.json").find("\"collectives_incomplete\": 4"),
+              std::string::npos);
     EXPECT_EQ(slurp(fs::path(two) / "waitstates.json"), slurp(fs::path(one) / "waitstates.json"));
 }
 
@@ -138,9 +146,12 @@ TEST_F(TraceToolTest, UnreadableTraceWithoutProfileIsAnError) {
     std::ofstream(fs::path(experiment()) / "traces.def", std::ios::trunc) << "garbage";
     const RunResult r = analyze(2, {"--output", dir_.file("out"), experiment()});
     EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.err.find("profile.h5: cannot open: no such file, and the trace cannot be read"), std::string::npos)
+    EXPECT_NE(r.err.find("profile.h5: cannot open: no such file, and the trace cannot be read"),
+              std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("traces.otf2: cannot open the global definitions (traces.def missing or damaged)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("traces.otf2: cannot open the global definitions (traces.def missing or damaged)"),
+              std::string::npos)
+        << r.err;
 }
 
 /// A small deterministic generator for the fuzz corpus.
@@ -180,9 +191,12 @@ TEST_F(TraceToolTest, FuzzCorpusNeverCrashes) {
                 what = "bytes flipped";
             }
             std::ofstream(target, std::ios::binary | std::ios::trunc) << bytes;
-            const RunResult r = analyze(variant == 3 ? 2 : 0, {"--force", "--output", dir_.file("out"), experiment()});
+            const RunResult r =
+                analyze(variant == 3 ? 2 : 0, {"--force", "--output", dir_.file("out"), experiment()});
             ++variants;
-            EXPECT_TRUE(r.status == 0 || r.status == 1) << file << " " << what << ": status " << r.status << "\n" << r.err;
+            EXPECT_TRUE(r.status == 0 || r.status == 1)
+                << file << " " << what << ": status " << r.status << "\n"
+                << r.err;
             if (r.status == 1) {
                 EXPECT_NE(r.err.find("strata-analyze: "), std::string::npos) << file << " " << what;
             }
