@@ -361,9 +361,9 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.timeline = timeline;
     s.mpi_time.reserve(definitions.regions.size());
     for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
-    const std::string where = "location " + std::to_string(location.id) + " (rank " +
-                              std::to_string(location.rank) + ", thread " +
-                              std::to_string(location.id & 0xffffffffu) + ")";
+    const std::string where = "rank " + std::to_string(location.rank) + ", thread " +
+                              std::to_string(location.id & 0xffffffffu) + " (location " +
+                              std::to_string(location.id) + ")";
 
     const std::string local = read_local_definitions(reader, location.id, s);
     if (!local.empty()) return where + ": " + local;

@@ -3,10 +3,12 @@
 #include "trace/wait_state_analysis.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <new>
 #include <set>
+#include <string_view>
 
 #include "trace/byte_codec.hpp"
 #include "trace/location_replay.hpp"
@@ -71,6 +73,34 @@ CollectiveKind kind_of(std::uint32_t op) {
         default:
             return CollectiveKind::none;
     }
+}
+
+/// Text order with digit runs compared as numbers ("rank 2" before "rank 10").
+bool natural_less(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+            std::isdigit(static_cast<unsigned char>(b[j]))) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+            while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+            const std::string_view x = std::string_view(a).substr(i, ei - i),
+                                   y = std::string_view(b).substr(j, ej - j);
+            const auto trim = [](std::string_view v) {
+                return v.substr(std::min(v.find_first_not_of('0'), v.size()));
+            };
+            const std::string_view tx = trim(x), ty = trim(y);
+            if (tx.size() != ty.size()) return tx.size() < ty.size();
+            if (tx != ty) return tx < ty;
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j || (a.size() - i == b.size() - j && a < b);
 }
 
 }  // namespace
@@ -438,8 +468,8 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
             for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
         }
     }
-    std::sort(report.skipped.begin(), report.skipped.end());
-    std::sort(report.timeline_cut.begin(), report.timeline_cut.end());
+    std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
+    std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
     for (const auto& [key, value] : rows) {
         const auto& [metric, callpath, rank, partner] = key;
         WaitStateRow row;

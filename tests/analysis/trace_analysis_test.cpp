@@ -167,9 +167,9 @@ TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
     ASSERT_EQ(r.timeline_cut.size(), 4u);
     // Rank 0's first two slices end at 16.1 and 25.01 ms; the third (MPI_Wait) ends at 30.5 ms.
     EXPECT_EQ(r.timeline_cut[0],
-              "location 0 (rank 0, thread 0): 7 slices ending at or after 0.0305 s were left out "
+              "rank 0, thread 0 (location 0): 7 slices ending at or after 0.0305 s were left out "
               "of trace.json");
-    EXPECT_NE(waitstates_text(r).find("  Timeline cut: location 0 (rank 0, thread 0)"), std::string::npos);
+    EXPECT_NE(waitstates_text(r).find("  Timeline cut: rank 0, thread 0 (location 0)"), std::string::npos);
 }
 
 TEST(TraceAnalysisOpenMpTest, ThreadsAndTheirEventsAreReadAndSkipped) {

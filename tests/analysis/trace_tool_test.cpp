@@ -127,7 +127,7 @@ TEST_F(TraceToolTest, MissingRankIsSkippedAndNamed) {
     const std::string summary = slurp(fs::path(one) / "summary.txt");
     EXPECT_NE(summary.find("Locations read 3 of 4"), std::string::npos) << summary;
     EXPECT_NE(
-        summary.find("Skipped: location 8589934592 (rank 2, thread 0): its local definitions (.def file) "
+        summary.find("Skipped: rank 2, thread 0 (location 8589934592): its local definitions (.def file) "
                      "cannot be opened"),
         std::string::npos)
         << summary;
