@@ -382,6 +382,8 @@ TEST_F(StrataAnalyzeTest, BadOptionsPrintUsage) {
          "--imbalance-threshold needs a fraction from 0 to 1 (e.g. 0.1 for 10 %), not 'lots'"},
         {{"--mpi-threshold=1.5", experiment()}, "--mpi-threshold needs a fraction from 0 to 1"},
         {{"--top", "0", experiment()}, "--top needs a positive number, not '0'"},
+        {{"--wait-threshold", "-0.1", experiment()}, "--wait-threshold needs a fraction from 0 to 1"},
+        {{"--timeline-events", "many", experiment()}, "--timeline-events needs a positive number, not 'many'"},
         {{experiment(), "--output"}, "--output needs a value"},
     };
     for (const auto& c : cases) {

@@ -204,6 +204,45 @@ TEST(TraceAnalysisOpenMpTest, ThreadsAndTheirEventsAreReadAndSkipped) {
     }
 }
 
+TEST(TraceAnalysisNonblockingTest, LateReceiverOfAnIsendIsChargedToItsWait) {
+    // 2 ranks, times in ms.  Rank 0: MPI_Isend at 10 (tag 1) and 10.1 (tag 2),
+    // MPI_Waitall 11..20 completing both.  Rank 1: MPI_Recv tag 1 at 15..20.1,
+    // MPI_Recv tag 2 at 20.2..20.3.  The Waitall waits for the later of the two
+    // receives that were posted before it ended: tag 1, 15 - 11 = 4 ms (tag
+    // 2's receive was posted after the Waitall ended: no wait).  Rank 1 never
+    // waits for a sender (both messages were posted before its receives).
+    TempDir dir;
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    const std::uint32_t isend = b.mpi_region("MPI_Isend"), waitall = b.mpi_region("MPI_Waitall"),
+                        recv = b.mpi_region("MPI_Recv");
+    const std::uint64_t ms = 1000000, us = 1000;
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 5 * ms, main);
+    for (std::uint32_t tag = 1; tag <= 2; ++tag) {
+        const std::uint64_t at = 10 * ms + (tag - 1) * 100 * us;
+        b.enter(0, at, isend);
+        b.isend(0, at + 1, 1, tag, 100 + tag);
+        b.leave(0, at + 10 * us, isend);
+    }
+    b.enter(0, 11 * ms, waitall);
+    b.isend_complete(0, 20 * ms - 2, 101);
+    b.isend_complete(0, 20 * ms - 1, 102);
+    b.leave(0, 20 * ms, waitall);
+    b.blocking_recv(1, recv, 15 * ms, 20 * ms + 100 * us, 0, 1);
+    b.blocking_recv(1, recv, 20 * ms + 200 * us, 20 * ms + 300 * us, 0, 2);
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 30 * ms, main);
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    for (std::size_t k = 1; k <= 2; ++k) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        EXPECT_EQ(waitstates_csv(r),
+                  "metric,callpath,rank,partner,time_s,instances\n"
+                  "late_receiver,main/MPI_Waitall,0,1,0.004,1\n")
+            << k << " shares";
+        EXPECT_EQ(r.counts.messages_matched, 2u);
+    }
+}
+
 TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
     // The fixture's local timestamps without their ClockOffset records: rank
     // 1's clock is 7 ms behind, so its receive seems to end before the send
