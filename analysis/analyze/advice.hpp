@@ -40,6 +40,7 @@ inline constexpr const char* trace_buffer_flush_region = "STRATA_TRACE_BUFFER_FL
 struct AdviceOptions {
     double imbalance_threshold = 0.1;
     double mpi_threshold = 0.2;
+    double wait_threshold = 0.1;  ///< a wait state's share of the trace's MPI time (trace/wait_state_report.hpp)
 };
 
 /// One finding.

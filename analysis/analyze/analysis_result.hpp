@@ -69,6 +69,16 @@ struct PopFigures {
     std::optional<double> load_balance, communication_efficiency, parallel_efficiency;
 };
 
+/// The trace part of the summary, rendered by the trace analysis
+/// (trace/wait_state_report.hpp); empty when there is no trace.
+struct TraceSummary {
+    bool analysed = false;
+    std::string note;  ///< what was done with the trace, or why it was not read
+    std::string text;  ///< lines for summary.txt
+    std::string json;  ///< the "wait_states" object of summary.json ("": null)
+    std::string csv;   ///< rows for summary.csv
+};
+
 /// The whole-run figures.
 struct SummaryResult {
     std::string experiment, strata_version, creation_time, timer;
@@ -81,6 +91,7 @@ struct SummaryResult {
     PopFigures pop;
     bool include_mpi_init = false;
     bool trace_present = false;
+    TraceSummary trace;
 
     /// The share of `time_class` in program_s (nullopt when program_s is 0).
     std::optional<double> share(TimeClass time_class) const;

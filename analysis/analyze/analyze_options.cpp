@@ -35,7 +35,8 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     const std::string& arg = args[i];
     const std::size_t equals = arg.find('=');
     const std::string name = arg.substr(0, equals);
-    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" && name != "--top")
+    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" && name != "--top" &&
+        name != "--wait-threshold" && name != "--timeline-events")
         throw AnalyzeUsageError("unknown option '" + arg + "'");
     std::string value;
     if (equals != std::string::npos)
@@ -50,6 +51,10 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     }
     if (name == "--imbalance-threshold") options.imbalance_threshold = parse_fraction(name, value);
     if (name == "--mpi-threshold") options.mpi_threshold = parse_fraction(name, value);
+    if (name == "--wait-threshold") options.wait_threshold = parse_fraction(name, value);
+    if (name == "--timeline-events") {
+        options.timeline_events = value == "0" ? 0 : parse_count(name, value);
+    }
     if (name == "--top") options.top = parse_count(name, value);
 }
 
@@ -95,14 +100,18 @@ const char* analyze_usage() {
            "\n"
            "Analyses a Strata experiment with K MPI ranks (any K, 1 included; without mpirun\n"
            "it runs as one rank) and writes the reports summary, loadbalance,\n"
-           "loadbalance_ranks and advice as .csv and .json, and summary.txt, which is also\n"
-           "printed.  Today the reports come from profile.h5 alone.\n"
+           "loadbalance_ranks, advice and (with a trace) waitstates as .csv and .json, and\n"
+           "summary.txt, which is also printed.\n"
            "\n"
            "  --output DIR               write the reports to DIR (default <experiment-dir>/analysis)\n"
            "  --force                    overwrite reports that exist (otherwise: refuse)\n"
            "  --imbalance-threshold X    advise on call paths whose imbalance (max - mean) / max\n"
            "                             is above X (default 0.1 = 10 %)\n"
            "  --mpi-threshold X          advise when MPI takes more than X of the time (default 0.2)\n"
+           "  --wait-threshold X         advise on a wait state that takes X of the MPI time\n"
+           "                             or more (default 0.1)\n"
+           "  --timeline-events N        at most N slices in trace.json, the Perfetto timeline\n"
+           "                             written with a trace (default 1000000; 0: none)\n"
            "  --top N                    regions in the summary, findings per kind (default 10)\n"
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
            "                             (default: set apart as start-up and shut-down)\n"

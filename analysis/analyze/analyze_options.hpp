@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ struct AnalyzeOptions {
     bool force = false;                ///< --force: overwrite reports written before
     double imbalance_threshold = 0.1;  ///< --imbalance-threshold: (max - mean) / max above it is advice
     double mpi_threshold = 0.2;        ///< --mpi-threshold: MPI share of the time above it is advice
+    double wait_threshold = 0.1;       ///< --wait-threshold: a wait state's share of the MPI time above it is advice
+    std::uint64_t timeline_events = 1000000;  ///< --timeline-events: slices in trace.json at most; 0: no trace.json
     std::size_t top = 10;              ///< --top: regions in the summary, findings per kind in the advice
     bool include_mpi_init = false;  ///< --include-mpi-init: MPI_Init/MPI_Finalize count as run time and MPI
     bool help = false;              ///< --help: print the usage and stop

@@ -114,16 +114,11 @@ std::string pad_left(std::string text, std::size_t width) {
 
 std::string trace_note(bool trace_present) {
     if (trace_present)
-        return "This experiment has a trace (traces.otf2), but this version of strata-analyze does not read "
-               "it yet: "
-               "the trace-based reports (wait states, iterations, GPU, the Perfetto timeline and "
-               "report.html) are "
-               "not produced. Everything above comes from profile.h5.";
-    return "This experiment has no trace (measure with STRATA_ENABLE_TRACING=true for one). The trace-based "
-           "reports "
-           "(wait states, iterations, GPU, the Perfetto timeline and report.html) are not produced yet by "
-           "this "
-           "version anyway. Everything above comes from profile.h5.";
+        return "This experiment has a trace (traces.otf2), but it was not analysed. Everything above comes from "
+               "profile.h5.";
+    return "This experiment has no trace: the wait states (late sender, late receiver, waiting at barriers and "
+           "collectives) need one; measure with STRATA_ENABLE_TRACING=true. Everything above comes from "
+           "profile.h5.";
 }
 
 std::string summary_text(const AnalysisResult& result, const std::vector<Finding>& findings,
@@ -211,13 +206,18 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
                   " of the maximum, counted when the saving is at least " +
                   text_percent(imbalance_significance) +
                   " of max U_p (computation) or of R (MPI, OpenMP); MPI threshold " +
-                  text_percent(settings.advice.mpi_threshold) + ")",
+                  text_percent(settings.advice.mpi_threshold) +
+                  (s.trace.analysed ? "; wait-state threshold " + text_percent(settings.advice.wait_threshold) +
+                                          " of the trace's MPI time"
+                                    : std::string()) +
+                  ")",
               100, "  ") +
          "\n";
     if (findings.empty()) {
         t += "  No findings: no call path above the imbalance threshold, MPI below its threshold, no trace "
              "buffer\n"
-             "  flushes, no dropped call paths.\n";
+             "  flushes, no dropped call paths";
+        t += s.trace.analysed ? ", no wait state above its threshold.\n" : ".\n";
     }
     std::size_t number = 0, of_kind = 0, left_out = 0;
     std::string kind;
@@ -235,7 +235,9 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
         t += "  (" + std::to_string(left_out) + " more findings in advice.csv: at most " +
              std::to_string(settings.top) + " per kind are shown here)\n";
 
-    t += "\n" + wrap("Trace: ", trace_note(s.trace_present), 100, "       ") + "\n";
+    const std::string note = s.trace.note.empty() ? trace_note(s.trace_present) : s.trace.note;
+    t += "\n" + wrap("Trace: ", note, 100, "       ") + "\n";
+    if (!s.trace.text.empty()) t += "\n" + s.trace.text;
     return t;
 }
 
@@ -286,6 +288,7 @@ std::string summary_csv(const AnalysisResult& result, const ReportSettings& sett
     for (const RowResult* r : top_regions(result, settings.top))
         row("top_regions", r->name, format_number(r->total_s), "s",
             "exclusive time summed over all CPU threads (paradigm " + r->paradigm + ")");
+    t += s.trace.csv;
     return t;
 }
 
@@ -299,7 +302,9 @@ std::string summary_json(const AnalysisResult& result, const std::vector<Finding
          ", \"creation_time\": " + json_string(s.creation_time) + ", \"timer\": " + json_string(s.timer) +
          ", \"dropped_callpaths\": " + std::to_string(s.dropped_callpaths) + "},\n";
     t += "  \"trace\": {\"present\": " + std::string(s.trace_present ? "true" : "false") +
-         ", \"analysed\": false, \"note\": " + json_string(trace_note(s.trace_present)) + "},\n";
+         ", \"analysed\": " + std::string(s.trace.analysed ? "true" : "false") + ", \"note\": " +
+         json_string(s.trace.note.empty() ? trace_note(s.trace_present) : s.trace.note) +
+         ", \"wait_states\": " + (s.trace.json.empty() ? std::string("null") : s.trace.json) + "},\n";
     t += "  \"ranks\": " + std::to_string(s.ranks) + ",\n";
     t += "  \"cpu_threads\": " + std::to_string(s.cpu_threads) + ",\n";
     t += "  \"gpu_streams\": " + std::to_string(s.gpu_streams) + ",\n";

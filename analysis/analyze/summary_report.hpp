@@ -29,8 +29,9 @@ std::string summary_csv(const AnalysisResult& result, const ReportSettings& sett
 std::string summary_json(const AnalysisResult& result, const std::vector<Finding>& findings,
                          const ReportSettings& settings);
 
-/// What summary.txt says about the trace: present or not, and that this
-/// version does not read it yet.
+/// What summary.txt says about the trace when the trace analysis left no
+/// note: there is none (wait states need STRATA_ENABLE_TRACING=true), or it
+/// was not analysed.
 std::string trace_note(bool trace_present);
 
 }  // namespace strata::analysis

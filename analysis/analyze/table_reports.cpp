@@ -176,6 +176,7 @@ std::string advice_json(const std::vector<Finding>& findings, const AdviceOption
            format_number(options.imbalance_threshold) +
            ",\n  \"imbalance_significance\": " + format_number(imbalance_significance) +
            ",\n  \"mpi_threshold\": " + format_number(options.mpi_threshold) +
+           ",\n  \"wait_threshold\": " + format_number(options.wait_threshold) +
            ",\n  \"findings\": " + json_array(finding_rows(findings)) + "\n}\n";
 }
 

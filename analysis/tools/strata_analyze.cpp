@@ -9,7 +9,12 @@
 //                   accumulate its measured ranks (share_analysis.hpp)
 //   every rank      agree on failures: the lowest failing rank prints its message
 //   every rank      reduce onto rank 0 (mpi_reduction.hpp)
+//   every rank      with a trace: read the definitions, replay its share of the
+//                   locations, exchange messages and collectives, gather the
+//                   wait states on rank 0 (trace/wait_state_analysis.hpp)
 //   rank 0          figures, advice, reports; summary on stdout
+//
+// Without profile.h5 but with a trace, the trace reports alone are written.
 //
 // Exit status, the same on every rank: 0 reports written, 1 the experiment
 // cannot be read or the reports cannot be written, 2 bad arguments.
@@ -17,11 +22,14 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,7 +39,13 @@
 #include "analyze/mpi_reduction.hpp"
 #include "analyze/report_files.hpp"
 #include "analyze/share_analysis.hpp"
+#include "analyze/table_reports.hpp"
 #include "profile/profile.hpp"
+#include "trace/message_exchange_mpi.hpp"
+#include "trace/trace_definitions.hpp"
+#include "trace/trace_summary.hpp"
+#include "trace/wait_state_analysis.hpp"
+#include "trace/wait_state_report.hpp"
 
 namespace {
 
@@ -52,6 +66,53 @@ std::string check_experiment(const std::string& path) {
     if (::stat(path.c_str(), &status) != 0) return path + ": cannot open: " + std::strerror(errno);
     if (!S_ISDIR(status.st_mode)) return path + ": not an experiment directory";
     return "";
+}
+
+/// `text` of rank `root`, on every rank.
+std::string broadcast_text(std::string text, int root) {
+    std::uint64_t n = text.size();
+    MPI_Bcast(&n, 1, MPI_UINT64_T, root, MPI_COMM_WORLD);
+    text.resize(n);
+    if (n > 0) MPI_Bcast(&text[0], static_cast<int>(n), MPI_CHAR, root, MPI_COMM_WORLD);
+    return text;
+}
+
+/// The trace, when the experiment has one: definitions on every rank, then
+/// the phases of wait_state_analysis.hpp.  `problem` is set (the same on
+/// every rank) when the trace cannot be read at all.
+struct TraceRun {
+    bool present = false;
+    std::string problem;
+    trace::WaitStateReport report;  ///< on rank 0
+};
+
+TraceRun run_trace(const std::string& experiment, int size, const trace::TimelineOptions& timeline) {
+    TraceRun run;
+    const std::string anchor = (std::filesystem::path(experiment) / "traces.otf2").string();
+    std::error_code ignored;
+    run.present = std::filesystem::exists(anchor, ignored);
+    if (!run.present) return run;
+    trace::TraceDefinitions definitions;
+    std::string problem;
+    try {
+        definitions = trace::read_trace_definitions(anchor);
+    } catch (const trace::TraceError& error) {
+        problem = error.what();
+    } catch (const std::bad_alloc&) {
+        problem = anchor + ": out of memory while reading the trace definitions";
+    }
+    const int failing = first_failing_rank(!problem.empty(), MPI_COMM_WORLD);
+    if (failing < size) {
+        run.problem = broadcast_text(problem, failing);
+        return run;
+    }
+    trace::MpiExchange exchange(MPI_COMM_WORLD);
+    try {
+        run.report = trace::run_trace_analysis(definitions, exchange, timeline);
+    } catch (const std::length_error& error) {  // thrown on every rank together (message_exchange_mpi.hpp)
+        run.problem = error.what();
+    }
+    return run;
 }
 
 int run(const AnalyzeOptions& options, int rank, int size) {
@@ -75,43 +136,118 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     }
     if (broadcast_status(status) != 0) return 1;
 
-    // Every rank reads its share; a failure anywhere stops every rank.
+    // Every rank reads its share; a failure anywhere stops every rank, unless
+    // the profile is missing and there is a trace to analyse instead.
     const std::string profile_path = (std::filesystem::path(options.experiment) / "profile.h5").string();
+    std::error_code ignored;
+    const bool profile_present = std::filesystem::exists(profile_path, ignored);
+    const bool trace_present =
+        std::filesystem::exists(std::filesystem::path(options.experiment) / "traces.otf2", ignored);
     ShareAnalysis share;
     std::string problem;
-    try {
-        share = analyze_share(profile_path, static_cast<std::size_t>(rank), static_cast<std::size_t>(size),
-                              options.include_mpi_init);
-    } catch (const ProfileError& error) {
-        problem = error.what();
-    } catch (const std::bad_alloc&) {
-        problem = profile_path + ": out of memory while reading the profile";
+    if (profile_present || !trace_present) {
+        try {
+            share = analyze_share(profile_path, static_cast<std::size_t>(rank),
+                                  static_cast<std::size_t>(size), options.include_mpi_init);
+        } catch (const ProfileError& error) {
+            problem = error.what();
+        } catch (const std::bad_alloc&) {
+            problem = profile_path + ": out of memory while reading the profile";
+        }
     }
     const int failing = first_failing_rank(!problem.empty(), MPI_COMM_WORLD);
     if (failing < size) {
         if (failing == rank) std::cerr << program << problem << '\n';
         return 1;
     }
+    if (profile_present) reduce_partial(share.partial, MPI_COMM_WORLD);
 
-    reduce_partial(share.partial, MPI_COMM_WORLD);
+    // The timeline's parts go to the output directory, which rank 0 creates now.
+    trace::TimelineOptions timeline;
+    if (trace_present && options.timeline_events > 0) {
+        timeline.part = (std::filesystem::path(output) / "trace.json.part").string();
+        timeline.events = options.timeline_events;
+        if (rank == 0) {
+            std::filesystem::create_directories(output, ignored);
+            if (ignored) {
+                std::cerr << program << output << ": cannot create the directory: " << ignored.message()
+                          << '\n';
+                status = 1;
+            }
+        }
+        if (broadcast_status(status) != 0) return 1;
+    }
+    const TraceRun traced = run_trace(options.experiment, size, timeline);
+    if (!timeline.part.empty() && !traced.problem.empty()) {
+        std::remove(trace::timeline_part(timeline, static_cast<std::size_t>(rank)).c_str());
+    }
+    const std::string timeline_file = (std::filesystem::path(output) / "trace.json").string();
+    bool timeline_written = false;
+    if (rank == 0 && !timeline.part.empty() && traced.problem.empty()) {
+        timeline_written =
+            trace::join_timeline(timeline, static_cast<std::size_t>(size), timeline_file + ".tmp");
+        if (!timeline_written) {
+            std::cerr << program << timeline_file << ".tmp: cannot write the timeline\n";
+            std::remove((timeline_file + ".tmp").c_str());
+        }
+    }
+    if (!profile_present && !traced.problem.empty()) {
+        if (rank == 0) {
+            std::cerr << program << profile_path
+                      << ": cannot open: no such file, and the trace cannot be read: " << traced.problem
+                      << '\n';
+        }
+        return 1;
+    }
+
     if (rank == 0) {
         try {
-            AnalysisContext context;
-            context.experiment = options.experiment;
-            context.include_mpi_init = options.include_mpi_init;
-            std::error_code ignored;
-            context.trace_present =
-                std::filesystem::exists(std::filesystem::path(options.experiment) / "traces.otf2", ignored);
-            const AnalysisResult result =
-                finish_analysis(share.profile, share.layout, share.classes, share.partial, context);
+            std::vector<Finding> findings;
+            std::vector<ReportFile> files;
+            const std::vector<Finding> waits =
+                traced.present && traced.problem.empty()
+                    ? trace::wait_state_findings(traced.report, options.wait_threshold)
+                    : std::vector<Finding>{};
             ReportSettings settings;
             settings.top = options.top;
             settings.advice.imbalance_threshold = options.imbalance_threshold;
             settings.advice.mpi_threshold = options.mpi_threshold;
-            const std::vector<Finding> findings = advise(result, settings.advice);
-            const std::vector<ReportFile> files = render_reports(result, findings, settings);
+            settings.advice.wait_threshold = options.wait_threshold;
+            if (profile_present) {
+                AnalysisContext context;
+                context.experiment = options.experiment;
+                context.include_mpi_init = options.include_mpi_init;
+                context.trace_present = traced.present;
+                AnalysisResult result =
+                    finish_analysis(share.profile, share.layout, share.classes, share.partial, context);
+                if (traced.present) {
+                    result.summary.trace = traced.problem.empty()
+                                               ? trace::summarize(traced.report, timeline_written)
+                                               : trace::unreadable(traced.problem);
+                }
+                findings = advise(result, settings.advice);
+                findings.insert(findings.end(), waits.begin(), waits.end());
+                files = render_reports(result, findings, settings);
+            } else {
+                findings = waits;
+                files = {{"summary.txt",
+                          trace::trace_only_summary(options.experiment, profile_path + ": no such file",
+                                                    traced.report, findings, timeline_written)},
+                         {"advice.csv", advice_csv(findings)},
+                         {"advice.json", advice_json(findings, settings.advice)}};
+            }
+            if (traced.present && traced.problem.empty()) {
+                for (auto& file : trace::waitstate_files(traced.report)) files.push_back(std::move(file));
+            }
             check_output_directory(output, options.force);  // again: another run may have written meanwhile
             write_report_files(output, files);
+            if (timeline_written &&
+                std::rename((timeline_file + ".tmp").c_str(), timeline_file.c_str()) == 0) {
+                files.emplace_back("trace.json", "");
+            } else if (timeline_written) {
+                std::cerr << program << timeline_file << ": cannot write: " << std::strerror(errno) << '\n';
+                status = 1;
+            }
             std::cout << files.front().second << "\nReports written to " << output << "/: ";
             for (std::size_t i = 0; i < files.size(); ++i) std::cout << (i > 0 ? ", " : "") << files[i].first;
             std::cout << '\n';

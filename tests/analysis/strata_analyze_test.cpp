@@ -270,20 +270,20 @@ TEST_F(StrataAnalyzeTest, DefaultOutputIsNeverOverwrittenWithoutForce) {
         EXPECT_NE(entry.path().extension(), ".tmp") << "left behind: " << entry.path();
 }
 
-TEST_F(StrataAnalyzeTest, TraceIsMentionedButNotRead) {
+TEST_F(StrataAnalyzeTest, TraceIsMentionedWhenAbsentOrUnreadable) {
     write_experiment(imbalanced_profile(), experiment());
     const std::string without = analyze_into(1);
-    EXPECT_NE(report(without, "summary.txt").find("This experiment has no trace"), std::string::npos);
+    EXPECT_NE(report(without, "summary.txt").find("This experiment has no trace: the wait states"), std::string::npos);
+    EXPECT_NE(report(without, "summary.txt").find("STRATA_ENABLE_TRACING=true"), std::string::npos);
+    EXPECT_FALSE(fs::exists(fs::path(without) / "waitstates.csv"));
     std::ofstream(fs::path(experiment()) / "traces.otf2") << "not read";
     const std::string with = analyze_into(2);
     const std::string text = report(with, "summary.txt");
-    EXPECT_NE(
-        text.find(
-            "This experiment has a trace (traces.otf2), but this version of strata-analyze does not read"),
-        std::string::npos)
-        << text;
+    EXPECT_NE(text.find("The trace cannot be read ("), std::string::npos) << text;
+    EXPECT_NE(report(with, "summary.json").find("traces.otf2: not a readable OTF2 anchor file"), std::string::npos);
     EXPECT_NE(report(with, "summary.json").find("\"trace\": {\"present\": true, \"analysed\": false"),
               std::string::npos);
+    EXPECT_FALSE(fs::exists(fs::path(with) / "waitstates.csv"));
 }
 
 // ---- bad input ----------------------------------------------------------------------
@@ -382,6 +382,8 @@ TEST_F(StrataAnalyzeTest, BadOptionsPrintUsage) {
          "--imbalance-threshold needs a fraction from 0 to 1 (e.g. 0.1 for 10 %), not 'lots'"},
         {{"--mpi-threshold=1.5", experiment()}, "--mpi-threshold needs a fraction from 0 to 1"},
         {{"--top", "0", experiment()}, "--top needs a positive number, not '0'"},
+        {{"--wait-threshold", "-0.1", experiment()}, "--wait-threshold needs a fraction from 0 to 1"},
+        {{"--timeline-events", "many", experiment()}, "--timeline-events needs a positive number, not 'many'"},
         {{experiment(), "--output"}, "--output needs a value"},
     };
     for (const auto& c : cases) {

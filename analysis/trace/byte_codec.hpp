@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Fixed-layout byte encoding of the records analysis ranks exchange.  All
+// ranks of one strata-analyze run are the same binary on the same kind of
+// machine, so trivially copyable values travel as their bytes.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace strata::analysis::trace {
+
+/// Appends values to a byte string.
+class ByteWriter {
+public:
+    template <typename T>
+    void put(const T& value) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    }
+    void put_string(const std::string& text) {
+        put<std::uint64_t>(text.size());
+        bytes_ += text;
+    }
+    std::string& bytes() { return bytes_; }
+
+private:
+    std::string bytes_;
+};
+
+/// Reads values back; a short buffer throws std::runtime_error (a bug, not bad input).
+class ByteReader {
+public:
+    explicit ByteReader(std::string_view bytes) : bytes_(bytes) {}
+    bool done() const { return bytes_.empty(); }
+    template <typename T>
+    T get() {
+        static_assert(std::is_trivially_copyable_v<T>);
+        if (bytes_.size() < sizeof(T)) throw std::runtime_error("trace analysis: short exchange buffer");
+        T value;
+        std::memcpy(&value, bytes_.data(), sizeof value);
+        bytes_.remove_prefix(sizeof value);
+        return value;
+    }
+    std::string get_string() {
+        const auto n = get<std::uint64_t>();
+        if (bytes_.size() < n) throw std::runtime_error("trace analysis: short exchange buffer");
+        std::string text(bytes_.substr(0, n));
+        bytes_.remove_prefix(n);
+        return text;
+    }
+
+private:
+    std::string_view bytes_;
+};
+
+}  // namespace strata::analysis::trace

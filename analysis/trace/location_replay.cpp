@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The forward replay of one location (see location_replay.hpp).
+#include "trace/location_replay.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+#include "trace/clock_correction.hpp"
+
+namespace strata::analysis::trace {
+
+bool operator<(const MessageKey& a, const MessageKey& b) {
+    return std::tie(a.comm, a.source, a.destination, a.tag, a.seq) <
+           std::tie(b.comm, b.source, b.destination, b.tag, b.seq);
+}
+bool operator==(const MessageKey& a, const MessageKey& b) {
+    return std::tie(a.comm, a.source, a.destination, a.tag, a.seq) ==
+           std::tie(b.comm, b.source, b.destination, b.tag, b.seq);
+}
+
+std::uint32_t CallPaths::child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
+    // none_id + 1 wraps to 0, so roots and children never share a key.
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
+    const auto found = ids_.find(key);  // find first: emplace would allocate a node on every call
+    if (found != ids_.end()) return found->second;
+    const auto id = static_cast<std::uint32_t>(names_.size());
+    ids_.emplace(key, id);
+    names_.push_back(parent == none_id ? region_name : names_[parent] + "/" + region_name);
+    return id;
+}
+
+namespace {
+
+/// An open region.
+struct Frame {
+    std::uint32_t region = 0;
+    std::uint32_t callpath = 0;
+    Ticks enter = 0;
+    std::uint64_t block = 0;  ///< instance id, given when a record needs it
+    bool mpi_outermost = false;
+    std::vector<std::pair<int, std::size_t>>
+        pending;  ///< (0 send, 1 receive, 2 collective; index) waiting for X
+};
+
+/// The state of one location's replay, passed to OTF2 as user data.
+struct Replay {
+    const TraceDefinitions* defs = nullptr;
+    ShareRecords* out = nullptr;
+    std::uint32_t location = 0;
+    std::uint32_t rank = 0;
+    ClockCorrection clock;
+    std::vector<Frame> stack;
+    std::size_t open_mpi = 0;  ///< open MPI regions that count as MPI time
+    std::map<std::uint64_t, std::pair<Ticks, std::uint64_t>> irecv_posts;  ///< request -> (E, position)
+    std::map<std::uint64_t, std::size_t> isends;                           ///< request -> index in sends
+    Ticks last = 0;
+    std::string problem;
+    TimelineWriter* timeline = nullptr;
+    std::vector<char> mpi_time;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
+};
+
+Replay& state(void* user) {
+    return *static_cast<Replay*>(user);
+}
+
+bool counts_as_mpi_time(const TraceRegion& r) {
+    return r.paradigm == OTF2_PARADIGM_MPI && r.name != "MPI_Init" && r.name != "MPI_Init_thread" &&
+           r.name != "MPI_Finalize";
+}
+
+/// The innermost open region, given a block id; nullptr outside every region.
+Frame* blocking_frame(Replay& s) {
+    if (s.stack.empty()) return nullptr;
+    Frame& f = s.stack.back();
+    if (f.block == 0) f.block = s.out->next_block++;
+    return &f;
+}
+
+/// Fills the blocking call of `side` from the innermost region, or from the event alone.
+void set_block(Replay& s, MessageSide& side, Ticks time, int kind, std::size_t index) {
+    if (Frame* f = blocking_frame(s)) {
+        side.block_enter = f->enter;
+        side.block = f->block;
+        side.callpath = f->callpath;
+        f->pending.emplace_back(kind, index);
+    } else {
+        side.block_enter = side.block_exit = time;
+        side.block = s.out->next_block++;
+        side.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, "(outside any region)");
+    }
+}
+
+Ticks enter_or(Replay& s, Ticks time) {
+    return s.stack.empty() ? time : s.stack.back().enter;
+}
+
+/// The world ranks of a point-to-point event; false (and counted) when they cannot be resolved.
+bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* world) {
+    const std::int64_t w = s.defs->world_rank(comm, peer);
+    if (w < 0) {
+        ++s.out->counts.unresolved;
+        return false;
+    }
+    *world = static_cast<std::uint32_t>(w);
+    return true;
+}
+
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
+                           OTF2_RegionRef region) {
+    Replay& s = state(user);
+    ++s.out->counts.events;
+    if (region >= s.defs->regions.size()) {
+        s.problem = "an Enter event names region " + std::to_string(region) + ", which is not defined";
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    const TraceRegion& r = s.defs->regions[region];
+    Frame f;
+    f.region = region;
+    f.enter = s.last = s.clock.correct(time);
+    f.callpath = s.out->callpaths.child(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath,
+                                        region, r.name);
+    const bool mpi = s.mpi_time[region] != 0;
+    f.mpi_outermost = s.open_mpi == 0 && mpi;
+    if (mpi) ++s.open_mpi;
+    s.stack.push_back(std::move(f));
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/// Closes the innermost region at `exit`.
+void close_frame(Replay& s, Ticks exit) {
+    Frame& f = s.stack.back();
+    for (const auto& [kind, index] : f.pending) {
+        if (kind == 0) s.out->sends[index].block_exit = exit;
+        if (kind == 1) s.out->receives[index].block_exit = exit;
+        if (kind == 2) s.out->collectives[index].exit = exit;
+    }
+    if (s.mpi_time[f.region] != 0) --s.open_mpi;
+    if (f.mpi_outermost) s.out->mpi_time[s.rank] += exit - f.enter;
+    if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
+    s.stack.pop_back();
+}
+
+OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
+                           OTF2_RegionRef region) {
+    Replay& s = state(user);
+    ++s.out->counts.events;
+    s.last = s.clock.correct(time);
+    if (s.stack.empty() || s.stack.back().region != region) {
+        ++s.out->counts.unbalanced;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    close_frame(s, s.last);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiver, OTF2_CommRef comm,
+              uint32_t tag, bool blocking, uint64_t request) {
+    MessageSide side;
+    if (!resolve_peer(s, comm, receiver, &side.key.destination)) return;
+    const Ticks t = s.last = s.clock.correct(time);
+    side.key.comm = comm;
+    side.key.source = s.rank;
+    side.key.tag = tag;
+    side.post = enter_or(s, t);
+    side.event = t;
+    side.location = s.location;
+    side.position = position;
+    const std::size_t index = s.out->sends.size();
+    if (blocking) {
+        set_block(s, side, t, 0, index);
+    } else {
+        s.isends[request] = index;
+        side.callpath = s.stack.empty() ? 0 : s.stack.back().callpath;
+    }
+    s.out->sends.push_back(side);
+}
+
+OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
+                          OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t) {
+    ++state(user).out->counts.events;
+    add_send(state(user), time, position, receiver, comm, tag, true, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
+                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t,
+                           uint64_t request) {
+    ++state(user).out->counts.events;
+    add_send(state(user), time, position, receiver, comm, tag, false, request);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                                    OTF2_AttributeList*, uint64_t request) {
+    Replay& s = state(user);
+    ++s.out->counts.events;
+    const auto it = s.isends.find(request);
+    if (it == s.isends.end()) return OTF2_CALLBACK_SUCCESS;
+    set_block(s, s.out->sends[it->second], s.last = s.clock.correct(time), 0, it->second);
+    s.isends.erase(it);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
+                                   OTF2_AttributeList*, uint64_t request) {
+    Replay& s = state(user);
+    ++s.out->counts.events;
+    s.irecv_posts[request] = {enter_or(s, s.last = s.clock.correct(time)), position};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+void add_receive(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t sender, OTF2_CommRef comm,
+                 uint32_t tag, bool blocking, uint64_t request) {
+    MessageSide side;
+    const Ticks t = s.last = s.clock.correct(time);
+    side.post = enter_or(s, t);
+    side.event = t;
+    side.position = position;
+    if (!blocking) {
+        const auto it = s.irecv_posts.find(request);
+        if (it != s.irecv_posts.end()) {
+            std::tie(side.post, side.position) = it->second;
+            s.irecv_posts.erase(it);
+        }
+    }
+    if (!resolve_peer(s, comm, sender, &side.key.source)) return;
+    side.key.comm = comm;
+    side.key.destination = s.rank;
+    side.key.tag = tag;
+    side.location = s.location;
+    const std::size_t index = s.out->receives.size();
+    set_block(s, side, t, 1, index);
+    s.out->receives.push_back(side);
+}
+
+OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
+                          OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t) {
+    ++state(user).out->counts.events;
+    add_receive(state(user), time, position, sender, comm, tag, true, 0);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
+                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t,
+                           uint64_t request) {
+    ++state(user).out->counts.events;
+    add_receive(state(user), time, position, sender, comm, tag, false, request);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* user, OTF2_AttributeList*,
+                               uint64_t request) {
+    Replay& s = state(user);
+    ++s.out->counts.events;
+    const auto it = s.isends.find(request);
+    if (it != s.isends.end()) {
+        s.out->sends[it->second].cancelled = true;
+        s.isends.erase(it);
+    }
+    s.irecv_posts.erase(request);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
+                                    OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                    uint32_t root, uint64_t, uint64_t) {
+    Replay& s = state(user);
+    ++s.out->counts.events;
+    const Ticks t = s.last = s.clock.correct(time);
+    CollectiveCall c;
+    c.comm = comm;
+    c.rank = s.rank;
+    c.op = op;
+    if (comm >= s.defs->communicators.size() || !s.defs->communicators[comm].defined) {
+        ++s.out->counts.unresolved;
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    if (root != OTF2_UNDEFINED_UINT32) {
+        c.root = s.defs->world_rank(comm, root);
+        if (c.root < 0) {
+            ++s.out->counts.unresolved;
+            return OTF2_CALLBACK_SUCCESS;
+        }
+    }
+    c.location = s.location;
+    c.position = position;
+    const std::size_t index = s.out->collectives.size();
+    if (Frame* f = blocking_frame(s)) {
+        c.enter = f->enter;
+        c.callpath = f->callpath;
+        f->pending.emplace_back(2, index);
+    } else {
+        c.enter = c.exit = t;
+        c.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, "(outside any region)");
+    }
+    s.out->collectives.push_back(c);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_clock_offset(void* user, OTF2_TimeStamp time, int64_t offset, double) {
+    state(user).clock.add(time, offset);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/// Reads the location's ClockOffset definitions; "" or the problem.
+std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Replay& s) {
+    OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), id);
+    if (defs == nullptr) return "its local definitions (.def file) cannot be opened";
+    OTF2_DefReaderCallbacks* callbacks = OTF2_DefReaderCallbacks_New();
+    if (callbacks == nullptr) {
+        OTF2_Reader_CloseDefReader(reader.get(), defs);
+        return "out of memory";
+    }
+    OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(callbacks, on_clock_offset);
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, &s);
+    OTF2_DefReaderCallbacks_Delete(callbacks);
+    uint64_t read = 0;
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read);
+    const OTF2_ErrorCode closed = OTF2_Reader_CloseDefReader(reader.get(), defs);
+    if (rc != OTF2_SUCCESS) return "its local definitions (.def file) cannot be read: " + describe_otf2(rc);
+    if (closed != OTF2_SUCCESS) return "its local definitions cannot be closed: " + describe_otf2(closed);
+    return "";
+}
+
+OTF2_EvtReaderCallbacks* event_callbacks() {
+    OTF2_EvtReaderCallbacks* c = OTF2_EvtReaderCallbacks_New();
+    if (c == nullptr) return nullptr;
+    const OTF2_ErrorCode codes[] = {
+        OTF2_EvtReaderCallbacks_SetEnterCallback(c, on_enter),
+        OTF2_EvtReaderCallbacks_SetLeaveCallback(c, on_leave),
+        OTF2_EvtReaderCallbacks_SetMpiSendCallback(c, on_send),
+        OTF2_EvtReaderCallbacks_SetMpiIsendCallback(c, on_isend),
+        OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(c, on_isend_complete),
+        OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(c, on_irecv_request),
+        OTF2_EvtReaderCallbacks_SetMpiRecvCallback(c, on_recv),
+        OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(c, on_irecv),
+        OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(c, on_cancelled),
+        OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(c, on_collective_end)};
+    for (OTF2_ErrorCode code : codes) {
+        if (code != OTF2_SUCCESS) {
+            OTF2_EvtReaderCallbacks_Delete(c);
+            return nullptr;
+        }
+    }
+    return c;
+}
+
+}  // namespace
+
+std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
+                            ShareRecords& records, TimelineWriter* timeline) {
+    const TraceLocation& location = definitions.locations[index];
+    Replay s;
+    s.defs = &definitions;
+    s.out = &records;
+    s.location = static_cast<std::uint32_t>(index);
+    s.rank = static_cast<std::uint32_t>(location.rank);
+    s.timeline = timeline;
+    s.mpi_time.reserve(definitions.regions.size());
+    for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
+    const std::string where = "rank " + std::to_string(location.rank) + ", thread " +
+                              std::to_string(location.id & 0xffffffffu) + " (location " +
+                              std::to_string(location.id) + ")";
+
+    const std::string local = read_local_definitions(reader, location.id, s);
+    if (!local.empty()) return where + ": " + local;
+
+    OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader.get(), location.id);
+    if (events == nullptr) return where + ": its event file (.evt) cannot be opened";
+    // We interpolate ourselves (clock_correction.hpp), on the raw timestamps.
+    OTF2_ErrorCode rc = OTF2_EvtReader_ApplyClockOffsets(events, false);
+    OTF2_EvtReaderCallbacks* callbacks = event_callbacks();
+    if (callbacks == nullptr) rc = OTF2_ERROR_MEM_ALLOC_FAILED;
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterEvtCallbacks(reader.get(), events, callbacks, &s);
+    if (callbacks != nullptr) OTF2_EvtReaderCallbacks_Delete(callbacks);
+    // Streamed in batches: memory is one OTF2 chunk plus the records kept.
+    constexpr uint64_t batch = 1 << 16;
+    while (rc == OTF2_SUCCESS) {
+        uint64_t read = 0;
+        rc = OTF2_Reader_ReadLocalEvents(reader.get(), events, batch, &read);
+        if (read < batch) break;
+    }
+    const OTF2_ErrorCode closed = OTF2_Reader_CloseEvtReader(reader.get(), events);
+    // Regions left open (a truncated file) end at the last time seen.
+    if (!s.stack.empty()) records.counts.unterminated += s.stack.size();
+    while (!s.stack.empty()) close_frame(s, s.last);
+    if (timeline != nullptr && timeline->dropped() > 0) {
+        char at[48];
+        std::snprintf(
+            at, sizeof at, "%.9g",
+            static_cast<double>(timeline->first_dropped() - static_cast<Ticks>(definitions.global_offset)) /
+                static_cast<double>(definitions.timer_resolution));
+        records.timeline_cut.push_back(where + ": " + std::to_string(timeline->dropped()) +
+                                       " slices ending at or after " + at + " s were left out of trace.json");
+    }
+    if (!s.problem.empty()) return where + ": " + s.problem + "; the events after it were skipped";
+    if (rc != OTF2_SUCCESS) {
+        return where + ": its event file (.evt) cannot be read to the end: " + describe_otf2(rc) +
+               "; the events after the damage were skipped";
+    }
+    if (closed != OTF2_SUCCESS) return where + ": its event file cannot be closed: " + describe_otf2(closed);
+    return "";
+}
+
+RecordMarks record_marks(const ShareRecords& records) {
+    return {records.sends.size(), records.receives.size(), records.collectives.size()};
+}
+
+namespace {
+
+/// The indices [from, size) sorted by `before`.
+template <typename Less>
+std::vector<std::size_t> ordered(std::size_t from, std::size_t size, Less before) {
+    std::vector<std::size_t> ids;
+    for (std::size_t i = from; i < size; ++i) ids.push_back(i);
+    std::stable_sort(ids.begin(), ids.end(), before);
+    return ids;
+}
+
+}  // namespace
+
+void number_records(ShareRecords& records, const RecordMarks& from) {
+    const std::pair<std::vector<MessageSide>*, std::size_t> lists[] = {{&records.sends, from.sends},
+                                                                       {&records.receives, from.receives}};
+    for (const auto& [sides, start] : lists) {
+        auto& m = *sides;
+        const auto ids = ordered(start, m.size(), [&](std::size_t a, std::size_t b) {
+            return std::tie(m[a].post, m[a].location, m[a].position) <
+                   std::tie(m[b].post, m[b].location, m[b].position);
+        });
+        std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> next;
+        for (std::size_t i : ids) {
+            if (m[i].cancelled) continue;
+            m[i].key.seq = next[{m[i].key.comm, m[i].key.source, m[i].key.destination, m[i].key.tag}]++;
+        }
+    }
+    auto& calls = records.collectives;
+    const auto ids = ordered(from.collectives, calls.size(), [&](std::size_t a, std::size_t b) {
+        return std::tie(calls[a].enter, calls[a].location, calls[a].position) <
+               std::tie(calls[b].enter, calls[b].location, calls[b].position);
+    });
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> next;
+    for (std::size_t i : ids) calls[i].seq = next[{calls[i].rank, calls[i].comm}]++;
+}
+
+}  // namespace strata::analysis::trace

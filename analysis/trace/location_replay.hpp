@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The forward replay of one location's event file, streamed in batches: a
+// stack of open regions (call path, enter time), and a record for every MPI
+// message and collective call (trace_records.hpp).  Events the analysis
+// does not use (parameters, metrics, thread fork/join, OpenMP, I/O ...) are
+// skipped by OTF2 without a callback.
+//
+//   local .def: ClockOffset points  -> ClockCorrection (OTF2's own offset
+//               application is switched off; mapping tables OTF2 applies)
+//   .evt:       Enter/Leave         -> stack, call paths, MPI time
+//               MpiSend/MpiIsend    -> ShareRecords::sends
+//               MpiRecv/MpiIrecv    -> ShareRecords::receives (posted at the
+//               (+MpiIrecvRequest)     MPI_Irecv, blocking in the Wait)
+//               MpiIsendComplete    -> the blocking call of an Isend
+//               MpiCollectiveEnd    -> ShareRecords::collectives
+//
+// Message keys get their sequence numbers later (number_records()), once all
+// locations of a rank are read.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "trace/otf2_reader.hpp"
+#include "trace/timeline_writer.hpp"
+#include "trace/trace_definitions.hpp"
+#include "trace/trace_records.hpp"
+
+namespace strata::analysis::trace {
+
+/// Replays location `index` of `definitions` through `reader` (whose event
+/// and definition files are open) into `records`.  Returns "" when the
+/// whole location was read, else why it was not (what was read before the
+/// problem is kept).  With a `timeline`, every region instance is also
+/// written there as a slice (begin_location() must have been called).
+std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
+                            ShareRecords& records, TimelineWriter* timeline = nullptr);
+
+/// Where a rank's records start in ShareRecords (its locations are replayed one after the other).
+struct RecordMarks {
+    std::size_t sends = 0, receives = 0, collectives = 0;
+};
+
+/// The current ends of the record lists.
+RecordMarks record_marks(const ShareRecords& records);
+
+/// Gives the message sides and collective calls recorded since `from` (one
+/// rank's, all its locations read) their sequence numbers: per (communicator,
+/// source, destination, tag) in posting order, per (rank, communicator) in
+/// call order; order = (time, location, event position).
+void number_records(ShareRecords& records, const RecordMarks& from);
+
+}  // namespace strata::analysis::trace

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// MPI_Alltoallv and MPI_Gatherv of byte buffers (see message_exchange_mpi.hpp).
+#include "trace/message_exchange_mpi.hpp"
+
+#include <climits>
+#include <stdexcept>
+
+namespace strata::analysis::trace {
+
+namespace {
+
+constexpr const char* too_large =
+    "a trace-analysis exchange buffer exceeds 2 GiB (MPI's int counts); use more analysis ranks";
+
+/// Throws std::length_error on every rank of `comm` when `local_too_large`
+/// is true on any of them (so that no rank is left waiting in a collective).
+void agree_on_size(bool local_too_large, MPI_Comm comm) {
+    int any = local_too_large ? 1 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (any != 0) throw std::length_error(too_large);
+}
+
+bool fits(std::size_t bytes) {
+    return bytes <= static_cast<std::size_t>(INT_MAX);
+}
+
+/// Displacements of `counts`; false when their sum does not fit an int.
+bool displacements(const std::vector<int>& counts, std::vector<int>* at) {
+    at->assign(counts.size(), 0);
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        (*at)[i] = static_cast<int>(total);
+        total += static_cast<std::size_t>(counts[i]);
+        if (!fits(total)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+MpiExchange::MpiExchange(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+}
+
+std::vector<std::string> MpiExchange::all_to_all(const std::vector<std::string>& outbox) {
+    const auto n = static_cast<std::size_t>(size_);
+    std::vector<int> send_counts(n, 0), receive_counts(n, 0);
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < n && r < outbox.size(); ++r) total += outbox[r].size();
+    agree_on_size(!fits(total), comm_);
+    std::string sending;
+    for (std::size_t r = 0; r < n && r < outbox.size(); ++r) {
+        send_counts[r] = static_cast<int>(outbox[r].size());
+        sending += outbox[r];
+    }
+    MPI_Alltoall(send_counts.data(), 1, MPI_INT, receive_counts.data(), 1, MPI_INT, comm_);
+    std::vector<int> send_at, receive_at;
+    displacements(send_counts, &send_at);
+    agree_on_size(!displacements(receive_counts, &receive_at), comm_);
+    std::string receiving(
+        static_cast<std::size_t>(receive_at.back()) + static_cast<std::size_t>(receive_counts.back()), '\0');
+    MPI_Alltoallv(sending.data(), send_counts.data(), send_at.data(), MPI_BYTE, &receiving[0],
+                  receive_counts.data(), receive_at.data(), MPI_BYTE, comm_);
+    std::vector<std::string> inbox(n);
+    for (std::size_t r = 0; r < n; ++r) {
+        inbox[r] = receiving.substr(static_cast<std::size_t>(receive_at[r]),
+                                    static_cast<std::size_t>(receive_counts[r]));
+    }
+    return inbox;
+}
+
+std::vector<std::string> MpiExchange::gather(const std::string& mine) {
+    agree_on_size(!fits(mine.size()), comm_);
+    const int count = static_cast<int>(mine.size());
+    std::vector<int> counts(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);
+    MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_);
+    std::vector<int> at;
+    std::string all;
+    bool fit = true;
+    if (rank_ == 0) {
+        fit = displacements(counts, &at);
+        if (fit) all.resize(static_cast<std::size_t>(at.back()) + static_cast<std::size_t>(counts.back()));
+    }
+    agree_on_size(!fit, comm_);
+    MPI_Gatherv(mine.data(), count, MPI_BYTE, rank_ == 0 ? &all[0] : nullptr, counts.data(), at.data(),
+                MPI_BYTE, 0, comm_);
+    std::vector<std::string> parts;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+        parts.push_back(all.substr(static_cast<std::size_t>(at[r]), static_cast<std::size_t>(counts[r])));
+    }
+    return parts;
+}
+
+}  // namespace strata::analysis::trace

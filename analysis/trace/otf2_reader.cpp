@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The owner of an OTF2_Reader (see otf2_reader.hpp).
+#include "trace/otf2_reader.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "trace/trace_definitions.hpp"
+
+namespace strata::analysis::trace {
+
+Otf2Reader::Otf2Reader(const std::string& anchor) {
+    silence_otf2_errors();
+    struct stat status {};
+    if (::stat(anchor.c_str(), &status) != 0) {
+        error_ = anchor + ": cannot open: " + std::strerror(errno);
+        return;
+    }
+    reader_ = OTF2_Reader_Open(anchor.c_str());
+    if (reader_ == nullptr) {
+        error_ = anchor + ": not a readable OTF2 anchor file (truncated, damaged or not OTF2)";
+        return;
+    }
+    const OTF2_ErrorCode rc = OTF2_Reader_SetSerialCollectiveCallbacks(reader_);
+    if (rc != OTF2_SUCCESS) {
+        error_ = anchor + ": cannot set up the OTF2 reader: " + describe_otf2(rc);
+        OTF2_Reader_Close(reader_);
+        reader_ = nullptr;
+    }
+}
+
+Otf2Reader::~Otf2Reader() {
+    if (reader_ != nullptr) OTF2_Reader_Close(reader_);
+}
+
+}  // namespace strata::analysis::trace

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The Chrome trace / Perfetto timeline (trace.json) of one analysis rank's
+// share, written as a part file while the locations are replayed; rank 0
+// joins the parts in location order (METRICS.md "Chrome trace / Perfetto
+// export"):
+//
+//   {"displayTimeUnit": "ns", "traceEvents": [
+//     metadata   ph "M": process_name "rank R", process_sort_index R,
+//                thread_name (the location's name), thread_sort_index
+//     slices     ph "X": one per region instance, name = region, cat = paradigm,
+//                ts/dur in microseconds from the trace start, after clock correction
+//     messages   ph "s" at the send event, ph "f" ("bp": "e") at the receive
+//                event, one flow per message, id from its matching key
+//   ]}
+//
+// pid = measured rank, tid = the location's position among its rank's
+// locations.  A location's slices stop at `slice_cap` (the rest is dropped
+// and the summary says where): browser viewers struggle beyond a few
+// hundred MB.  Every line starts with ",\n" so parts can be concatenated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+#include "trace/trace_definitions.hpp"
+#include "trace/trace_records.hpp"
+
+namespace strata::analysis::trace {
+
+/// Writes one part of trace.json.
+class TimelineWriter {
+public:
+    /// Writes to `path` (created); `slice_cap` slices at most per location.
+    TimelineWriter(const std::string& path, const TraceDefinitions& definitions, std::uint64_t slice_cap);
+
+    /// Starts location `index`, the `thread`-th of its rank (metadata; rank metadata for thread 0).
+    void begin_location(std::size_t index, std::size_t thread);
+    /// A region instance of the current location.  False once the cap is reached.
+    bool slice(std::uint32_t region, Ticks enter, Ticks exit);
+    /// A message's start (at the sender) or end (at the receiver), `thread` as in begin_location.
+    void flow(const MessageSide& side, bool start, std::size_t thread);
+
+    /// The slices dropped at the current location's cap, and the end of the first
+    /// (slices are written as they end, so every dropped one ends at or after it).
+    std::uint64_t dropped() const { return dropped_; }
+    Ticks first_dropped() const { return first_dropped_; }
+
+    /// False when the file could not be written (so far).
+    bool ok() const { return static_cast<bool>(out_); }
+
+    /// Flushes and closes the part; false when it could not be written.
+    bool finish() {
+        out_.close();
+        return !out_.fail();
+    }
+
+private:
+    std::string micros(Ticks t) const;
+    std::string where(std::int64_t rank, std::size_t thread) const;
+
+    std::ofstream out_;
+    const TraceDefinitions& definitions_;
+    std::uint64_t cap_;
+    std::int64_t rank_ = 0;
+    std::size_t thread_ = 0;
+    std::uint64_t slices_ = 0, dropped_ = 0;
+    Ticks first_dropped_ = no_time;
+};
+
+/// The flow id of a message: FNV-1a over its key, as "0x" and 16 hex digits.
+std::string flow_id(const MessageKey& key);
+
+/// The header of trace.json (up to the opening of "traceEvents").
+const char* timeline_header();
+
+/// The end of trace.json.
+const char* timeline_footer();
+
+}  // namespace strata::analysis::trace

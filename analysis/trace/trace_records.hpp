@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The compact records a replay keeps of one analysis rank's share: only the
+// MPI operations the wait-state patterns need, never the events themselves.
+// Memory per analysis rank is O(messages + collective calls of its share),
+// the same order as a Scalasca replay's communication records.
+//
+//   blocking send     [E, X] of MPI_Send        posted at E of MPI_Send
+//   Isend ... Wait    [E, X] of the Wait holding MpiIsendComplete, posted at E of MPI_Isend
+//   blocking receive  [E, X] of MPI_Recv        posted at E of MPI_Recv
+//   Irecv ... Wait    [E, X] of the Wait holding MpiIrecv, posted at E of MPI_Irecv
+//   collective        [E, X] of the region holding MpiCollectiveBegin/End
+//
+// Times are ticks on rank 0's clock (clock_correction.hpp).  Ranks are world
+// ranks (MPI_COMM_WORLD), translated from communicator ranks.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace strata::analysis::trace {
+
+/// Ticks on rank 0's clock.
+using Ticks = std::int64_t;
+
+/// "Not known" for a time.
+inline constexpr Ticks no_time = INT64_MIN;
+
+/// What identifies a message across ranks (MPI's non-overtaking order: the
+/// seq-th message from src to dst with this tag on this communicator).
+struct MessageKey {
+    std::uint32_t comm = 0;
+    std::uint32_t source = 0;       ///< world rank
+    std::uint32_t destination = 0;  ///< world rank
+    std::uint32_t tag = 0;
+    std::uint64_t seq = 0;
+};
+
+bool operator<(const MessageKey& a, const MessageKey& b);
+bool operator==(const MessageKey& a, const MessageKey& b);
+
+/// One side (send or receive) of a point-to-point message.
+struct MessageSide {
+    MessageKey key;
+    Ticks post = no_time;         ///< E of the posting call
+    Ticks event = no_time;        ///< the MpiSend/MpiIsend or MpiRecv/MpiIrecv event itself
+    Ticks block_enter = no_time;  ///< E of the blocking call (no_time: never completed in a recorded call)
+    Ticks block_exit = no_time;   ///< X of the blocking call
+    std::uint64_t block = 0;      ///< the blocking call instance (unique in the share), groups Waitall
+    std::uint32_t callpath = 0;   ///< of the blocking call (CallPaths index)
+    std::uint32_t location = 0;   ///< index in TraceDefinitions::locations
+    std::uint64_t position = 0;   ///< event position of the post, for ordering
+    bool cancelled = false;
+};
+
+/// One rank's part in a collective operation.
+struct CollectiveCall {
+    std::uint32_t comm = 0;
+    std::uint64_t seq = 0;   ///< per (rank, communicator), in the rank's order
+    std::uint32_t rank = 0;  ///< world rank
+    std::uint32_t op = 0;    ///< OTF2_CollectiveOp
+    std::int64_t root = -1;  ///< world rank of the root, -1 for none
+    Ticks enter = no_time, exit = no_time;
+    std::uint32_t callpath = 0;
+    std::uint32_t location = 0;
+    std::uint64_t position = 0;
+};
+
+/// The call paths seen by one analysis rank: (parent, region) interned.
+class CallPaths {
+public:
+    /// The call path of `region` below `parent` (none_id for a root).
+    std::uint32_t child(std::uint32_t parent, std::uint32_t region, const std::string& region_name);
+    /// Its full name, "main/compute/MPI_Recv".
+    const std::string& name(std::uint32_t id) const { return names_[id]; }
+
+    static constexpr std::uint32_t none_id = UINT32_MAX;
+
+private:
+    std::unordered_map<std::uint64_t, std::uint32_t> ids_;  ///< (parent + 1) << 32 | region -> id
+    std::vector<std::string> names_;
+};
+
+/// Counts of what could not be used, for the report.
+struct ReplayCounts {
+    std::uint64_t events = 0;        ///< events used (Enter, Leave, MPI); other kinds are skipped
+    std::uint64_t unresolved = 0;    ///< MPI events naming an unknown communicator or rank
+    std::uint64_t unbalanced = 0;    ///< leaves without a matching enter
+    std::uint64_t unterminated = 0;  ///< regions still open at the end of a location
+};
+
+/// Everything a replay of one analysis rank's share keeps.
+struct ShareRecords {
+    std::vector<MessageSide> sends, receives;
+    std::vector<CollectiveCall> collectives;
+    CallPaths callpaths;
+    std::map<std::uint32_t, Ticks>
+        mpi_time;  ///< world rank -> time in outermost MPI calls (not Init/Finalize)
+    ReplayCounts counts;
+    std::vector<std::string> skipped;       ///< per location that could not be read (fully), why
+    std::vector<std::string> timeline_cut;  ///< per location whose timeline (trace.json) was cut, where
+    std::uint64_t next_block = 1;
+};
+
+}  // namespace strata::analysis::trace

@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The phases of the trace analysis (see wait_state_analysis.hpp).
+#include "trace/wait_state_analysis.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <new>
+#include <set>
+#include <string_view>
+
+#include "trace/byte_codec.hpp"
+#include "trace/location_replay.hpp"
+#include "trace/otf2_reader.hpp"
+#include "trace/timeline_writer.hpp"
+
+namespace strata::analysis::trace {
+
+namespace {
+
+/// A send's or receive's post time, travelling to the partner's analysis rank.
+struct PostNote {
+    MessageKey key;
+    Ticks post = 0;
+    std::uint8_t side = 0;  ///< 0: a send (for the receiver), 1: a receive (for the sender)
+};
+
+/// A collective call, travelling to its instance's owner.
+struct CallNote {
+    std::uint32_t comm = 0;
+    std::uint64_t seq = 0;
+    std::uint32_t rank = 0;
+    std::uint32_t op = 0;
+    std::int64_t root = -1;
+    Ticks enter = 0;
+};
+
+/// The owner's answer to one member of an instance.
+struct CallAnswer {
+    std::uint32_t comm = 0;
+    std::uint64_t seq = 0;
+    std::uint32_t rank = 0;
+    std::uint8_t complete = 0;
+    Ticks latest = 0;             ///< max over members of E
+    std::int64_t last_rank = -1;  ///< the member with that E (lowest rank on ties)
+    Ticks root_enter = no_time;
+};
+
+enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one };
+
+CollectiveKind kind_of(std::uint32_t op) {
+    switch (op) {
+        case OTF2_COLLECTIVE_OP_BARRIER:
+            return CollectiveKind::barrier;
+        case OTF2_COLLECTIVE_OP_ALLREDUCE:
+        case OTF2_COLLECTIVE_OP_ALLGATHER:
+        case OTF2_COLLECTIVE_OP_ALLGATHERV:
+        case OTF2_COLLECTIVE_OP_ALLTOALL:
+        case OTF2_COLLECTIVE_OP_ALLTOALLV:
+        case OTF2_COLLECTIVE_OP_ALLTOALLW:
+        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER:
+        case OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK:
+            return CollectiveKind::nxn;
+        case OTF2_COLLECTIVE_OP_BCAST:
+        case OTF2_COLLECTIVE_OP_SCATTER:
+        case OTF2_COLLECTIVE_OP_SCATTERV:
+            return CollectiveKind::one_to_all;
+        case OTF2_COLLECTIVE_OP_REDUCE:
+        case OTF2_COLLECTIVE_OP_GATHER:
+        case OTF2_COLLECTIVE_OP_GATHERV:
+            return CollectiveKind::all_to_one;
+        default:
+            return CollectiveKind::none;
+    }
+}
+
+/// Text order with digit runs compared as numbers ("rank 2" before "rank 10").
+bool natural_less(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) &&
+            std::isdigit(static_cast<unsigned char>(b[j]))) {
+            std::size_t ei = i, ej = j;
+            while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei]))) ++ei;
+            while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej]))) ++ej;
+            const std::string_view x = std::string_view(a).substr(i, ei - i),
+                                   y = std::string_view(b).substr(j, ej - j);
+            const auto trim = [](std::string_view v) {
+                return v.substr(std::min(v.find_first_not_of('0'), v.size()));
+            };
+            const std::string_view tx = trim(x), ty = trim(y);
+            if (tx.size() != ty.size()) return tx.size() < ty.size();
+            if (tx != ty) return tx < ty;
+            i = ei;
+            j = ej;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j || (a.size() - i == b.size() - j && a < b);
+}
+
+}  // namespace
+
+std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k) {
+    // A fixed mix (not std::hash), so the split is the same on every platform.
+    const std::uint64_t mixed =
+        (static_cast<std::uint64_t>(comm) * 0x9E3779B97F4A7C15ull) ^ (seq * 0xC2B2AE3D27D4EB4Full);
+    return static_cast<std::size_t>((mixed >> 17) % k);
+}
+
+TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank,
+                                       std::size_t analysis_ranks)
+    : definitions_(definitions), me_(analysis_rank), k_(analysis_ranks) {
+    const RankLayout layout = trace_rank_layout(definitions);
+    std::size_t world = definitions.world_size;
+    for (const MeasuredRank& r : layout.ranks) world = std::max<std::size_t>(world, r.rank + 1);
+    owner_of_rank_.assign(world, -1);
+    for (std::size_t a = 0; a < k_; ++a) {
+        const AnalysisShare share = analysis_share(layout, a, k_);
+        for (std::size_t i = share.first_rank; i < share.first_rank + share.rank_count; ++i) {
+            const MeasuredRank& r = layout.ranks[i];
+            owner_of_rank_[r.rank] = static_cast<std::int64_t>(a);
+            if (a != me_) continue;
+            for (std::size_t t = 0; t < r.columns.size(); ++t) {
+                locations_.push_back(r.columns[t]);
+                thread_of_[r.columns[t]] = t;
+            }
+        }
+    }
+}
+
+void TraceShareAnalysis::read() {
+    // Nothing may escape: the other analysis ranks are about to wait for this one in an exchange.
+    std::string problem;
+    try {
+        replay_share();
+    } catch (const std::bad_alloc&) {
+        problem = "out of memory while replaying its locations";
+    } catch (const std::exception& error) {
+        problem = error.what();
+    }
+    if (!problem.empty()) {
+        records_ = ShareRecords{};
+        locations_read_ = 0;
+        records_.skipped.push_back("analysis rank " + std::to_string(me_) + ": " + problem +
+                                   "; its locations were skipped (use more analysis ranks)");
+    }
+}
+
+void TraceShareAnalysis::replay_share() {
+    // Every rank writes its part, empty or not, so rank 0 finds all K.
+    std::unique_ptr<TimelineWriter> timeline;
+    if (!timeline_.part.empty()) {
+        std::size_t cpu_locations = 0;
+        for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
+        const std::uint64_t cap =
+            std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
+        timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
+        if (!timeline->ok()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
+    }
+    if (locations_.empty()) return;
+    Otf2Reader reader(definitions_.anchor);
+    if (!reader.ok()) {
+        records_.skipped.push_back(reader.error() + " (analysis rank " + std::to_string(me_) +
+                                   ": its locations were skipped)");
+        return;
+    }
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    for (std::size_t i : locations_) {
+        if (rc == OTF2_SUCCESS) rc = OTF2_Reader_SelectLocation(reader.get(), definitions_.locations[i].id);
+    }
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_OpenEvtFiles(reader.get());
+    const OTF2_ErrorCode defs = rc == OTF2_SUCCESS ? OTF2_Reader_OpenDefFiles(reader.get()) : rc;
+    if (rc != OTF2_SUCCESS || defs != OTF2_SUCCESS) {
+        records_.skipped.push_back(definitions_.anchor + ": cannot open the event or definition files: " +
+                                   describe_otf2(rc != OTF2_SUCCESS ? rc : defs));
+        return;
+    }
+    // One rank at a time (its locations are consecutive): replay, number,
+    // then its messages' flows, so the timeline part is in rank order whatever K is.
+    for (std::size_t next = 0; next < locations_.size();) {
+        const RecordMarks marks = record_marks(records_);
+        const std::int64_t rank = definitions_.locations[locations_[next]].rank;
+        for (; next < locations_.size() && definitions_.locations[locations_[next]].rank == rank; ++next) {
+            const std::size_t i = locations_[next];
+            if (timeline) timeline->begin_location(i, thread_of_[i]);
+            const std::string problem = replay_location(reader, definitions_, i, records_, timeline.get());
+            if (problem.empty()) {
+                ++locations_read_;
+            } else {
+                records_.skipped.push_back(problem);
+            }
+        }
+        number_records(records_, marks);
+        if (!timeline) continue;
+        for (std::size_t m = marks.sends; m < records_.sends.size(); ++m) {
+            if (!records_.sends[m].cancelled)
+                timeline->flow(records_.sends[m], true, thread_of_[records_.sends[m].location]);
+        }
+        for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
+            timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
+        }
+    }
+    if (timeline && !timeline->finish())
+        records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
+    const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
+    const OTF2_ErrorCode closed_events = OTF2_Reader_CloseEvtFiles(reader.get());
+    if (closed_defs != OTF2_SUCCESS || closed_events != OTF2_SUCCESS) {
+        records_.skipped.push_back(definitions_.anchor + ": cannot close the event or definition files: " +
+                                   describe_otf2(closed_defs != OTF2_SUCCESS ? closed_defs : closed_events));
+    }
+}
+
+std::vector<std::string> TraceShareAnalysis::message_outbox() const {
+    std::vector<ByteWriter> out(k_);
+    auto route = [&](const MessageSide& m, std::uint32_t partner, std::uint8_t side) {
+        if (m.cancelled || partner >= owner_of_rank_.size() || owner_of_rank_[partner] < 0) return;
+        out[static_cast<std::size_t>(owner_of_rank_[partner])].put(PostNote{m.key, m.post, side});
+    };
+    for (const MessageSide& m : records_.sends) route(m, m.key.destination, 0);
+    for (const MessageSide& m : records_.receives) route(m, m.key.source, 1);
+    std::vector<std::string> boxes;
+    for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
+    return boxes;
+}
+
+void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank,
+                                std::int64_t partner, Ticks wait) {
+    if (wait <= 0) return;
+    RowValue& v = rows_[{static_cast<std::uint8_t>(metric), callpath, rank, partner}];
+    v.ticks += wait;
+    ++v.instances;
+}
+
+void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
+    std::map<MessageKey, Ticks> send_posts, receive_posts;
+    for (const std::string& box : inbox) {
+        ByteReader in(box);
+        while (!in.done()) {
+            const auto note = in.get<PostNote>();
+            (note.side == 0 ? send_posts : receive_posts)[note.key] = note.post;
+        }
+    }
+    // Late sender, at the receiver: per blocking call, the latest sender.
+    struct Latest {
+        Ticks send = no_time;
+        std::int64_t sender = -1;
+        const MessageSide* receive = nullptr;
+    };
+    std::map<std::uint64_t, Latest> by_block;
+    for (const MessageSide& r : records_.receives) {
+        const auto it = send_posts.find(r.key);
+        if (it == send_posts.end()) {
+            ++counts_.receives_unmatched;
+            continue;
+        }
+        ++counts_.messages_matched;
+        if (r.block_exit != no_time && r.block_exit < it->second) ++counts_.clock_violations;
+        Latest& l = by_block[r.block];
+        if (l.receive == nullptr || it->second > l.send ||
+            (it->second == l.send && static_cast<std::int64_t>(r.key.source) < l.sender)) {
+            l = Latest{it->second, r.key.source, &r};
+        }
+    }
+    for (const auto& [block, l] : by_block) {
+        const MessageSide& r = *l.receive;
+        if (r.block_exit == no_time) continue;
+        charge(WaitMetric::late_sender, r.callpath, r.key.destination, l.sender,
+               std::min(l.send, r.block_exit) - r.block_enter);
+    }
+    // Late receiver, at the sender: per blocking call, the largest wait.
+    struct Largest {
+        Ticks wait = 0;
+        std::int64_t receiver = -1;
+        const MessageSide* send = nullptr;
+    };
+    std::map<std::uint64_t, Largest> by_send_block;
+    for (const MessageSide& s : records_.sends) {
+        if (s.cancelled) continue;
+        const auto it = receive_posts.find(s.key);
+        if (it == receive_posts.end()) {
+            ++counts_.sends_unmatched;
+            continue;
+        }
+        if (s.block_enter == no_time || s.block_exit == no_time) continue;  // an Isend never completed
+        const Ticks posted = it->second;
+        const Ticks wait = (posted > s.block_enter && s.block_exit > posted) ? posted - s.block_enter : 0;
+        Largest& l = by_send_block[s.block];
+        if (l.send == nullptr || wait > l.wait) l = Largest{wait, s.key.destination, &s};
+    }
+    for (const auto& [block, l] : by_send_block) {
+        charge(WaitMetric::late_receiver, l.send->callpath, l.send->key.source, l.receiver, l.wait);
+    }
+}
+
+std::vector<std::string> TraceShareAnalysis::collective_outbox() const {
+    std::vector<ByteWriter> out(k_);
+    for (const CollectiveCall& c : records_.collectives) {
+        if (kind_of(c.op) == CollectiveKind::none) continue;
+        out[collective_owner(c.comm, c.seq, k_)].put(CallNote{c.comm, c.seq, c.rank, c.op, c.root, c.enter});
+    }
+    std::vector<std::string> boxes;
+    for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
+    return boxes;
+}
+
+std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vector<std::string>& inbox) {
+    std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<CallNote>> instances;
+    for (const std::string& box : inbox) {
+        ByteReader in(box);
+        while (!in.done()) {
+            const auto note = in.get<CallNote>();
+            instances[{note.comm, note.seq}].push_back(note);
+        }
+    }
+    std::vector<ByteWriter> out(k_);
+    for (const auto& [id, members] : instances) {
+        const TraceCommunicator* comm =
+            id.first < definitions_.communicators.size() ? &definitions_.communicators[id.first] : nullptr;
+        std::set<std::uint32_t> ranks;
+        bool same = true;
+        CallAnswer answer;
+        answer.comm = id.first;
+        answer.seq = id.second;
+        for (const CallNote& m : members) {
+            ranks.insert(m.rank);
+            same = same && m.op == members.front().op && m.root == members.front().root;
+            if (answer.last_rank < 0 || m.enter > answer.latest ||
+                (m.enter == answer.latest && static_cast<std::int64_t>(m.rank) < answer.last_rank)) {
+                answer.latest = m.enter;
+                answer.last_rank = m.rank;
+            }
+            if (m.root >= 0 && static_cast<std::int64_t>(m.rank) == m.root) answer.root_enter = m.enter;
+        }
+        const bool complete = comm != nullptr && same && ranks.size() == members.size() &&
+                              ranks.size() == comm->world_ranks.size();
+        answer.complete = complete ? 1 : 0;
+        if (complete) {
+            ++counts_.collectives_matched;
+        } else {
+            ++counts_.collectives_incomplete;
+        }
+        for (const CallNote& m : members) {
+            if (m.rank >= owner_of_rank_.size() || owner_of_rank_[m.rank] < 0) continue;
+            answer.rank = m.rank;
+            out[static_cast<std::size_t>(owner_of_rank_[m.rank])].put(answer);
+        }
+    }
+    std::vector<std::string> boxes;
+    for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
+    return boxes;
+}
+
+void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox) {
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, CallAnswer>
+        answers;  // (rank, comm, seq)
+    for (const std::string& box : inbox) {
+        ByteReader in(box);
+        while (!in.done()) {
+            const auto a = in.get<CallAnswer>();
+            answers[{a.rank, a.comm, a.seq}] = a;
+        }
+    }
+    for (const CollectiveCall& c : records_.collectives) {
+        const auto it = answers.find({c.rank, c.comm, c.seq});
+        if (it == answers.end() || !it->second.complete || c.exit == no_time) continue;
+        const CallAnswer& a = it->second;
+        switch (kind_of(c.op)) {
+            case CollectiveKind::barrier:
+                charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank,
+                       std::min(a.latest, c.exit) - c.enter);
+                break;
+            case CollectiveKind::nxn:
+                charge(WaitMetric::wait_at_nxn, c.callpath, c.rank, a.last_rank,
+                       std::min(a.latest, c.exit) - c.enter);
+                break;
+            case CollectiveKind::one_to_all:
+                if (c.root >= 0 && c.rank != c.root && a.root_enter != no_time) {
+                    charge(WaitMetric::late_broadcast, c.callpath, c.rank, c.root,
+                           std::min(a.root_enter, c.exit) - c.enter);
+                }
+                break;
+            case CollectiveKind::all_to_one:
+                if (c.root >= 0 && c.rank == c.root) {
+                    charge(WaitMetric::early_reduce, c.callpath, c.rank, a.last_rank,
+                           std::min(a.latest, c.exit) - c.enter);
+                }
+                break;
+            case CollectiveKind::none:
+                break;
+        }
+    }
+}
+
+std::string TraceShareAnalysis::partial() const {
+    ByteWriter w;
+    TraceCounts counts = counts_;
+    counts.events = records_.counts.events;
+    counts.unresolved = records_.counts.unresolved;
+    counts.unbalanced = records_.counts.unbalanced;
+    counts.unterminated = records_.counts.unterminated;
+    w.put(counts);
+    w.put<std::uint64_t>(locations_.size());
+    w.put<std::uint64_t>(locations_read_);
+    std::int64_t mpi = 0;
+    for (const auto& [rank, ticks] : records_.mpi_time) mpi += ticks;
+    w.put(mpi);
+    w.put<std::uint64_t>(rows_.size());
+    for (const auto& [key, value] : rows_) {
+        const auto& [metric, callpath, rank, partner] = key;
+        w.put(metric);
+        w.put_string(records_.callpaths.name(callpath));
+        w.put(rank);
+        w.put(partner);
+        w.put(value.ticks);
+        w.put(value.instances);
+    }
+    for (const auto* notes : {&records_.skipped, &records_.timeline_cut}) {
+        w.put<std::uint64_t>(notes->size());
+        for (const std::string& s : *notes) w.put_string(s);
+    }
+    return std::move(w.bytes());
+}
+
+WaitStateReport combine_partials(const std::vector<std::string>& partials,
+                                 const TraceDefinitions& definitions) {
+    WaitStateReport report;
+    report.timer_resolution = definitions.timer_resolution;
+    report.ranks = trace_rank_layout(definitions).ranks.size();
+    std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>,
+             std::pair<std::int64_t, std::uint64_t>>
+        rows;
+    for (const std::string& p : partials) {
+        ByteReader in(p);
+        const auto c = in.get<TraceCounts>();
+        TraceCounts& t = report.counts;
+        t.events += c.events;
+        t.messages_matched += c.messages_matched;
+        t.sends_unmatched += c.sends_unmatched;
+        t.receives_unmatched += c.receives_unmatched;
+        t.clock_violations += c.clock_violations;
+        t.collectives_matched += c.collectives_matched;
+        t.collectives_incomplete += c.collectives_incomplete;
+        t.unresolved += c.unresolved;
+        t.unbalanced += c.unbalanced;
+        t.unterminated += c.unterminated;
+        report.locations += in.get<std::uint64_t>();
+        report.locations_read += in.get<std::uint64_t>();
+        report.mpi_ticks += in.get<std::int64_t>();
+        const auto n = in.get<std::uint64_t>();
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const auto metric = in.get<std::uint8_t>();
+            std::string callpath = in.get_string();
+            const auto rank = in.get<std::uint32_t>();
+            const auto partner = in.get<std::int64_t>();
+            const auto ticks = in.get<std::int64_t>();
+            const auto instances = in.get<std::uint64_t>();
+            auto& v = rows[{metric, std::move(callpath), rank, partner}];
+            v.first += ticks;
+            v.second += instances;
+        }
+        for (auto* notes : {&report.skipped, &report.timeline_cut}) {
+            const auto n_notes = in.get<std::uint64_t>();
+            for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
+        }
+    }
+    std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
+    std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
+    for (const auto& [key, value] : rows) {
+        const auto& [metric, callpath, rank, partner] = key;
+        WaitStateRow row;
+        row.metric = static_cast<WaitMetric>(metric);
+        row.callpath = callpath;
+        row.rank = rank;
+        row.partner = partner;
+        row.ticks = value.first;
+        row.instances = value.second;
+        report.total_ticks[metric] += row.ticks;
+        report.total_instances[metric] += row.instances;
+        report.rows.push_back(std::move(row));
+    }
+    return report;
+}
+
+std::string timeline_part(const TimelineOptions& timeline, std::size_t rank) {
+    return timeline.part + "." + std::to_string(rank);
+}
+
+bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std::string& path) {
+    bool ok = true;
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << timeline_header();
+        bool first = true;
+        for (std::size_t r = 0; r < ranks; ++r) {
+            std::ifstream in(timeline_part(timeline, r), std::ios::binary);
+            if (!in) {
+                ok = false;
+                continue;
+            }
+            if (first && in.peek() != std::ifstream::traits_type::eof()) {
+                in.ignore(2);  // the first event's ",\n"
+                first = false;
+            }
+            out << in.rdbuf();
+            out.clear();  // an empty part sets failbit; that is not an error
+        }
+        out << timeline_footer();
+        out.flush();
+        ok = ok && static_cast<bool>(out);
+    }
+    for (std::size_t r = 0; r < ranks; ++r) std::remove(timeline_part(timeline, r).c_str());
+    return ok;
+}
+
+WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
+                                   const TimelineOptions& timeline) {
+    TraceShareAnalysis share(definitions, exchange.rank(), exchange.size());
+    if (!timeline.part.empty())
+        share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
+    share.read();
+    share.message_inbox(exchange.all_to_all(share.message_outbox()));
+    const std::vector<std::string> calls = exchange.all_to_all(share.collective_outbox());
+    share.collective_inbox(exchange.all_to_all(share.collective_answers(calls)));
+    const std::vector<std::string> partials = exchange.gather(share.partial());
+    if (exchange.rank() != 0) return {};
+    return combine_partials(partials, definitions);
+}
+
+namespace {
+
+/// inbox[r][s] = outbox[s][r].
+std::vector<std::vector<std::string>> transpose(std::vector<std::vector<std::string>> outboxes) {
+    const std::size_t k = outboxes.size();
+    std::vector<std::vector<std::string>> inboxes(k, std::vector<std::string>(k));
+    for (std::size_t s = 0; s < k; ++s) {
+        for (std::size_t r = 0; r < k; ++r) inboxes[r][s] = std::move(outboxes[s][r]);
+    }
+    return inboxes;
+}
+
+}  // namespace
+
+WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
+                                         const TimelineOptions& timeline) {
+    std::vector<std::unique_ptr<TraceShareAnalysis>> all;
+    for (std::size_t a = 0; a < shares; ++a) {
+        all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares));
+        if (!timeline.part.empty()) all.back()->write_timeline({timeline_part(timeline, a), timeline.events});
+    }
+    std::vector<std::vector<std::string>> boxes;
+    for (auto& s : all) {
+        s->read();
+        boxes.push_back(s->message_outbox());
+    }
+    auto inboxes = transpose(std::move(boxes));
+    boxes.clear();
+    for (std::size_t a = 0; a < shares; ++a) {
+        all[a]->message_inbox(inboxes[a]);
+        boxes.push_back(all[a]->collective_outbox());
+    }
+    inboxes = transpose(std::move(boxes));
+    boxes.clear();
+    for (std::size_t a = 0; a < shares; ++a) boxes.push_back(all[a]->collective_answers(inboxes[a]));
+    inboxes = transpose(std::move(boxes));
+    std::vector<std::string> partials;
+    for (std::size_t a = 0; a < shares; ++a) {
+        all[a]->collective_inbox(inboxes[a]);
+        partials.push_back(all[a]->partial());
+    }
+    return combine_partials(partials, definitions);
+}
+
+}  // namespace strata::analysis::trace

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The trace analysis of one analysis rank, as bulk-synchronous phases
+// around two exchanges, so that no rank ever holds the whole trace:
+//
+//   read             replay the locations of this rank's share (the same
+//                    split as the profile: analysis_share()); number messages
+//                    and collective calls
+//   messages         every send's post time goes to the analysis rank of its
+//                    receiver, every receive's post time to that of its sender
+//                    (keyed by communicator, source, destination, tag, seq);
+//                    each side joins them with its own records:
+//                    receiver -> late_sender,  sender -> late_receiver
+//   collectives      each call's E goes to the owner of its instance
+//                    (communicator, seq); the owner answers every member
+//                    with max E, the last rank and E_root; each member
+//                    computes its own wait with its own X
+//   partial          rows, totals and counts, gathered on rank 0 and
+//                    combined (exact integer sums, sorted): identical for any K
+//
+//   run_trace_analysis() drives the phases over an Exchange (MPI in
+//   strata-analyze); analyze_trace_in_process() runs K shares in one process.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "analyze/rank_layout.hpp"
+#include "trace/message_exchange.hpp"
+#include "trace/trace_definitions.hpp"
+#include "trace/trace_records.hpp"
+#include "trace/wait_states.hpp"
+
+namespace strata::analysis::trace {
+
+/// Where one analysis rank writes its part of trace.json ("" : no timeline).
+struct TimelineOptions {
+    std::string part;          ///< this rank's part file
+    std::uint64_t events = 0;  ///< slices in the whole timeline at most (split evenly over the locations)
+};
+
+/// One analysis rank's part of the trace analysis.
+class TraceShareAnalysis {
+public:
+    TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank,
+                       std::size_t analysis_ranks);
+
+    /// Also writes this share's part of trace.json during read().
+    void write_timeline(const TimelineOptions& options) { timeline_ = options; }
+
+    /// Replays this share's locations; unreadable ones are noted and skipped.
+    void read();
+
+    /// Phase "messages": what goes to each analysis rank, then what came back.
+    std::vector<std::string> message_outbox() const;
+    void message_inbox(const std::vector<std::string>& inbox);
+
+    /// Phase "collectives": calls to the instance owners; the owners' answers; their use.
+    std::vector<std::string> collective_outbox() const;
+    std::vector<std::string> collective_answers(const std::vector<std::string>& inbox);
+    void collective_inbox(const std::vector<std::string>& inbox);
+
+    /// This rank's rows, totals and counts.
+    std::string partial() const;
+
+private:
+    struct RowValue {
+        std::int64_t ticks = 0;
+        std::uint64_t instances = 0;
+    };
+    void replay_share();
+    void charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner,
+                Ticks wait);
+
+    const TraceDefinitions& definitions_;
+    std::size_t me_, k_;
+    std::vector<std::int64_t> owner_of_rank_;       ///< world rank -> analysis rank, -1 none
+    std::vector<std::size_t> locations_;            ///< this share's locations, by rank, then thread
+    std::map<std::size_t, std::size_t> thread_of_;  ///< location -> its position among its rank's locations
+    TimelineOptions timeline_;
+    ShareRecords records_;
+    std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t, std::int64_t>, RowValue> rows_;
+    TraceCounts counts_;
+    std::size_t locations_read_ = 0;
+};
+
+/// The analysis rank that owns collective instance (comm, seq) among `k`.
+std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k);
+
+/// Combines every rank's partial() into the report.
+WaitStateReport combine_partials(const std::vector<std::string>& partials,
+                                 const TraceDefinitions& definitions);
+
+/// Runs every phase over `exchange`; the report on rank 0 (empty elsewhere).
+/// With `timeline.part` set, each rank writes its part of trace.json there
+/// (rank r: part + "." + r); join them with join_timeline().
+WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
+                                   const TimelineOptions& timeline = {});
+
+/// The same for `shares` shares in one process (the tests' form of K ranks).
+WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
+                                         const TimelineOptions& timeline = {});
+
+/// The part file of analysis rank `rank` for `timeline`.
+std::string timeline_part(const TimelineOptions& timeline, std::size_t rank);
+
+/// Writes trace.json at `path` from the parts of `ranks` analysis ranks and
+/// removes them.  False (and the parts removed) when a part is missing or
+/// the file cannot be written.
+bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std::string& path);
+
+}  // namespace strata::analysis::trace

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The wait-state patterns (Scalasca's definitions, METRICS.md "Wait
+// states") and the combined result the reports show.  E = enter, X = exit
+// of the MPI call on a rank; times on rank 0's clock.
+//
+//   metric            where it is charged     time
+//   late_sender       receiver's blocking call min(E_send, X_recv) - E_recv; a Waitall: the latest sender
+//   late_receiver     sender's blocking call   E_recv - E_send, when the send ended after the receive was
+//   posted wait_at_barrier   every rank               min(max_q E_q, X_p) - E_p        (MPI_Barrier)
+//   wait_at_nxn       every rank               the same (Allreduce, Allgather(v), Alltoall(v,w),
+//   Reduce_scatter) late_broadcast    every rank but the root  min(E_root, X_p) - E_p            (Bcast,
+//   Scatter(v)) early_reduce      the root only            min(max_q E_q, X_root) - E_root   (Reduce,
+//   Gather(v))
+//
+// Only positive waits count.  "partner" is the rank the wait is blamed on:
+// the (latest) sender, the receiver, the last rank to arrive (lowest rank on
+// ties), the root.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata::analysis::trace {
+
+/// The patterns, in report order.
+enum class WaitMetric : std::uint8_t {
+    late_sender,
+    late_receiver,
+    wait_at_barrier,
+    wait_at_nxn,
+    late_broadcast,
+    early_reduce
+};
+inline constexpr std::size_t wait_metric_count = 6;
+
+/// "late_sender", ...
+const char* metric_name(WaitMetric metric);
+/// The definition, as the reports print it.
+const char* metric_definition(WaitMetric metric);
+/// "late senders", ... (for sentences).
+const char* metric_words(WaitMetric metric);
+
+/// Waiting of one rank in one call path, blamed on one partner.
+struct WaitStateRow {
+    WaitMetric metric = WaitMetric::late_sender;
+    std::string callpath;
+    std::uint32_t rank = 0;
+    std::int64_t partner = -1;
+    std::int64_t ticks = 0;
+    std::uint64_t instances = 0;  ///< calls with a positive wait
+};
+
+/// What the trace analysis could and could not use.
+struct TraceCounts {
+    std::uint64_t events = 0;
+    std::uint64_t messages_matched = 0;
+    std::uint64_t sends_unmatched = 0;
+    std::uint64_t receives_unmatched = 0;
+    std::uint64_t clock_violations = 0;        ///< receives that ended before their send began
+    std::uint64_t collectives_matched = 0;     ///< instances (communicator, sequence) complete
+    std::uint64_t collectives_incomplete = 0;  ///< instances missing a member or mixing operations
+    std::uint64_t unresolved = 0;
+    std::uint64_t unbalanced = 0;
+    std::uint64_t unterminated = 0;
+};
+
+/// The combined wait states of a trace.
+struct WaitStateReport {
+    std::uint64_t timer_resolution = 1;  ///< ticks per second
+    std::size_t ranks = 0;               ///< measured ranks with a CPU location
+    std::size_t locations = 0, locations_read = 0;
+    std::vector<WaitStateRow> rows;  ///< by metric, call path, rank, partner
+    std::array<std::int64_t, wait_metric_count> total_ticks{};
+    std::array<std::uint64_t, wait_metric_count> total_instances{};
+    std::int64_t mpi_ticks = 0;  ///< time in outermost MPI calls, MPI_Init/Finalize apart, all ranks
+    TraceCounts counts;
+    std::vector<std::string> skipped;       ///< what could not be read, sorted
+    std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
+
+    double seconds(std::int64_t ticks) const;
+};
+
+}  // namespace strata::analysis::trace

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A generator of synthetic OTF2 experiments with known ground truth, written
+// with the OTF2 writer API directly (as Strata's measurement lays them out:
+// location id rank << 32, one location group per rank, group "MPI ranks",
+// a COMM_GROUP of world ranks per communicator, ClockOffset points in each
+// location's .def file).
+//
+// Events are given in *true* time (rank 0's clock); each rank's clock runs
+// `offset` behind (local = true - offset), and its .def holds the constant
+// offset at two points, so an analysis that ignores the offsets gets other
+// numbers.  Timer resolution 10^9 (ns).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::analysis::test {
+
+/// One synthetic trace.
+class TraceBuilder {
+public:
+    explicit TraceBuilder(std::uint32_t ranks);
+
+    /// A region; role and paradigm as OTF2 numbers them.
+    std::uint32_t region(const std::string& name, std::uint32_t role, std::uint32_t paradigm);
+    /// The region of an MPI function (paradigm MPI, role from the name).
+    std::uint32_t mpi_region(const std::string& name);
+    /// A communicator of `world_ranks`; communicator 0 (MPI_COMM_WORLD) exists from the start.
+    std::uint32_t communicator(const std::string& name, const std::vector<std::uint32_t>& world_ranks);
+    /// An OpenMP thread team of `threads` threads of `rank` (a communicator of paradigm OpenMP over
+    /// its own COMM_LOCATIONS group, as OTF2 defines thread teams).
+    std::uint32_t thread_team(std::uint32_t rank, std::uint32_t threads);
+    /// Rank `rank`'s clock runs `offset_ns` behind rank 0's.
+    void clock_offset(std::uint32_t rank, std::int64_t offset_ns);
+
+    // Events of `rank` at true time `t` (ns); written in time order, ties in the order given.
+    void enter(std::uint32_t rank, std::uint64_t t, std::uint32_t region);
+    void leave(std::uint32_t rank, std::uint64_t t, std::uint32_t region);
+    void send(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+              std::uint32_t comm = 0);
+    void recv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+              std::uint32_t comm = 0);
+    void isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+               std::uint64_t request);
+    void isend_complete(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
+    void irecv_request(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
+    void irecv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
+               std::uint64_t request);
+    void parameter(std::uint32_t rank, std::uint64_t t,
+                   std::int64_t value);  ///< an event the analysis does not use
+
+    // OpenMP as the OpenMP adapter writes it: ThreadFork/Join on the master
+    // thread, ThreadTeamBegin/End and regions on every thread of the team;
+    // thread t > 0 of a rank is location rank << 32 | t.
+    void fork(std::uint32_t rank, std::uint64_t t, std::uint32_t threads);
+    void join(std::uint32_t rank, std::uint64_t t);
+    void team_begin(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team);
+    void team_end(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t team);
+    void thread_enter(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region);
+    void thread_leave(std::uint32_t rank, std::uint32_t thread, std::uint64_t t, std::uint32_t region);
+    /// A whole collective call: enter at `e`, MpiCollectiveBegin/End, leave at `x`.
+    void collective(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x,
+                    std::uint32_t op, std::int64_t root = -1, std::uint32_t comm = 0);
+    /// A whole blocking call holding one event written by `send`/`recv`.
+    void blocking_send(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x,
+                       std::uint32_t peer, std::uint32_t tag, std::uint32_t comm = 0);
+    void blocking_recv(std::uint32_t rank, std::uint32_t region, std::uint64_t e, std::uint64_t x,
+                       std::uint32_t peer, std::uint32_t tag, std::uint32_t comm = 0);
+
+    /// Leaves the ClockOffset records out (the local timestamps stay as they are).
+    void write_clock_offsets(bool write) { write_offsets_ = write; }
+
+    /// Writes traces.otf2, traces.def and traces/ into `directory` (created).
+    void write(const std::string& directory) const;
+
+private:
+    struct Event {
+        int kind;
+        std::uint64_t t;
+        std::uint64_t a, b, c, d;
+    };
+    void add(std::uint32_t rank, int kind, std::uint64_t t, std::uint64_t a = 0, std::uint64_t b = 0,
+             std::uint64_t c = 0, std::uint64_t d = 0, std::uint32_t thread = 0);
+
+    std::uint32_t ranks_;
+    bool write_offsets_ = true;
+    std::vector<std::int64_t> offsets_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Event>> events_;  ///< (rank, thread)
+    struct Region {
+        std::string name;
+        std::uint32_t role, paradigm;
+    };
+    std::vector<Region> regions_;
+    struct Comm {
+        std::string name;
+        std::vector<std::uint32_t> members;  ///< world ranks; threads of `team_rank` for a team
+        std::int64_t team_rank = -1;         ///< >= 0: an OpenMP thread team of this rank
+    };
+    std::vector<Comm> comms_;
+};
+
+/// 4 ranks with one of each wait state (times in ms, true time):
+///
+///   late sender     r0 MPI_Send at 16, r1 MPI_Recv 11..16.2            r1 waits 5 on r0
+///   late receiver   r2 MPI_Ssend 20..23.5 on comm "pair" {2,3},
+///                   r3 MPI_Recv posted at 23                            r2 waits 3 on r3
+///   Irecv + Wait    r0 MPI_Irecv at 25, MPI_Wait 26..30.5; r3 Isend at 30  r0 waits 4 on r3
+///   Waitall         r1 two Irecv, MPI_Waitall 33..38; r0 sends at 35,
+///                   r2 at 37                                            r1 waits 4 on r2 (latest)
+///   barrier         enter r0 50, r1 44, r2 46, r3 47                    6 + 4 + 3 on r0
+///   Allreduce       enter r0 55, r1 56, r2 58, r3 54                    3 + 2 + 4 on r2
+///   Bcast root 1    enter r0 62, r1 65, r2 63, r3 61                    3 + 2 + 4 on r1
+///   Reduce root 2   enter r0 71, r1 72, r2 70, r3 75                    r2 waits 5 on r3
+///
+/// Clocks: rank 1 runs 7 ms behind, rank 2 2 ms behind, rank 3 4 ms ahead.
+TraceBuilder wait_states_trace();
+
+/// The waitstates.csv of wait_states_trace(): the waits listed above, in ms.
+std::string wait_states_trace_csv();
+
+}  // namespace strata::analysis::test

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The trace analysis in one process: clock correction, the definitions of a
+// synthetic archive, and the wait states of wait_states_trace() analysed as
+// 1 to 5 shares (the phases and exchanges of K analysis ranks), exactly.
+#include <gtest/gtest.h>
+#include <otf2/otf2.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "otf2_fixture.hpp"
+#include "test_support.hpp"
+#include "trace/clock_correction.hpp"
+#include "trace/timeline_writer.hpp"
+#include "trace/trace_definitions.hpp"
+#include "trace/wait_state_analysis.hpp"
+#include "trace/wait_state_report.hpp"
+
+namespace strata::analysis::test {
+namespace {
+
+using namespace strata::analysis::trace;
+
+const std::string expected_csv = wait_states_trace_csv();
+
+TEST(ClockCorrectionTest, InterpolatesBetweenPointsAndHoldsOutside) {
+    ClockCorrection c;
+    EXPECT_EQ(c.correct(123), 123);  // no offsets: unchanged
+    c.add(2000, 1000);               // added out of order on purpose
+    c.add(1000, 500);
+    EXPECT_EQ(c.correct(1000), 1500);
+    EXPECT_EQ(c.correct(1500), 1500 + 750);  // halfway: 500 + (1000 - 500) / 2
+    EXPECT_EQ(c.correct(1001), 1001 + 500);  // 500.5 rounds down
+    EXPECT_EQ(c.correct(2000), 3000);
+    EXPECT_EQ(c.correct(10), 510);     // before the first point: its offset
+    EXPECT_EQ(c.correct(5000), 6000);  // after the last: its offset
+}
+
+TEST(ClockCorrectionTest, NegativeDriftRoundsTowardMinusInfinity) {
+    ClockCorrection c;
+    c.add(0, 0);
+    c.add(3, -1);
+    EXPECT_EQ(c.correct(1), 0);  // 1 + floor(-1/3) = 0
+    EXPECT_EQ(c.correct(2), 1);  // 2 + floor(-2/3) = 1
+}
+
+class TraceAnalysisTest : public ::testing::Test {
+protected:
+    void SetUp() override { wait_states_trace().write(dir_.path()); }
+    std::string anchor() const { return dir_.file("traces.otf2"); }
+    TempDir dir_;
+};
+
+TEST_F(TraceAnalysisTest, DefinitionsHaveRanksCommunicatorsAndResolution) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    EXPECT_EQ(d.timer_resolution, 1000000000u);
+    ASSERT_EQ(d.locations.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(d.locations[i].rank, static_cast<std::int64_t>(i));
+    EXPECT_EQ(d.world_size, 4u);
+    ASSERT_EQ(d.communicators.size(), 2u);
+    EXPECT_EQ(d.world_rank(1, 0), 2);
+    EXPECT_EQ(d.world_rank(1, 1), 3);
+    EXPECT_EQ(d.world_rank(1, 2), -1);
+    EXPECT_EQ(trace_rank_layout(d).ranks.size(), 4u);
+}
+
+TEST_F(TraceAnalysisTest, ExactWaitStatesForEveryNumberOfShares) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    const WaitStateReport one = analyze_trace_in_process(d, 1);
+    EXPECT_EQ(waitstates_csv(one), expected_csv);
+    EXPECT_TRUE(one.skipped.empty());
+    EXPECT_EQ(one.counts.messages_matched, 5u);
+    EXPECT_EQ(one.counts.sends_unmatched + one.counts.receives_unmatched, 0u);
+    EXPECT_EQ(one.counts.collectives_matched, 4u);
+    EXPECT_EQ(one.counts.collectives_incomplete, 0u);
+    EXPECT_EQ(one.counts.clock_violations, 0u);
+    EXPECT_EQ(one.mpi_ticks, 63840000);  // see wait_states_trace(): 15.11 + 21.61 + 15.05 + 12.07 ms
+    for (std::size_t k = 2; k <= 5; ++k) {
+        const WaitStateReport other = analyze_trace_in_process(d, k);
+        EXPECT_EQ(waitstates_csv(other), expected_csv) << k << " shares";
+        EXPECT_EQ(waitstates_json(other), waitstates_json(one)) << k << " shares";
+    }
+}
+
+TEST_F(TraceAnalysisTest, FindingsNameTheLateRanks) {
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const std::vector<Finding> findings = wait_state_findings(r, 0.1);
+    // 10 % of 63.84 ms: late senders (13), barrier (13), NxN (9), broadcast (9); not 3 or 5.
+    ASSERT_EQ(findings.size(), 4u);
+    EXPECT_EQ(findings[0].kind, "late_sender");
+    EXPECT_EQ(findings[0].callpath, "main/MPI_Recv");
+    EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{0, 2, 3}));
+    EXPECT_NE(findings[0].message.find(
+                  "late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
+              std::string::npos)
+        << findings[0].message;
+    EXPECT_EQ(findings[1].kind, "wait_at_barrier");
+    EXPECT_EQ(findings[1].ranks, (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(findings[1].message.rfind(
+                  "waiting at barriers costs 0.013 s of 0.06384 s MPI time (20.4%), mostly in "
+                  "call path main/MPI_Barrier (0.013 s)",
+                  0),
+              0u)
+        << findings[1].message;
+    EXPECT_NE(findings[1].message.find("because these arrive last: rank 0 (0.013 s)"), std::string::npos)
+        << findings[1].message;
+    EXPECT_EQ(findings[2].kind, "wait_at_nxn");
+    EXPECT_EQ(findings[3].kind, "late_broadcast");
+    EXPECT_EQ(findings[3].ranks, (std::vector<std::int64_t>{1}));
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+TEST_F(TraceAnalysisTest, TimelineIsTheSameForEveryNumberOfShares) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    std::string first;
+    for (std::size_t k = 1; k <= 6; ++k) {  // 5 and 6: more shares than ranks
+        const TimelineOptions timeline{dir_.file("trace.json.part"), 1000};
+        const WaitStateReport r = analyze_trace_in_process(d, k, timeline);
+        EXPECT_TRUE(r.timeline_cut.empty());
+        const std::string path = dir_.file("trace" + std::to_string(k) + ".json");
+        ASSERT_TRUE(join_timeline(timeline, k, path));
+        EXPECT_FALSE(std::filesystem::exists(timeline_part(timeline, 0)));
+        const std::string json = slurp(path);
+        if (k == 1) first = json;
+        EXPECT_EQ(json, first) << k << " shares";
+    }
+    EXPECT_EQ(first.rfind("{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n{\"ph\": \"M\"", 0), 0u);
+    EXPECT_EQ(count(first, "\"ph\": \"M\""), 16u);  // 4 ranks: process name and order, thread name and order
+    EXPECT_EQ(count(first, "\"ph\": \"X\""), 33u);  // every region instance of wait_states_trace()
+    EXPECT_EQ(count(first, "\"ph\": \"s\""), 5u);   // one flow per message
+    EXPECT_EQ(count(first, "\"ph\": \"f\", \"bp\": \"e\""), 5u);
+    // Rank 1's receive on rank 0's clock (its own runs 7 ms behind), in microseconds.
+    EXPECT_NE(first.find("{\"ph\": \"X\", \"name\": \"MPI_Recv\", \"cat\": \"mpi\", \"ts\": 11000.000, "
+                         "\"dur\": 5200.000, \"pid\": 1, \"tid\": 0}"),
+              std::string::npos);
+    // The late message: from rank 0 (at its MpiSend, 16 ms + 1 ns) to rank 1 (its MpiRecv).
+    const MessageKey late{0, 0, 1, 1, 0};
+    const std::string id = flow_id(late);
+    EXPECT_EQ(count(first, id), 2u);
+    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16000.001, \"pid\": 0, \"tid\": 0}"),
+              std::string::npos);
+    EXPECT_NE(first.find("\"id\": \"" + id + "\", \"ts\": 16199.999, \"pid\": 1, \"tid\": 0}"),
+              std::string::npos);
+    EXPECT_EQ(first.substr(first.size() - 4), "\n]}\n");
+}
+
+TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    const TimelineOptions timeline{dir_.file("trace.json.part"), 8};  // 2 slices per location
+    const WaitStateReport r = analyze_trace_in_process(d, 2, timeline);
+    ASSERT_TRUE(join_timeline(timeline, 2, dir_.file("trace.json")));
+    EXPECT_EQ(count(slurp(dir_.file("trace.json")), "\"ph\": \"X\""), 8u);
+    ASSERT_EQ(r.timeline_cut.size(), 4u);
+    // Rank 0's first two slices end at 16.1 and 25.01 ms; the third (MPI_Wait) ends at 30.5 ms.
+    EXPECT_EQ(r.timeline_cut[0],
+              "rank 0, thread 0 (location 0): 7 slices ending at or after 0.0305 s were left out "
+              "of trace.json");
+    EXPECT_NE(waitstates_text(r).find("  Timeline cut: rank 0, thread 0 (location 0)"), std::string::npos);
+}
+
+TEST(TraceAnalysisOpenMpTest, ThreadsAndTheirEventsAreReadAndSkipped) {
+    // wait_states_trace() with an OpenMP parallel region on rank 2 (4 threads,
+    // as the OpenMP adapter will write it: fork/join, thread teams, a second
+    // COMM_LOCATIONS group of paradigm OpenMP): the wait states are unchanged,
+    // the threads are read, the rank's locations stay on one analysis rank.
+    TempDir dir;
+    TraceBuilder b = wait_states_trace();
+    const std::uint32_t parallel =
+        b.region("!$omp parallel", OTF2_REGION_ROLE_PARALLEL, OTF2_PARADIGM_OPENMP);
+    const std::uint32_t team = b.thread_team(2, 4);
+    const std::uint64_t ms = 1000000;
+    b.fork(2, 40 * ms, 4);
+    for (std::uint32_t t = 0; t < 4; ++t) {
+        b.team_begin(2, t, 40 * ms + 10, team);
+        b.thread_enter(2, t, 40 * ms + 20, parallel);
+        b.thread_leave(2, t, 42 * ms, parallel);
+        b.team_end(2, t, 42 * ms + 10, team);
+    }
+    b.join(2, 42 * ms + 20);
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    EXPECT_EQ(d.locations.size(), 7u);
+    EXPECT_EQ(d.world_size, 4u);  // the OpenMP COMM_LOCATIONS group does not number ranks
+    EXPECT_EQ(trace_rank_layout(d).ranks[2].columns.size(), 4u);
+    for (std::size_t k = 1; k <= 4; ++k) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        EXPECT_EQ(waitstates_csv(r), expected_csv) << k << " shares";
+        EXPECT_EQ(r.locations_read, 7u);
+        EXPECT_TRUE(r.skipped.empty());
+    }
+}
+
+TEST(TraceAnalysisNonblockingTest, LateReceiverOfAnIsendIsChargedToItsWait) {
+    // 2 ranks, times in ms.  Rank 0: MPI_Isend at 10 (tag 1) and 10.1 (tag 2),
+    // MPI_Waitall 11..20 completing both.  Rank 1: MPI_Recv tag 1 at 15..20.1,
+    // MPI_Recv tag 2 at 20.2..20.3.  The Waitall waits for the later of the two
+    // receives that were posted before it ended: tag 1, 15 - 11 = 4 ms (tag
+    // 2's receive was posted after the Waitall ended: no wait).  Rank 1 never
+    // waits for a sender (both messages were posted before its receives).
+    TempDir dir;
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    const std::uint32_t isend = b.mpi_region("MPI_Isend"), waitall = b.mpi_region("MPI_Waitall"),
+                        recv = b.mpi_region("MPI_Recv");
+    const std::uint64_t ms = 1000000, us = 1000;
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 5 * ms, main);
+    for (std::uint32_t tag = 1; tag <= 2; ++tag) {
+        const std::uint64_t at = 10 * ms + (tag - 1) * 100 * us;
+        b.enter(0, at, isend);
+        b.isend(0, at + 1, 1, tag, 100 + tag);
+        b.leave(0, at + 10 * us, isend);
+    }
+    b.enter(0, 11 * ms, waitall);
+    b.isend_complete(0, 20 * ms - 2, 101);
+    b.isend_complete(0, 20 * ms - 1, 102);
+    b.leave(0, 20 * ms, waitall);
+    b.blocking_recv(1, recv, 15 * ms, 20 * ms + 100 * us, 0, 1);
+    b.blocking_recv(1, recv, 20 * ms + 200 * us, 20 * ms + 300 * us, 0, 2);
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 30 * ms, main);
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    for (std::size_t k = 1; k <= 2; ++k) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        EXPECT_EQ(waitstates_csv(r),
+                  "metric,callpath,rank,partner,time_s,instances\n"
+                  "late_receiver,main/MPI_Waitall,0,1,0.004,1\n")
+            << k << " shares";
+        EXPECT_EQ(r.counts.messages_matched, 2u);
+    }
+}
+
+TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
+    // The fixture's local timestamps without their ClockOffset records: rank
+    // 1's clock is 7 ms behind, so its receive seems to end before the send
+    // began (a clock-condition violation) and the late sender reads 5.2 ms
+    // instead of the 5 ms that correction gives.
+    TempDir dir;
+    TraceBuilder b = wait_states_trace();
+    b.write_clock_offsets(false);
+    b.write(dir.path());
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(dir.file("traces.otf2")), 1);
+    const std::string csv = waitstates_csv(r);
+    EXPECT_NE(csv, expected_csv);
+    EXPECT_NE(csv.find("late_sender,main/MPI_Recv,1,0,0.0052,1\n"), std::string::npos) << csv;
+    EXPECT_GE(r.counts.clock_violations, 1u);
+}
+
+}  // namespace
+}  // namespace strata::analysis::test
