@@ -16,7 +16,8 @@ const std::vector<std::string>& report_file_names() {
     static const std::vector<std::string> names = {
         "summary.txt",      "summary.csv",           "summary.json",           "loadbalance.csv",
         "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
-        "advice.json",      "waitstates.csv",        "waitstates.json",        "trace.json"};
+        "advice.json",      "waitstates.csv",        "waitstates.json",        "trace.json",
+        "report.html"};
     return names;
 }
 

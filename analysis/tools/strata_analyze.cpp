@@ -12,7 +12,7 @@
 //   every rank      with a trace: read the definitions, replay its share of the
 //                   locations, exchange messages and collectives, gather the
 //                   wait states on rank 0 (trace/wait_state_analysis.hpp)
-//   rank 0          figures, advice, reports; summary on stdout
+//   rank 0          figures, advice, reports, report.html; summary on stdout
 //
 // Without profile.h5 but with a trace, the trace reports alone are written.
 //
@@ -41,6 +41,7 @@
 #include "analyze/share_analysis.hpp"
 #include "analyze/table_reports.hpp"
 #include "profile/profile.hpp"
+#include "report/html_report.hpp"
 #include "trace/message_exchange_mpi.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_summary.hpp"
@@ -239,6 +240,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             if (traced.present && traced.problem.empty()) {
                 for (auto& file : trace::waitstate_files(traced.report)) files.push_back(std::move(file));
             }
+            // Last: the page shows every report above.
+            files.emplace_back(report::html_report_name, report::html_report(files));
             check_output_directory(output, options.force);  // again: another run may have written meanwhile
             write_report_files(output, files);
             if (timeline_written &&

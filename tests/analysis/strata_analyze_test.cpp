@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> report_names = {
     "summary.txt",      "summary.csv",           "summary.json",           "loadbalance.csv",
     "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
-    "advice.json"};
+    "advice.json",      "report.html"};
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -268,6 +268,13 @@ TEST_F(StrataAnalyzeTest, DefaultOutputIsNeverOverwrittenWithoutForce) {
     EXPECT_EQ(report(analysis, "summary.txt"), before);
     for (const auto& entry : fs::directory_iterator(analysis))
         EXPECT_NE(entry.path().extension(), ".tmp") << "left behind: " << entry.path();
+
+    // report.html alone is also a report that is not overwritten.
+    for (const std::string& name : report_names)
+        if (name != "report.html") fs::remove(fs::path(analysis) / name);
+    const RunResult html_only = analyze(1, {experiment()});
+    EXPECT_EQ(html_only.status, 1);
+    EXPECT_NE(html_only.err.find(analysis + "/report.html: exists;"), std::string::npos) << html_only.err;
 }
 
 TEST_F(StrataAnalyzeTest, TraceIsMentionedWhenAbsentOrUnreadable) {

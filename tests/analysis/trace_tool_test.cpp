@@ -84,7 +84,7 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
             EXPECT_EQ(entry.path().string().find(".part"), std::string::npos)
                 << "left behind: " << entry.path();
         }
-        EXPECT_EQ(files, 6u);
+        EXPECT_EQ(files, 7u);  // with report.html
     }
     EXPECT_NE(slurp(fs::path(one) / "trace.json").find("\"ph\": \"X\", \"name\": \"MPI_Recv\""),
               std::string::npos);

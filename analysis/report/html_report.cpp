@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// report.html (see html_report.hpp): the page frame, its style and script,
+// the header and the order of the sections.
+#include "report/html_report.hpp"
+
+#include "report/html_sections.hpp"
+#include "report/html_writer.hpp"
+#include "report/json_value.hpp"
+
+namespace strata::analysis::report {
+namespace {
+
+// Colours come with text (labels, legends, "good"/"fair"/"poor"), never alone.
+constexpr const char* style = R"(
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 0 auto;
+       max-width: 72rem; padding: 0 1rem 3rem; color: #1a1a1a; background: #fff; line-height: 1.45; }
+header { border-bottom: 3px solid #2b5797; margin-bottom: 1rem; }
+h1 { font-size: 1.6rem; margin: 1rem 0 0.3rem; }
+h2 { font-size: 1.3rem; margin-top: 2rem; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.05rem; margin: 1rem 0 0.3rem; }
+nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
+dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.15rem 1rem; margin: 0.5rem 0; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
+table { border-collapse: collapse; margin: 0.6rem 0 1.2rem; font-size: 0.9rem; }
+caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
+th, td { border: 1px solid #c8c8c8; padding: 0.2rem 0.5rem; vertical-align: top; }
+th { background: #eef1f6; text-align: left; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table.sortable th { cursor: pointer; }
+th[aria-sort=ascending]::after { content: " \25B2"; }
+th[aria-sort=descending]::after { content: " \25BC"; }
+.finding { border: 1px solid #d9a441; border-left: 6px solid #d9a441; background: #fffaf0; padding: 0.4rem 0.9rem;
+           margin: 0.8rem 0; }
+.finding p { margin: 0.3rem 0; }
+.none { border-left: 6px solid #3a7d44; background: #f3faf4; padding: 0.4rem 0.9rem; }
+.good { background: #cdebd3; }
+.fair { background: #fbe7b5; }
+.poor { background: #f6c6c1; }
+.rating { font-weight: 600; }
+.note { color: #444; font-size: 0.9rem; }
+.scroll { overflow-x: auto; }
+svg.chart { max-width: 100%; height: auto; font-size: 12px; }
+svg.chart text { fill: #1a1a1a; }
+svg.chart text.inbar { fill: #fff; font-weight: 600; }
+svg .bar { fill: #2b5797; }
+svg .track { fill: #d5dbe6; }
+svg .span { fill: #7f9ccf; }
+svg .mean { fill: #c0392b; }
+svg .axis { fill: #888; }
+svg .c-computation { fill: #2b7a3d; }
+svg .c-mpi { fill: #b8472a; }
+svg .c-openmp { fill: #7a4fa0; }
+svg .c-measurement { fill: #6b6b6b; }
+svg .c-other { fill: #a0a0a0; }
+pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
+)";
+
+// Sorting only; the page is complete without it.
+constexpr const char* script = R"(
+(function () {
+  var heads = document.querySelectorAll("table.sortable th");
+  Array.prototype.forEach.call(heads, function (th) {
+    th.tabIndex = 0;
+    th.title = "Sort by this column";
+    function sort() {
+      var table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
+      var up = th.getAttribute("aria-sort") !== "ascending";
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.removeAttribute("aria-sort"); });
+      th.setAttribute("aria-sort", up ? "ascending" : "descending");
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function (a, b) {
+        var x = a.cells[col] ? a.cells[col].textContent : "", y = b.cells[col] ? b.cells[col].textContent : "";
+        var p = parseFloat(x), q = parseFloat(y);
+        var c = (!isNaN(p) && !isNaN(q)) ? p - q : x.localeCompare(y);
+        return up ? c : -c;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    }
+    th.addEventListener("click", sort);
+    th.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); }
+    });
+  });
+})();
+)";
+
+void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, const std::string& experiment) {
+    html.open("header");
+    html.element("h1", experiment.empty() ? "Strata analysis" : "Strata analysis of " + experiment);
+    html.element("p",
+                 "Start with the advice; every figure comes from the CSV and JSON reports next to this file.",
+                 {{"class", "note"}});
+    html.open("nav", {{"aria-label", "Sections"}});
+    html.open("ul");
+    auto link = [&](const char* id, const char* title) {
+        html.open("li");
+        html.element("a", title, {{"href", std::string("#") + id}});
+        html.close("li");
+    };
+    link("advice", "Advice");
+    if (find_report(reports, "summary.json")) link("summary", "Summary");
+    if (find_report(reports, "loadbalance.json") || find_report(reports, "loadbalance_ranks.json"))
+        link("load-balance", "Load balance");
+    if (find_report(reports, "waitstates.json")) link("wait-states", "Wait states");
+    if (find_report(reports, "iterations.json")) link("iterations", "Iterations");
+    link("reports", "All reports");
+    html.close("ul");
+    html.close("nav");
+    html.close("header");
+    html.newline();
+}
+
+}  // namespace
+
+std::string html_report(const std::vector<ReportFile>& files) {
+    std::vector<ParsedReport> reports;
+    std::vector<std::string> unreadable;
+    const std::string* summary_text = nullptr;
+    for (const auto& [name, content] : files) {
+        if (name == "summary.txt") summary_text = &content;
+        if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0 || name == "trace.json") continue;
+        try {
+            reports.push_back({name, parse_json(content)});
+        } catch (const JsonError& error) {
+            unreadable.push_back(name + ": " + error.what());
+        }
+    }
+    const JsonValue* summary = find_report(reports, "summary.json");
+    std::string experiment;
+    if (summary && summary->find("experiment")) experiment = summary->find("experiment")->display();
+
+    HtmlWriter html;
+    html.raw("<!DOCTYPE html>\n");
+    html.open("html", {{"lang", "en"}});
+    html.open("head");
+    html.empty("meta", {{"charset", "utf-8"}});
+    html.empty("meta", {{"name", "viewport"}, {"content", "width=device-width, initial-scale=1"}});
+    html.element("title", experiment.empty() ? "Strata analysis" : "Strata analysis: " + experiment);
+    html.open("style");
+    html.raw(style);
+    html.close("style");
+    html.close("head");
+    html.newline();
+    html.open("body");
+    write_header(html, reports, experiment);
+    html.open("main");
+    write_advice(html, find_report(reports, "advice.json"));
+    write_summary(html, summary);
+    write_load_balance(html, find_report(reports, "loadbalance.json"),
+                       find_report(reports, "loadbalance_ranks.json"));
+    write_wait_states(html, find_report(reports, "waitstates.json"));
+    write_iterations(html, find_report(reports, "iterations.json"));
+    write_all_reports(html, reports);
+    if (!unreadable.empty()) {
+        html.open("section", {{"aria-labelledby", "unreadable"}});
+        html.element("h2", "Reports not shown", {{"id", "unreadable"}});
+        html.open("ul");
+        for (const std::string& problem : unreadable) html.element("li", problem);
+        html.close("ul");
+        html.close("section");
+    }
+    if (summary_text) {
+        html.open("section", {{"aria-labelledby", "summary-text"}});
+        html.element("h2", "The text summary (summary.txt)", {{"id", "summary-text"}});
+        html.open("details");
+        html.element("summary", "Show summary.txt");
+        html.element("pre", *summary_text);
+        html.close("details");
+        html.close("section");
+    }
+    html.close("main");
+    html.newline();
+    html.open("script");
+    html.raw(script);
+    html.close("script");
+    html.close("body");
+    html.close("html");
+    html.newline();
+    return html.finish();
+}
+
+}  // namespace strata::analysis::report

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The sections of report.html (see html_sections.hpp).  Figures are shown
+// as the JSON reports wrote them (JsonValue::display()), so the page and
+// the CSV/JSON files agree digit for digit; charts scale by the parsed
+// values.
+#include "report/html_sections.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace strata::analysis::report {
+namespace {
+
+/// Members of a report shown as numbers in tables.
+bool numeric(const JsonValue& value) { return value.is_number(); }
+
+std::string text_of(const JsonValue* object, const char* key) {
+    const JsonValue* value = object ? object->find(key) : nullptr;
+    return value ? value->display() : "";
+}
+double number_of(const JsonValue* object, const char* key) {
+    const JsonValue* value = object ? object->find(key) : nullptr;
+    return value ? value->number(NAN) : NAN;
+}
+/// "0.013 s", or "" when the member is missing or null.
+std::string seconds_of(const JsonValue* object, const char* key) {
+    const std::string text = text_of(object, key);
+    return text.empty() ? "" : text + " s";
+}
+
+std::vector<const JsonValue*> items_of(const JsonValue* array) {
+    std::vector<const JsonValue*> out;
+    if (array && array->is_array())
+        for (const JsonValue& item : array->items)
+            if (item.is_object()) out.push_back(&item);
+    return out;
+}
+
+void fact(HtmlWriter& html, const std::string& term, const std::string& value) {
+    if (value.empty()) return;
+    html.element("dt", term);
+    html.element("dd", value);
+}
+
+void open_section(HtmlWriter& html, const char* id, const std::string& title) {
+    html.newline();
+    html.open("section", {{"aria-labelledby", id}});
+    html.element("h2", title, {{"id", id}});
+}
+
+/// A table with fixed columns: header (label, numeric) and rows of cells.
+struct Column {
+    std::string label;
+    bool number;
+};
+void simple_table(HtmlWriter& html, const std::string& caption, const std::vector<Column>& columns,
+                  const std::vector<std::vector<std::string>>& rows) {
+    html.open("div", {{"class", "scroll"}});
+    html.open("table", {{"class", "sortable"}});
+    html.element("caption", caption);
+    html.open("thead");
+    html.open("tr");
+    for (const Column& c : columns)
+        html.element("th", c.label, c.number ? Attributes{{"scope", "col"}, {"class", "num"}} : Attributes{{"scope", "col"}});
+    html.close("tr");
+    html.close("thead");
+    html.open("tbody");
+    for (const auto& row : rows) {
+        html.open("tr");
+        for (std::size_t i = 0; i < row.size() && i < columns.size(); ++i)
+            html.element("td", row[i], columns[i].number ? Attributes{{"class", "num"}} : Attributes{});
+        html.close("tr");
+        html.newline();
+    }
+    html.close("tbody");
+    html.close("table");
+    html.close("div");
+}
+
+/// POP's traffic light: >= 0.8 good, >= 0.6 fair, below poor.
+const char* rating(double value) {
+    if (!std::isfinite(value)) return "";
+    return value >= 0.8 ? "good" : value >= 0.6 ? "fair" : "poor";
+}
+
+std::string kind_title(const std::string& kind) {
+    static const std::vector<std::pair<std::string, std::string>> titles = {
+        {"load_imbalance", "Load imbalance"},
+        {"wait_imbalance", "Imbalanced waiting"},
+        {"mpi_share", "Large MPI share"},
+        {"trace_buffer_flush", "Trace buffer flushes during the run"},
+        {"dropped_callpaths", "Profile incomplete (dropped call paths)"},
+        {"late_sender", "Late senders"},
+        {"late_receiver", "Late receivers"},
+        {"wait_at_barrier", "Waiting at barriers"},
+        {"wait_at_nxn", "Waiting at N\u00D7N collectives"},
+        {"late_broadcast", "Late broadcasts"},
+        {"early_reduce", "Early reduces"}};
+    for (const auto& [name, title] : titles)
+        if (name == kind) return title;
+    return kind;
+}
+
+}  // namespace
+
+const JsonValue* find_report(const std::vector<ParsedReport>& reports, const std::string& name) {
+    for (const ParsedReport& report : reports)
+        if (report.name == name) return &report.value;
+    return nullptr;
+}
+
+std::string unit_of(const std::string& column) {
+    static const std::vector<std::pair<std::string, std::string>> suffixes = {
+        {"_s", "s"}, {"_ms", "ms"}, {"_us", "\u00B5s"}, {"_ns", "ns"}, {"_bytes", "B"}, {"_percent", "%"}};
+    for (const auto& [suffix, unit] : suffixes)
+        if (column.size() > suffix.size() &&
+            column.compare(column.size() - suffix.size(), suffix.size(), suffix) == 0)
+            return unit;
+    return "";
+}
+
+void write_table(HtmlWriter& html, const std::string& caption, const std::vector<const JsonValue*>& rows,
+                 std::size_t limit, const std::string& full_file) {
+    std::vector<std::string> columns;
+    std::vector<bool> numbers;
+    for (const JsonValue* row : rows) {
+        for (const auto& [key, value] : row->members) {
+            const auto at = std::find(columns.begin(), columns.end(), key);
+            if (at == columns.end()) {
+                columns.push_back(key);
+                numbers.push_back(numeric(value) || value.is_null());
+            } else if (!numeric(value) && !value.is_null()) {
+                numbers[static_cast<std::size_t>(at - columns.begin())] = false;
+            }
+        }
+    }
+    html.open("div", {{"class", "scroll"}});
+    html.open("table", {{"class", "sortable"}});
+    html.element("caption", caption);
+    html.open("thead");
+    html.open("tr");
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+        const std::string unit = unit_of(columns[c]);
+        const std::string label = unit.empty() ? columns[c] : columns[c] + " (" + unit + ")";
+        html.element("th", label, numbers[c] ? Attributes{{"scope", "col"}, {"class", "num"}} : Attributes{{"scope", "col"}});
+    }
+    html.close("tr");
+    html.close("thead");
+    html.open("tbody");
+    for (std::size_t r = 0; r < rows.size() && r < limit; ++r) {
+        html.open("tr");
+        for (std::size_t c = 0; c < columns.size(); ++c) {
+            const JsonValue* value = rows[r]->find(columns[c]);
+            html.element("td", value ? value->display() : "", numbers[c] ? Attributes{{"class", "num"}} : Attributes{});
+        }
+        html.close("tr");
+        html.newline();
+    }
+    html.close("tbody");
+    html.close("table");
+    html.close("div");
+    if (rows.size() > limit)
+        html.element("p",
+                     "The first " + std::to_string(limit) + " of " + std::to_string(rows.size()) +
+                         " rows; all of them are in " + full_file + ".",
+                     {{"class", "note"}});
+}
+
+void write_advice(HtmlWriter& html, const JsonValue* advice) {
+    open_section(html, "advice", "Advice");
+    if (!advice) {
+        html.element("p", "No advice report (advice.json) was written.");
+        html.close("section");
+        return;
+    }
+    const std::vector<const JsonValue*> findings = items_of(advice->find("findings"));
+    if (findings.empty()) {
+        html.element("p", "No findings: nothing crossed the thresholds below.", {{"class", "none"}});
+    }
+    for (const JsonValue* f : findings) {
+        html.open("article", {{"class", "finding"}});
+        const std::string where = !text_of(f, "callpath").empty() ? text_of(f, "callpath") : text_of(f, "region");
+        html.element("h3", text_of(f, "index") + ". " + kind_title(text_of(f, "kind")) +
+                               (where.empty() ? "" : ": " + where));
+        html.element("p", text_of(f, "message"));
+        html.open("dl", {{"class", "facts"}});
+        fact(html, "Where to look", where.empty() ? "" : where);
+        if (!text_of(f, "region").empty() && text_of(f, "region") != where) fact(html, "Region", text_of(f, "region"));
+        fact(html, "Ranks", text_of(f, "ranks"));
+        const std::string metric = text_of(f, "metric");
+        if (!metric.empty())
+            fact(html, "Measured", metric + " = " + text_of(f, "value") + " (threshold " + text_of(f, "threshold") + ")");
+        fact(html, "Time at stake", seconds_of(f, "time_s"));
+        fact(html, "Kind", text_of(f, "kind"));
+        html.close("dl");
+        html.close("article");
+        html.newline();
+    }
+    html.element("p",
+                 "Thresholds: imbalance " + text_of(advice, "imbalance_threshold") + " (--imbalance-threshold), " +
+                     "MPI share " + text_of(advice, "mpi_threshold") + " (--mpi-threshold), wait states " +
+                     text_of(advice, "wait_threshold") + " of the MPI time (--wait-threshold). The same findings are in advice.csv.",
+                 {{"class", "note"}});
+    html.close("section");
+}
+
+void write_summary(HtmlWriter& html, const JsonValue* s) {
+    if (!s) return;
+    open_section(html, "summary", "Summary");
+    html.open("dl", {{"class", "facts"}});
+    fact(html, "Experiment", text_of(s, "experiment"));
+    const JsonValue* profile = s->find("profile");
+    fact(html, "Measured with Strata", text_of(profile, "strata_version"));
+    fact(html, "Created", text_of(profile, "creation_time"));
+    fact(html, "Timer", text_of(profile, "timer"));
+    fact(html, "Ranks", text_of(s, "ranks"));
+    fact(html, "CPU threads", text_of(s, "cpu_threads"));
+    fact(html, "GPU streams", text_of(s, "gpu_streams"));
+    fact(html, "Wall time", seconds_of(s, "wall_time_s") + " (rank " + text_of(s, "wall_time_rank") + ")");
+    fact(html, "Run time R", seconds_of(s, "run_time_s") + " (rank " + text_of(s, "run_time_rank") + ")");
+    const JsonValue* trace = s->find("trace");
+    fact(html, "Trace", text_of(trace, "note"));
+    html.close("dl");
+
+    // Time by class: the stacked bar and the same figures as a table.
+    const JsonValue* share = s->find("share");
+    const JsonValue* time = s->find("time_s");
+    if (share && share->is_object()) {
+        html.element("h3", "Where the time goes");
+        std::vector<Segment> segments;
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& [name, value] : share->members) {
+            const std::string css = name == "computation" || name == "mpi" || name == "openmp" || name == "measurement"
+                                        ? "c-" + name
+                                        : "c-other";
+            segments.push_back({name, value.number(0.0), css});
+            rows.push_back({name, seconds_of(time, name.c_str()), percent(value.number(NAN))});
+        }
+        html.raw(svg_stacked_bar("Share of the program time by class", segments));
+        simple_table(html, "Time by class, summed over ranks (program time " + seconds_of(time, "program") + ")",
+                     {{"class", false}, {"time", true}, {"share of program time", true}}, rows);
+    }
+
+    // POP efficiencies with their definitions and a traffic light.
+    const JsonValue* pop = s->find("pop");
+    if (pop) {
+        const JsonValue* definitions = pop->find("definitions");
+        html.element("h3", "POP efficiencies");
+        std::vector<std::vector<std::string>> rows;
+        html.open("div", {{"class", "scroll"}});
+        html.open("table");
+        html.element("caption", "POP efficiencies (the multiplicative definitions of the POP Centre of Excellence)");
+        html.open("thead");
+        html.open("tr");
+        html.element("th", "metric", {{"scope", "col"}});
+        html.element("th", "value", {{"scope", "col"}, {"class", "num"}});
+        html.element("th", "rating", {{"scope", "col"}});
+        html.element("th", "definition", {{"scope", "col"}});
+        html.close("tr");
+        html.close("thead");
+        html.open("tbody");
+        for (const auto& [key, title] : std::vector<std::pair<const char*, const char*>>{
+                 {"parallel_efficiency", "Parallel efficiency"},
+                 {"load_balance", "Load balance"},
+                 {"communication_efficiency", "Communication efficiency"}}) {
+            const double value = number_of(pop, key);
+            const char* r = rating(value);
+            html.open("tr");
+            html.element("th", title, {{"scope", "row"}});
+            html.element("td", text_of(pop, key).empty() ? "n/a" : text_of(pop, key) + " (" + percent(value) + ")",
+                         {{"class", std::string("num ") + r}});
+            html.element("td", *r ? r : "n/a", {{"class", std::string("rating ") + r}});
+            html.element("td", text_of(definitions, key));
+            html.close("tr");
+        }
+        html.close("tbody");
+        html.close("table");
+        html.close("div");
+        html.element("p",
+                     "Rating: good \u2265 0.8, fair 0.6 to 0.8, poor < 0.6 (POP reports call values above "
+                     "0.8 acceptable and colour their efficiency tables at 0.8 and 0.6).",
+                     {{"class", "note"}});
+        html.open("dl", {{"class", "facts"}});
+        fact(html, "U_p", text_of(definitions, "U_p"));
+        fact(html, "R", text_of(definitions, "R"));
+        fact(html, "Means", text_of(definitions, "means"));
+        fact(html, "Useful time, mean", seconds_of(pop, "useful_time_mean_s"));
+        fact(html, "Useful time, max",
+             seconds_of(pop, "useful_time_max_s") + " (rank " + text_of(pop, "useful_time_max_rank") + ")");
+        fact(html, "Useful time, min",
+             seconds_of(pop, "useful_time_min_s") + " (rank " + text_of(pop, "useful_time_min_rank") + ")");
+        html.close("dl");
+    }
+
+    const std::vector<const JsonValue*> top = items_of(s->find("top_regions"));
+    if (!top.empty()) {
+        std::vector<std::vector<std::string>> rows;
+        for (const JsonValue* r : top)
+            rows.push_back({text_of(r, "region"), text_of(r, "paradigm"), seconds_of(r, "time_s"),
+                            percent(number_of(r, "share"))});
+        simple_table(html, "Top regions by exclusive time, summed over all CPU threads",
+                     {{"region", false}, {"paradigm", false}, {"time", true}, {"share", true}}, rows);
+    }
+    html.close("section");
+}
+
+void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonValue* ranks) {
+    if (!balance && !ranks) return;
+    open_section(html, "load-balance", "Load balance");
+    if (balance) {
+        std::vector<const JsonValue*> top;
+        for (const JsonValue* row : items_of(balance->find("callpaths"))) {
+            if (top.size() == 10) break;
+            if (number_of(row, "saved_s") > 0) top.push_back(row);
+        }
+        html.element("h3", "Call paths by the time perfect balance would save");
+        if (top.empty()) {
+            html.element("p", "No call path has time to gain from perfect balance.");
+        } else {
+            std::vector<Range> ranges;
+            std::vector<std::vector<std::string>> rows;
+            for (const JsonValue* r : top) {
+                ranges.push_back({text_of(r, "name"), number_of(r, "min_s"), number_of(r, "mean_s"),
+                                  number_of(r, "max_s"),
+                                  "min " + text_of(r, "min_s") + " / mean " + text_of(r, "mean_s") + " / max " +
+                                      text_of(r, "max_s") + " s"});
+                rows.push_back({text_of(r, "name"), text_of(r, "class"), seconds_of(r, "min_s"),
+                                seconds_of(r, "mean_s"), seconds_of(r, "max_s"), text_of(r, "rank_at_max"),
+                                text_of(r, "imbalance"), seconds_of(r, "saved_s")});
+            }
+            html.raw(svg_range_chart("Time per rank of the call paths with most to save: the bar spans min to "
+                                     "max, the tick marks the mean",
+                                     ranges));
+            html.element("p",
+                         "Each bar spans the smallest to the largest time of a rank on the call path; the tick "
+                         "is the mean over the ranks that take part.",
+                         {{"class", "note"}});
+            simple_table(html,
+                         "Top " + std::to_string(top.size()) +
+                             " call paths by time saved (max \u2212 mean), imbalance = (max \u2212 mean)/max",
+                         {{"call path", false},
+                          {"class", false},
+                          {"min", true},
+                          {"mean", true},
+                          {"max", true},
+                          {"rank at max", true},
+                          {"imbalance", true},
+                          {"saved", true}},
+                         rows);
+        }
+    }
+    const std::vector<const JsonValue*> by_rank = items_of(ranks ? ranks->find("ranks") : nullptr);
+    if (!by_rank.empty()) {
+        constexpr std::size_t chart_limit = 64;
+        html.element("h3", "Ranks by useful time");
+        std::vector<Bar> bars;
+        for (std::size_t i = 0; i < by_rank.size() && i < chart_limit; ++i)
+            bars.push_back({"rank " + text_of(by_rank[i], "rank"), number_of(by_rank[i], "useful_s"),
+                            seconds_of(by_rank[i], "useful_s")});
+        html.raw(svg_bar_chart("Useful computation time U_p per rank, largest first", bars));
+        html.element("p",
+                     (by_rank.size() > chart_limit ? "The " + std::to_string(chart_limit) + " ranks with most useful time of " +
+                                                         std::to_string(by_rank.size()) + "; all are in loadbalance_ranks.csv. "
+                                                   : std::string()) +
+                         "Useful time U_p: time outside MPI and the OpenMP runtime, per rank (its threads' mean).",
+                     {{"class", "note"}});
+    }
+    html.close("section");
+}
+
+void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
+    if (!waits) return;
+    open_section(html, "wait-states", "Wait states");
+    const JsonValue* summary = waits->find("summary");
+    const JsonValue* totals = summary ? summary->find("totals") : nullptr;
+    html.open("dl", {{"class", "facts"}});
+    fact(html, "MPI time (all ranks)", seconds_of(summary, "mpi_time_s"));
+    fact(html, "Locations read", text_of(summary, "locations_read") + " of " + text_of(summary, "locations"));
+    html.close("dl");
+    if (totals && totals->is_object()) {
+        std::vector<Bar> bars;
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& [name, total] : totals->members) {
+            bars.push_back({name, number_of(&total, "time_s"), seconds_of(&total, "time_s")});
+            rows.push_back({name, seconds_of(&total, "time_s"), text_of(&total, "instances"),
+                            text_of(&total, "definition")});
+        }
+        html.raw(svg_bar_chart("Waiting time per pattern, summed over ranks", bars));
+        simple_table(html, "Wait states per pattern (Scalasca's definitions), summed over ranks",
+                     {{"pattern", false}, {"time", true}, {"instances", true}, {"definition", false}}, rows);
+    }
+    std::vector<const JsonValue*> rows = items_of(waits->find("rows"));
+    std::stable_sort(rows.begin(), rows.end(), [](const JsonValue* a, const JsonValue* b) {
+        return number_of(a, "time_s") > number_of(b, "time_s");
+    });
+    if (rows.size() > 10) rows.resize(10);
+    if (!rows.empty()) {
+        std::vector<std::vector<std::string>> cells;
+        for (const JsonValue* r : rows)
+            cells.push_back({text_of(r, "metric"), text_of(r, "callpath"), text_of(r, "rank"),
+                             text_of(r, "partner"), seconds_of(r, "time_s"), text_of(r, "instances")});
+        simple_table(html, "The largest waits: call path, rank that waited and the partner it waited for",
+                     {{"pattern", false},
+                      {"call path", false},
+                      {"rank", true},
+                      {"partner", true},
+                      {"time", true},
+                      {"instances", true}},
+                     cells);
+    }
+    for (const char* list : {"skipped", "timeline_cut"}) {
+        const JsonValue* items = summary ? summary->find(list) : nullptr;
+        if (!items || !items->is_array() || items->items.empty()) continue;
+        html.element("h3", std::string(list) == "skipped" ? "Skipped parts of the trace" : "Timeline cut");
+        html.open("ul");
+        for (const JsonValue& item : items->items) html.element("li", item.display());
+        html.close("ul");
+    }
+    html.close("section");
+}
+
+void write_iterations(HtmlWriter& html, const JsonValue* iterations) {
+    if (!iterations) return;
+    const std::vector<const JsonValue*> rows = items_of(iterations->find("rows"));
+    if (rows.empty()) return;
+    // The label is "iteration" (or the first member), the value
+    // "duration_s" (or the first member in seconds).
+    std::string label = rows.front()->find("iteration") ? "iteration" : rows.front()->members.front().first;
+    std::string value = rows.front()->find("duration_s") ? "duration_s" : "";
+    for (const auto& member : rows.front()->members)
+        if (value.empty() && unit_of(member.first) == "s" && member.second.is_number()) value = member.first;
+    if (value.empty()) return;
+    open_section(html, "iterations", "Iterations");
+    std::vector<Bar> bars;
+    for (const JsonValue* r : rows)
+        bars.push_back({label + " " + text_of(r, label.c_str()), number_of(r, value.c_str()),
+                        seconds_of(r, value.c_str())});
+    html.raw(svg_column_chart(value + " per " + label, bars));
+    html.element("p", "Each bar is one " + label + " (" + value + "); the full table is below under iterations.json.",
+                 {{"class", "note"}});
+    html.close("section");
+}
+
+namespace {
+
+using Facts = std::vector<std::pair<std::string, std::string>>;
+
+/// The rows of an object whose members are all objects (e.g. totals per
+/// metric), each with its member name first as "name".
+std::vector<JsonValue> named_rows(const JsonValue& object) {
+    std::vector<JsonValue> rows;
+    for (const auto& [name, row] : object.members) {
+        JsonValue named;
+        named.kind = JsonValue::Kind::object;
+        JsonValue title;
+        title.kind = JsonValue::Kind::string;
+        title.text = name;
+        named.members.emplace_back("name", std::move(title));
+        for (const auto& member : row.members) named.members.push_back(member);
+        rows.push_back(std::move(named));
+    }
+    return rows;
+}
+
+bool all_objects(const JsonValue& value) {
+    if (!value.is_object() || value.members.empty()) return false;
+    for (const auto& member : value.members)
+        if (!member.second.is_object()) return false;
+    return true;
+}
+
+/// Writes the tables of `value` (at `path` in `report`) and collects its scalars as facts.
+void report_part(HtmlWriter& html, const std::string& report, const std::string& path, const JsonValue& value,
+                 int depth, Facts& facts) {
+    constexpr std::size_t row_limit = 500;
+    const std::string csv = report.substr(0, report.size() - 5) + ".csv";
+    if (value.is_array() && !items_of(&value).empty()) {
+        write_table(html, report + ": " + path, items_of(&value), row_limit, depth == 1 ? csv : report);
+    } else if (all_objects(value)) {
+        const std::vector<JsonValue> rows = named_rows(value);
+        std::vector<const JsonValue*> pointers;
+        for (const JsonValue& row : rows) pointers.push_back(&row);
+        write_table(html, report + ": " + path, pointers, row_limit, report);
+    } else if (value.is_object() && depth < 4) {
+        for (const auto& [key, member] : value.members)
+            report_part(html, report, path.empty() ? key : path + "." + key, member, depth + 1, facts);
+    } else {
+        facts.emplace_back(path, value.display());
+    }
+}
+
+}  // namespace
+
+void write_all_reports(HtmlWriter& html, const std::vector<ParsedReport>& reports) {
+    open_section(html, "reports", "All reports");
+    html.element("p",
+                 "Every JSON report of this run as tables (with JavaScript, a click on a column header sorts). "
+                 "The CSV files hold the same rows.",
+                 {{"class", "note"}});
+    for (const ParsedReport& report : reports) {
+        const std::string id = "report-" + report.name.substr(0, report.name.size() - 5);
+        html.newline();
+        html.open("section", {{"aria-labelledby", id}});
+        html.element("h3", report.name, {{"id", id}});
+        Facts facts;
+        report_part(html, report.name, "", report.value, 0, facts);
+        if (!facts.empty()) {
+            html.open("details");
+            html.element("summary", "Other fields of " + report.name);
+            html.open("dl", {{"class", "facts"}});
+            for (const auto& [key, text] : facts) {
+                const std::string unit = unit_of(key);
+                html.element("dt", key.empty() ? "value" : key);
+                html.element("dd", text.empty() ? "\u2014" : unit.empty() ? text : text + " " + unit);
+            }
+            html.close("dl");
+            html.close("details");
+        }
+        html.close("section");
+    }
+    html.close("section");
+}
+
+}  // namespace strata::analysis::report

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The sections of report.html (internal to html_report.cpp and
+// html_sections.cpp): each writes one <section> from the parsed reports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "report/html_writer.hpp"
+#include "report/json_value.hpp"
+
+namespace strata::analysis::report {
+
+/// A parsed JSON report: its file name and its value.
+struct ParsedReport {
+    std::string name;
+    JsonValue value;
+};
+
+/// The report called `name` ("summary.json"), or nullptr.
+const JsonValue* find_report(const std::vector<ParsedReport>& reports, const std::string& name);
+
+/// A column's unit from its name: "_s" -> "s", "_bytes" -> "B", ... ("" when none).
+std::string unit_of(const std::string& column);
+
+/// Writes a table of `rows` (objects) with a caption; columns are the
+/// members in order of first appearance; at most `limit` rows, with a note
+/// when there are more.  Numbers are right-aligned; sortable by a script.
+void write_table(HtmlWriter& html, const std::string& caption, const std::vector<const JsonValue*>& rows,
+                 std::size_t limit, const std::string& full_file);
+
+void write_advice(HtmlWriter& html, const JsonValue* advice);
+void write_summary(HtmlWriter& html, const JsonValue* summary);
+void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonValue* ranks);
+void write_wait_states(HtmlWriter& html, const JsonValue* waits);
+void write_iterations(HtmlWriter& html, const JsonValue* iterations);
+/// Every report as tables: its arrays of objects, and its other members as a list.
+void write_all_reports(HtmlWriter& html, const std::vector<ParsedReport>& reports);
+
+}  // namespace strata::analysis::report

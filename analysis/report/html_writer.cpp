@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// HTML escaping, the balanced writer and the SVG charts (see html_writer.hpp).
+// Chart geometry is integer arithmetic on fixed sizes, printed with fixed
+// formats, so the same figures always give the same bytes.
+#include "report/html_writer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace strata::analysis::report {
+namespace {
+
+/// `text` cut to at most `limit` bytes at a UTF-8 character boundary, with "…" when cut.
+std::string shorten(const std::string& text, std::size_t limit) {
+    if (text.size() <= limit) return text;
+    std::size_t cut = limit;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return text.substr(0, cut) + "\u2026";
+}
+
+std::string fixed(double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f", value);
+    return buffer;
+}
+
+/// `value` / `scale` of `width`, clamped to [0, width].
+double scaled(double value, double scale, double width) {
+    if (!(scale > 0) || !std::isfinite(value)) return 0.0;
+    return std::clamp(value / scale * width, 0.0, width);
+}
+
+std::string svg_open(const std::string& title, int width, int height, const std::string& css_class) {
+    return "<svg class=\"" + css_class + "\" role=\"img\" viewBox=\"0 0 " + std::to_string(width) + " " +
+           std::to_string(height) + "\" width=\"" + std::to_string(width) + "\" height=\"" +
+           std::to_string(height) + "\"><title>" + escape(title) +
+           "</title>\n";
+}
+
+constexpr int label_width = 300, plot_width = 380, text_width = 220, row_height = 22;
+
+}  // namespace
+
+std::string escape(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (unsigned char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&#39;"; break;
+            default:
+                if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) out += "\uFFFD";
+                else out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+std::string short_number(double value) {
+    if (!std::isfinite(value)) return "";
+    if (value == 0.0) return "0";  // also -0
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    return buffer;
+}
+
+std::string percent(double share) {
+    if (!std::isfinite(share)) return "";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.1f%%", share * 100.0 == 0.0 ? 0.0 : share * 100.0);
+    return buffer;
+}
+
+void HtmlWriter::start_tag(std::string_view tag, const Attributes& attributes) {
+    out_ += '<';
+    out_ += tag;
+    for (const auto& [name, value] : attributes) out_ += " " + name + "=\"" + escape(value) + "\"";
+    out_ += '>';
+}
+
+void HtmlWriter::open(std::string_view tag, const Attributes& attributes) {
+    start_tag(tag, attributes);
+    open_.emplace_back(tag);
+}
+
+void HtmlWriter::close(std::string_view tag) {
+    if (open_.empty() || open_.back() != tag)
+        throw std::logic_error("HtmlWriter: closing <" + std::string(tag) + "> but <" +
+                               (open_.empty() ? std::string("nothing") : open_.back()) + "> is open");
+    open_.pop_back();
+    out_ += "</";
+    out_ += tag;
+    out_ += '>';
+}
+
+void HtmlWriter::element(std::string_view tag, std::string_view text, const Attributes& attributes) {
+    start_tag(tag, attributes);
+    out_ += escape(text);
+    out_ += "</";
+    out_ += tag;
+    out_ += '>';
+}
+
+void HtmlWriter::empty(std::string_view tag, const Attributes& attributes) { start_tag(tag, attributes); }
+
+void HtmlWriter::text(std::string_view text) { out_ += escape(text); }
+
+void HtmlWriter::raw(std::string_view markup) { out_ += markup; }
+
+std::string HtmlWriter::finish() {
+    if (!open_.empty()) throw std::logic_error("HtmlWriter: <" + open_.back() + "> is not closed");
+    return std::move(out_);
+}
+
+std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars) {
+    double scale = 0.0;
+    for (const Bar& bar : bars) scale = std::max(scale, bar.value);
+    const int width = label_width + plot_width + text_width;
+    const int height = static_cast<int>(bars.size()) * row_height + 4;
+    std::string svg = svg_open(title, width, height, "chart");
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const Bar& bar = bars[i];
+        const int y = static_cast<int>(i) * row_height + 2;
+        const double w = scaled(bar.value, scale, plot_width);
+        svg += "<g><title>" + escape(bar.label + ": " + bar.text) + "</title>";
+        svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 15) +
+               "\" text-anchor=\"end\">" + escape(shorten(bar.label, 44)) + "</text>";
+        svg += "<rect class=\"bar\" x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 3) +
+               "\" width=\"" + fixed(w) + "\" height=\"" + std::to_string(row_height - 6) + "\"/>";
+        svg += "<text x=\"" + fixed(label_width + w + 6) + "\" y=\"" + std::to_string(y + 15) + "\">" +
+               escape(bar.text) + "</text></g>\n";
+    }
+    return svg + "</svg>";
+}
+
+std::string svg_range_chart(const std::string& title, const std::vector<Range>& ranges) {
+    double scale = 0.0;
+    for (const Range& range : ranges) scale = std::max(scale, range.max);
+    const int width = label_width + plot_width + text_width;
+    const int height = static_cast<int>(ranges.size()) * row_height + 4;
+    std::string svg = svg_open(title, width, height, "chart");
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+        const Range& range = ranges[i];
+        const int y = static_cast<int>(i) * row_height + 2;
+        const double x_min = label_width + scaled(range.min, scale, plot_width);
+        const double x_mean = label_width + scaled(range.mean, scale, plot_width);
+        const double x_max = label_width + scaled(range.max, scale, plot_width);
+        svg += "<g><title>" + escape(range.label + ": " + range.text) + "</title>";
+        svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 15) +
+               "\" text-anchor=\"end\">" + escape(shorten(range.label, 44)) + "</text>";
+        // The track from 0 to max, the span min..max, the mean as a tick.
+        svg += "<rect class=\"track\" x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 9) +
+               "\" width=\"" + fixed(x_max - label_width) + "\" height=\"4\"/>";
+        svg += "<rect class=\"span\" x=\"" + fixed(x_min) + "\" y=\"" + std::to_string(y + 4) + "\" width=\"" +
+               fixed(std::max(x_max - x_min, 1.0)) + "\" height=\"" + std::to_string(row_height - 8) + "\"/>";
+        svg += "<rect class=\"mean\" x=\"" + fixed(x_mean - 1) + "\" y=\"" + std::to_string(y + 1) +
+               "\" width=\"3\" height=\"" + std::to_string(row_height - 2) + "\"/>";
+        svg += "<text x=\"" + fixed(x_max + 6) + "\" y=\"" + std::to_string(y + 15) + "\">" +
+               escape(range.text) + "</text></g>\n";
+    }
+    return svg + "</svg>";
+}
+
+std::string svg_stacked_bar(const std::string& title, const std::vector<Segment>& segments) {
+    const int width = label_width + plot_width + text_width, bar_height = 30;
+    const int height = bar_height + 8 + static_cast<int>(segments.size()) * row_height;
+    double total = 0.0;
+    for (const Segment& segment : segments) total += std::max(segment.share, 0.0);
+    std::string svg = svg_open(title, width, height, "chart");
+    double x = 0.0;
+    for (const Segment& segment : segments) {
+        const double w = scaled(std::max(segment.share, 0.0), std::max(total, 1.0), width);
+        if (w <= 0.0) continue;
+        svg += "<g><title>" + escape(segment.label + ": " + percent(segment.share)) + "</title>";
+        svg += "<rect class=\"" + segment.css_class + "\" x=\"" + fixed(x) + "\" y=\"0\" width=\"" + fixed(w) +
+               "\" height=\"" + std::to_string(bar_height) + "\"/>";
+        if (w > 90)
+            svg += "<text class=\"inbar\" x=\"" + fixed(x + 4) + "\" y=\"20\">" +
+                   escape(segment.label + " " + percent(segment.share)) + "</text>";
+        svg += "</g>\n";
+        x += w;
+    }
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        const int y = bar_height + 8 + static_cast<int>(i) * row_height;
+        svg += "<rect class=\"" + segments[i].css_class + "\" x=\"0\" y=\"" + std::to_string(y + 3) +
+               "\" width=\"14\" height=\"14\"/>";
+        svg += "<text x=\"20\" y=\"" + std::to_string(y + 15) + "\">" +
+               escape(segments[i].label + ": " + percent(segments[i].share)) + "</text>\n";
+    }
+    return svg + "</svg>";
+}
+
+std::string svg_column_chart(const std::string& title, const std::vector<Bar>& bars) {
+    double scale = 0.0;
+    for (const Bar& bar : bars) scale = std::max(scale, bar.value);
+    const int plot_height = 200, axis = 40, left = 70;
+    const int column = bars.size() > 200 ? 3 : bars.size() > 50 ? 8 : 20;
+    const int width = std::max(left + static_cast<int>(bars.size()) * column + 10, 300);
+    const std::size_t label_every = std::max<std::size_t>(1, 50 / static_cast<std::size_t>(column));
+    std::string svg = svg_open(title, width, plot_height + axis, "chart");
+    svg += "<text x=\"" + std::to_string(left - 6) + "\" y=\"12\" text-anchor=\"end\">" +
+           escape(short_number(scale)) + "</text>";
+    svg += "<text x=\"" + std::to_string(left - 6) + "\" y=\"" + std::to_string(plot_height) +
+           "\" text-anchor=\"end\">0</text>";
+    svg += "<rect class=\"axis\" x=\"" + std::to_string(left - 2) + "\" y=\"0\" width=\"1\" height=\"" +
+           std::to_string(plot_height) + "\"/>\n";
+    for (std::size_t i = 0; i < bars.size(); ++i) {
+        const double h = scaled(bars[i].value, scale, plot_height - 4);
+        const int x = left + static_cast<int>(i) * column;
+        svg += "<g><title>" + escape(bars[i].label + ": " + bars[i].text) + "</title><rect class=\"bar\" x=\"" +
+               std::to_string(x) + "\" y=\"" + fixed(plot_height - h) + "\" width=\"" +
+               std::to_string(std::max(column - 2, 1)) + "\" height=\"" + fixed(h) + "\"/>";
+        if (i % label_every == 0)
+            svg += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(plot_height + 16) + "\">" +
+                   escape(shorten(bars[i].label, 8)) + "</text>";
+        svg += "</g>\n";
+    }
+    return svg + "</svg>";
+}
+
+}  // namespace strata::analysis::report

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Writing HTML that is well formed by construction: every string from the
+// experiment goes through escape(), and elements are opened and closed
+// through HtmlWriter, which keeps the stack of open tags so that they
+// always balance.  Plus the inline SVG charts of report.html.
+//
+//   HtmlWriter html;
+//   html.open("table", {{"class", "sortable"}});
+//   html.element("caption", "Call paths by time saved");
+//   ...
+//   html.close("table");
+//   std::string page = html.finish();
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace strata::analysis::report {
+
+/// `text` with &, <, >, " and ' as character references, and control
+/// characters other than tab and line feed as U+FFFD; safe in element
+/// content and in quoted attribute values.
+std::string escape(std::string_view text);
+
+/// A number for charts and derived figures: "%.6g" ("" for NaN or infinity).
+std::string short_number(double value);
+
+/// A share as a percentage with one decimal: "12.5%".
+std::string percent(double share);
+
+/// Attributes in the order given; values are escaped.
+using Attributes = std::vector<std::pair<std::string, std::string>>;
+
+/// Builds a document; tags are checked to balance (a mismatch throws
+/// std::logic_error, a programming error).
+class HtmlWriter {
+public:
+    /// Opens `tag` with `attributes`.
+    void open(std::string_view tag, const Attributes& attributes = {});
+    /// Closes the innermost open element, which must be `tag`.
+    void close(std::string_view tag);
+    /// `<tag attributes>escaped text</tag>`.
+    void element(std::string_view tag, std::string_view text, const Attributes& attributes = {});
+    /// A void element such as `meta` or `br`.
+    void empty(std::string_view tag, const Attributes& attributes = {});
+    /// Escaped text.
+    void text(std::string_view text);
+    /// Markup that is already safe (constant CSS, script, SVG built here).
+    void raw(std::string_view markup);
+    /// A line break in the source, for readable HTML.
+    void newline() { out_ += '\n'; }
+
+    /// The document; every element must be closed.
+    std::string finish();
+
+private:
+    void start_tag(std::string_view tag, const Attributes& attributes);
+
+    std::string out_;
+    std::vector<std::string> open_;
+};
+
+/// One bar of a chart: its label, its value and the text printed beside it.
+struct Bar {
+    std::string label;
+    double value = 0.0;
+    std::string text;
+};
+
+/// A horizontal bar chart as inline SVG, one bar per row with its label on
+/// the left and its text on the right; `title` is the accessible name.
+std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars);
+
+/// A range per row: a line from min to max, a tick at the mean, on a shared
+/// scale from 0 to the largest max; the text names the three values.
+struct Range {
+    std::string label;
+    double min = 0.0, mean = 0.0, max = 0.0;
+    std::string text;
+};
+std::string svg_range_chart(const std::string& title, const std::vector<Range>& ranges);
+
+/// One part of a stacked bar: label, share of the whole, CSS class of its
+/// fill.  The segments are labelled and the legend repeats every label with
+/// its share, so colour is not the only cue.
+struct Segment {
+    std::string label;
+    double share = 0.0;
+    std::string css_class;
+};
+/// A single stacked bar 100% wide, with a legend giving every label and share.
+std::string svg_stacked_bar(const std::string& title, const std::vector<Segment>& segments);
+
+/// Vertical bars (e.g. one per iteration), labelled below; with many bars
+/// only every n-th label is printed, the rest are in each bar's tooltip.
+std::string svg_column_chart(const std::string& title, const std::vector<Bar>& bars);
+
+}  // namespace strata::analysis::report

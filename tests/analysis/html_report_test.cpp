@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// report.html: the escaping and the writer, the JSON reader, the page made
+// from hand-written reports (unknown reports as tables, iterations as a
+// chart), and the built strata-analyze under mpirun -np 1 and 2 on the
+// synthetic profile and trace experiments: a well-formed, self-contained
+// page (checked by check_html.py with Python's html.parser), the advice and
+// the fixtures' exact figures on it, a region named a<b>&"c" escaped, and
+// byte-identical pages for K = 1 and 2.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "analyze_fixtures.hpp"
+#include "otf2_fixture.hpp"
+#include "report/html_report.hpp"
+#include "report/html_writer.hpp"
+#include "report/json_value.hpp"
+#include "test_support.hpp"
+
+namespace strata::analysis::test {
+namespace {
+
+namespace fs = std::filesystem;
+using report::escape;
+using report::html_report;
+using report::parse_json;
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// check_html.py on `page` (written to a file in `dir`): "ok" or its complaints.
+std::string check_page(const TempDir& dir, const std::string& page) {
+    const std::string file = dir.write("checked.html", page);
+    const RunResult r = run_program(STRATA_PYTHON, {STRATA_CHECK_HTML, file});
+    return r.status == 0 ? "ok" : "status " + std::to_string(r.status) + ": " + r.out + r.err;
+}
+
+RunResult analyze(int k, const std::vector<std::string>& args) {
+    std::vector<std::string> command = {"-np", std::to_string(k), "--oversubscribe", STRATA_ANALYZE_EXE};
+    command.insert(command.end(), args.begin(), args.end());
+    return run_program(STRATA_MPIEXEC, command);
+}
+
+// ---- pieces ---------------------------------------------------------------------
+
+TEST(HtmlWriter, EscapesEverythingThatIsMarkup) {
+    EXPECT_EQ(escape("a<b>&\"c\""), "a&lt;b&gt;&amp;&quot;c&quot;");
+    EXPECT_EQ(escape("it's"), "it&#39;s");
+    EXPECT_EQ(escape(std::string("x\x01y", 3)), "x\uFFFDy");
+    EXPECT_EQ(escape("caf\u00e9 \u2192"), "caf\u00e9 \u2192");  // UTF-8 passes through
+}
+
+TEST(HtmlWriter, TagsMustBalance) {
+    report::HtmlWriter html;
+    html.open("section", {{"title", "a\"b"}});
+    html.element("p", "1 < 2");
+    EXPECT_THROW(html.close("div"), std::logic_error);
+    html.close("section");
+    EXPECT_EQ(html.finish(), "<section title=\"a&quot;b\"><p>1 &lt; 2</p></section>");
+    report::HtmlWriter open;
+    open.open("table");
+    EXPECT_THROW(open.finish(), std::logic_error);
+}
+
+TEST(JsonValue, KeepsNumbersAsWrittenAndOrder) {
+    const report::JsonValue v =
+        parse_json(R"({"b": 1e-05, "a": [1, "x\"\u00e9", true, null], "c": {"d": -0.5}})");
+    ASSERT_TRUE(v.is_object());
+    EXPECT_EQ(v.members[0].first, "b");
+    EXPECT_EQ(v.find("b")->display(), "1e-05");
+    EXPECT_DOUBLE_EQ(v.find("b")->number(), 1e-05);
+    EXPECT_EQ(v.find("a")->display(), "1 x\"\u00e9 true ");
+    EXPECT_EQ(v.find({"c", "d"})->display(), "-0.5");
+    EXPECT_EQ(report::to_json(v), R"({"b": 1e-05, "a": [1, "x\"é", true, null], "c": {"d": -0.5}})");
+    for (const char* bad : {"", "{", "[1,]", "{\"a\" 1}", "01x", "\"abc", "[1] 2", "nul"})
+        EXPECT_THROW(parse_json(bad), report::JsonError) << bad;
+    EXPECT_THROW(parse_json(std::string(1000, '[')), report::JsonError);  // depth limit, no stack overflow
+}
+
+// ---- the page from hand-written reports ----------------------------------------
+
+TEST(HtmlReport, UnknownReportsAppearAsTablesAndIterationsAsAChart) {
+    TempDir dir;
+    const std::vector<ReportFile> files = {
+        {"summary.txt", "text <summary>\n"},
+        {"advice.json", R"({"report": "advice", "findings": []})"},
+        {"gpu.json",
+         R"({"report": "gpu", "rows": [{"device": "GPU <0>", "busy_s": 1.25, "utilisation": 0.5},)"
+         R"( {"device": "GPU 1", "busy_s": 0.5, "utilisation": 0.2}]})"},
+        {"iterations.json",
+         R"({"report": "iterations", "rows": [{"iteration": 0, "duration_s": 0.3},)"
+         R"( {"iteration": 1, "duration_s": 0.1}, {"iteration": 2, "duration_s": 0.1}]})"},
+        {"broken.json", "{\"rows\": ["},
+        {"trace.json", "{\"traceEvents\": [{\"name\": \"not a report\"}]}"}};
+    const std::string page = html_report(files);
+    EXPECT_EQ(check_page(dir, page), "ok") << page;
+    EXPECT_EQ(page, html_report(files));
+    EXPECT_TRUE(contains(page, "<caption>gpu.json: rows</caption>")) << page;
+    EXPECT_TRUE(contains(page, "<th scope=\"col\" class=\"num\">busy_s (s)</th>"));
+    EXPECT_TRUE(contains(page, "<td>GPU &lt;0&gt;</td><td class=\"num\">1.25</td><td class=\"num\">0.5</td>"));
+    EXPECT_TRUE(contains(page, "<h2 id=\"iterations\">Iterations</h2>"));
+    EXPECT_TRUE(contains(page, "<title>iteration 0: 0.3 s</title>"));
+    EXPECT_TRUE(contains(page, "broken.json: JSON at byte"));
+    EXPECT_FALSE(contains(page, "not a report"));
+    EXPECT_TRUE(contains(page, "text &lt;summary&gt;"));
+    EXPECT_TRUE(contains(page, "No findings"));
+}
+
+// ---- the built tool on the synthetic experiments --------------------------------
+
+class HtmlReportToolTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    std::string experiment() const { return dir_.file("experiment"); }
+    /// The page of the experiment analysed with K ranks.
+    std::string page(int k) {
+        const std::string output = dir_.file("out" + std::to_string(k));
+        const RunResult r = analyze(k, {"--force", "--output", output, experiment()});
+        EXPECT_EQ(r.status, 0) << r.out << r.err;
+        EXPECT_TRUE(contains(r.out, "report.html")) << r.out;
+        return slurp(fs::path(output) / "report.html");
+    }
+    TempDir dir_;
+};
+
+TEST_F(HtmlReportToolTest, ProfileAndTraceExactAndIdenticalForK1And2) {
+    write_experiment(imbalanced_profile(), experiment());
+    wait_states_trace().write(experiment());
+    const std::string one = page(1);
+    EXPECT_EQ(check_page(dir_, one), "ok");
+    EXPECT_EQ(page(2), one);
+    // Every finding's message, escaped, and the advice before the summary.
+    const report::JsonValue advice = parse_json(slurp(fs::path(dir_.file("out1")) / "advice.json"));
+    ASSERT_GE(advice.find("findings")->items.size(), 2u);
+    for (const report::JsonValue& finding : advice.find("findings")->items)
+        EXPECT_TRUE(contains(one, "<p>" + escape(finding.find("message")->text) + "</p>"))
+            << finding.find("message")->text;
+    EXPECT_LT(one.find("<h2 id=\"advice\">"), one.find("<h2 id=\"summary\">"));
+    EXPECT_TRUE(contains(one, "1. Load imbalance: main/compute</h3>")) << one;
+    // The fixture's figures (analyze_fixtures.hpp, otf2_fixture.hpp).
+    EXPECT_TRUE(contains(one, "0.666666667 (66.7%)</td><td class=\"rating fair\">fair</td>")) << one;
+    EXPECT_TRUE(contains(one, "0.9 (90.0%)</td><td class=\"rating good\">good</td>"));
+    EXPECT_TRUE(contains(one, "0.6 (60.0%)</td><td class=\"rating fair\">fair</td>"));
+    EXPECT_TRUE(contains(one, "<td>main/compute</td><td>computation</td><td class=\"num\">2 s</td><td "
+                              "class=\"num\">2.5 s</td><td class=\"num\">4 s</td><td class=\"num\">3</td><td "
+                              "class=\"num\">0.375</td><td class=\"num\">1.5 s</td>"));
+    EXPECT_TRUE(contains(one, "<title>rank 3: 4.5 s</title>"));
+    EXPECT_TRUE(contains(one, "<td>late_sender</td><td class=\"num\">0.013 s</td><td class=\"num\">3</td>"));
+    EXPECT_TRUE(contains(one, "<dt>MPI time (all ranks)</dt><dd>0.06384 s</dd>"));
+}
+
+TEST_F(HtmlReportToolTest, TraceOnlyExperiment) {
+    wait_states_trace().write(experiment());
+    const std::string one = page(1);
+    EXPECT_EQ(check_page(dir_, one), "ok");
+    EXPECT_EQ(page(2), one);
+    EXPECT_FALSE(contains(one, "id=\"summary\""));
+    EXPECT_TRUE(contains(one, "<td>early_reduce</td><td class=\"num\">0.005 s</td><td class=\"num\">1</td>"));
+    EXPECT_TRUE(contains(one, "the profile reports (load balance, POP efficiencies) were not made"));
+}
+
+TEST_F(HtmlReportToolTest, RegionNamesAreEscaped) {
+    // imbalanced_profile() with the computing region renamed.
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    const auto odd = b.region("a<b>&\"c\"", paradigm::user, role::code);
+    const auto allreduce = b.region("MPI_Allreduce", paradigm::mpi, role::coll_all2all);
+    for (std::uint32_t r = 0; r < 4; ++r) b.location(r, 0);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_odd = b.callpath(static_cast<std::int64_t>(cp_main), odd);
+    const auto cp_allreduce = b.callpath(static_cast<std::int64_t>(cp_main), allreduce);
+    for (std::size_t r = 0; r < 4; ++r) {
+        b.set(cp_main, r, 1, 0.5);
+        b.set(cp_odd, r, 10, r == 3 ? 4.0 : 2.0);
+        b.set(cp_allreduce, r, 10, r == 3 ? 0.5 : 2.5);
+    }
+    write_experiment(b.build(), experiment());
+    const std::string one = page(1);
+    EXPECT_EQ(check_page(dir_, one), "ok");
+    EXPECT_FALSE(contains(one, "a<b>"));
+    EXPECT_TRUE(contains(one, "1. Load imbalance: main/a&lt;b&gt;&amp;&quot;c&quot;</h3>")) << one;
+    EXPECT_TRUE(contains(one, "<td>main/a&lt;b&gt;&amp;&quot;c&quot;</td><td>computation</td>"));
+    EXPECT_EQ(page(2), one);
+}
+
+}  // namespace
+}  // namespace strata::analysis::test
