@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Throughput of the trace analysis: a synthetic MPI trace of about
+# 8 ranks x ITERATIONS x 11.3 events (bench-analysis-trace-gen; default
+# 560000 iterations, about 50.6 million events, about 0.6 GB on disk) is
+# read by
+#   (a) the floor: bench-otf2-read-floor, a plain OTF2 reader decoding the
+#       same events with empty callbacks, one process;
+#   (b) mpirun -np 1 strata-analyze, (c) mpirun -np 2 strata-analyze
+#       (--timeline-events 0: the replay and the wait states, no trace.json);
+# alternating, REPETITIONS times, medians.  Events per second per analysis
+# rank against the floor, the K=1 -> K=2 speed-up, and the peak resident
+# memory of each analysis rank (/usr/bin/time -v).  The start-up of
+# strata-analyze (MPI, definitions, reports) is measured on a trace of one
+# iteration and also given, so that the replay itself can be compared.
+# The trace is deleted at the end.
+#
+#   bench/run_analysis.sh [BUILD_DIR] [ITERATIONS] [REPETITIONS]
+#
+# Set TMPDIR to put the trace on another file system.
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+iterations=${2:-560000}
+reps=${3:-3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+gen=$build/bench/bench-analysis-trace-gen
+floor=$build/bench/bench-otf2-read-floor
+analyze=$build/analysis/strata-analyze
+for tool in "$gen" "$floor" "$analyze"; do
+  [[ -x $tool ]] || { echo "run_analysis.sh: $tool is not built" >&2; exit 1; }
+done
+
+events=$("$gen" "$work/trace" 8 "$iterations")
+"$gen" "$work/tiny" 8 1 > /dev/null
+echo "trace: 8 ranks, $iterations iterations, $events events, $(du -sh "$work/trace" | cut -f1) on disk"
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
+now() { date +%s.%N; }
+
+run_floor() {
+  "$floor" "$work/trace/traces.otf2" | awk '{print $4}' >> "$work/floor"
+}
+# Every analysis rank under /usr/bin/time -v, each writing its own file.
+cat > "$work/timed" <<'WRAP'
+#!/bin/sh
+exec /usr/bin/time -v -o "$TIMED_DIR/time.${OMPI_COMM_WORLD_RANK:-0}" "$@"
+WRAP
+chmod +x "$work/timed"
+export TIMED_DIR=$work
+run_analyze() {  # run_analyze K EXPERIMENT NAME: wall seconds to $work/NAME-K, peak RSS (kB) per rank to $work/rss-NAME-K
+  local k=$1 experiment=$2 name=$3 start end
+  start=$(now)
+  mpirun -np "$k" --oversubscribe -x TIMED_DIR "$work/timed" \
+    "$analyze" --force --timeline-events 0 --output "$work/out" "$experiment" < /dev/null > /dev/null
+  end=$(now)
+  calc "$end - $start" 3 >> "$work/$name-$k"
+  echo >> "$work/$name-$k"
+  for ((r = 0; r < k; r++)); do
+    sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$work/time.$r" >> "$work/rss-$name-$k"
+  done
+  rm -f "$work"/time.*
+}
+
+for ((i = 0; i < reps; i++)); do
+  run_floor
+  run_analyze 1 "$work/trace" big
+  run_analyze 2 "$work/trace" big
+  run_analyze 1 "$work/tiny" tiny
+  run_analyze 2 "$work/tiny" tiny
+done
+
+f=$(median < "$work/floor")
+t1=$(median < "$work/big-1") t2=$(median < "$work/big-2")
+s1=$(median < "$work/tiny-1") s2=$(median < "$work/tiny-2")
+floor_rate=$(calc "$events / $f / 1e6" 1)
+echo "medians of $reps runs (wall time; M = million events per second)"
+printf '  floor (plain OTF2 reader, 1 process)   %7.2f s   %6s M/s\n' "$f" "$floor_rate"
+for k in 1 2; do
+  t=$([[ $k == 1 ]] && echo "$t1" || echo "$t2")
+  s=$([[ $k == 1 ]] && echo "$s1" || echo "$s2")
+  rate=$(calc "$events / $t / $k / 1e6" 1)
+  net=$(calc "$events / ($t - $s) / $k / 1e6" 1)
+  rss=$(sort -g "$work/rss-big-$k" | tail -1)
+  printf '  strata-analyze K=%d                     %7.2f s   %6s M/s per rank (%.2f x floor); without the %.2f s start-up %s M/s (%.2f x floor); peak RSS per rank %d MB\n' \
+    "$k" "$t" "$rate" "$(calc "$rate / $floor_rate")" "$s" "$net" "$(calc "$net / $floor_rate")" $((rss / 1024))
+done
+echo "  speed-up K=1 -> K=2: $(calc "$t1 / $t2") (without start-up: $(calc "($t1 - $s1) / ($t2 - $s2)"))"
+echo "  peak RSS of a rank on the one-iteration trace: K=1 $(( $(sort -g "$work/rss-tiny-1" | tail -1) / 1024 )) MB"
