@@ -3,6 +3,7 @@
 #include "trace/clock_correction.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace strata::analysis::trace {
 
@@ -35,8 +36,19 @@ std::int64_t ClockCorrection::correct(std::uint64_t time) const {
                                              [](std::uint64_t v, const auto& p) { return v < p.first; });
     const auto& [t1, o1] = *(next - 1);
     const auto& [t2, o2] = *next;
+    if (o1 == o2) return static_cast<std::int64_t>(t + o1);  // a constant offset: no drift to interpolate
     const __int128 span = static_cast<__int128>(t2) - t1;  // > 0: t1 <= time < t2
-    const __int128 drift = floor_div((static_cast<__int128>(o2) - o1) * (t - t1), span);
+    const __int128 delta = static_cast<__int128>(o2) - o1;
+    // 64-bit arithmetic when the product fits (the same floor, without the slow 128-bit division).
+    std::int64_t product = 0;
+    if (delta >= INT64_MIN && delta <= INT64_MAX && span <= INT64_MAX && time - t1 <= INT64_MAX &&
+        !__builtin_mul_overflow(static_cast<std::int64_t>(delta), static_cast<std::int64_t>(time - t1), &product)) {
+        const std::int64_t s = static_cast<std::int64_t>(span);
+        std::int64_t q = product / s;
+        if (product % s != 0 && product < 0) --q;
+        return static_cast<std::int64_t>(t + o1 + q);
+    }
+    const __int128 drift = floor_div(delta * (t - t1), span);
     return static_cast<std::int64_t>(t + o1 + drift);
 }
 

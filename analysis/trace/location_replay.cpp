@@ -24,10 +24,16 @@ std::uint32_t CallPaths::child(std::uint32_t parent, std::uint32_t region, const
     // none_id + 1 wraps to 0, so roots and children never share a key.
     const std::uint64_t key =
         static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
+    auto& slot = recent_[(key * 0x9E3779B97F4A7C15ull) >> 56];
+    if (slot.first == key + 1) return slot.second;
     const auto found = ids_.find(key);  // find first: emplace would allocate a node on every call
-    if (found != ids_.end()) return found->second;
+    if (found != ids_.end()) {
+        slot = {key + 1, found->second};
+        return found->second;
+    }
     const auto id = static_cast<std::uint32_t>(names_.size());
     ids_.emplace(key, id);
+    slot = {key + 1, id};
     names_.push_back(parent == none_id ? region_name : names_[parent] + "/" + region_name);
     return id;
 }

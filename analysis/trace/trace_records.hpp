@@ -14,6 +14,7 @@
 // ranks (MPI_COMM_WORLD), translated from communicator ranks.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -83,6 +84,9 @@ public:
 private:
     std::unordered_map<std::uint64_t, std::uint32_t> ids_;  ///< (parent + 1) << 32 | region -> id
     std::vector<std::string> names_;
+    /// A direct-mapped cache in front of ids_ (every Enter looks up its call
+    /// path; a loop visits the same few): key + 1 (0 = empty) and id.
+    std::array<std::pair<std::uint64_t, std::uint32_t>, 256> recent_{};
 };
 
 /// Counts of what could not be used, for the report.

@@ -46,6 +46,24 @@ TEST(ClockCorrectionTest, NegativeDriftRoundsTowardMinusInfinity) {
     EXPECT_EQ(c.correct(2), 1);  // 2 + floor(-2/3) = 1
 }
 
+TEST(ClockCorrectionTest, ConstantOffsetsAndProductsBeyond64Bits) {
+    ClockCorrection constant;
+    constant.add(100, -7);
+    constant.add(900, -7);
+    EXPECT_EQ(constant.correct(500), 493);
+    // (o2 - o1)(t - t1) = 2^40 * 2^61 does not fit in 64 bits: the 128-bit path, the same floor.
+    ClockCorrection wide;
+    wide.add(0, 0);
+    wide.add(1ull << 62, 1ll << 40);
+    EXPECT_EQ(wide.correct(1ull << 61), (1ll << 61) + (1ll << 39));
+    EXPECT_EQ(wide.correct(3), 3);  // 2^40 * 3 / 2^62 rounds down to 0
+    ClockCorrection falling;
+    falling.add(0, 0);
+    falling.add(1ull << 62, -(1ll << 40));
+    EXPECT_EQ(falling.correct(3), 2);  // floor(-3 * 2^40 / 2^62) = -1
+    EXPECT_EQ(falling.correct(1ull << 61), (1ll << 61) - (1ll << 39));
+}
+
 class TraceAnalysisTest : public ::testing::Test {
 protected:
     void SetUp() override { wait_states_trace().write(dir_.path()); }
