@@ -3,6 +3,9 @@
 // the header and the order of the sections.
 #include "report/html_report.hpp"
 
+#include <initializer_list>
+#include <string_view>
+
 #include "report/html_sections.hpp"
 #include "report/html_writer.hpp"
 #include "report/json_value.hpp"
@@ -23,7 +26,7 @@ dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.15rem 
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
 table { border-collapse: collapse; margin: 0.6rem 0 1.2rem; font-size: 0.9rem; }
-caption { text-align: left; font-weight: 600; padding: 0.3rem 0; }
+caption { text-align: left; font-weight: 600; padding: 0.3rem 0; white-space: nowrap; }
 th, td { border: 1px solid #c8c8c8; padding: 0.2rem 0.5rem; vertical-align: top; }
 th { background: #eef1f6; text-align: left; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -38,9 +41,10 @@ th[aria-sort=descending]::after { content: " \25BC"; }
 .fair { background: #fbe7b5; }
 .poor { background: #f6c6c1; }
 .rating { font-weight: 600; }
+p.glance { font-size: 1.05rem; margin: 0.4rem 0; }
 .note { color: #444; font-size: 0.9rem; }
 .scroll { overflow-x: auto; }
-svg.chart { max-width: 100%; height: auto; font-size: 12px; }
+svg.chart { max-width: 100%; height: auto; font-size: 13px; }
 svg.chart text { fill: #1a1a1a; }
 svg.chart text.inbar { fill: #fff; font-weight: 600; }
 svg .bar { fill: #2b5797; }
@@ -85,9 +89,35 @@ constexpr const char* script = R"(
 })();
 )";
 
+/// One line: ranks, threads, wall time, parallel efficiency with its rating, findings.
+void write_glance(HtmlWriter& html, const JsonValue* summary, const JsonValue* advice) {
+    std::string line;
+    if (summary) {
+        auto text = [&](std::initializer_list<std::string_view> path) {
+            const JsonValue* value = summary->find(path);
+            return value ? value->display() : std::string();
+        };
+        line = text({"ranks"}) + " ranks, " + text({"cpu_threads"}) + " CPU threads, " + text({"gpu_streams"}) +
+               " GPU streams; wall time " + text({"wall_time_s"}) + " s";
+        const JsonValue* pe = summary->find({"pop", "parallel_efficiency"});
+        if (pe && pe->is_number()) {
+            const double value = pe->number();
+            line += "; parallel efficiency " + pe->display() + " (" +
+                    (value >= 0.8 ? "good" : value >= 0.6 ? "fair" : "poor") + ")";
+        }
+    }
+    const JsonValue* findings = advice ? advice->find("findings") : nullptr;
+    if (findings && findings->is_array()) {
+        const std::size_t n = findings->items.size();
+        line += std::string(line.empty() ? "" : "; ") + (n == 0 ? "no findings" : std::to_string(n) + (n == 1 ? " finding" : " findings"));
+    }
+    if (!line.empty()) html.element("p", line + ".", {{"class", "glance"}});
+}
+
 void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, const std::string& experiment) {
     html.open("header");
     html.element("h1", experiment.empty() ? "Strata analysis" : "Strata analysis of " + experiment);
+    write_glance(html, find_report(reports, "summary.json"), find_report(reports, "advice.json"));
     html.element("p",
                  "Start with the advice; every figure comes from the CSV and JSON reports next to this file.",
                  {{"class", "note"}});

@@ -311,7 +311,10 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
         std::vector<const JsonValue*> top;
         for (const JsonValue* row : items_of(balance->find("callpaths"))) {
             if (top.size() == 10) break;
-            if (number_of(row, "saved_s") > 0) top.push_back(row);
+            // As in the advice: MPI start-up and shut-down and the measurement are not the program's work.
+            const std::string time_class = text_of(row, "class");
+            if (number_of(row, "saved_s") > 0 && time_class != "mpi_init_finalize" && time_class != "measurement")
+                top.push_back(row);
         }
         html.element("h3", "Call paths by the time perfect balance would save");
         if (top.empty()) {
@@ -333,7 +336,8 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
                                      ranges));
             html.element("p",
                          "Each bar spans the smallest to the largest time of a rank on the call path; the tick "
-                         "is the mean over the ranks that take part.",
+                         "is the mean over the ranks that take part. Call paths of MPI_Init/MPI_Finalize and of "
+                         "the measurement are left out here (they are in loadbalance.csv).",
                          {{"class", "note"}});
             simple_table(html,
                          "Top " + std::to_string(top.size()) +
