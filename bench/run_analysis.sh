@@ -40,8 +40,17 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
 now() { date +%s.%N; }
 
-run_floor() {
-  "$floor" "$work/trace/traces.otf2" | awk '{print $4}' >> "$work/floor"
+# CPU seconds (user + system) from a /usr/bin/time -v file.
+cpu_of() { awk -F': ' '/User time|System time/ {t += $2} END {printf "%.3f\n", t}' "$1"; }
+
+run_floor() {  # wall seconds to $work/floor, CPU seconds to $work/cpu-floor
+  local start end
+  start=$(now)
+  /usr/bin/time -v -o "$work/time.floor" "$floor" "$work/trace/traces.otf2" > /dev/null
+  end=$(now)
+  calc "$end - $start" 3 >> "$work/floor"
+  echo >> "$work/floor"
+  cpu_of "$work/time.floor" >> "$work/cpu-floor"
 }
 # Every analysis rank under /usr/bin/time -v, each writing its own file.
 cat > "$work/timed" <<'WRAP'
@@ -58,9 +67,12 @@ run_analyze() {  # run_analyze K EXPERIMENT NAME: wall seconds to $work/NAME-K, 
   end=$(now)
   calc "$end - $start" 3 >> "$work/$name-$k"
   echo >> "$work/$name-$k"
+  local most=0
   for ((r = 0; r < k; r++)); do
     sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$work/time.$r" >> "$work/rss-$name-$k"
+    most=$(awk -v a="$most" -v b="$(cpu_of "$work/time.$r")" 'BEGIN {print (b > a) ? b : a}')
   done
+  echo "$most" >> "$work/cpu-$name-$k"  # the busiest rank's CPU seconds
   rm -f "$work"/time.*
 }
 
@@ -72,20 +84,24 @@ for ((i = 0; i < reps; i++)); do
   run_analyze 2 "$work/tiny" tiny
 done
 
-f=$(median < "$work/floor")
-t1=$(median < "$work/big-1") t2=$(median < "$work/big-2")
-s1=$(median < "$work/tiny-1") s2=$(median < "$work/tiny-2")
-floor_rate=$(calc "$events / $f / 1e6" 1)
-echo "medians of $reps runs (wall time; M = million events per second)"
-printf '  floor (plain OTF2 reader, 1 process)   %7.2f s   %6s M/s\n' "$f" "$floor_rate"
+f=$(median < "$work/floor") fc=$(median < "$work/cpu-floor")
+floor_rate=$(calc "$events / $f / 1e6" 1) floor_cpu_rate=$(calc "$events / $fc / 1e6" 1)
+echo "medians of $reps runs; M = million events per second; CPU = user + system seconds of the busiest rank"
+printf '  floor (plain OTF2 reader, 1 process)  wall %6.2f s %6s M/s | CPU %6.2f s %6s M/s\n' \
+  "$f" "$floor_rate" "$fc" "$floor_cpu_rate"
 for k in 1 2; do
-  t=$([[ $k == 1 ]] && echo "$t1" || echo "$t2")
-  s=$([[ $k == 1 ]] && echo "$s1" || echo "$s2")
-  rate=$(calc "$events / $t / $k / 1e6" 1)
-  net=$(calc "$events / ($t - $s) / $k / 1e6" 1)
+  t=$(median < "$work/big-$k") c=$(median < "$work/cpu-big-$k")
+  s=$(median < "$work/tiny-$k") sc=$(median < "$work/cpu-tiny-$k")
+  rate=$(calc "$events / $t / $k / 1e6" 1) cpu_rate=$(calc "$events / $c / $k / 1e6" 1)
+  net=$(calc "$events / ($t - $s) / $k / 1e6" 1) cpu_net=$(calc "$events / ($c - $sc) / $k / 1e6" 1)
   rss=$(sort -g "$work/rss-big-$k" | tail -1)
-  printf '  strata-analyze K=%d                     %7.2f s   %6s M/s per rank (%.2f x floor); without the %.2f s start-up %s M/s (%.2f x floor); peak RSS per rank %d MB\n' \
-    "$k" "$t" "$rate" "$(calc "$rate / $floor_rate")" "$s" "$net" "$(calc "$net / $floor_rate")" $((rss / 1024))
+  printf '  strata-analyze K=%d per rank           wall %6.2f s %6s M/s (%s x floor) | CPU %6.2f s %6s M/s (%s x floor) | peak RSS %d MB\n' \
+    "$k" "$t" "$rate" "$(calc "$rate / $floor_rate")" "$c" "$cpu_rate" "$(calc "$cpu_rate / $floor_cpu_rate")" $((rss / 1024))
+  printf '      without the start-up (wall %.2f s, CPU %.2f s on a 1-iteration trace): wall %s M/s (%s x floor), CPU %s M/s (%s x floor)\n' \
+    "$s" "$sc" "$net" "$(calc "$net / $floor_rate")" "$cpu_net" "$(calc "$cpu_net / $floor_cpu_rate")"
 done
-echo "  speed-up K=1 -> K=2: $(calc "$t1 / $t2") (without start-up: $(calc "($t1 - $s1) / ($t2 - $s2)"))"
-echo "  peak RSS of a rank on the one-iteration trace: K=1 $(( $(sort -g "$work/rss-tiny-1" | tail -1) / 1024 )) MB"
+t1=$(median < "$work/big-1") t2=$(median < "$work/big-2")
+c1=$(median < "$work/cpu-big-1") c2=$(median < "$work/cpu-big-2")
+echo "  speed-up K=1 -> K=2: wall $(calc "$t1 / $t2"), CPU of the busiest rank $(calc "$c1 / $c2")"
+echo "  peak RSS of a rank on the one-iteration trace: $(( $(sort -g "$work/rss-tiny-1" | tail -1) / 1024 )) MB"
+echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) cores)"

@@ -50,6 +50,7 @@ std::vector<std::string> MpiExchange::all_to_all(const std::vector<std::string>&
     for (std::size_t r = 0; r < n && r < outbox.size(); ++r) total += outbox[r].size();
     agree_on_size(!fits(total), comm_);
     std::string sending;
+    sending.reserve(total);
     for (std::size_t r = 0; r < n && r < outbox.size(); ++r) {
         send_counts[r] = static_cast<int>(outbox[r].size());
         sending += outbox[r];
@@ -62,6 +63,7 @@ std::vector<std::string> MpiExchange::all_to_all(const std::vector<std::string>&
         static_cast<std::size_t>(receive_at.back()) + static_cast<std::size_t>(receive_counts.back()), '\0');
     MPI_Alltoallv(sending.data(), send_counts.data(), send_at.data(), MPI_BYTE, &receiving[0],
                   receive_counts.data(), receive_at.data(), MPI_BYTE, comm_);
+    std::string().swap(sending);  // freed before the inbox is built: memory is the peak of the analysis
     std::vector<std::string> inbox(n);
     for (std::size_t r = 0; r < n; ++r) {
         inbox[r] = receiving.substr(static_cast<std::size_t>(receive_at[r]),

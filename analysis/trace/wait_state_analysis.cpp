@@ -205,6 +205,10 @@ void TraceShareAnalysis::replay_share() {
             timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
         }
     }
+    // The records are complete: give back what the vectors' growth reserved.
+    records_.sends.shrink_to_fit();
+    records_.receives.shrink_to_fit();
+    records_.collectives.shrink_to_fit();
     if (timeline && !timeline->finish())
         records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
@@ -579,7 +583,10 @@ WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange
     if (!timeline.part.empty())
         share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
     share.read();
-    share.message_inbox(exchange.all_to_all(share.message_outbox()));
+    {  // the outbox is freed before the matching, the inbox after it
+        const std::vector<std::string> messages = exchange.all_to_all(share.message_outbox());
+        share.message_inbox(messages);
+    }
     const std::vector<std::string> calls = exchange.all_to_all(share.collective_outbox());
     share.collective_inbox(exchange.all_to_all(share.collective_answers(calls)));
     const std::vector<std::string> partials = exchange.gather(share.partial());
