@@ -4,15 +4,17 @@
 // (location rank << 32, one location group per rank, a COMM_GROUP of world
 // ranks for MPI_COMM_WORLD, ClockOffset points in each .def file).
 //
-//   bench-analysis-trace-gen DIR RANKS ITERATIONS
+//   bench-analysis-trace-gen DIR RANKS ITERATIONS [MESSAGE_EVERY]
 //
 // Each rank runs ITERATIONS iterations of
 //
 //   compute { kernel x4 }                          10 events
-//   every 5th:  MPI_Send to r+1, MPI_Recv from r-1  6 events (rank 1 waits 0.6 us for rank 0)
+//   every MESSAGE_EVERY-th (default 5):
+//               MPI_Send to r+1, MPI_Recv from r-1  6 events (rank 1 waits 0.6 us for rank 0)
 //   every 50th: MPI_Allreduce                       4 events (rank r enters r us late)
 //
-// inside main, about 11.3 events per iteration.  Events are streamed to
+// inside main, about 11.3 events per iteration with the default (10.1 + 6 /
+// MESSAGE_EVERY in general).  Events are streamed to
 // disk; nothing is kept.  Prints the number of events written.
 #include <otf2/otf2.h>
 
@@ -43,15 +45,16 @@ constexpr std::int64_t clock_offset_ns = 3000;      // every rank but 0 runs 3 u
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        std::fprintf(stderr, "usage: bench-analysis-trace-gen DIR RANKS ITERATIONS\n");
+    if (argc != 4 && argc != 5) {
+        std::fprintf(stderr, "usage: bench-analysis-trace-gen DIR RANKS ITERATIONS [MESSAGE_EVERY]\n");
         return 2;
     }
     const std::string directory = argv[1];
     const auto ranks = static_cast<std::uint32_t>(std::strtoul(argv[2], nullptr, 10));
     const std::uint64_t iterations = std::strtoull(argv[3], nullptr, 10);
-    if (ranks < 2 || iterations == 0) {
-        std::fprintf(stderr, "bench-analysis-trace-gen: RANKS >= 2 and ITERATIONS >= 1\n");
+    const std::uint64_t message_every = argc == 5 ? std::strtoull(argv[4], nullptr, 10) : 5;
+    if (ranks < 2 || iterations == 0 || message_every == 0) {
+        std::fprintf(stderr, "bench-analysis-trace-gen: RANKS >= 2, ITERATIONS >= 1, MESSAGE_EVERY >= 1\n");
         return 2;
     }
     OTF2_Archive* archive = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20,
@@ -89,7 +92,7 @@ int main(int argc, char** argv) {
                 leave(t + 1900 + k * 2000, kernel);
             }
             leave(t + 8000, compute);
-            if (i % 5 == 0) {
+            if (i % message_every == 0) {
                 const std::uint64_t s = t + 8100 + (r == 0 ? 6000 : 0);
                 enter(s, send);
                 check(OTF2_EvtWriter_MpiSend(w, nullptr, local(s + 10), (r + 1) % ranks, 0, 0, 64), "MpiSend");

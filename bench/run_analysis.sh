@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Throughput of the trace analysis: a synthetic MPI trace of about
 # 8 ranks x ITERATIONS x 11.3 events (bench-analysis-trace-gen; default
-# 560000 iterations, about 50.6 million events, about 0.6 GB on disk) is
-# read by
+# 560000 iterations, about 50.5 million events, about 0.6 GB on disk; a
+# message (a send and a receive record) every MESSAGE_EVERY iterations,
+# default 5: one per 56 events) is read by
 #   (a) the floor: bench-otf2-read-floor, a plain OTF2 reader decoding the
 #       same events with empty callbacks, one process;
 #   (b) mpirun -np 1 strata-analyze, (c) mpirun -np 2 strata-analyze
@@ -15,13 +16,14 @@
 # iteration and also given, so that the replay itself can be compared.
 # The trace is deleted at the end.
 #
-#   bench/run_analysis.sh [BUILD_DIR] [ITERATIONS] [REPETITIONS]
+#   bench/run_analysis.sh [BUILD_DIR] [ITERATIONS] [REPETITIONS] [MESSAGE_EVERY]
 #
 # Set TMPDIR to put the trace on another file system.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 iterations=${2:-560000}
 reps=${3:-3}
+message_every=${4:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -32,9 +34,9 @@ for tool in "$gen" "$floor" "$analyze"; do
   [[ -x $tool ]] || { echo "run_analysis.sh: $tool is not built" >&2; exit 1; }
 done
 
-events=$("$gen" "$work/trace" 8 "$iterations")
+events=$("$gen" "$work/trace" 8 "$iterations" "$message_every")
 "$gen" "$work/tiny" 8 1 > /dev/null
-echo "trace: 8 ranks, $iterations iterations, $events events, $(du -sh "$work/trace" | cut -f1) on disk"
+echo "trace: 8 ranks, $iterations iterations, a message every $message_every, $events events, $(du -sh "$work/trace" | cut -f1) on disk"
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }

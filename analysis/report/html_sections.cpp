@@ -309,12 +309,17 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
     open_section(html, "load-balance", "Load balance");
     if (balance) {
         std::vector<const JsonValue*> top;
+        double largest = 0.0;  // rows are sorted by saved_s: the first one shown has the most
         for (const JsonValue* row : items_of(balance->find("callpaths"))) {
             if (top.size() == 10) break;
+            // Noise: call paths saving less than 1% of the largest saving are not shown.
+            if (!top.empty() && number_of(row, "saved_s") < 0.01 * largest) break;
             // As in the advice: MPI start-up and shut-down and the measurement are not the program's work.
             const std::string time_class = text_of(row, "class");
-            if (number_of(row, "saved_s") > 0 && time_class != "mpi_init_finalize" && time_class != "measurement")
+            if (number_of(row, "saved_s") > 0 && time_class != "mpi_init_finalize" && time_class != "measurement") {
+                if (top.empty()) largest = number_of(row, "saved_s");
                 top.push_back(row);
+            }
         }
         html.element("h3", "Call paths by the time perfect balance would save");
         if (top.empty()) {
@@ -323,10 +328,12 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
             std::vector<Range> ranges;
             std::vector<std::vector<std::string>> rows;
             for (const JsonValue* r : top) {
+                // Three digits in the chart; the table below has every digit.
                 ranges.push_back({text_of(r, "name"), number_of(r, "min_s"), number_of(r, "mean_s"),
                                   number_of(r, "max_s"),
-                                  "min " + text_of(r, "min_s") + " / mean " + text_of(r, "mean_s") + " / max " +
-                                      text_of(r, "max_s") + " s"});
+                                  short_number(number_of(r, "min_s"), 3) + " to " +
+                                      short_number(number_of(r, "max_s"), 3) + " s, mean " +
+                                      short_number(number_of(r, "mean_s"), 3)});
                 rows.push_back({text_of(r, "name"), text_of(r, "class"), seconds_of(r, "min_s"),
                                 seconds_of(r, "mean_s"), seconds_of(r, "max_s"), text_of(r, "rank_at_max"),
                                 text_of(r, "imbalance"), seconds_of(r, "saved_s")});
@@ -337,7 +344,8 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
             html.element("p",
                          "Each bar spans the smallest to the largest time of a rank on the call path; the tick "
                          "is the mean over the ranks that take part. Call paths of MPI_Init/MPI_Finalize and of "
-                         "the measurement are left out here (they are in loadbalance.csv).",
+                         "the measurement, and those saving less than 1% of the largest saving, are left out "
+                         "here (all are in loadbalance.csv).",
                          {{"class", "note"}});
             simple_table(html,
                          "Top " + std::to_string(top.size()) +

@@ -20,6 +20,15 @@ std::string shorten(const std::string& text, std::size_t limit) {
     return text.substr(0, cut) + "\u2026";
 }
 
+/// A label of at most `limit` bytes keeping its end ("…/exchange/MPI_Sendrecv"):
+/// the end of a call path says most.  The full label is in the bar's tooltip.
+std::string label_tail(const std::string& text, std::size_t limit) {
+    if (text.size() <= limit) return text;
+    std::size_t cut = text.size() - limit;
+    while (cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) ++cut;
+    return "\u2026" + text.substr(cut);
+}
+
 std::string fixed(double value) {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.1f", value);
@@ -39,7 +48,7 @@ std::string svg_open(const std::string& title, int width, int height, const std:
            "</title>\n";
 }
 
-constexpr int label_width = 300, plot_width = 380, text_width = 220, row_height = 22;
+constexpr int label_width = 300, plot_width = 360, text_width = 280, row_height = 22;
 
 }  // namespace
 
@@ -61,11 +70,11 @@ std::string escape(std::string_view text) {
     return out;
 }
 
-std::string short_number(double value) {
+std::string short_number(double value, int digits) {
     if (!std::isfinite(value)) return "";
     if (value == 0.0) return "0";  // also -0
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.6g", value);
+    char buffer[48];
+    std::snprintf(buffer, sizeof buffer, "%.*g", std::clamp(digits, 1, 17), value);
     return buffer;
 }
 
@@ -129,7 +138,7 @@ std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars
         const double w = scaled(bar.value, scale, plot_width);
         svg += "<g><title>" + escape(bar.label + ": " + bar.text) + "</title>";
         svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 15) +
-               "\" text-anchor=\"end\">" + escape(shorten(bar.label, 44)) + "</text>";
+               "\" text-anchor=\"end\">" + escape(label_tail(bar.label, 38)) + "</text>";
         svg += "<rect class=\"bar\" x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 3) +
                "\" width=\"" + fixed(w) + "\" height=\"" + std::to_string(row_height - 6) + "\"/>";
         svg += "<text x=\"" + fixed(label_width + w + 6) + "\" y=\"" + std::to_string(y + 15) + "\">" +
@@ -152,7 +161,7 @@ std::string svg_range_chart(const std::string& title, const std::vector<Range>& 
         const double x_max = label_width + scaled(range.max, scale, plot_width);
         svg += "<g><title>" + escape(range.label + ": " + range.text) + "</title>";
         svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 15) +
-               "\" text-anchor=\"end\">" + escape(shorten(range.label, 44)) + "</text>";
+               "\" text-anchor=\"end\">" + escape(label_tail(range.label, 38)) + "</text>";
         // The track from 0 to max, the span min..max, the mean as a tick.
         svg += "<rect class=\"track\" x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 9) +
                "\" width=\"" + fixed(x_max - label_width) + "\" height=\"4\"/>";

@@ -24,8 +24,8 @@ namespace strata::analysis::report {
 /// content and in quoted attribute values.
 std::string escape(std::string_view text);
 
-/// A number for charts and derived figures: "%.6g" ("" for NaN or infinity).
-std::string short_number(double value);
+/// A number for charts and derived figures: "%.<digits>g" ("" for NaN or infinity).
+std::string short_number(double value, int digits = 6);
 
 /// A share as a percentage with one decimal: "12.5%".
 std::string percent(double share);
