@@ -89,6 +89,22 @@ TEST(JsonValue, KeepsNumbersAsWrittenAndOrder) {
     EXPECT_THROW(parse_json(std::string(1000, '[')), report::JsonError);  // depth limit, no stack overflow
 }
 
+TEST(CheckHtml, RejectsUnbalancedTagsAndExternalResources) {
+    // The checker itself must fail on what it is there to catch.
+    TempDir dir;
+    std::string filler;
+    for (int i = 0; i < 20; ++i) filler += "<p>x</p>";
+    const std::string head = "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>" + filler;
+    EXPECT_EQ(check_page(dir, head + "</body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<div><span></div></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<table></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<script src=\"https://cdn.example/x.js\"></script></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<a href=\"//example.org/\">x</a></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<img src=\"http://example.org/x.png\"></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<link rel=\"stylesheet\" href=\"a.css\"></body></html>"), "ok");
+    EXPECT_EQ(check_page(dir, head + "<a href=\"#advice\">x</a></body></html>"), "ok");
+}
+
 // ---- the page from hand-written reports ----------------------------------------
 
 TEST(HtmlReport, UnknownReportsAppearAsTablesAndIterationsAsAChart) {
