@@ -21,9 +21,11 @@ __int128 floor_div(__int128 a, __int128 b) {
 void ClockCorrection::add(std::uint64_t time, std::int64_t offset) {
     const auto at = std::upper_bound(points_.begin(), points_.end(), std::make_pair(time, offset));
     points_.insert(at, {time, offset});
+    if (points_.size() == 1) offset_ = offset;
+    constant_ = constant_ && offset == offset_;
 }
 
-std::int64_t ClockCorrection::correct(std::uint64_t time) const {
+std::int64_t ClockCorrection::interpolate(std::uint64_t time) const {
     const auto t = static_cast<__int128>(time);
     if (points_.empty()) return static_cast<std::int64_t>(t);
     if (time <= points_.front().first) return static_cast<std::int64_t>(t + points_.front().second);

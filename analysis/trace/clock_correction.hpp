@@ -24,14 +24,23 @@ public:
     /// Records the offset `offset` measured at local time `time`.
     void add(std::uint64_t time, std::int64_t offset);
 
-    /// `time` on rank 0's clock.
-    std::int64_t correct(std::uint64_t time) const;
+    /// `time` on rank 0's clock.  Inline for the usual case of one offset
+    /// throughout (called for every event); the sum wraps modulo 2^64 as
+    /// the general path's 128-bit sum does when it is narrowed.
+    std::int64_t correct(std::uint64_t time) const {
+        if (constant_) return static_cast<std::int64_t>(time + static_cast<std::uint64_t>(offset_));
+        return interpolate(time);
+    }
 
     /// Number of offsets recorded.
     std::size_t points() const { return points_.size(); }
 
 private:
+    std::int64_t interpolate(std::uint64_t time) const;
+
     std::vector<std::pair<std::uint64_t, std::int64_t>> points_;  ///< sorted by time
+    bool constant_ = true;     ///< no point, or every point has offset_
+    std::int64_t offset_ = 0;  ///< the offset when constant_
 };
 
 }  // namespace strata::analysis::trace

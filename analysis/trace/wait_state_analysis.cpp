@@ -8,6 +8,7 @@
 #include <fstream>
 #include <new>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include "trace/byte_codec.hpp"
@@ -242,22 +243,31 @@ void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::
 
 namespace {
 
-/// The posting times of the other side, sorted by key for binary search (a
-/// sorted vector: a third of the memory of a std::map and no allocation per
-/// message).  Of equal keys the one received last counts, as before.
+/// The posting times of the other side by message key: a compact vector of
+/// (key, time) and an open-addressing hash table of 32-bit indices into it
+/// (linear probing, at most half full), so a lookup is a probe or two and
+/// memory is about that of a sorted vector.  Of equal keys the one added
+/// last counts, as with a std::map.
 class PostIndex {
 public:
-    void add(const MessageKey& key, Ticks post) { posts_.push_back({key, post}); }
-    void finish() {
-        std::stable_sort(posts_.begin(), posts_.end(),
-                         [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    explicit PostIndex(std::size_t expected) {
+        entries_.reserve(expected);
+        rebuild(expected);
+    }
+    void add(const MessageKey& key, Ticks post) {
+        if (2 * (entries_.size() + 1) > table_.size()) rebuild(entries_.size() + 1);
+        std::uint32_t& slot = table_[probe(key)];
+        if (slot != 0) {
+            entries_[slot - 1].post = post;
+            return;
+        }
+        entries_.push_back({key, post});
+        slot = static_cast<std::uint32_t>(entries_.size());
     }
     /// The posting time of `key`, or nullptr.
     const Ticks* find(const MessageKey& key) const {
-        auto it = std::upper_bound(posts_.begin(), posts_.end(), key,
-                                   [](const MessageKey& k, const Entry& e) { return k < e.key; });
-        if (it == posts_.begin() || !((it - 1)->key == key)) return nullptr;
-        return &(it - 1)->post;
+        const std::uint32_t slot = table_[probe(key)];
+        return slot != 0 ? &entries_[slot - 1].post : nullptr;
     }
 
 private:
@@ -265,7 +275,30 @@ private:
         MessageKey key;
         Ticks post;
     };
-    std::vector<Entry> posts_;
+    static std::uint64_t hash(const MessageKey& k) {
+        std::uint64_t h = (static_cast<std::uint64_t>(k.comm) << 32 | k.source) * 0x9E3779B97F4A7C15ull;
+        h ^= ((static_cast<std::uint64_t>(k.destination) << 32 | k.tag) + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
+        h ^= k.seq * 0xC2B2AE3D27D4EB4Full;
+        return h ^ (h >> 29);
+    }
+    /// The table position holding `key`, or the empty one where it belongs.
+    std::size_t probe(const MessageKey& key) const {
+        const std::size_t mask = table_.size() - 1;
+        for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+            if (table_[i] == 0 || entries_[table_[i] - 1].key == key) return i;
+        }
+    }
+    /// A table for at least `count` entries, holding the present ones.
+    void rebuild(std::size_t count) {
+        if (count >= UINT32_MAX / 2) throw std::length_error("more than 2^31 message records on one analysis rank");
+        std::size_t size = 16;
+        while (size < 2 * count) size *= 2;
+        table_.assign(size, 0);
+        for (std::size_t e = 0; e < entries_.size(); ++e)
+            table_[probe(entries_[e].key)] = static_cast<std::uint32_t>(e + 1);
+    }
+    std::vector<Entry> entries_;
+    std::vector<std::uint32_t> table_;  ///< 0: empty, else index + 1 in entries_
 };
 
 /// (blocking call, index of a record), sorted by call and stable, so that the
@@ -278,7 +311,8 @@ std::vector<std::pair<std::uint64_t, std::size_t>> by_call(std::vector<std::pair
 }  // namespace
 
 void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
-    PostIndex send_posts, receive_posts;
+    // Each side is about as many notes as this share has records of the other kind.
+    PostIndex send_posts(records_.receives.size()), receive_posts(records_.sends.size());
     for (const std::string& box : inbox) {
         ByteReader in(box);
         while (!in.done()) {
@@ -286,8 +320,6 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
             (note.side == 0 ? send_posts : receive_posts).add(note.key, note.post);
         }
     }
-    send_posts.finish();
-    receive_posts.finish();
     // Late sender, at the receiver: per blocking call, the latest sender.
     std::vector<Ticks> sent(records_.receives.size(), no_time);
     std::vector<std::pair<std::uint64_t, std::size_t>> matched;
