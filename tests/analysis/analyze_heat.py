@@ -19,7 +19,7 @@ import sys
 
 ATTEMPTS = 4
 REPORTS = ['summary.txt', 'summary.csv', 'summary.json', 'loadbalance.csv', 'loadbalance.json',
-           'loadbalance_ranks.csv', 'loadbalance_ranks.json', 'advice.csv', 'advice.json']
+           'loadbalance_ranks.csv', 'loadbalance_ranks.json', 'advice.csv', 'advice.json', 'report.html']
 
 
 def fail(message):

@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 REPORTS = ['summary.txt', 'summary.csv', 'summary.json', 'loadbalance.csv', 'advice.csv', 'advice.json',
-           'waitstates.csv', 'waitstates.json', 'trace.json']
+           'waitstates.csv', 'waitstates.json', 'trace.json', 'report.html']
 
 
 def fail(message):
@@ -100,6 +100,9 @@ def main():
     ends = [e for e in events if e['ph'] == 'f' and e['pid'] == 1]
     if len(ends) != 1 or ends[0]['id'] not in starts or starts[ends[0]['id']]['pid'] != 0:
         fail('trace.json should hold one message flow from rank 0 to rank 1: %r %r' % (ends, starts))
+    page = open(os.path.join(outputs[1], 'report.html'), encoding='utf-8').read()
+    if '<h3>' not in page or 'Late senders: ' not in page or 'id="wait-states"' not in page:
+        fail('report.html should show the late-sender finding and the wait states')
     print('analyze_late_sender: %s' % kinds['late_sender']['message'])
     print('analyze_late_sender: %s' % kinds['wait_at_barrier']['message'])
 
