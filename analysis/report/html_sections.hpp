@@ -29,10 +29,15 @@ std::string unit_of(const std::string& column);
 void write_table(HtmlWriter& html, const std::string& caption, const std::vector<const JsonValue*>& rows,
                  std::size_t limit, const std::string& full_file);
 
+/// The findings of advice.json, each with its numbers and where to look (always written).
 void write_advice(HtmlWriter& html, const JsonValue* advice);
+/// Run facts, time by class, POP efficiencies with rating, top regions (nothing without summary.json).
 void write_summary(HtmlWriter& html, const JsonValue* summary);
+/// Call paths by time saved (min/mean/max bars) and ranks by useful time.
 void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonValue* ranks);
+/// Totals per pattern and the largest waits (nothing without waitstates.json).
 void write_wait_states(HtmlWriter& html, const JsonValue* waits);
+/// One bar per row of iterations.json (nothing without it or without a field in seconds).
 void write_iterations(HtmlWriter& html, const JsonValue* iterations);
 /// Every report as tables: its arrays of objects, and its other members as a list.
 void write_all_reports(HtmlWriter& html, const std::vector<ParsedReport>& reports);

@@ -80,6 +80,7 @@ struct Range {
     double min = 0.0, mean = 0.0, max = 0.0;
     std::string text;
 };
+/// The ranges as inline SVG, one row each; `title` is the accessible name.
 std::string svg_range_chart(const std::string& title, const std::vector<Range>& ranges);
 
 /// One part of a stacked bar: label, share of the whole, CSS class of its
