@@ -66,6 +66,7 @@ option(STRATA_WITH_GCC_PLUGIN "Build Strata's GCC plugin (function instrumentati
 set(STRATA_HAVE_GCC_PLUGIN OFF)
 set(STRATA_GCC_PLUGIN_GCC_VERSION "")
 set(STRATA_GCC_PLUGIN_GCC_DIR "")
+set(STRATA_BUILD_GCC_PLUGIN "")
 if(NOT STRATA_WITH_GCC_PLUGIN)
   set(STRATA_GCC_PLUGIN_REASON "disabled with -DSTRATA_WITH_GCC_PLUGIN=OFF")
 elseif(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU" OR NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
@@ -82,6 +83,8 @@ else()
       OUTPUT_VARIABLE STRATA_GCC_PLUGIN_GCC_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
     set(STRATA_GCC_PLUGIN_GCC_DIR "${gcc_plugin_dir}")
     set(STRATA_HAVE_GCC_PLUGIN ON)
+    # Built by instrumenter/gcc_plugin/; the wrapper's tests need its path too.
+    set(STRATA_BUILD_GCC_PLUGIN ${PROJECT_BINARY_DIR}/instrumenter/gcc_plugin/strata_gcc.so)
   else()
     set(STRATA_GCC_PLUGIN_REASON
       "no GCC plugin headers in ${gcc_plugin_dir}/include (install gcc-${gcc_major}-plugin-dev): -finstrument-functions only")
