@@ -111,7 +111,8 @@ RegionHandle register_plugin_function(strata_plugin_function* function, std::uin
                 resolver().describe(code, function->mangled, function->name, function->file, function->line));
             // Release pairs with the acquire in strata_plugin_enter/exit: a thread that sees the
             // handle sees the region defined.  0 (the definition failed) leaves it unregistered.
-            if (region != STRATA_PLUGIN_UNREGISTERED) __atomic_store_n(&function->handle, region, __ATOMIC_RELEASE);
+            if (region != STRATA_PLUGIN_UNREGISTERED)
+                __atomic_store_n(&function->handle, region, __ATOMIC_RELEASE);
         }
     } catch (...) {
         region = kSkip;  // never let an exception cross the program's frames

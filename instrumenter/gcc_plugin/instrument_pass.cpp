@@ -10,6 +10,8 @@
 //
 // The same shape as GCC's own -finstrument-functions (gimplify.cc), which the EH lowering then
 // turns into a check on every return and on every path an exception unwinds through.
+// GCC's headers in the order they need (gcc-plugin.h first): not sorted.
+// clang-format off
 #include "gcc-plugin.h"
 
 #include "tree.h"
@@ -28,12 +30,14 @@
 #include "attribs.h"
 #include "ggc.h"
 #include "gtype-desc.h"
+// clang-format on
+
+#include "instrument_pass.hpp"
 
 #include <climits>
 #include <cstring>
 #include <string>
 
-#include "instrument_pass.hpp"
 #include "plugin_function.h"
 
 namespace strata::gcc_plugin {
@@ -119,7 +123,8 @@ bool wanted(tree fndecl, const ExcludeLists& excludes) {
     const char* mangled = assembler_name(fndecl);
     if (std::strstr(mangled, "._omp_fn.") != nullptr || std::strstr(mangled, "._omp_cpyfn.") != nullptr)
         return false;
-    if (!excludes.functions.empty() && matches_any(lang_hooks.decl_printable_name(fndecl, 1), excludes.functions))
+    if (!excludes.functions.empty() &&
+        matches_any(lang_hooks.decl_printable_name(fndecl, 1), excludes.functions))
         return false;
     const char* file = DECL_SOURCE_FILE(fndecl);
     if (!excludes.files.empty() && file != nullptr && matches_any(file, excludes.files)) return false;
@@ -134,8 +139,8 @@ tree string_constant(const std::string& text, tree type) {
 tree make_descriptor(tree fndecl, const Trees& t) {
     static unsigned counter = 0;
     const std::string label = "__strata_fn." + std::to_string(counter++);
-    tree var = build_decl(DECL_SOURCE_LOCATION(fndecl), VAR_DECL, get_identifier(label.c_str()),
-                          t.descriptor_type);
+    tree var =
+        build_decl(DECL_SOURCE_LOCATION(fndecl), VAR_DECL, get_identifier(label.c_str()), t.descriptor_type);
     TREE_STATIC(var) = 1;
     TREE_PUBLIC(var) = 0;
     TREE_USED(var) = 1;
@@ -154,11 +159,13 @@ tree make_descriptor(tree fndecl, const Trees& t) {
     tree field = t.handle_field;
     CONSTRUCTOR_APPEND_ELT(values, field, build_int_cst(unsigned_type_node, STRATA_PLUGIN_UNREGISTERED));
     field = DECL_CHAIN(field);
-    CONSTRUCTOR_APPEND_ELT(values, field, build_int_cst(unsigned_type_node, file.empty() ? 0 : DECL_SOURCE_LINE(fndecl)));
+    CONSTRUCTOR_APPEND_ELT(values, field,
+                           build_int_cst(unsigned_type_node, file.empty() ? 0 : DECL_SOURCE_LINE(fndecl)));
     field = DECL_CHAIN(field);
     CONSTRUCTOR_APPEND_ELT(values, field, string_constant(assembler_name(fndecl), string_type));
     field = DECL_CHAIN(field);
-    CONSTRUCTOR_APPEND_ELT(values, field, string_constant(lang_hooks.decl_printable_name(fndecl, 2), string_type));
+    CONSTRUCTOR_APPEND_ELT(values, field,
+                           string_constant(lang_hooks.decl_printable_name(fndecl, 2), string_type));
     field = DECL_CHAIN(field);
     CONSTRUCTOR_APPEND_ELT(values, field, string_constant(file, string_type));
     DECL_INITIAL(var) = build_constructor(t.descriptor_type, values);
@@ -173,8 +180,9 @@ void add_checked_call(gimple_seq* seq, tree descriptor, tree fn, const Trees& t)
     gimple_seq_add_stmt(seq, gimple_build_assign(handle, load));
     tree call_label = create_artificial_label(UNKNOWN_LOCATION);
     tree done_label = create_artificial_label(UNKNOWN_LOCATION);
-    gimple_seq_add_stmt(seq, gimple_build_cond(NE_EXPR, handle, build_int_cst(unsigned_type_node, STRATA_PLUGIN_FILTERED),
-                                               call_label, done_label));
+    gimple_seq_add_stmt(
+        seq, gimple_build_cond(NE_EXPR, handle, build_int_cst(unsigned_type_node, STRATA_PLUGIN_FILTERED),
+                               call_label, done_label));
     gimple_seq_add_stmt(seq, gimple_build_label(call_label));
     gimple_seq_add_stmt(seq, gimple_build_call(fn, 1, build_fold_addr_expr(descriptor)));
     gimple_seq_add_stmt(seq, gimple_build_label(done_label));

@@ -3,6 +3,8 @@
 // replaces -finstrument-functions.  Arguments:
 //   -fplugin-arg-strata_gcc-exclude-function-list=a,b   as -finstrument-functions-exclude-function-list
 //   -fplugin-arg-strata_gcc-exclude-file-list=a,b       as -finstrument-functions-exclude-file-list
+// GCC's headers in the order they need (gcc-plugin.h first): not sorted.
+// clang-format off
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
@@ -10,6 +12,7 @@
 #include "diagnostic-core.h"
 #include "ggc.h"
 #include "tree-pass.h"
+// clang-format on
 
 #include <cstring>
 
@@ -22,10 +25,10 @@ namespace {
 
 strata::gcc_plugin::ExcludeLists g_excludes;
 
-plugin_info g_info = {
-    "0.1", "Strata: records function entries and exits with a pre-registered region per function\n"
-           "  -fplugin-arg-strata_gcc-exclude-function-list=NAME,...\n"
-           "  -fplugin-arg-strata_gcc-exclude-file-list=FILE,...\n"};
+plugin_info g_info = {"0.1",
+                      "Strata: records function entries and exits with a pre-registered region per function\n"
+                      "  -fplugin-arg-strata_gcc-exclude-function-list=NAME,...\n"
+                      "  -fplugin-arg-strata_gcc-exclude-file-list=FILE,...\n"};
 
 }  // namespace
 
@@ -33,9 +36,10 @@ int plugin_init(plugin_name_args* plugin, plugin_gcc_version* version) {
     // A plugin works only in the GCC it was built for (its data structures and passes differ
     // between releases): refuse any other, with a message the wrapper's users can act on.
     if (!plugin_default_version_check(version, &gcc_version)) {
-        error("%qs was built for GCC %s and cannot be loaded by GCC %s; rebuild Strata with this "
-              "compiler, or use %<strata --no-plugin%>",
-              plugin->full_name, gcc_version.basever, version->basever);
+        error(
+            "%qs was built for GCC %s and cannot be loaded by GCC %s; rebuild Strata with this "
+            "compiler, or use %<strata --no-plugin%>",
+            plugin->full_name, gcc_version.basever, version->basever);
         return 1;
     }
     for (int i = 0; i < plugin->argc; ++i) {
@@ -45,9 +49,10 @@ int plugin_init(plugin_name_args* plugin, plugin_gcc_version* version) {
         } else if (std::strcmp(arg.key, "exclude-file-list") == 0 && arg.value != nullptr) {
             for (auto& name : strata::gcc_plugin::split_list(arg.value)) g_excludes.files.push_back(name);
         } else {
-            error("%qs: unknown argument %<-fplugin-arg-%s-%s%>; the known arguments are "
-                  "%<exclude-function-list%> and %<exclude-file-list%>",
-                  plugin->full_name, plugin->base_name, arg.key);
+            error(
+                "%qs: unknown argument %<-fplugin-arg-%s-%s%>; the known arguments are "
+                "%<exclude-function-list%> and %<exclude-file-list%>",
+                plugin->full_name, plugin->base_name, arg.key);
             return 1;
         }
     }

@@ -55,8 +55,8 @@ void add_filter_flags(const WrapperOptions& options, const BuildContext& context
         return;
     }
     const auto filter = compile_time_filter(*context.filter, nvcc);
-    const auto flags =
-        context.gcc_plugin.empty() ? gcc_exclude_flags(filter, nvcc) : plugin_exclude_flags(filter, gcc_plugin_name);
+    const auto flags = context.gcc_plugin.empty() ? gcc_exclude_flags(filter, nvcc)
+                                                  : plugin_exclude_flags(filter, gcc_plugin_name);
     argv.insert(argv.end(), flags.begin(), flags.end());
     if (filter.run_time_only.empty()) return;
     built.messages.push_back("note: " + std::to_string(filter.run_time_only.size()) +

@@ -12,7 +12,8 @@ std::string first_line(const std::string& text) {
     return first == std::string::npos ? std::string() : line.substr(first, last - first + 1);
 }
 
-PluginChoice choose_gcc_plugin(const Layout& layout, const std::string& compiler, const CompilerIdentity& identity) {
+PluginChoice choose_gcc_plugin(const Layout& layout, const std::string& compiler,
+                               const CompilerIdentity& identity) {
     PluginChoice choice;
     const std::string fallback = "; instrumenting with -finstrument-functions";
     if (layout.gcc_plugin.empty()) {
@@ -20,14 +21,16 @@ PluginChoice choose_gcc_plugin(const Layout& layout, const std::string& compiler
         return choice;
     }
     if (identity.version != layout.gcc_plugin_gcc_version) {
-        choice.note = "note: '" + compiler + "' is GCC " + (identity.version.empty() ? "(unknown version)" : identity.version) +
+        choice.note = "note: '" + compiler + "' is GCC " +
+                      (identity.version.empty() ? "(unknown version)" : identity.version) +
                       ", Strata's GCC plugin was built for GCC " + layout.gcc_plugin_gcc_version + fallback;
         return choice;
     }
     if (identity.plugin_dir != layout.gcc_plugin_gcc_dir) {
-        choice.note = "note: '" + compiler + "' is another build of GCC " + identity.version + " (plugin directory " +
-                      (identity.plugin_dir.empty() ? "unknown" : identity.plugin_dir) +
-                      ") than the one Strata's GCC plugin was built for (" + layout.gcc_plugin_gcc_dir + ")" + fallback;
+        choice.note =
+            "note: '" + compiler + "' is another build of GCC " + identity.version + " (plugin directory " +
+            (identity.plugin_dir.empty() ? "unknown" : identity.plugin_dir) +
+            ") than the one Strata's GCC plugin was built for (" + layout.gcc_plugin_gcc_dir + ")" + fallback;
         return choice;
     }
     choice.plugin = layout.gcc_plugin;

@@ -32,7 +32,8 @@ struct PluginChoice {
 };
 
 /// The plugin when `compiler`'s identity matches the GCC the plugin of `layout` was built for.
-PluginChoice choose_gcc_plugin(const Layout& layout, const std::string& compiler, const CompilerIdentity& identity);
+PluginChoice choose_gcc_plugin(const Layout& layout, const std::string& compiler,
+                               const CompilerIdentity& identity);
 
 /// The first line of `text` without surrounding white space.
 std::string first_line(const std::string& text);

@@ -146,7 +146,8 @@ int main(int argc, char** argv) {
                 context.host_family = host_family(compiler, classification);
             }
             if (context.host_family == si::CompilerFamily::gnu) {
-                const auto identity = context.layout.gcc_plugin.empty() ? si::CompilerIdentity{} : identity_of(compiler);
+                const auto identity =
+                    context.layout.gcc_plugin.empty() ? si::CompilerIdentity{} : identity_of(compiler);
                 const auto choice = si::choose_gcc_plugin(context.layout, compiler, identity);
                 context.gcc_plugin = choice.plugin;
                 plugin_note = choice.note;

@@ -21,34 +21,41 @@ Layout plugin_layout() {
 }
 
 TEST(GccPluginChoice, TheGccThePluginWasBuiltForGetsIt) {
-    const auto choice = choose_gcc_plugin(plugin_layout(), "gcc", {"12.2.0", "/usr/lib/gcc/x86_64-linux-gnu/12/plugin"});
+    const auto choice =
+        choose_gcc_plugin(plugin_layout(), "gcc", {"12.2.0", "/usr/lib/gcc/x86_64-linux-gnu/12/plugin"});
     EXPECT_EQ(choice.plugin, plugin);
     EXPECT_EQ(choice.note, "note: instrumenting with Strata's GCC plugin (" + plugin + ")");
 }
 
 TEST(GccPluginChoice, AnotherVersionFallsBack) {
-    const auto choice = choose_gcc_plugin(plugin_layout(), "gcc-13", {"13.1.0", "/usr/lib/gcc/x86_64-linux-gnu/13/plugin"});
+    const auto choice =
+        choose_gcc_plugin(plugin_layout(), "gcc-13", {"13.1.0", "/usr/lib/gcc/x86_64-linux-gnu/13/plugin"});
     EXPECT_EQ(choice.plugin, "");
-    EXPECT_EQ(choice.note,
-              "note: 'gcc-13' is GCC 13.1.0, Strata's GCC plugin was built for GCC 12.2.0; instrumenting with "
-              "-finstrument-functions");
+    EXPECT_EQ(
+        choice.note,
+        "note: 'gcc-13' is GCC 13.1.0, Strata's GCC plugin was built for GCC 12.2.0; instrumenting with "
+        "-finstrument-functions");
     // A compiler that could not be asked is another version too.
     EXPECT_EQ(choose_gcc_plugin(plugin_layout(), "mpicc", {}).plugin, "");
 }
 
 TEST(GccPluginChoice, AnotherBuildOfTheSameVersionFallsBack) {
-    const auto choice = choose_gcc_plugin(plugin_layout(), "/opt/gcc/bin/gcc", {"12.2.0", "/opt/gcc/lib/gcc/12/plugin"});
+    const auto choice =
+        choose_gcc_plugin(plugin_layout(), "/opt/gcc/bin/gcc", {"12.2.0", "/opt/gcc/lib/gcc/12/plugin"});
     EXPECT_EQ(choice.plugin, "");
     EXPECT_EQ(choice.note,
-              "note: '/opt/gcc/bin/gcc' is another build of GCC 12.2.0 (plugin directory /opt/gcc/lib/gcc/12/plugin) "
+              "note: '/opt/gcc/bin/gcc' is another build of GCC 12.2.0 (plugin directory "
+              "/opt/gcc/lib/gcc/12/plugin) "
               "than the one Strata's GCC plugin was built for (/usr/lib/gcc/x86_64-linux-gnu/12/plugin); "
               "instrumenting with -finstrument-functions");
 }
 
 TEST(GccPluginChoice, NoPluginBuiltFallsBack) {
-    const auto choice = choose_gcc_plugin(fixed_layout(), "gcc", {"12.2.0", "/usr/lib/gcc/x86_64-linux-gnu/12/plugin"});
+    const auto choice =
+        choose_gcc_plugin(fixed_layout(), "gcc", {"12.2.0", "/usr/lib/gcc/x86_64-linux-gnu/12/plugin"});
     EXPECT_EQ(choice.plugin, "");
-    EXPECT_EQ(choice.note, "note: Strata was built without its GCC plugin; instrumenting with -finstrument-functions");
+    EXPECT_EQ(choice.note,
+              "note: Strata was built without its GCC plugin; instrumenting with -finstrument-functions");
 }
 
 TEST(GccPluginChoice, FirstLineOfAnAnswer) {
@@ -74,24 +81,27 @@ BuiltCommand build_with_plugin(const Args& command, const char* filter_text = nu
 }
 
 TEST(GccPluginInCommand, ReplacesFinstrumentFunctions) {
-    EXPECT_EQ(build_with_plugin({"gcc", "-O2", "-c", "a.c"}).argv,
-              (Args{"gcc", "-O2", "-c", "a.c", "-fplugin=" + plugin, "-DSTRATA_USER_ENABLE", "-I/prefix/include"}));
+    EXPECT_EQ(
+        build_with_plugin({"gcc", "-O2", "-c", "a.c"}).argv,
+        (Args{"gcc", "-O2", "-c", "a.c", "-fplugin=" + plugin, "-DSTRATA_USER_ENABLE", "-I/prefix/include"}));
     // Compile and link in one step: the plugin, then the same libraries (strata_plugin_* are in
     // libstrata-compiler, beside the -finstrument-functions hooks).
     EXPECT_EQ(build_with_plugin({"g++", "a.cc", "-o", "app"}).argv,
-              Args({"g++", "a.cc", "-o", "app", "-fplugin=" + plugin, "-DSTRATA_USER_ENABLE", "-I/prefix/include"}) +
+              Args({"g++", "a.cc", "-o", "app", "-fplugin=" + plugin, "-DSTRATA_USER_ENABLE",
+                    "-I/prefix/include"}) +
                   link_additions());
     // Nothing to instrument: nothing changes.
-    EXPECT_EQ(build_with_plugin({"gcc", "a.o", "-o", "app"}).argv, Args({"gcc", "a.o", "-o", "app"}) + link_additions());
+    EXPECT_EQ(build_with_plugin({"gcc", "a.o", "-o", "app"}).argv,
+              Args({"gcc", "a.o", "-o", "app"}) + link_additions());
     EXPECT_EQ(build_with_plugin({"gcc", "-E", "a.c"}).argv,
               (Args{"gcc", "-E", "a.c", "-DSTRATA_USER_ENABLE", "-I/prefix/include"}));
 }
 
 TEST(GccPluginInCommand, ExcludeListsBecomePluginArguments) {
-    const auto built = build_with_plugin(
-        {"gcc", "-c", "a.c"},
-        "SCOREP_REGION_NAMES_BEGIN\n EXCLUDE *helper* *a,b*\nSCOREP_REGION_NAMES_END\n"
-        "SCOREP_FILE_NAMES_BEGIN\n EXCLUDE */bits/*\nSCOREP_FILE_NAMES_END\n");
+    const auto built =
+        build_with_plugin({"gcc", "-c", "a.c"},
+                          "SCOREP_REGION_NAMES_BEGIN\n EXCLUDE *helper* *a,b*\nSCOREP_REGION_NAMES_END\n"
+                          "SCOREP_FILE_NAMES_BEGIN\n EXCLUDE */bits/*\nSCOREP_FILE_NAMES_END\n");
     EXPECT_EQ(built.argv, (Args{"gcc", "-c", "a.c", "-fplugin=" + plugin,
                                 "-fplugin-arg-strata_gcc-exclude-function-list=helper,a\\,b",
                                 "-fplugin-arg-strata_gcc-exclude-file-list=/bits/", "-DSTRATA_USER_ENABLE",
@@ -107,8 +117,8 @@ TEST(GccPluginInCommand, NvccKeepsFinstrumentFunctions) {
     context.gcc_plugin = plugin;  // even if set by mistake
     context.host_family = CompilerFamily::gnu;
     const auto built = build_command(options, classify("nvcc", {"-c", "k.cu"}), context);
-    EXPECT_EQ(built.argv, (Args{"nvcc", "-c", "k.cu", "-Xcompiler", "-finstrument-functions", "-DSTRATA_USER_ENABLE",
-                                "-I/prefix/include"}));
+    EXPECT_EQ(built.argv, (Args{"nvcc", "-c", "k.cu", "-Xcompiler", "-finstrument-functions",
+                                "-DSTRATA_USER_ENABLE", "-I/prefix/include"}));
 }
 
 TEST(GccPluginInCommand, LayoutsFindThePlugin) {

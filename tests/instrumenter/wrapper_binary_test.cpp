@@ -76,7 +76,8 @@ const std::string source_include = std::string("-I") + STRATA_SOURCE_DIR + "/mea
 /// The build-tree GCC plugin ("" when Strata is built without it): the `gcc` of the tests is
 /// the GCC it was built for, so the wrapper loads it instead of using -finstrument-functions.
 const std::string gcc_plugin = STRATA_GCC_PLUGIN;
-const std::string gcc_instrumentation = gcc_plugin.empty() ? "-finstrument-functions" : "-fplugin=" + gcc_plugin;
+const std::string gcc_instrumentation =
+    gcc_plugin.empty() ? "-finstrument-functions" : "-fplugin=" + gcc_plugin;
 
 class WrapperBinary : public ::testing::Test {
 protected:
@@ -191,11 +192,12 @@ TEST_F(WrapperBinary, FilterBecomesGccExcludeList) {
         run_strata({"--dry-run", "--instrument-filter=" + filter, "gcc", "-c", "a.c"}, dir_.path());
     EXPECT_EQ(r.status, 0);
     const std::string exclude = gcc_plugin.empty() ? "-finstrument-functions-exclude-function-list=helper"
-                                                    : "-fplugin-arg-strata_gcc-exclude-function-list=helper";
-    EXPECT_TRUE(starts_with(r.out, "gcc -c a.c " + gcc_instrumentation + " " + exclude + " -DSTRATA_USER_ENABLE"))
+                                                   : "-fplugin-arg-strata_gcc-exclude-function-list=helper";
+    EXPECT_TRUE(
+        starts_with(r.out, "gcc -c a.c " + gcc_instrumentation + " " + exclude + " -DSTRATA_USER_ENABLE"))
         << r.out;
-    const auto old =
-        run_strata({"--dry-run", "--no-plugin", "--instrument-filter=" + filter, "gcc", "-c", "a.c"}, dir_.path());
+    const auto old = run_strata(
+        {"--dry-run", "--no-plugin", "--instrument-filter=" + filter, "gcc", "-c", "a.c"}, dir_.path());
     EXPECT_TRUE(starts_with(old.out,
                             "gcc -c a.c -finstrument-functions "
                             "-finstrument-functions-exclude-function-list=helper -DSTRATA_USER_ENABLE"))
@@ -206,17 +208,18 @@ TEST_F(WrapperBinary, NoPluginMeansFinstrumentFunctions) {
     const auto r = run_strata({"--verbose", "--dry-run", "--no-plugin", "gcc", "-c", "a.c"}, dir_.path());
     EXPECT_EQ(r.status, 0);
     EXPECT_TRUE(starts_with(r.out, "gcc -c a.c -finstrument-functions -DSTRATA_USER_ENABLE")) << r.out;
-    EXPECT_NE(r.err.find("strata: note: --no-plugin: instrumenting with -finstrument-functions\n"), std::string::npos)
+    EXPECT_NE(r.err.find("strata: note: --no-plugin: instrumenting with -finstrument-functions\n"),
+              std::string::npos)
         << r.err;
 }
 
 TEST_F(WrapperBinary, VerboseSaysWhichInstrumentation) {
     const auto r = run_strata({"--verbose", "--dry-run", "gcc", "-c", "a.c"}, dir_.path());
     EXPECT_EQ(r.status, 0);
-    const std::string note = gcc_plugin.empty()
-                                 ? "strata: note: Strata was built without its GCC plugin; instrumenting with "
-                                   "-finstrument-functions\n"
-                                 : "strata: note: instrumenting with Strata's GCC plugin (" + gcc_plugin + ")\n";
+    const std::string note =
+        gcc_plugin.empty() ? "strata: note: Strata was built without its GCC plugin; instrumenting with "
+                             "-finstrument-functions\n"
+                           : "strata: note: instrumenting with Strata's GCC plugin (" + gcc_plugin + ")\n";
     EXPECT_NE(r.err.find(note), std::string::npos) << r.err;
 }
 

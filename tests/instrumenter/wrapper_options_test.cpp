@@ -15,8 +15,8 @@ namespace {
 
 TEST(WrapperArguments, OptionsEndAtTheCompiler) {
     const auto parsed = parse_wrapper_arguments(
-        {"--no-user", "--no-compiler", "--no-plugin", "--mpi", "--no-openmp", "--cuda", "--verbose", "--dry-run",
-         "--instrument-filter=f.filter", "gcc", "--verbose", "-c", "a.c"});
+        {"--no-user", "--no-compiler", "--no-plugin", "--mpi", "--no-openmp", "--cuda", "--verbose",
+         "--dry-run", "--instrument-filter=f.filter", "gcc", "--verbose", "-c", "a.c"});
     ASSERT_EQ(parsed.error, "");
     const auto& o = parsed.options;
     EXPECT_FALSE(o.user);
