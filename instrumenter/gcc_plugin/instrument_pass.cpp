@@ -173,7 +173,11 @@ tree make_descriptor(tree fndecl, const Trees& t) {
     return var;
 }
 
-/// `h = d.handle; if (h != FILTERED) fn(&d);` appended to `seq`.
+/// `h = d.handle; if (h != FILTERED) fn(&d);` appended to `seq`.  A plain load: the handle is
+/// an aligned 32-bit word, written once (0 -> final value) by the runtime, and GCC may merge the
+/// exit's load with the entry's when nothing in between can write it, which keeps the two
+/// checks consistent.  A relaxed __atomic_load_4 measured 5 more instructions per filtered
+/// call (callgrind): GCC then keeps both loads and saves registers for the calls.
 void add_checked_call(gimple_seq* seq, tree descriptor, tree fn, const Trees& t) {
     tree handle = create_tmp_var(unsigned_type_node, "strata_handle");
     tree load = build3(COMPONENT_REF, unsigned_type_node, descriptor, t.handle_field, NULL_TREE);
