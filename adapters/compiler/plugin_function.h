@@ -8,6 +8,8 @@
 //       if (d.handle != STRATA_PLUGIN_FILTERED) strata_plugin_enter(&d);
 //       try { body } finally { if (d.handle != STRATA_PLUGIN_FILTERED) strata_plugin_exit(&d); }
 //   }
+// (The instrumented code refers to the two functions weakly and skips the calls when they are
+// not linked.)
 #ifndef STRATA_PLUGIN_FUNCTION_H
 #define STRATA_PLUGIN_FUNCTION_H
 

@@ -28,6 +28,7 @@
 #include "cgraph.h"
 #include "langhooks.h"
 #include "attribs.h"
+#include "varasm.h"
 #include "ggc.h"
 #include "gtype-desc.h"
 // clang-format on
@@ -88,6 +89,10 @@ void build_trees(Trees& t) {
         TREE_NOTHROW(fn) = 1;
         DECL_VISIBILITY(fn) = VISIBILITY_DEFAULT;
         DECL_VISIBILITY_SPECIFIED(fn) = 1;
+        // Weak: objects compiled with the plugin still link and run without Strata's runtime
+        // (as -finstrument-functions code does with glibc's empty hooks); the calls are then
+        // skipped (add_checked_call).
+        declare_weak(fn);
         return fn;
     };
     t.enter_fn = declare("strata_plugin_enter");
@@ -188,6 +193,16 @@ void add_checked_call(gimple_seq* seq, tree descriptor, tree fn, const Trees& t)
         seq, gimple_build_cond(NE_EXPR, handle, build_int_cst(unsigned_type_node, STRATA_PLUGIN_FILTERED),
                                call_label, done_label));
     gimple_seq_add_stmt(seq, gimple_build_label(call_label));
+    // An empty volatile asm, so that GCC cannot merge the two tests into one that filtered
+    // functions would pay for (it costs no instruction).
+    gasm* barrier = gimple_build_asm_vec("", nullptr, nullptr, nullptr, nullptr);
+    gimple_asm_set_volatile(barrier, true);
+    gimple_seq_add_stmt(seq, barrier);
+    // Only on the way to a call, so filtered functions do not pay for it: is the runtime linked?
+    tree linked_label = create_artificial_label(UNKNOWN_LOCATION);
+    gimple_seq_add_stmt(seq, gimple_build_cond(NE_EXPR, build_fold_addr_expr(fn), null_pointer_node,
+                                               linked_label, done_label));
+    gimple_seq_add_stmt(seq, gimple_build_label(linked_label));
     gimple_seq_add_stmt(seq, gimple_build_call(fn, 1, build_fold_addr_expr(descriptor)));
     gimple_seq_add_stmt(seq, gimple_build_label(done_label));
 }

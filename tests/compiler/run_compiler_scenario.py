@@ -297,6 +297,25 @@ def c_program_profile_only(args):
     expect_equal(reader.visits_by_path(profile), C_PATHS, 'profile call paths and visits')
 
 
+@scenario
+def linked_without_strata(args):
+    # Objects compiled through the wrapper and linked without Strata's libraries still run:
+    # the plugin's references to the runtime are weak, -finstrument-functions' hooks are
+    # glibc's empty ones.
+    for name, options, plugin in (('plugin', (), GCC_PLUGIN), ('no-plugin', ('--no-plugin',), False)):
+        work = Work(args, 'linked-without-strata-' + name, options)
+        work.build('gcc', '-O1', '-c', os.path.join(PROGRAMS, 'threads.c'), '-o', 'threads.o')
+        p = subprocess.run(['gcc', 'threads.o', '-pthread', '-o', 'threads'], cwd=work.dir, capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0, 'link without Strata failed:\n' + p.stderr
+        symbols = subprocess.run(['nm', work.path('threads')], capture_output=True, text=True).stdout
+        if plugin:
+            assert ' w strata_plugin_enter' in symbols, symbols
+        work.run('threads')
+        expect_equal(work.stdout, '20200\n', 'program output')
+        assert not os.path.exists(work.experiment), 'no experiment without Strata'
+
+
 # ---------------------------------------------------------------- the C++ program
 
 POWER = 'int geo::power<%d>(int)'
