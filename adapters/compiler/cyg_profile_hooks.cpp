@@ -11,6 +11,9 @@
 // Nothing here allocates after the first call of a function, and nothing is instrumented
 // itself.  Before the runtime starts and after it finishes, the event API ignores events;
 // the cache stays valid, so late calls cost the same.
+//
+// The registration of GCC plugin descriptors (register_plugin_function, called from
+// plugin_hooks.cpp) lives here too: it shares the resolver, its mutex and the re-entry guard.
 #include <pthread.h>
 #include <unistd.h>
 
