@@ -99,19 +99,29 @@ run_calls() {
   rm -rf "$dir"
 }
 
-# Alternating runs: a load that comes and goes affects every variant alike.
+# Alternating runs: a load that comes and goes affects every variant alike.  The filtered
+# figures are medians of differences between runs made one right after the other (leaf
+# filtered - leaf not instrumented; all filtered - plain), which a changing load disturbs less
+# than a difference of medians.
 variants="strata cyg"
 for m in plain empty; do : > "$work/calls-$m"; done
-for v in $variants; do for m in profile trace leaf all out; do : > "$work/calls-$v-$m"; done; done
+for v in $variants; do for m in profile trace leaf all out leaf-diff all-diff; do : > "$work/calls-$v-$m"; done; done
 for ((i = 0; i < reps; i++)); do
   run_calls "$calls_plain" plain >> "$work/calls-plain"
   run_calls "$calls_empty" plain >> "$work/calls-empty"
-  run_calls "$calls_strata_out" profile >> "$work/calls-strata-out"
-  run_calls "$calls_cyg_out" profile >> "$work/calls-cyg-out"
-  for m in profile trace leaf all; do
-    run_calls "$calls_strata" $m >> "$work/calls-strata-$m"
-    run_calls "$calls_cyg" $m >> "$work/calls-cyg-$m"
-    [ "$m" = trace ] && run_calls "$calls_plain" plain >> "$work/calls-plain"
+  for v in $variants; do
+    bin=$calls_strata out=$calls_strata_out
+    [ "$v" = cyg ] && bin=$calls_cyg out=$calls_cyg_out
+    run_calls "$bin" profile >> "$work/calls-$v-profile"
+    run_calls "$bin" trace >> "$work/calls-$v-trace"
+    o=$(run_calls "$out" profile); l=$(run_calls "$bin" leaf)
+    p=$(run_calls "$calls_plain" plain); a=$(run_calls "$bin" all)
+    echo "$o" >> "$work/calls-$v-out"; echo "$l" >> "$work/calls-$v-leaf"
+    echo "$p" >> "$work/calls-plain"; echo "$a" >> "$work/calls-$v-all"
+    # With leaf filtered, mid is still recorded: the same program with leaf not instrumented
+    # costs the recorded mid alone, and the difference is 10 filtered calls per iteration.
+    calc "11 * ($l - $o) / 10" >> "$work/calls-$v-leaf-diff"
+    calc "$a - $p" >> "$work/calls-$v-all-diff"
   done
 done
 cp=$(median < "$work/calls-plain"); cem=$(median < "$work/calls-empty")
@@ -124,14 +134,11 @@ for v in $variants; do
   cpr=$(median < "$work/calls-$v-profile"); ctr=$(median < "$work/calls-$v-trace")
   cle=$(median < "$work/calls-$v-leaf"); cal=$(median < "$work/calls-$v-all")
   cout=$(median < "$work/calls-$v-out")
-  # With leaf filtered, mid is still recorded: the same program with leaf not instrumented at
-  # all costs the recorded mid alone, and the difference is 10 filtered calls per iteration.
-  per_filtered=$(calc "11 * ($cle - $cout) / 10")
   printf '    profiling          %8.2f ns per call    -> overhead %6.2f ns\n' "$cpr" "$(calc "$cpr - $cp")"
   printf '    tracing            %8.2f ns per call    -> overhead %6.2f ns\n' "$ctr" "$(calc "$ctr - $cp")"
   printf '    leaf filtered      %8.2f ns per call    -> overhead %6.2f ns per filtered call (mid recorded;\n' \
-    "$cle" "$per_filtered"
+    "$cle" "$(median < "$work/calls-$v-leaf-diff")"
   printf '                                                   %8.2f ns per call with leaf not instrumented)\n' "$cout"
   printf '    all filtered       %8.2f ns per call    -> overhead %6.2f ns per filtered call\n' \
-    "$cal" "$(calc "$cal - $cp")"
+    "$cal" "$(median < "$work/calls-$v-all-diff")"
 done
