@@ -4,10 +4,11 @@
 # medians of alternating runs, profiling only and tracing only (memory large
 # enough that no flush happens), and the trace size per event.
 #
-#   bench/run.sh [BUILD_DIR] [REPETITIONS]
+#   bench/run.sh [BUILD_DIR] [REPETITIONS] [user|calls]    (default: both workloads)
 set -euo pipefail
 build=${1:-build}
 reps=${2:-7}
+only=${3:-}
 n=2000000
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -33,6 +34,7 @@ run_one() {
   rm -rf "$dir"
 }
 
+if [ "$only" != calls ]; then
 plain=$build/bench/bench-user-regions-plain
 strata=$build/bench/bench-user-regions-strata
 for f in "$plain" "$strata"; do [ -x "$f" ] || { echo "run.sh: $f not found; build first (cmake --build $build)" >&2; exit 1; }; done
@@ -52,18 +54,32 @@ printf '  profiling            %8.2f ns per region  -> overhead %6.2f ns\n' "$pr
 printf '  tracing              %8.2f ns per region  -> overhead %6.2f ns\n' "$tr" "$(calc "$tr - $p")"
 printf '  trace size           %8.2f bytes per event (%s bytes, %s events in the OTF2 files)\n' \
   "$(calc "$bytes / $events")" "$bytes" "$events"
+fi
+
+[ "$only" = user ] && exit 0
 
 # --- compiler instrumentation: calls.c (1 call of mid() and 10 of leaf() per iteration)
+# bench-calls-strata is built by the wrapper as users get it (the GCC plugin when Strata has it),
+# bench-calls-strata-no-plugin with -finstrument-functions (strata --no-plugin).
 calls_n=1000000
 calls_plain=$build/bench/bench-calls-plain
 calls_empty=$build/bench/bench-calls-empty-hooks
 calls_strata=$build/bench/bench-calls-strata
+calls_cyg=$build/bench/bench-calls-strata-no-plugin
+# leaf() not instrumented (compile-time exclusion): the baselines of "leaf filtered"
+calls_strata_out=$build/bench/bench-calls-strata-plugin-leaf-out
+calls_cyg_out=$build/bench/bench-calls-strata-no-plugin-leaf-out
 leaf_filter=$(cd "$(dirname "$0")" && pwd)/leaf.filter
 all_filter=$work/all.filter
 printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\nSCOREP_REGION_NAMES_END\n' > "$all_filter"
-for f in "$calls_plain" "$calls_empty" "$calls_strata"; do
+for f in "$calls_plain" "$calls_empty" "$calls_strata" "$calls_cyg" "$calls_strata_out" "$calls_cyg_out"; do
   [ -x "$f" ] || { echo "run.sh: $f not found; build first (cmake --build $build)" >&2; exit 1; }
 done
+if nm -u "$calls_strata" | grep -q strata_plugin_enter; then
+  strata_label="GCC plugin"
+else
+  strata_label="-finstrument-functions (Strata built without its GCC plugin)"
+fi
 
 # run_calls BINARY MODE -> prints ns_per_call; MODE is plain, profile, trace, leaf or all
 # (leaf: leaf() filtered out; all: every function filtered out)
@@ -83,29 +99,46 @@ run_calls() {
   rm -rf "$dir"
 }
 
-for m in plain empty profile trace leaf all; do : > "$work/calls-$m"; done
+# Alternating runs: a load that comes and goes affects every variant alike.  The filtered
+# figures are medians of differences between runs made one right after the other (leaf
+# filtered - leaf not instrumented; all filtered - plain), which a changing load disturbs less
+# than a difference of medians.
+variants="strata cyg"
+for m in plain empty; do : > "$work/calls-$m"; done
+for v in $variants; do for m in profile trace leaf all out leaf-diff all-diff; do : > "$work/calls-$v-$m"; done; done
 for ((i = 0; i < reps; i++)); do
   run_calls "$calls_plain" plain >> "$work/calls-plain"
   run_calls "$calls_empty" plain >> "$work/calls-empty"
-  run_calls "$calls_strata" profile >> "$work/calls-profile"
-  run_calls "$calls_plain" plain >> "$work/calls-plain"
-  run_calls "$calls_strata" trace >> "$work/calls-trace"
-  run_calls "$calls_plain" plain >> "$work/calls-plain"
-  run_calls "$calls_strata" leaf >> "$work/calls-leaf"
-  run_calls "$calls_strata" all >> "$work/calls-all"
+  for v in $variants; do
+    bin=$calls_strata out=$calls_strata_out
+    [ "$v" = cyg ] && bin=$calls_cyg out=$calls_cyg_out
+    run_calls "$bin" profile >> "$work/calls-$v-profile"
+    run_calls "$bin" trace >> "$work/calls-$v-trace"
+    o=$(run_calls "$out" profile); l=$(run_calls "$bin" leaf)
+    p=$(run_calls "$calls_plain" plain); a=$(run_calls "$bin" all)
+    echo "$o" >> "$work/calls-$v-out"; echo "$l" >> "$work/calls-$v-leaf"
+    echo "$p" >> "$work/calls-plain"; echo "$a" >> "$work/calls-$v-all"
+    # With leaf filtered, mid is still recorded: the same program with leaf not instrumented
+    # costs the recorded mid alone, and the difference is 10 filtered calls per iteration.
+    calc "11 * ($l - $o) / 10" >> "$work/calls-$v-leaf-diff"
+    calc "$a - $p" >> "$work/calls-$v-all-diff"
+  done
 done
-cp=$(median < "$work/calls-plain"); cem=$(median < "$work/calls-empty"); cpr=$(median < "$work/calls-profile")
-ctr=$(median < "$work/calls-trace"); cle=$(median < "$work/calls-leaf"); cal=$(median < "$work/calls-all")
-# With leaf filtered, mid is still recorded: of 11 calls, 1 costs the profiling overhead and
-# 10 cost the filtered overhead.
-per_filtered=$(calc "(11 * ($cle - $cp) - ($cpr - $cp)) / 10")
+cp=$(median < "$work/calls-plain"); cem=$(median < "$work/calls-empty")
 echo "compiler instrumentation (calls.c: $calls_n iterations x 11 calls, $reps repetitions, medians)"
 printf '  plain                %8.2f ns per call\n' "$cp"
 printf '  empty hooks          %8.2f ns per call    -> overhead %6.2f ns (-finstrument-functions alone)\n' \
   "$cem" "$(calc "$cem - $cp")"
-printf '  profiling            %8.2f ns per call    -> overhead %6.2f ns\n' "$cpr" "$(calc "$cpr - $cp")"
-printf '  tracing              %8.2f ns per call    -> overhead %6.2f ns\n' "$ctr" "$(calc "$ctr - $cp")"
-printf '  leaf filtered        %8.2f ns per call    -> overhead %6.2f ns per filtered call (mid recorded)\n' \
-  "$cle" "$per_filtered"
-printf '  all filtered         %8.2f ns per call    -> overhead %6.2f ns per filtered call\n' \
-  "$cal" "$(calc "$cal - $cp")"
+for v in $variants; do
+  if [ "$v" = strata ]; then echo "  $strata_label:"; else echo "  -finstrument-functions (strata --no-plugin):"; fi
+  cpr=$(median < "$work/calls-$v-profile"); ctr=$(median < "$work/calls-$v-trace")
+  cle=$(median < "$work/calls-$v-leaf"); cal=$(median < "$work/calls-$v-all")
+  cout=$(median < "$work/calls-$v-out")
+  printf '    profiling          %8.2f ns per call    -> overhead %6.2f ns\n' "$cpr" "$(calc "$cpr - $cp")"
+  printf '    tracing            %8.2f ns per call    -> overhead %6.2f ns\n' "$ctr" "$(calc "$ctr - $cp")"
+  printf '    leaf filtered      %8.2f ns per call    -> overhead %6.2f ns per filtered call (mid recorded;\n' \
+    "$cle" "$(median < "$work/calls-$v-leaf-diff")"
+  printf '                                                   %8.2f ns per call with leaf not instrumented)\n' "$cout"
+  printf '    all filtered       %8.2f ns per call    -> overhead %6.2f ns per filtered call\n' \
+    "$cal" "$(median < "$work/calls-$v-all-diff")"
+done

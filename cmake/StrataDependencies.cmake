@@ -59,6 +59,38 @@ else()
   set(STRATA_OMPT_REASON "disabled with -DSTRATA_WITH_OMPT=OFF")
 endif()
 
+# Strata's GCC plugin (instrumenter/gcc_plugin/) needs the plugin headers of the GCC in use
+# (Debian: gcc-<major>-plugin-dev) and is built with the g++ of the same release.  Without it
+# the wrapper instruments with -finstrument-functions.
+option(STRATA_WITH_GCC_PLUGIN "Build Strata's GCC plugin (function instrumentation with pre-registered regions)" ON)
+set(STRATA_HAVE_GCC_PLUGIN OFF)
+set(STRATA_GCC_PLUGIN_GCC_VERSION "")
+set(STRATA_GCC_PLUGIN_GCC_DIR "")
+set(STRATA_BUILD_GCC_PLUGIN "")
+if(NOT STRATA_WITH_GCC_PLUGIN)
+  set(STRATA_GCC_PLUGIN_REASON "disabled with -DSTRATA_WITH_GCC_PLUGIN=OFF")
+elseif(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU" OR NOT CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+  set(STRATA_GCC_PLUGIN_REASON "the C and C++ compilers are not GCC")
+elseif(NOT CMAKE_C_COMPILER_VERSION VERSION_EQUAL CMAKE_CXX_COMPILER_VERSION)
+  set(STRATA_GCC_PLUGIN_REASON "gcc ${CMAKE_C_COMPILER_VERSION} and g++ ${CMAKE_CXX_COMPILER_VERSION} differ")
+else()
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=plugin
+    OUTPUT_VARIABLE gcc_plugin_dir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  get_filename_component(gcc_plugin_dir "${gcc_plugin_dir}" REALPATH)
+  string(REGEX MATCH "^[0-9]+" gcc_major "${CMAKE_C_COMPILER_VERSION}")
+  if(EXISTS "${gcc_plugin_dir}/include/gcc-plugin.h")
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -dumpfullversion
+      OUTPUT_VARIABLE STRATA_GCC_PLUGIN_GCC_VERSION OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    set(STRATA_GCC_PLUGIN_GCC_DIR "${gcc_plugin_dir}")
+    set(STRATA_HAVE_GCC_PLUGIN ON)
+    # Built by instrumenter/gcc_plugin/; the wrapper's tests need its path too.
+    set(STRATA_BUILD_GCC_PLUGIN ${PROJECT_BINARY_DIR}/instrumenter/gcc_plugin/strata_gcc.so)
+  else()
+    set(STRATA_GCC_PLUGIN_REASON
+      "no GCC plugin headers in ${gcc_plugin_dir}/include (install gcc-${gcc_major}-plugin-dev): -finstrument-functions only")
+  endif()
+endif()
+
 option(STRATA_WITH_CUDA "Build the CUDA (CUPTI, NVTX) adapter" ON)
 set(STRATA_HAVE_CUDA OFF)
 if(STRATA_WITH_CUDA)

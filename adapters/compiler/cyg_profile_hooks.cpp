@@ -11,6 +11,9 @@
 // Nothing here allocates after the first call of a function, and nothing is instrumented
 // itself.  Before the runtime starts and after it finishes, the event API ignores events;
 // the cache stays valid, so late calls cost the same.
+//
+// The registration of GCC plugin descriptors (register_plugin_function, called from
+// plugin_hooks.cpp) lives here too: it shares the resolver, its mutex and the re-entry guard.
 #include <pthread.h>
 #include <unistd.h>
 
@@ -22,6 +25,7 @@
 
 #include "address_map.hpp"
 #include "function_resolver.hpp"
+#include "plugin_registration.hpp"
 #include "strata/measurement/events.hpp"
 
 #define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -29,9 +33,6 @@
 
 namespace strata::compiler {
 namespace {
-
-/// Cached for functions that are never recorded.  Region handles stay below 2^31.
-constexpr RegionHandle kSkip = 0xFFFFFFFFu;
 
 // Constant-initialised, never destroyed: hooks run before our constructors (in other
 // libraries' initialisers) and after our destructors (in atexit handlers).
@@ -66,6 +67,18 @@ STRATA_NO_INSTRUMENT FunctionResolver& resolver() {
     return *g_resolver;
 }
 
+/// The region of a function Strata records, kSkip for the others.  Call with g_mutex held.
+STRATA_NO_INSTRUMENT RegionHandle region_for(const FunctionInfo& info) {
+    if (info.verdict != Verdict::record) return kSkip;
+    events::RegionSpec spec;
+    spec.name = info.name;
+    spec.file = info.file;
+    spec.line = info.line;
+    spec.paradigm = Paradigm::compiler;
+    spec.role = RegionRole::function;
+    return events::define_region(spec);
+}
+
 /// The region of `fn`, or kSkip; cached in g_map.  Returns kSkip without caching when it
 /// cannot decide now (re-entered, or out of memory).
 STRATA_NO_INSTRUMENT __attribute__((noinline)) RegionHandle resolve(std::uintptr_t fn) {
@@ -77,17 +90,7 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) RegionHandle resolve(std::uintptr
         region = g_map.find(fn);  // another thread may have been first
         if (region == AddressMap::kUnknown) region = g_map.find_overflow(fn);
         if (region == AddressMap::kUnknown) {
-            const FunctionInfo info = resolver().resolve(fn);
-            region = kSkip;
-            if (info.verdict == Verdict::record) {
-                events::RegionSpec spec;
-                spec.name = info.name;
-                spec.file = info.file;
-                spec.line = info.line;
-                spec.paradigm = Paradigm::compiler;
-                spec.role = RegionRole::function;
-                region = events::define_region(spec);
-            }
+            region = region_for(resolver().resolve(fn));
             g_map.insert(fn, region);
         }
     } catch (...) {
@@ -96,6 +99,32 @@ STRATA_NO_INSTRUMENT __attribute__((noinline)) RegionHandle resolve(std::uintptr
     t_resolving = false;
     return region;
 }
+
+}  // namespace
+
+RegionHandle register_plugin_function(strata_plugin_function* function, std::uintptr_t code) {
+    if (t_resolving) return kSkip;  // not stored: decided when called from the program again
+    t_resolving = true;
+    RegionHandle region = kSkip;
+    try {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        region = __atomic_load_n(&function->handle, __ATOMIC_RELAXED);  // another thread may have been first
+        if (region == STRATA_PLUGIN_UNREGISTERED) {
+            region = region_for(
+                resolver().describe(code, function->mangled, function->name, function->file, function->line));
+            // Release pairs with the acquire in strata_plugin_enter/exit: a thread that sees the
+            // handle sees the region defined.  0 (the definition failed) leaves it unregistered.
+            if (region != STRATA_PLUGIN_UNREGISTERED)
+                __atomic_store_n(&function->handle, region, __ATOMIC_RELEASE);
+        }
+    } catch (...) {
+        region = kSkip;  // never let an exception cross the program's frames
+    }
+    t_resolving = false;
+    return region;
+}
+
+namespace {
 
 /// enter() of a function not in the primary table: in the overflow table, or not seen yet.
 STRATA_NO_INSTRUMENT __attribute__((noinline)) void enter_slow(std::uintptr_t fn) {

@@ -54,23 +54,37 @@ bool is_system_library(const std::string& path) {
 FunctionResolver::FunctionResolver(std::optional<filter::FilterFile> filter, std::uintptr_t own_code)
     : filter_(std::move(filter)), own_code_(own_code) {}
 
+LoadedObject* FunctionResolver::classify_object(std::uintptr_t address, FunctionInfo& info) {
+    LoadedObject* object = objects_.find(address);
+    if (object == nullptr) return nullptr;
+    info.object = object->path;
+    // Never recorded whatever their name: no need to read their symbols.
+    if (object->contains(own_code_) || starts_with(base_name(object->path), "libstrata-")) {
+        info.verdict = Verdict::strata;
+    } else if (is_system_library(object->path)) {
+        info.verdict = Verdict::system_library;
+    }
+    if (info.verdict != Verdict::record) info.name = "function in " + object->path;
+    return object;
+}
+
+void FunctionResolver::decide(FunctionInfo& info) const {
+    if (starts_with(info.file, "/usr/include/")) {
+        info.verdict = Verdict::system_header;
+    } else if (is_openmp_outlined(info.mangled)) {
+        info.verdict = Verdict::openmp_outlined;
+    } else if (filter_ && filter_->excluded(info.name, info.mangled, info.file)) {
+        info.verdict = Verdict::filtered;
+    }
+}
+
 FunctionInfo FunctionResolver::resolve(std::uintptr_t address) {
     FunctionInfo info;
-    LoadedObject* object = objects_.find(address);
+    LoadedObject* object = classify_object(address, info);
     if (object == nullptr) {
         info.name = "function at " + hex(address);
     } else {
-        info.object = object->path;
-        // Never recorded whatever their name: no need to read their symbols.
-        if (object->contains(own_code_) || starts_with(base_name(object->path), "libstrata-")) {
-            info.verdict = Verdict::strata;
-        } else if (is_system_library(object->path)) {
-            info.verdict = Verdict::system_library;
-        }
-        if (info.verdict != Verdict::record) {
-            info.name = "function in " + object->path;
-            return info;
-        }
+        if (info.verdict != Verdict::record) return info;
         const std::uint64_t link_address = address - object->bias;
         if (const auto* symbol = object->symbols().find(link_address)) {
             info.mangled = symbol->name;
@@ -85,13 +99,21 @@ FunctionInfo FunctionResolver::resolve(std::uintptr_t address) {
             info.line = source.line;
         }
     }
-    if (starts_with(info.file, "/usr/include/")) {
-        info.verdict = Verdict::system_header;
-    } else if (is_openmp_outlined(info.mangled)) {
-        info.verdict = Verdict::openmp_outlined;
-    } else if (filter_ && filter_->excluded(info.name, info.mangled, info.file)) {
-        info.verdict = Verdict::filtered;
-    }
+    decide(info);
+    return info;
+}
+
+FunctionInfo FunctionResolver::describe(std::uintptr_t code, const char* mangled, const char* name,
+                                        const char* file, std::uint32_t line) {
+    FunctionInfo info;
+    classify_object(code, info);
+    if (info.verdict != Verdict::record) return info;
+    info.mangled = mangled != nullptr ? mangled : "";
+    info.name = !info.mangled.empty() ? demangle(info.mangled.c_str()) : (name != nullptr ? name : "");
+    if (info.name.empty()) info.name = "function at " + hex(code);
+    info.file = file != nullptr ? file : "";
+    info.line = info.file.empty() ? 0 : line;
+    decide(info);
     return info;
 }
 

@@ -55,7 +55,20 @@ public:
     /// Everything about the function starting at run-time address `address`.  Not thread-safe.
     FunctionInfo resolve(std::uintptr_t address);
 
+    /// The verdict on a function the compiler described itself (GCC plugin): `mangled`, `name`,
+    /// `file` and `line` as compiled in; `code` is any address in the function's code, for the
+    /// object it belongs to.  The region name is demangle(mangled), as resolve() gives it, so
+    /// that names and filters do not depend on how a program was instrumented.  Not thread-safe.
+    FunctionInfo describe(std::uintptr_t code, const char* mangled, const char* name, const char* file,
+                          std::uint32_t line);
+
 private:
+    /// The policy for the object containing `address`: fills info.object and, for Strata's own
+    /// and system libraries, info.name and info.verdict.  Returns the object (null when none).
+    LoadedObject* classify_object(std::uintptr_t address, FunctionInfo& info);
+    /// The policy by source file and name, then the filter rules.
+    void decide(FunctionInfo& info) const;
+
     std::optional<filter::FilterFile> filter_;
     std::uintptr_t own_code_;
     ObjectList objects_;

@@ -17,14 +17,13 @@
 // task only when the worker wakes up for the next parallel region (or at
 // exit).  Taken at face value, the idle time between parallel regions would
 // count as barrier time of the previous one.  The forking thread therefore
-// notes when the team joined (ParallelInfo::join_time), and a worker's late
-// ends are recorded at that time: nothing of that team can happen after it.
+// notes when the team joined (events::thread_team_joined), and a worker's
+// late ends are recorded at that time: nothing of that team can happen after it.
 #include <omp-tools.h>
 
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -42,19 +41,13 @@ namespace {
 
 std::uint32_t g_groups = all_groups;
 
-/// What a parallel region's threads share (ompt parallel_data->ptr).  The
-/// forking thread and every worker hold a reference: workers may end their
-/// part after the forking thread has ended the region.
+/// What a parallel region's threads share (ompt parallel_data->ptr).  Owned
+/// by the forking thread until the parallel end; the team's threads read it
+/// only before the team joins (at their implicit task's begin and barriers).
 struct ParallelInfo {
     RegionHandle region = 0;
     const void* codeptr_ra = nullptr;  ///< where the parallel construct is
     events::ForkContext* fork = nullptr;
-    std::atomic<Ticks> join_time{0};  ///< set by the forking thread at parallel end
-    std::atomic<int> references{1};
-
-    void release() {
-        if (references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-    }
 };
 
 /// A construct open on this thread.
@@ -67,8 +60,6 @@ struct Frame {
 
 struct ThreadState {
     std::vector<Frame> open;
-    /// The teams this thread works in as a worker (thread number > 0), innermost last.
-    std::vector<ParallelInfo*> worker_of;
 };
 
 __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -84,10 +75,8 @@ ThreadState& state() {
 /// The time of an end event: now, or for a worker whose team has already joined,
 /// the join (the runtime reports the worker's ends late, see above).
 Ticks end_time() {
-    const ThreadState& s = state();
     const Ticks now = events::now();
-    if (s.worker_of.empty()) return now;
-    const Ticks joined = s.worker_of.back()->join_time.load(std::memory_order_acquire);
+    const Ticks joined = events::thread_team_joined();
     return joined != 0 && joined < now ? joined : now;
 }
 
@@ -97,7 +86,10 @@ const void* innermost_parallel_code() {
     for (std::size_t i = open.size(); i-- > 0;) {
         if (open[i].kind != Frame::team) continue;
         const auto* info = static_cast<const ParallelInfo*>(open[i].key);
-        return info != nullptr ? info->codeptr_ra : nullptr;
+        if (info == nullptr) return nullptr;
+        const void* code = info->codeptr_ra;
+        strata_tsan_release(info);  // read before the join, which frees it (see thread_sanitizer.hpp)
+        return code;
     }
     return nullptr;
 }
@@ -142,9 +134,9 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
 void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*) {
     auto* info = static_cast<ParallelInfo*>(parallel_data->ptr);
     if (info == nullptr) return;
-    info->join_time.store(events::now(), std::memory_order_release);
-    events::thread_join(info->fork);  // releases the fork: nobody reads info->fork any more
-    info->release();
+    events::thread_join(info->fork);  // notes the join time for the team's late ends
+    strata_tsan_acquire(info);        // the team's reads happened before the join
+    delete info;
 }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t*,
@@ -155,34 +147,24 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
         auto* info = parallel_data != nullptr ? static_cast<ParallelInfo*>(parallel_data->ptr) : nullptr;
         if (info != nullptr) strata_tsan_acquire(info);
         ThreadState& s = state();
-        const bool worker = info != nullptr && index != 0;
-        if (worker) {
-            info->references.fetch_add(1, std::memory_order_relaxed);
-            s.worker_of.push_back(info);
-        }
         events::thread_team_begin(info != nullptr ? info->fork : nullptr, index, actual_parallelism);
         s.open.push_back(Frame{Frame::team, 0, info});
-        if (info != nullptr) open(Frame::parallel, info->region, nullptr);
+        if (info != nullptr) {
+            open(Frame::parallel, info->region, nullptr);
+            strata_tsan_release(info);  // read before the join, which frees it
+        }
         return;
     }
     // End: leave everything opened in the team, then the team.
     ThreadState& s = state();
     const Ticks time = end_time();
-    ParallelInfo* worker_of = nullptr;
     while (!s.open.empty()) {
         const Frame top = s.open.back();
         s.open.pop_back();
         if (top.region != 0) events::exit_at(time, top.region);
-        if (top.kind == Frame::team) {
-            worker_of = static_cast<ParallelInfo*>(const_cast<void*>(top.key));
-            break;
-        }
+        if (top.kind == Frame::team) break;
     }
     events::thread_team_end_at(time);
-    if (worker_of != nullptr && !s.worker_of.empty() && s.worker_of.back() == worker_of) {
-        s.worker_of.pop_back();
-        worker_of->release();
-    }
 }
 
 // --- worksharing --------------------------------------------------------------
@@ -344,8 +326,6 @@ void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_tas
 }
 
 void on_thread_end(ompt_data_t*) {
-    if (t_state == nullptr) return;
-    for (ParallelInfo* info : t_state->worker_of) info->release();
     delete t_state;
     t_state = nullptr;
 }

@@ -41,6 +41,7 @@
 #include "analyze/share_analysis.hpp"
 #include "analyze/table_reports.hpp"
 #include "profile/profile.hpp"
+#include "profile/profile_guard.hpp"
 #include "report/html_report.hpp"
 #include "trace/message_exchange_mpi.hpp"
 #include "trace/trace_definitions.hpp"
@@ -141,12 +142,27 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     // the profile is missing and there is a trace to analyse instead.
     const std::string profile_path = (std::filesystem::path(options.experiment) / "profile.h5").string();
     std::error_code ignored;
-    const bool profile_present = std::filesystem::exists(profile_path, ignored);
+    bool profile_present = std::filesystem::exists(profile_path, ignored);
+    std::string profile_missing = profile_path + ": no such file";  // why the profile is not analysed
     const bool trace_present =
         std::filesystem::exists(std::filesystem::path(options.experiment) / "traces.otf2", ignored);
     ShareAnalysis share;
     std::string problem;
-    if (profile_present || !trace_present) {
+    // A file that crashes HDF5 itself would kill every rank: rank 0 tries it in a child first.
+    std::uint8_t crashes = 0;
+    std::string crash;
+    if (rank == 0 && profile_present) {
+        crash = check_profile_in_child(profile_path);
+        crashes = crash.empty() ? 0 : 1;
+    }
+    MPI_Bcast(&crashes, 1, MPI_UINT8_T, 0, MPI_COMM_WORLD);
+    if (crashes) {  // analyse the trace alone, if there is one
+        if (rank == 0) std::cerr << program << crash << '\n';
+        if (!trace_present) return 1;
+        profile_present = false;
+        profile_missing = rank == 0 ? crash : profile_path + ": damaged";
+    }
+    if (profile_present || (!trace_present && !crashes)) {
         try {
             share = analyze_share(profile_path, static_cast<std::size_t>(rank),
                                   static_cast<std::size_t>(size), options.include_mpi_init);
@@ -194,8 +210,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     }
     if (!profile_present && !traced.problem.empty()) {
         if (rank == 0) {
-            std::cerr << program << profile_path
-                      << ": cannot open: no such file, and the trace cannot be read: " << traced.problem
+            std::cerr << program << profile_missing << ", and the trace cannot be read: " << traced.problem
                       << '\n';
         }
         return 1;
@@ -232,7 +247,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             } else {
                 findings = waits;
                 files = {{"summary.txt",
-                          trace::trace_only_summary(options.experiment, profile_path + ": no such file",
+                          trace::trace_only_summary(options.experiment, profile_missing,
                                                     traced.report, findings, timeline_written)},
                          {"advice.csv", advice_csv(findings)},
                          {"advice.json", advice_json(findings, settings.advice)}};

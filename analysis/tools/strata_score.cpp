@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "profile/profile_guard.hpp"
 #include "profile/profile_reader.hpp"
 #include "score/score_options.hpp"
 #include "score/score_report.hpp"
@@ -37,6 +38,11 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
+        // A file that crashes HDF5 itself is tried in a child process first.
+        if (const std::string crash = check_profile_in_child(profile_path_of(options.input)); !crash.empty()) {
+            std::cerr << "strata-score: " << crash << '\n';
+            return 1;
+        }
         const Profile profile = read_profile(profile_path_of(options.input));
         write_score_report(std::cout, std::cerr, profile, options, experiment_of(options.input));
     } catch (const ProfileError& problem) {

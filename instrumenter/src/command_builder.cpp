@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "gcc_plugin_choice.hpp"
+
 namespace strata::instrumenter {
 namespace {
 
@@ -53,7 +55,8 @@ void add_filter_flags(const WrapperOptions& options, const BuildContext& context
         return;
     }
     const auto filter = compile_time_filter(*context.filter, nvcc);
-    const auto flags = gcc_exclude_flags(filter, nvcc);
+    const auto flags = context.gcc_plugin.empty() ? gcc_exclude_flags(filter, nvcc)
+                                                  : plugin_exclude_flags(filter, gcc_plugin_name);
     argv.insert(argv.end(), flags.begin(), flags.end());
     if (filter.run_time_only.empty()) return;
     built.messages.push_back("note: " + std::to_string(filter.run_time_only.size()) +
@@ -69,8 +72,12 @@ void add_compile_flags(const WrapperOptions& options, const Features& features, 
                        const Classification& classification, bool nvcc, std::vector<std::string>& argv,
                        BuiltCommand& built) {
     if (features.compiler) {
-        if (nvcc) argv.push_back("-Xcompiler");
-        argv.push_back("-finstrument-functions");
+        if (!context.gcc_plugin.empty() && !nvcc) {
+            argv.push_back("-fplugin=" + context.gcc_plugin);
+        } else {
+            if (nvcc) argv.push_back("-Xcompiler");
+            argv.push_back("-finstrument-functions");
+        }
         if (!options.instrument_filter.empty() && context.filter) {
             add_filter_flags(options, context, nvcc, classification.host_compiler, argv, built);
         }

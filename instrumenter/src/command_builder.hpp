@@ -8,6 +8,8 @@
 //   <compiler> <args...> [compile additions] [link additions]
 //
 // compile, assemble, link with sources:  -finstrument-functions [GCC exclude lists]
+//                                        (GCC with Strata's plugin: -fplugin=<strata_gcc.so>
+//                                        [-fplugin-arg-strata_gcc-exclude-*-list=...])
 //                                        -DSTRATA_USER_ENABLE -I<include dir>...
 // preprocess:                            -DSTRATA_USER_ENABLE -I<include dir>...
 // link, shared link:                     -L<dir> -Wl,-rpath,<dir>... -Wl,--no-as-needed
@@ -38,7 +40,7 @@ namespace strata::instrumenter {
 /// What the wrapper turns on for one command, after detection.
 struct Features {
     bool user = true;      ///< -DSTRATA_USER_ENABLE
-    bool compiler = true;  ///< -finstrument-functions and -lstrata-compiler
+    bool compiler = true;  ///< -finstrument-functions (or the GCC plugin) and -lstrata-compiler
     bool mpi = false;      ///< -lstrata-mpi
     bool openmp = false;   ///< -lstrata-openmp
     bool cuda = false;     ///< -lstrata-cuda
@@ -57,6 +59,9 @@ struct BuildContext {
     CompilerFamily host_family = CompilerFamily::unknown;
     /// The --instrument-filter file, parsed.
     std::optional<FilterFile> filter;
+    /// Strata's GCC plugin, loaded instead of -finstrument-functions; "" for
+    /// -finstrument-functions (see choose_gcc_plugin()).
+    std::string gcc_plugin;
 };
 
 /// The real command and what to tell the user about it.

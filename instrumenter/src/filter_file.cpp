@@ -61,6 +61,19 @@ CompileTimeFilter compile_time_filter(const FilterFile& filter, bool through_nvc
     return result;
 }
 
+namespace {
+
+std::string joined_list(const std::vector<std::string>& names) {
+    std::string joined;
+    for (const auto& name : names) {
+        if (!joined.empty()) joined += ',';
+        joined += escape_commas(name);
+    }
+    return joined;
+}
+
+}  // namespace
+
 std::vector<std::string> gcc_exclude_flags(const CompileTimeFilter& filter, bool through_nvcc) {
     std::vector<std::string> flags;
     const auto add = [&](const std::vector<std::string>& names, const std::string& option) {
@@ -72,15 +85,20 @@ std::vector<std::string> gcc_exclude_flags(const CompileTimeFilter& filter, bool
             }
             return;
         }
-        std::string joined;
-        for (const auto& name : names) {
-            if (!joined.empty()) joined += ',';
-            joined += escape_commas(name);
-        }
-        flags.push_back(option + joined);
+        flags.push_back(option + joined_list(names));
     };
     add(filter.functions, "-finstrument-functions-exclude-function-list=");
     add(filter.files, "-finstrument-functions-exclude-file-list=");
+    return flags;
+}
+
+std::vector<std::string> plugin_exclude_flags(const CompileTimeFilter& filter,
+                                              const std::string& plugin_name) {
+    std::vector<std::string> flags;
+    const std::string prefix = "-fplugin-arg-" + plugin_name + "-";
+    if (!filter.functions.empty())
+        flags.push_back(prefix + "exclude-function-list=" + joined_list(filter.functions));
+    if (!filter.files.empty()) flags.push_back(prefix + "exclude-file-list=" + joined_list(filter.files));
     return flags;
 }
 

@@ -45,4 +45,9 @@ CompileTimeFilter compile_time_filter(const FilterFile& filter, bool through_nvc
 /// names escaped as "\,"); through nvcc, one "-Xcompiler" "-finstrument-...=a" pair per name.
 std::vector<std::string> gcc_exclude_flags(const CompileTimeFilter& filter, bool through_nvcc);
 
+/// The same lists for Strata's GCC plugin `plugin_name`, which applies them as GCC does:
+/// -fplugin-arg-<plugin_name>-exclude-{function,file}-list=a,b (commas escaped as "\,").
+std::vector<std::string> plugin_exclude_flags(const CompileTimeFilter& filter,
+                                              const std::string& plugin_name);
+
 }  // namespace strata::instrumenter

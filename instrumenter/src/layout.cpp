@@ -30,6 +30,10 @@ ConfiguredPaths configured_paths() {
     paths.bin_to_lib = STRATA_INSTALL_BIN_TO_LIB;
     paths.bin_to_include = STRATA_INSTALL_BIN_TO_INCLUDE;
     paths.openmp_runtime_dir = STRATA_LIBOMP_DIR;
+    paths.build_gcc_plugin = STRATA_BUILD_GCC_PLUGIN;
+    paths.bin_to_gcc_plugin = STRATA_INSTALL_BIN_TO_GCC_PLUGIN;
+    paths.gcc_plugin_gcc_version = STRATA_GCC_PLUGIN_GCC_VERSION;
+    paths.gcc_plugin_gcc_dir = STRATA_GCC_PLUGIN_GCC_DIR;
     return paths;
 }
 
@@ -37,9 +41,12 @@ Layout layout_for_executable(const std::string& exe_dir, const std::string& buil
                              const ConfiguredPaths& paths) {
     Layout layout;
     layout.openmp_runtime_dir = paths.openmp_runtime_dir;
+    layout.gcc_plugin_gcc_version = paths.gcc_plugin_gcc_version;
+    layout.gcc_plugin_gcc_dir = paths.gcc_plugin_gcc_dir;
     if (!build_dir_real.empty() && exe_dir == build_dir_real) {
         layout.include_dirs = paths.build_include_dirs;
         layout.library_dirs = paths.build_library_dirs;
+        layout.gcc_plugin = paths.build_gcc_plugin;
         return layout;
     }
     const fs::path bin(exe_dir);
@@ -49,6 +56,7 @@ Layout layout_for_executable(const std::string& exe_dir, const std::string& buil
     };
     layout.include_dirs = {resolve(paths.bin_to_include)};
     layout.library_dirs = {resolve(paths.bin_to_lib)};
+    if (!paths.bin_to_gcc_plugin.empty()) layout.gcc_plugin = resolve(paths.bin_to_gcc_plugin);
     return layout;
 }
 
@@ -88,6 +96,8 @@ Layout discover_layout() {
         existing(layout.library_dirs);
     }
     layout.available_libraries = find_libraries(layout.library_dirs, strata_library_names());
+    std::error_code ec;
+    if (!layout.gcc_plugin.empty() && !fs::is_regular_file(layout.gcc_plugin, ec)) layout.gcc_plugin.clear();
     return layout;
 }
 

@@ -26,6 +26,11 @@ struct Layout {
     std::set<std::string> available_libraries;
     /// LLVM's OpenMP runtime (libomp), for GCC-built OpenMP programs; "" when unknown.
     std::string openmp_runtime_dir;
+    /// Strata's GCC plugin (strata_gcc.so); "" when it was not built or is missing.
+    std::string gcc_plugin;
+    /// The GCC the plugin was built for: its `-dumpfullversion` and `-print-file-name=plugin`.
+    std::string gcc_plugin_gcc_version;
+    std::string gcc_plugin_gcc_dir;
 };
 
 /// The locations CMake configured for this build of the wrapper.
@@ -42,6 +47,13 @@ struct ConfiguredPaths {
     std::string bin_to_include;
     /// LLVM's libomp directory found at configure time ("" when none).
     std::string openmp_runtime_dir;
+    /// The GCC plugin in the build tree ("" when not built).
+    std::string build_gcc_plugin;
+    /// The installed GCC plugin relative to the installed bin directory ("" when not built).
+    std::string bin_to_gcc_plugin;
+    /// The GCC the plugin was built for: version and plugin directory ("" when not built).
+    std::string gcc_plugin_gcc_version;
+    std::string gcc_plugin_gcc_dir;
 };
 
 /// The paths configured by CMake for this build.

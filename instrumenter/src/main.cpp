@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "command_classifier.hpp"
 #include "compiler_kind.hpp"
 #include "filter_file.hpp"
+#include "gcc_plugin_choice.hpp"
 #include "layout.hpp"
 #include "process.hpp"
 #include "wrapper_options.hpp"
@@ -49,6 +51,17 @@ si::CompilerFamily host_family(const std::string& compiler, const si::Classifica
         family = si::family_from_version_text(si::capture_output({compiler, "--version"}));
     }
     return family;
+}
+
+/// What `compiler` reports about itself for the choice of the GCC plugin (two quick queries).
+si::CompilerIdentity identity_of(const std::string& compiler) {
+    si::CompilerIdentity identity;
+    identity.version = si::first_line(si::capture_output({compiler, "-dumpfullversion"}));
+    const auto dir = si::first_line(si::capture_output({compiler, "-print-file-name=plugin"}));
+    std::error_code ec;
+    const auto real = std::filesystem::canonical(dir, ec);
+    identity.plugin_dir = ec ? dir : real.string();
+    return identity;
 }
 
 std::string on_off(bool value) {
@@ -122,6 +135,26 @@ int main(int argc, char** argv) {
         if (links && options.openmp.value_or(classification.openmp) && context.host_family == si::CompilerFamily::unknown) {
             context.host_family = host_family(compiler, classification);
         }
+        // GCC gets Strata's plugin instead of -finstrument-functions when it is the GCC the
+        // plugin was built for; nvcc keeps -finstrument-functions for its host compiler.
+        std::string plugin_note;
+        const bool instruments = options.compiler && classification.compiles_sources() &&
+                                 classification.step != si::Step::query &&
+                                 classification.step != si::Step::preprocess;
+        if (instruments && options.plugin && !si::is_cuda_compiler(compiler)) {
+            if (context.host_family == si::CompilerFamily::unknown) {
+                context.host_family = host_family(compiler, classification);
+            }
+            if (context.host_family == si::CompilerFamily::gnu) {
+                const auto identity =
+                    context.layout.gcc_plugin.empty() ? si::CompilerIdentity{} : identity_of(compiler);
+                const auto choice = si::choose_gcc_plugin(context.layout, compiler, identity);
+                context.gcc_plugin = choice.plugin;
+                plugin_note = choice.note;
+            }
+        } else if (instruments && !options.plugin) {
+            plugin_note = "note: --no-plugin: instrumenting with -finstrument-functions";
+        }
         const auto built = si::build_command(options, classification, context);
         if (options.verbose) {
             const auto& f = built.features;
@@ -131,6 +164,7 @@ int main(int argc, char** argv) {
         }
         for (const auto& message : built.messages) say(message);
         if (options.verbose) {
+            if (!plugin_note.empty()) say(plugin_note);
             for (const auto& message : built.verbose_messages) say(message);
         }
         if (!built.error.empty()) {

@@ -22,6 +22,8 @@ bool apply_switch(std::string_view arg, WrapperOptions& options) {
         options.user = value;
     } else if (name == "compiler") {
         options.compiler = value;
+    } else if (name == "plugin") {
+        options.plugin = value;
     } else if (name == "mpi") {
         options.mpi = value;
     } else if (name == "openmp") {
@@ -103,8 +105,10 @@ clang, clang++, mpicc, mpicxx, mpif90 (any MPI wrapper), nvcc and others.
 Options (before the compiler):
   --user, --no-user          define STRATA_USER_ENABLE, which turns the macros of
                              <strata/strata.h> into recording calls (default: on)
-  --compiler, --no-compiler  automatic function instrumentation with
-                             -finstrument-functions (default: on)
+  --compiler, --no-compiler  automatic function instrumentation (default: on):
+                             with Strata's GCC plugin when the compiler is the
+                             GCC Strata was built with, else -finstrument-functions
+  --plugin, --no-plugin      --no-plugin: always use -finstrument-functions
   --mpi, --no-mpi            link the MPI adapter (default: on when the compiler's
                              name starts with "mpi", e.g. mpicc, mpicxx, mpif90)
   --openmp, --no-openmp      link the OpenMP adapter (default: on with -fopenmp,

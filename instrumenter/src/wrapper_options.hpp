@@ -13,8 +13,11 @@ namespace strata::instrumenter {
 struct WrapperOptions {
     /// Define STRATA_USER_ENABLE so the macros of <strata/strata.h> record (`--user`, `--no-user`).
     bool user = true;
-    /// Automatic function instrumentation with -finstrument-functions (`--compiler`, `--no-compiler`).
+    /// Automatic function instrumentation (`--compiler`, `--no-compiler`).
     bool compiler = true;
+    /// Instrument with Strata's GCC plugin when the compiler is the GCC it was built for, else
+    /// with -finstrument-functions (`--plugin`, `--no-plugin`: always -finstrument-functions).
+    bool plugin = true;
     /// Link the MPI adapter; unset means detect from the compiler name (mpicc, mpif90, ...).
     std::optional<bool> mpi;
     /// Link the OpenMP adapter; unset means detect from the flags (-fopenmp, -qopenmp, ...).

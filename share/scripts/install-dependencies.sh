@@ -13,10 +13,26 @@ packages=(
   clang libomp-dev gfortran
 )
 
+# Optional: the plugin headers of the system's GCC, for Strata's GCC plugin (without them the
+# wrapper instruments with -finstrument-functions).  Only asked for when the archive has them.
+optional=()
+if command -v gcc >/dev/null; then
+  optional+=("gcc-$(gcc -dumpversion | cut -d. -f1)-plugin-dev")
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$status" = installed ] || missing+=("$p")
+done
+for p in "${optional[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = installed ] && continue
+  if apt-cache show "$p" >/dev/null 2>&1; then
+    missing+=("$p")
+  else
+    echo "strata: optional package $p is not available: Strata will build without its GCC plugin"
+  fi
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "strata: all Debian packages are installed"

@@ -21,11 +21,23 @@ import experiment_reader as reader  # noqa: E402
 SKIP = 77
 SCENARIOS = {}
 SOURCE_LINES = True  # False when Strata was built without libdw (--no-source-lines)
+GCC_PLUGIN = False  # True when Strata's GCC plugin is built (--gcc-plugin): gcc and g++ use it
 
 
 def scenario(fn):
     SCENARIOS[fn.__name__.replace('_', '-')] = fn
     return fn
+
+
+def needs_gcc_plugin(fn):
+    """A scenario of Strata's GCC plugin: skipped when Strata was built without it."""
+    def run(args):
+        if not GCC_PLUGIN:
+            print("Strata was built without its GCC plugin: skipped")
+            return SKIP
+        return fn(args)
+    run.__name__ = fn.__name__
+    return run
 
 
 def needs_source_lines(fn):
@@ -52,8 +64,10 @@ def clean_env(extra=None):
 class Work:
     """A scenario's directory, the wrapper, and the programs built and run in it."""
 
-    def __init__(self, args, name):
+    def __init__(self, args, name, options=()):
         self.strata = args.strata
+        self.options = list(options)  # the wrapper's own options, e.g. --no-plugin
+        self.uses_plugin = False
         self.dir = os.path.join(args.work_dir, name)
         if os.path.exists(self.dir):
             shutil.rmtree(self.dir)
@@ -64,10 +78,12 @@ class Work:
 
     def build(self, *command):
         """Runs `strata <command>` in the work directory."""
-        p = subprocess.run([self.strata] + list(command), cwd=self.dir, env=clean_env(),
+        p = subprocess.run([self.strata] + self.options + list(command), cwd=self.dir, env=clean_env(),
                            capture_output=True, text=True, timeout=300)
         assert p.returncode == 0, 'strata %s failed (%d):\n%s%s' % (' '.join(command), p.returncode,
                                                                    p.stdout, p.stderr)
+        if command[0] in ('gcc', 'g++') and GCC_PLUGIN and '--no-plugin' not in self.options:
+            self.uses_plugin = True  # its functions carry file and line, with or without -g and libdw
 
     def mathlib(self, compiler='gcc', flags=('-g', '-O0')):
         self.build(compiler, *flags, '-shared', '-fPIC', os.path.join(PROGRAMS, 'mathlib.c'),
@@ -87,6 +103,15 @@ class Work:
         assert p.returncode == expect, 'exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s' % (
             p.returncode, expect, p.stdout, p.stderr)
         return self
+
+
+    def expect_instrumentation(self, name, plugin):
+        """`name` was instrumented by the GCC plugin (plugin=True) or -finstrument-functions:
+        its code calls strata_plugin_enter or __cyg_profile_func_enter, never both."""
+        symbols = subprocess.run(['nm', '-u', self.path(name)], capture_output=True, text=True, check=True).stdout
+        calls = {s for s in ('strata_plugin_enter', '__cyg_profile_func_enter') if s in symbols}
+        expect_equal(calls, {'strata_plugin_enter' if plugin else '__cyg_profile_func_enter'},
+                     'instrumentation of ' + name)
 
 
 # ---------------------------------------------------------------- reading the experiment
@@ -157,7 +182,7 @@ def check_sources(work, expected):
     in_trace = otf2_regions(os.path.join(work.experiment, 'traces.otf2'))
     in_profile = profile_regions(os.path.join(work.experiment, 'profile.h5'))
     for name, (source, line) in expected.items():
-        if not SOURCE_LINES:
+        if not SOURCE_LINES and not work.uses_plugin:
             source, line = None, 0  # built without libdw: names only
         path = os.path.join(PROGRAMS, source) if source else ''
         expect_equal(in_trace.get(name), (path, line, 'Paradigm.COMPILER', 'RegionRole.FUNCTION'),
@@ -216,11 +241,50 @@ def c_program_clang(args):
 
 @scenario
 def c_program_without_debug_info(args):
-    work = Work(args, 'c-program-without-debug-info')
+    # -finstrument-functions: names from the symbol tables, file and line only from DWARF.
+    work = Work(args, 'c-program-without-debug-info', options=['--no-plugin'])
     build_c(work, flags=('-O0',))
+    work.expect_instrumentation('calls', plugin=False)
     work.run('calls')
     check_experiment(work, C_PATHS)
     check_sources(work, c_sources(debug=False))
+
+
+@scenario
+def c_program_no_plugin(args):
+    # The fallback of compilers without the plugin, asked for with --no-plugin.
+    work = Work(args, 'c-program-no-plugin', options=['--no-plugin'])
+    build_c(work)
+    work.expect_instrumentation('calls', plugin=False)
+    work.expect_instrumentation('libmathlib.so', plugin=False)
+    work.run('calls')
+    expect_equal(work.stdout, 'sum=35\n', 'program output')
+    check_experiment(work, C_PATHS)
+    check_sources(work, c_sources())
+
+
+@scenario
+@needs_gcc_plugin
+def c_program_plugin(args):
+    work = Work(args, 'c-program-plugin')
+    build_c(work)
+    work.expect_instrumentation('calls', plugin=True)
+    work.expect_instrumentation('libmathlib.so', plugin=True)
+    work.run('calls')
+    check_experiment(work, C_PATHS)
+    check_sources(work, c_sources())
+
+
+@scenario
+@needs_gcc_plugin
+def c_program_plugin_without_debug_info(args):
+    # The plugin compiles each function's file and line in: known without -g.
+    work = Work(args, 'c-program-plugin-without-debug-info')
+    build_c(work, flags=('-O0',))
+    work.expect_instrumentation('calls', plugin=True)
+    work.run('calls')
+    check_experiment(work, C_PATHS)
+    check_sources(work, c_sources())
 
 
 @scenario
@@ -231,6 +295,25 @@ def c_program_profile_only(args):
     assert not os.path.exists(os.path.join(work.experiment, 'traces.otf2'))
     profile = reader.read_profile(os.path.join(work.experiment, 'profile.h5'))
     expect_equal(reader.visits_by_path(profile), C_PATHS, 'profile call paths and visits')
+
+
+@scenario
+def linked_without_strata(args):
+    # Objects compiled through the wrapper and linked without Strata's libraries still run:
+    # the plugin's references to the runtime are weak, -finstrument-functions' hooks are
+    # glibc's empty ones.
+    for name, options, plugin in (('plugin', (), GCC_PLUGIN), ('no-plugin', ('--no-plugin',), False)):
+        work = Work(args, 'linked-without-strata-' + name, options)
+        work.build('gcc', '-O1', '-c', os.path.join(PROGRAMS, 'threads.c'), '-o', 'threads.o')
+        p = subprocess.run(['gcc', 'threads.o', '-pthread', '-o', 'threads'], cwd=work.dir, capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0, 'link without Strata failed:\n' + p.stderr
+        symbols = subprocess.run(['nm', work.path('threads')], capture_output=True, text=True).stdout
+        if plugin:
+            assert ' w strata_plugin_enter' in symbols, symbols
+        work.run('threads')
+        expect_equal(work.stdout, '20200\n', 'program output')
+        assert not os.path.exists(work.experiment), 'no experiment without Strata'
 
 
 # ---------------------------------------------------------------- the C++ program
@@ -289,6 +372,40 @@ def exceptions(args):
     work.run('exceptions')
     expect_equal(work.stdout, 'caught positive\n1\n', 'program output')
     check_experiment(work, {'main': 1, 'main/outer(int)': 2, 'main/outer(int)/inner(int)': 2})
+
+
+UNWIND_PATHS = {
+    'main': 1,
+    'main/rethrower(int)': 2, 'main/rethrower(int)/top(int)': 2, 'main/rethrower(int)/top(int)/middle(int)': 2,
+    'main/rethrower(int)/top(int)/middle(int)/deepest(int)': 2,
+    'main/rethrower(int)/top(int)/middle(int)/deepest(int)/deepest(int)': 2,
+    'main/rethrower(int)/top(int)/middle(int)/deepest(int)/deepest(int)/deepest(int)': 2,
+    'main/rethrower(int)/top(int)/middle(int)/Guard::~Guard()': 2,
+    'main/top(int)': 1, 'main/top(int)/middle(int)': 1, 'main/top(int)/middle(int)/deepest(int)': 1,
+    'main/top(int)/middle(int)/Guard::~Guard()': 1,
+    'main/absorb()': 1, 'main/absorb()/deepest(int)': 1,
+}
+
+
+def unwind_run(args, name, options, plugin):
+    work = Work(args, name, options)
+    work.program('unwind.cpp', 'unwind', 'g++', libs=())
+    work.expect_instrumentation('unwind', plugin)
+    work.run('unwind')
+    expect_equal(work.stdout, '2 7 5 3\n', 'program output')
+    # check_experiment checks that the trace is well nested: every exit an exception takes
+    # through an instrumented frame is recorded, at the right depth.
+    check_experiment(work, UNWIND_PATHS)
+
+
+@scenario
+def exceptions_unwind(args):
+    unwind_run(args, 'exceptions-unwind', (), plugin=GCC_PLUGIN)
+
+
+@scenario
+def exceptions_unwind_no_plugin(args):
+    unwind_run(args, 'exceptions-unwind-no-plugin', ('--no-plugin',), plugin=False)
 
 
 @scenario
@@ -361,6 +478,39 @@ SCOREP_REGION_NAMES_END
 """)
     check_experiment(work, {'main': 1, 'main/leaf': 3, 'main/helper': 3, 'main/fact': 1, 'main/fact/fact': 1,
                             'main/fact/fact/fact': 1, 'main/fact/fact/fact/fact': 1})
+
+
+@scenario
+def filter_wildcards_both_ways(args):
+    # The plugin stores "filtered" in the function's descriptor, the hooks in their address
+    # cache: the same functions are absent and their callees attach to the same parents.
+    rules = 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE work fact\nSCOREP_REGION_NAMES_END\n'
+    expected = {'main': 1, 'main/leaf': 3, 'main/helper': 3, 'main/lib_square': 3, 'main/lib_square/lib_scale': 3}
+    for name, options, plugin in (('plugin', (), GCC_PLUGIN), ('no-plugin', ('--no-plugin',), False)):
+        work = Work(args, 'filter-wildcards-' + name, options)
+        build_c(work)
+        work.expect_instrumentation('calls', plugin)
+        with open(work.path('rules.filter'), 'w') as f:
+            f.write(rules)
+        work.run('calls', env={'STRATA_FILTERING_FILE': work.path('rules.filter')})
+        expect_equal(work.stdout, 'sum=35\n', 'program output')
+        check_experiment(work, expected)
+
+
+@scenario
+def instrument_filter(args):
+    # Compile-time exclusion (--instrument-filter): GCC's exclude lists, or the plugin's.
+    for name, options in (('plugin', ()), ('no-plugin', ('--no-plugin',))):
+        work = Work(args, 'instrument-filter-' + name, options)
+        with open(work.path('compile.filter'), 'w') as f:
+            f.write('SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *help* *lib_sc*\nSCOREP_REGION_NAMES_END\n'
+                    'SCOREP_FILE_NAMES_BEGIN\n  EXCLUDE *mathlib.c*\nSCOREP_FILE_NAMES_END\n')
+        work.options.append('--instrument-filter=' + work.path('compile.filter'))
+        build_c(work)
+        work.run('calls')
+        expect_equal(work.stdout, 'sum=35\n', 'program output')
+        check_experiment(work, {'main': 1, 'main/work': 3, 'main/work/leaf': 3, 'main/fact': 1,
+                                'main/fact/fact': 1, 'main/fact/fact/fact': 1, 'main/fact/fact/fact/fact': 1})
 
 
 @scenario
@@ -457,10 +607,11 @@ def cmake_project(args):
     })
     in_trace = otf2_regions(os.path.join(work.experiment, 'traces.otf2'))
     project = os.path.join(HERE, 'project')
-    expect_equal(in_trace['pad'][0], os.path.join(project, 'render', 'render.c') if SOURCE_LINES else '',
+    files = SOURCE_LINES or GCC_PLUGIN  # the CMake project is built with gcc and g++
+    expect_equal(in_trace['pad'][0], os.path.join(project, 'render', 'render.c') if files else '',
                  'file of pad')
     expect_equal(in_trace['stats::sum(double const*, int)'][0],
-                 os.path.join(project, 'core', 'stats.cpp') if SOURCE_LINES else '', 'file of stats::sum')
+                 os.path.join(project, 'core', 'stats.cpp') if files else '', 'file of stats::sum')
 
 
 def main():
@@ -470,9 +621,12 @@ def main():
     parser.add_argument('--work-dir', required=True)
     parser.add_argument('--no-source-lines', action='store_true',
                         help='Strata was built without libdw: regions have no file and line')
+    parser.add_argument('--gcc-plugin', action='store_true',
+                        help="Strata's GCC plugin is built: the wrapper uses it for gcc and g++")
     args = parser.parse_args()
-    global SOURCE_LINES
+    global SOURCE_LINES, GCC_PLUGIN
     SOURCE_LINES = not args.no_source_lines
+    GCC_PLUGIN = args.gcc_plugin
     return SCENARIOS[args.scenario](args) or 0
 
 

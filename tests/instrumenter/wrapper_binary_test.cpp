@@ -70,6 +70,15 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 const std::string source_include = std::string("-I") + STRATA_SOURCE_DIR + "/measurement/include";
 
+#ifndef STRATA_GCC_PLUGIN
+#define STRATA_GCC_PLUGIN ""
+#endif
+/// The build-tree GCC plugin ("" when Strata is built without it): the `gcc` of the tests is
+/// the GCC it was built for, so the wrapper loads it instead of using -finstrument-functions.
+const std::string gcc_plugin = STRATA_GCC_PLUGIN;
+const std::string gcc_instrumentation =
+    gcc_plugin.empty() ? "-finstrument-functions" : "-fplugin=" + gcc_plugin;
+
 class WrapperBinary : public ::testing::Test {
 protected:
     TempDir dir_;
@@ -125,7 +134,7 @@ TEST_F(WrapperBinary, DryRunPrintsTheCompileCommandAndRunsNothing) {
     const auto r = run_strata({"--dry-run", "gcc", "-O2", "-c", "a.c", "-o", "a.o"}, dir_.path());
     EXPECT_EQ(r.status, 0);
     EXPECT_TRUE(starts_with(
-        r.out, "gcc -O2 -c a.c -o a.o -finstrument-functions -DSTRATA_USER_ENABLE " + source_include))
+        r.out, "gcc -O2 -c a.c -o a.o " + gcc_instrumentation + " -DSTRATA_USER_ENABLE " + source_include))
         << r.out;
     EXPECT_TRUE(ends_with(r.out, "\n"));
     EXPECT_EQ(r.out.find('\n'), r.out.size() - 1) << "one line";
@@ -182,10 +191,43 @@ TEST_F(WrapperBinary, FilterBecomesGccExcludeList) {
     const auto r =
         run_strata({"--dry-run", "--instrument-filter=" + filter, "gcc", "-c", "a.c"}, dir_.path());
     EXPECT_EQ(r.status, 0);
-    EXPECT_TRUE(starts_with(r.out,
+    const std::string exclude = gcc_plugin.empty() ? "-finstrument-functions-exclude-function-list=helper"
+                                                   : "-fplugin-arg-strata_gcc-exclude-function-list=helper";
+    EXPECT_TRUE(
+        starts_with(r.out, "gcc -c a.c " + gcc_instrumentation + " " + exclude + " -DSTRATA_USER_ENABLE"))
+        << r.out;
+    const auto old = run_strata(
+        {"--dry-run", "--no-plugin", "--instrument-filter=" + filter, "gcc", "-c", "a.c"}, dir_.path());
+    EXPECT_TRUE(starts_with(old.out,
                             "gcc -c a.c -finstrument-functions "
                             "-finstrument-functions-exclude-function-list=helper -DSTRATA_USER_ENABLE"))
-        << r.out;
+        << old.out;
+}
+
+TEST_F(WrapperBinary, NoPluginMeansFinstrumentFunctions) {
+    const auto r = run_strata({"--verbose", "--dry-run", "--no-plugin", "gcc", "-c", "a.c"}, dir_.path());
+    EXPECT_EQ(r.status, 0);
+    EXPECT_TRUE(starts_with(r.out, "gcc -c a.c -finstrument-functions -DSTRATA_USER_ENABLE")) << r.out;
+    EXPECT_NE(r.err.find("strata: note: --no-plugin: instrumenting with -finstrument-functions\n"),
+              std::string::npos)
+        << r.err;
+}
+
+TEST_F(WrapperBinary, VerboseSaysWhichInstrumentation) {
+    const auto r = run_strata({"--verbose", "--dry-run", "gcc", "-c", "a.c"}, dir_.path());
+    EXPECT_EQ(r.status, 0);
+    const std::string note =
+        gcc_plugin.empty() ? "strata: note: Strata was built without its GCC plugin; instrumenting with "
+                             "-finstrument-functions\n"
+                           : "strata: note: instrumenting with Strata's GCC plugin (" + gcc_plugin + ")\n";
+    EXPECT_NE(r.err.find(note), std::string::npos) << r.err;
+}
+
+TEST_F(WrapperBinary, ClangKeepsFinstrumentFunctions) {
+    if (std::system("clang --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "clang not available";
+    const auto r = run_strata({"--dry-run", "clang", "-c", "a.c"}, dir_.path());
+    EXPECT_EQ(r.status, 0);
+    EXPECT_TRUE(starts_with(r.out, "clang -c a.c -finstrument-functions -DSTRATA_USER_ENABLE")) << r.out;
 }
 
 TEST_F(WrapperBinary, StaticLinkIsRefused) {
@@ -197,11 +239,17 @@ TEST_F(WrapperBinary, StaticLinkIsRefused) {
 TEST_F(WrapperBinary, RealCompileIsInstrumented) {
     if (std::system("gcc --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gcc not available";
     dir_.write("t.c", "int twice(int x) { return 2 * x; }\n");
+    // The plugin's code calls strata_plugin_enter, -finstrument-functions' the cyg hooks.
     const auto r = run_strata({"--verbose", "gcc", "-c", "t.c", "-o", "t.o"}, dir_.path());
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.err.find("strata: gcc -c t.c -o t.o -finstrument-functions"), std::string::npos) << r.err;
-    const std::string nm = "nm " + dir_.path() + "/t.o | grep -q __cyg_profile_func_enter";
+    EXPECT_NE(r.err.find("strata: gcc -c t.c -o t.o " + gcc_instrumentation), std::string::npos) << r.err;
+    const std::string hook = gcc_plugin.empty() ? "__cyg_profile_func_enter" : "strata_plugin_enter";
+    const std::string nm = "nm " + dir_.path() + "/t.o | grep -q " + hook;
     EXPECT_EQ(std::system(nm.c_str()), 0);
+    const auto old = run_strata({"--no-plugin", "gcc", "-c", "t.c", "-o", "old.o"}, dir_.path());
+    EXPECT_EQ(old.status, 0) << old.err;
+    const std::string nm_old = "nm " + dir_.path() + "/old.o | grep -q __cyg_profile_func_enter";
+    EXPECT_EQ(std::system(nm_old.c_str()), 0);
 }
 
 TEST_F(WrapperBinary, TheCompilersExitStatusIsReturned) {

