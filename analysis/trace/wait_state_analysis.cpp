@@ -113,9 +113,19 @@ std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t 
 }
 
 TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank,
-                                       std::size_t analysis_ranks)
-    : definitions_(definitions), me_(analysis_rank), k_(analysis_ranks) {
+                                       std::size_t analysis_ranks, const TraceAnalysisOptions& options)
+    : definitions_(definitions),
+      me_(analysis_rank),
+      k_(analysis_ranks),
+      options_(options),
+      key_(choose_key_region(definitions, options.iterations)) {
     const RankLayout layout = trace_rank_layout(definitions);
+    // A rank's GPU streams are read after its CPU threads, so the launches are known.
+    std::map<std::int64_t, std::vector<std::size_t>> streams;
+    for (std::size_t i = 0; i < definitions.locations.size(); ++i) {
+        const TraceLocation& l = definitions.locations[i];
+        if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && l.rank >= 0) streams[l.rank].push_back(i);
+    }
     std::size_t world = definitions.world_size;
     for (const MeasuredRank& r : layout.ranks) world = std::max<std::size_t>(world, r.rank + 1);
     owner_of_rank_.assign(world, -1);
@@ -129,6 +139,7 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
                 locations_.push_back(r.columns[t]);
                 thread_of_[r.columns[t]] = t;
             }
+            for (std::size_t s : streams[r.rank]) locations_.push_back(s);
         }
     }
 }
@@ -152,6 +163,7 @@ void TraceShareAnalysis::read() {
 }
 
 void TraceShareAnalysis::replay_share() {
+    records_.key_region = key_.is_key;
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
@@ -187,7 +199,7 @@ void TraceShareAnalysis::replay_share() {
         const std::int64_t rank = definitions_.locations[locations_[next]].rank;
         for (; next < locations_.size() && definitions_.locations[locations_[next]].rank == rank; ++next) {
             const std::size_t i = locations_[next];
-            if (timeline) timeline->begin_location(i, thread_of_[i]);
+            if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
             const std::string problem = replay_location(reader, definitions_, i, records_, timeline.get());
             if (problem.empty()) {
                 ++locations_read_;
@@ -215,6 +227,16 @@ void TraceShareAnalysis::replay_share() {
     }
 }
 
+std::vector<std::string> TraceShareAnalysis::iteration_outbox() const {
+    std::vector<std::string> boxes;
+    for (std::size_t a = 0; a < k_; ++a) boxes.push_back(iteration_box(records_, a == 0));
+    return boxes;
+}
+
+void TraceShareAnalysis::iteration_inbox(const std::vector<std::string>& inbox) {
+    plan_ = make_plan(key_, inbox, definitions_, options_.iterations);
+}
+
 std::vector<std::string> TraceShareAnalysis::message_outbox() const {
     std::vector<ByteWriter> out(k_);
     auto route = [&](const MessageSide& m, std::uint32_t partner, std::uint8_t side) {
@@ -229,8 +251,8 @@ std::vector<std::string> TraceShareAnalysis::message_outbox() const {
 }
 
 void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank,
-                                std::int64_t partner, Ticks wait) {
-    if (wait <= 0) return;
+                                std::int64_t partner, Ticks wait, Ticks at) {
+    if (wait <= 0 || at < plan_.window_begin || at >= plan_.window_end) return;
     RowValue& v = rows_[{static_cast<std::uint8_t>(metric), callpath, rank, partner}];
     v.ticks += wait;
     ++v.instances;
@@ -270,7 +292,7 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         const MessageSide& r = *l.receive;
         if (r.block_exit == no_time) continue;
         charge(WaitMetric::late_sender, r.callpath, r.key.destination, l.sender,
-               std::min(l.send, r.block_exit) - r.block_enter);
+               std::min(l.send, r.block_exit) - r.block_enter, r.block_enter);
     }
     // Late receiver, at the sender: per blocking call, the largest wait.
     struct Largest {
@@ -293,7 +315,8 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         if (l.send == nullptr || wait > l.wait) l = Largest{wait, s.key.destination, &s};
     }
     for (const auto& [block, l] : by_send_block) {
-        charge(WaitMetric::late_receiver, l.send->callpath, l.send->key.source, l.receiver, l.wait);
+        charge(WaitMetric::late_receiver, l.send->callpath, l.send->key.source, l.receiver, l.wait,
+               l.send->block_enter);
     }
 }
 
@@ -372,22 +395,22 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         switch (kind_of(c.op)) {
             case CollectiveKind::barrier:
                 charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank,
-                       std::min(a.latest, c.exit) - c.enter);
+                       std::min(a.latest, c.exit) - c.enter, c.enter);
                 break;
             case CollectiveKind::nxn:
                 charge(WaitMetric::wait_at_nxn, c.callpath, c.rank, a.last_rank,
-                       std::min(a.latest, c.exit) - c.enter);
+                       std::min(a.latest, c.exit) - c.enter, c.enter);
                 break;
             case CollectiveKind::one_to_all:
                 if (c.root >= 0 && c.rank != c.root && a.root_enter != no_time) {
                     charge(WaitMetric::late_broadcast, c.callpath, c.rank, c.root,
-                           std::min(a.root_enter, c.exit) - c.enter);
+                           std::min(a.root_enter, c.exit) - c.enter, c.enter);
                 }
                 break;
             case CollectiveKind::all_to_one:
                 if (c.root >= 0 && c.rank == c.root) {
                     charge(WaitMetric::early_reduce, c.callpath, c.rank, a.last_rank,
-                           std::min(a.latest, c.exit) - c.enter);
+                           std::min(a.latest, c.exit) - c.enter, c.enter);
                 }
                 break;
             case CollectiveKind::none:
@@ -423,12 +446,16 @@ std::string TraceShareAnalysis::partial() const {
         w.put<std::uint64_t>(notes->size());
         for (const std::string& s : *notes) w.put_string(s);
     }
+    put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end);
     return std::move(w.bytes());
 }
 
 WaitStateReport combine_partials(const std::vector<std::string>& partials,
-                                 const TraceDefinitions& definitions) {
+                                 const TraceDefinitions& definitions, const TraceAnalysisOptions& options) {
     WaitStateReport report;
+    report.gpu.timer_resolution = definitions.timer_resolution;
+    for (const TraceLocation& l : definitions.locations)
+        report.gpu.stream_locations += l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ? 1 : 0;
     report.timer_resolution = definitions.timer_resolution;
     report.ranks = trace_rank_layout(definitions).ranks.size();
     std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>,
@@ -467,7 +494,9 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
             const auto n_notes = in.get<std::uint64_t>();
             for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
         }
+        add_gpu_partial(report.gpu, in);
     }
+    finish_gpu_report(report.gpu, options.tensor_core_patterns);
     std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
     std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
     for (const auto& [key, value] : rows) {
@@ -517,18 +546,28 @@ bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std
     return ok;
 }
 
+void add_iterations(WaitStateReport& report, const IterationPlan& plan) {
+    report.iterations = iteration_report(plan, report.timer_resolution);
+    report.gpu.restricted = plan.restricted;
+    report.gpu.first_iteration = plan.first;
+    report.gpu.last_iteration = plan.last;
+}
+
 WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
-                                   const TimelineOptions& timeline) {
-    TraceShareAnalysis share(definitions, exchange.rank(), exchange.size());
+                                   const TimelineOptions& timeline, const TraceAnalysisOptions& options) {
+    TraceShareAnalysis share(definitions, exchange.rank(), exchange.size(), options);
     if (!timeline.part.empty())
         share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
     share.read();
+    share.iteration_inbox(exchange.all_to_all(share.iteration_outbox()));
     share.message_inbox(exchange.all_to_all(share.message_outbox()));
     const std::vector<std::string> calls = exchange.all_to_all(share.collective_outbox());
     share.collective_inbox(exchange.all_to_all(share.collective_answers(calls)));
     const std::vector<std::string> partials = exchange.gather(share.partial());
     if (exchange.rank() != 0) return {};
-    return combine_partials(partials, definitions);
+    WaitStateReport report = combine_partials(partials, definitions, options);
+    add_iterations(report, share.plan());
+    return report;
 }
 
 namespace {
@@ -546,18 +585,24 @@ std::vector<std::vector<std::string>> transpose(std::vector<std::vector<std::str
 }  // namespace
 
 WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
-                                         const TimelineOptions& timeline) {
+                                         const TimelineOptions& timeline, const TraceAnalysisOptions& options) {
     std::vector<std::unique_ptr<TraceShareAnalysis>> all;
     for (std::size_t a = 0; a < shares; ++a) {
-        all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares));
+        all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares, options));
         if (!timeline.part.empty()) all.back()->write_timeline({timeline_part(timeline, a), timeline.events});
     }
     std::vector<std::vector<std::string>> boxes;
     for (auto& s : all) {
         s->read();
-        boxes.push_back(s->message_outbox());
+        boxes.push_back(s->iteration_outbox());
     }
     auto inboxes = transpose(std::move(boxes));
+    boxes.clear();
+    for (std::size_t a = 0; a < shares; ++a) {
+        all[a]->iteration_inbox(inboxes[a]);
+        boxes.push_back(all[a]->message_outbox());
+    }
+    inboxes = transpose(std::move(boxes));
     boxes.clear();
     for (std::size_t a = 0; a < shares; ++a) {
         all[a]->message_inbox(inboxes[a]);
@@ -572,7 +617,9 @@ WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, st
         all[a]->collective_inbox(inboxes[a]);
         partials.push_back(all[a]->partial());
     }
-    return combine_partials(partials, definitions);
+    WaitStateReport report = combine_partials(partials, definitions, options);
+    add_iterations(report, all.front()->plan());
+    return report;
 }
 
 }  // namespace strata::analysis::trace
