@@ -437,7 +437,7 @@ std::string gpu_text(const GpuReport& r) {
                               ? static_cast<double>(row.times.busy) / static_cast<double>(row.times.span)
                               : 0) +
              ", accumulated " + text_seconds(r.seconds(row.times.accumulated)) + ", " +
-             std::to_string(row.times.kernels) + " kernels on " + std::to_string(row.streams) +
+             std::to_string(row.times.kernels) + (row.times.kernels == 1 ? " kernel on " : " kernels on ") + std::to_string(row.streams) +
              (row.streams == 1 ? " stream" : " streams") + "\n";
     }
     t += "  GPU imbalance (mean / max of busy time): " + format_number(b.ratio) + "; least busy " +

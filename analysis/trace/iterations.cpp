@@ -87,7 +87,10 @@ std::vector<Candidate> candidates_of(
         for (const auto& [region, v] : regions) {
             if (region >= definitions.regions.size()) continue;
             const TraceRegion& r = definitions.regions[region];
-            if (r.paradigm == OTF2_PARADIGM_MPI || r.paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM) continue;
+            // MPI, CUDA API calls and Strata's own regions do not mark steps.
+            if (r.paradigm == OTF2_PARADIGM_MPI || r.paradigm == OTF2_PARADIGM_CUDA ||
+                r.paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM)
+                continue;
             auto& m = mine[r.name];
             m.second = m.first == 0 ? v.second : std::min(m.second, v.second);
             m.first += v.first;

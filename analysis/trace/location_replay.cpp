@@ -163,7 +163,10 @@ void close_frame(Replay& s, Ticks exit) {
         if (kind == 2) s.out->collectives[index].exit = exit;
     }
     if (s.mpi_time[f.region] != 0) --s.open_mpi;
-    if (f.mpi_outermost) s.out->mpi_time[s.rank] += exit - f.enter;
+    if (f.mpi_outermost) {
+        s.out->mpi_time[s.rank] += exit - f.enter;
+        if (s.out->keep_mpi_intervals) s.out->mpi_intervals.emplace_back(f.enter, exit);
+    }
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
     if (s.gpu && s.gpu_op[f.region] != 0) {
         s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});

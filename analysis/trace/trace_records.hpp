@@ -122,6 +122,8 @@ struct ShareRecords {
     std::uint64_t next_block = 1;
 
     std::vector<char> key_region;  ///< per region: is the key region of the iterations (set before the replay)
+    bool keep_mpi_intervals = false;  ///< an iteration range was asked for: keep mpi_intervals (set before)
+    std::vector<std::pair<Ticks, Ticks>> mpi_intervals;  ///< outermost MPI calls [E, X), to cut mpi_time later
     std::map<std::uint32_t, RankIterationRecords> iterations;  ///< world rank ->
     std::vector<GpuOp> gpu_ops;                                 ///< of the share's GPU streams
     std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t>

@@ -164,6 +164,7 @@ void TraceShareAnalysis::read() {
 
 void TraceShareAnalysis::replay_share() {
     records_.key_region = key_.is_key;
+    records_.keep_mpi_intervals = options_.iterations.start >= 0 || options_.iterations.stop >= 0;
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
@@ -430,7 +431,15 @@ std::string TraceShareAnalysis::partial() const {
     w.put<std::uint64_t>(locations_.size());
     w.put<std::uint64_t>(locations_read_);
     std::int64_t mpi = 0;
-    for (const auto& [rank, ticks] : records_.mpi_time) mpi += ticks;
+    if (plan_.restricted) {
+        // The MPI time inside the iteration window, so that wait shares compare like with like.
+        for (const auto& [enter, exit] : records_.mpi_intervals) {
+            const Ticks from = std::max(enter, plan_.window_begin), to = std::min(exit, plan_.window_end);
+            if (to > from) mpi += to - from;
+        }
+    } else {
+        for (const auto& [rank, ticks] : records_.mpi_time) mpi += ticks;
+    }
     w.put(mpi);
     w.put<std::uint64_t>(rows_.size());
     for (const auto& [key, value] : rows_) {

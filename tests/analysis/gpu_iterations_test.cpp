@@ -217,7 +217,7 @@ TEST_F(GpuIterationsTest, WithoutKeyRegionTheCandidatesAreListed) {
         EXPECT_EQ(r.iterations.plan.candidates[0].name, "step");  // 6 calls on every rank
         EXPECT_EQ(r.iterations.plan.candidates[0].min_calls, 6u);
         EXPECT_EQ(r.iterations.plan.candidates[0].ranks, 2u);
-        EXPECT_EQ(r.iterations.plan.candidates[1].name, "cudaLaunchKernel");  // rank 0 only
+        EXPECT_EQ(r.iterations.plan.candidates[1].name, "halo");  // 12 calls; CUDA API calls are no candidates
         const std::string text = iterations_text(r.iterations);
         EXPECT_NE(text.find("0 iterations found"), std::string::npos) << text;
         EXPECT_NE(text.find("step (6 calls per rank on 2 ranks)"), std::string::npos) << text;
@@ -232,7 +232,7 @@ TEST_F(GpuIterationsTest, UnknownKeyRegionAndRangeBeyondTheTraceAreProblems) {
     WaitStateReport r = analyze_trace_in_process(d, 2, {}, options);
     EXPECT_EQ(unknown_key_message(r.iterations),
               "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per "
-              "rank): step (6 calls per rank on 2 ranks), cudaLaunchKernel (6 calls per rank on 1 rank)");
+              "rank): step (6 calls per rank on 2 ranks), halo (12 calls per rank on 2 ranks)");
     options.iterations.key_region = "step";
     options.iterations.stop = 7;
     r = analyze_trace_in_process(d, 2, {}, options);

@@ -549,6 +549,7 @@ TraceBuilder iterations_trace(bool phase) {
     const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
                         step = b.region("step", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
                                         phase ? OTF2_REGION_FLAG_PHASE : OTF2_REGION_FLAG_NONE),
+                        halo = b.region("halo", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
                         barrier = b.mpi_region("MPI_Barrier"),
                         launch = b.region("cudaLaunchKernel", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA),
                         kernel = b.kernel_region("stencil");
@@ -559,6 +560,10 @@ TraceBuilder iterations_trace(bool phase) {
         const std::uint64_t begin = i == 0 ? 0 : (30 + 10 * (i - 1)) * ms, end = (30 + 10 * i) * ms;
         for (std::uint32_t r = 0; r < 2; ++r) {
             b.enter(r, begin, step);
+            for (std::uint64_t h = 0; h < 2; ++h) {
+                b.enter(r, begin + (1 + 2 * h) * 100000, halo);
+                b.leave(r, begin + (2 + 2 * h) * 100000, halo);
+            }
             const std::uint64_t arrive = r == 0 ? end - 1 * ms : end - (i == 0 ? 7 : 3) * ms;
             b.collective(r, barrier, arrive, end, OTF2_COLLECTIVE_OP_BARRIER);
             b.leave(r, end, step);

@@ -160,6 +160,7 @@ TraceBuilder gpu_trace();
 /// Each step ends in MPI_Barrier: rank 0 enters it at step end - 1, rank 1 at
 /// step end - 3 (step 0: - 7), so rank 1 waits 6 ms in step 0 and 2 ms in each other.
 /// Rank 0 launches a kernel of 4 ms in each step (on GPU 0): 1..5 ms after the step began.
+/// Both ranks call "halo" twice per step (0.1..0.2 and 0.3..0.4 ms into it): another candidate.
 /// `phase`: "step" is defined with OTF2_REGION_FLAG_PHASE.
 TraceBuilder iterations_trace(bool phase);
 
