@@ -10,14 +10,16 @@
 //   every rank      agree on failures: the lowest failing rank prints its message
 //   every rank      reduce onto rank 0 (mpi_reduction.hpp)
 //   every rank      with a trace: read the definitions, replay its share of the
-//                   locations, exchange messages and collectives, gather the
-//                   wait states on rank 0 (trace/wait_state_analysis.hpp)
+//                   locations (CPU threads and GPU streams), agree on the
+//                   iterations, exchange messages and collectives, gather the
+//                   wait states and GPU sums on rank 0 (trace/wait_state_analysis.hpp)
 //   rank 0          figures, advice, reports; summary on stdout
 //
 // Without profile.h5 but with a trace, the trace reports alone are written.
 //
 // Exit status, the same on every rank: 0 reports written, 1 the experiment
-// cannot be read or the reports cannot be written, 2 bad arguments.
+// cannot be read or the reports cannot be written, 2 bad arguments (also a
+// --key-region or iteration range the trace does not have, known after reading).
 #include <mpi.h>
 #include <sys/stat.h>
 

@@ -338,6 +338,7 @@ std::string rows_json(const GpuReport& r) {
     } else {
         t += "{\"devices\": " + std::to_string(b.devices) + ", \"mean_busy_s\": " + format_number(b.mean) +
              ", \"max_busy_s\": " + format_number(b.max) + ", \"mean_over_max\": " + format_number(b.ratio) +
+             ", \"max_over_mean\": " + (b.mean > 0 ? format_number(b.max / b.mean) : std::string("null")) +
              ", \"least_busy\": {\"rank\": " + std::to_string(b.least->rank) + ", \"device\": " +
              std::to_string(b.least->device) + "}, \"most_busy\": {\"rank\": " + std::to_string(b.most->rank) +
              ", \"device\": " + std::to_string(b.most->device) + "}},\n";
