@@ -41,6 +41,16 @@ std::int64_t parse_iteration(const std::string& name, const std::string& value) 
     return static_cast<std::int64_t>(n);
 }
 
+/// A duration in seconds, more than 0.
+double parse_seconds(const std::string& name, const std::string& value) {
+    char* end = nullptr;
+    errno = 0;
+    const double seconds = value.empty() ? NAN : std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || errno == ERANGE || !(seconds > 0.0 && seconds < 1e9))
+        throw AnalyzeUsageError(name + " needs a duration in seconds above 0 (e.g. 0.5), not '" + value + "'");
+    return seconds;
+}
+
 /// "a,b,c" -> {a, b, c}; empty items are refused.
 std::vector<std::string> parse_patterns(const std::string& value) {
     std::vector<std::string> patterns;
@@ -66,7 +76,7 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" && name != "--top" &&
         name != "--wait-threshold" && name != "--timeline-events" && name != "--key-region" &&
         name != "--iter-start" && name != "--iter-stop" && name != "--gpu-idle-threshold" &&
-        name != "--tensor-core-patterns")
+        name != "--tensor-core-patterns" && name != "--gpu-gap-threshold")
         throw AnalyzeUsageError("unknown option '" + arg + "'");
     std::string value;
     if (equals != std::string::npos)
@@ -93,6 +103,7 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     if (name == "--iter-start") options.iter_start = parse_iteration(name, value);
     if (name == "--iter-stop") options.iter_stop = parse_iteration(name, value);
     if (name == "--gpu-idle-threshold") options.gpu_idle_threshold = parse_fraction(name, value);
+    if (name == "--gpu-gap-threshold") options.gpu_gap_threshold = parse_seconds(name, value);
     if (name == "--tensor-core-patterns") options.tensor_core_patterns = parse_patterns(value);
 }
 
@@ -160,6 +171,8 @@ const char* analyze_usage() {
            "                             aggregate iterations N to M (inclusive): the wait states and\n"
            "                             GPU reports are restricted to them, the profile reports are not\n"
            "  --gpu-idle-threshold X     advise on a GPU idle more than X of its span (default 0.2)\n"
+           "  --gpu-gap-threshold S      count idle stretches of a GPU longer than S seconds as gaps\n"
+           "                             (default 0.5, as Nsight Systems)\n"
            "  --tensor-core-patterns L   kernel name parts that mark Tensor Core kernels, comma-separated\n"
            "                             (default: DLProf's list, e.g. h884,hmma,xmma_gemm,wgmma)\n"
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"

@@ -27,6 +27,7 @@ struct AnalyzeOptions {
     std::int64_t iter_start = -1;   ///< --iter-start: first iteration aggregated (-1: the first)
     std::int64_t iter_stop = -1;    ///< --iter-stop: last iteration aggregated, inclusive (-1: the last)
     double gpu_idle_threshold = 0.2;  ///< --gpu-idle-threshold: a GPU idle above it is advice
+    double gpu_gap_threshold = 0.5;   ///< --gpu-gap-threshold: idle stretches longer (s) are gaps
     std::vector<std::string> tensor_core_patterns;  ///< --tensor-core-patterns; empty: DLProf's list
 
     /// The directory the reports go to.

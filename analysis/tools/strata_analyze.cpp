@@ -186,6 +186,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     analysis.iterations.stop = options.iter_stop;
     analysis.iterations.candidates = options.top;
     if (!options.tensor_core_patterns.empty()) analysis.tensor_core_patterns = options.tensor_core_patterns;
+    analysis.gpu_gap_threshold_s = options.gpu_gap_threshold;
     const TraceRun traced = run_trace(options.experiment, size, timeline, analysis);
     if (!timeline.part.empty() && !traced.problem.empty()) {
         std::remove(trace::timeline_part(timeline, static_cast<std::size_t>(rank)).c_str());

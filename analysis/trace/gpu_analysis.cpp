@@ -26,22 +26,36 @@ std::string lower(std::string text) {
 
 using Interval = std::pair<Ticks, Ticks>;
 
-/// |union of `intervals`| (sorted here).
-Ticks union_length(std::vector<Interval>& intervals) {
+/// The union of `intervals` as sorted disjoint intervals.
+std::vector<Interval> merged(std::vector<Interval> intervals) {
     std::sort(intervals.begin(), intervals.end());
-    Ticks total = 0, start = 0, end = 0;
-    bool open = false;
-    for (const auto& [s, e] : intervals) {
-        if (open && s <= end) {
-            end = std::max(end, e);
-            continue;
+    std::vector<Interval> out;
+    for (const Interval& i : intervals) {
+        if (!out.empty() && i.first <= out.back().second) {
+            out.back().second = std::max(out.back().second, i.second);
+        } else {
+            out.push_back(i);
         }
-        if (open) total += end - start;
-        start = s;
-        end = e;
-        open = true;
     }
-    return open ? total + (end - start) : total;
+    return out;
+}
+
+/// |union ∩ [from, to)| for each consecutive pair of `bounds` (the last interval includes its end).
+std::vector<Ticks> busy_per_interval(const std::vector<Interval>& unions, const std::vector<Ticks>& bounds) {
+    std::vector<Ticks> busy;
+    for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
+        const Ticks from = bounds[i], to = i + 2 == bounds.size() ? bounds[i + 1] + 1 : bounds[i + 1];
+        Ticks t = 0;
+        // Few kernels per device and iteration in a share: a scan from the first that can overlap.
+        auto it = std::lower_bound(unions.begin(), unions.end(), Interval{from, from},
+                                   [](const Interval& a, const Interval& b) { return a.second < b.first; });
+        for (; it != unions.end() && it->first < to; ++it) {
+            const Ticks s = std::max(it->first, from), e = std::min(it->second, to);
+            if (e > s) t += e - s;
+        }
+        busy.push_back(t);
+    }
+    return busy;
 }
 
 /// Intervals and extent of a stream or a device while its share is summed.
@@ -63,10 +77,24 @@ struct Accumulator {
             times.copy[static_cast<std::size_t>(kind)] += e - s;
         }
     }
-    GpuTimes finish() {
-        times.busy = union_length(kernels);
+    GpuTimes finish(Ticks gap) {
+        const std::vector<Interval> unions = merged(std::move(kernels));
+        kernels.clear();
+        times.busy = 0;
+        Ticks idle_from = first;  // the idle stretches between the span's ends and the kernels
+        for (const Interval& i : unions) {
+            times.busy += i.second - i.first;
+            add_gap(i.first - idle_from, gap);
+            idle_from = i.second;
+        }
+        if (first != no_time) add_gap(last - idle_from, gap);
         times.span = first == no_time ? 0 : last - first;
         return times;
+    }
+    void add_gap(Ticks length, Ticks gap) {
+        if (length <= gap) return;
+        ++times.gaps;
+        times.gap_time += length;
     }
 };
 
@@ -135,9 +163,10 @@ bool uses_tensor_cores(const std::string& kernel, const std::vector<std::string>
 }
 
 void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDefinitions& definitions,
-                     Ticks begin, Ticks end) {
+                     Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap) {
     std::map<std::size_t, Accumulator> streams;  // by location index
     std::map<std::pair<std::uint32_t, std::int64_t>, Accumulator> devices;
+    std::map<std::pair<std::uint32_t, std::int64_t>, std::vector<Interval>> whole;  // not cut: per iteration
     std::map<std::pair<std::string, std::string>, KernelRow> kernels;
     for (const GpuOp& op : records.gpu_ops) {
         const TraceLocation& l = definitions.locations[op.location];
@@ -155,6 +184,7 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
             k.total += d;
             ++k.count;
         }
+        if (kernel && bounds.size() > 2) whole[{rank, std::max<std::int64_t>(l.device, 0)}].emplace_back(op.start, op.end);
         const Ticks s = std::max(op.start, begin), e = std::min(op.end, end);
         streams[op.location];  // a stream with nothing in the window still gets its row
         devices[{rank, std::max<std::int64_t>(l.device, 0)}];
@@ -179,7 +209,7 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
         row.stream = l.name;
         row.location = l.id;
         row.streams = 1;
-        row.times = acc.finish();
+        row.times = acc.finish(gap);
         put_row(out, row);
     }
     for (auto& [key, acc] : devices) {
@@ -188,8 +218,18 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
         row.rank = key.first;
         row.device = key.second;
         row.streams = acc.streams;
-        row.times = acc.finish();
+        row.times = acc.finish(gap);
         put_row(out, row);
+    }
+    // Every device has a value per iteration, also one without kernels there.
+    const std::uint64_t iterations = bounds.size() > 2 ? bounds.size() - 1 : 0;
+    out.put(iterations);
+    out.put<std::uint64_t>(iterations > 0 ? devices.size() : 0);
+    for (const auto& [key, acc] : devices) {
+        if (iterations == 0) break;
+        out.put(key.first);
+        out.put(key.second);
+        for (Ticks t : busy_per_interval(merged(whole[key]), bounds)) out.put(t);
     }
     out.put<std::uint64_t>(kernels.size());
     for (const auto& [key, k] : kernels) {
@@ -214,6 +254,15 @@ void add_gpu_partial(GpuReport& report, ByteReader& in) {
         row.streams = in.get<std::uint32_t>();
         row.times = in.get<GpuTimes>();
         report.rows.push_back(std::move(row));
+    }
+    const auto iterations = in.get<std::uint64_t>();
+    const auto devices = in.get<std::uint64_t>();
+    for (std::uint64_t d = 0; d < devices; ++d) {
+        DeviceIterations row;
+        row.rank = in.get<std::uint32_t>();
+        row.device = in.get<std::int64_t>();
+        for (std::uint64_t i = 0; i < iterations; ++i) row.busy.push_back(in.get<Ticks>());
+        report.iterations.push_back(std::move(row));
     }
     const auto kernels = in.get<std::uint64_t>();
     for (std::uint64_t i = 0; i < kernels; ++i) {
@@ -256,6 +305,8 @@ void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patter
         r.times.accumulated += row.times.accumulated;
         r.times.span += row.times.span;
         r.times.copies += row.times.copies;
+        r.times.gaps += row.times.gaps;
+        r.times.gap_time += row.times.gap_time;
         for (std::size_t c = 0; c < copy_kind_count; ++c) r.times.copy[c] += row.times.copy[c];
     }
     for (auto& [rank, row] : ranks) report.rows.push_back(row);
@@ -264,6 +315,10 @@ void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patter
                std::make_tuple(scope_order(b.scope), b.rank, b.device, b.location);
     });
     for (KernelRow& k : report.kernels) k.tensor_core = uses_tensor_cores(k.name, patterns);
+    std::sort(report.iterations.begin(), report.iterations.end(),
+              [](const DeviceIterations& a, const DeviceIterations& b) {
+                  return std::tie(a.rank, a.device) < std::tie(b.rank, b.device);
+              });
     std::sort(report.kernels.begin(), report.kernels.end(), [](const KernelRow& a, const KernelRow& b) {
         if (a.total != b.total) return a.total > b.total;
         return std::tie(a.name, a.callpath) < std::tie(b.name, b.callpath);
@@ -276,7 +331,7 @@ std::string rows_csv(const GpuReport& r) {
     std::string t = "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,"
                     "utilisation,concurrency";
     for (const char* c : copy_columns) t += std::string(",") + c;
-    t += ",copies\n";
+    t += ",copies,gaps,gap_s\n";
     for (const GpuRow& row : r.rows) {
         const GpuTimes& g = row.times;
         t += row.scope + "," + std::to_string(row.rank) + "," +
@@ -286,7 +341,7 @@ std::string rows_csv(const GpuReport& r) {
              seconds(r, g.span) + "," + seconds(r, g.span - g.busy) + "," + share_or_empty(g.busy, g.span) + "," +
              share_or_empty(g.accumulated, g.span);
         for (Ticks c : g.copy) t += "," + seconds(r, c);
-        t += "," + std::to_string(g.copies) + "\n";
+        t += "," + std::to_string(g.copies) + "," + std::to_string(g.gaps) + "," + seconds(r, g.gap_time) + "\n";
     }
     return t;
 }
@@ -322,7 +377,8 @@ std::string rows_json(const GpuReport& r) {
     t += "  \"definitions\": {\"busy\": \"|union of kernel intervals| (flattened: overlapping kernels count "
          "once)\", \"accumulated\": \"sum of kernel durations (may exceed the span)\", \"span\": \"the device's "
          "or stream's first operation's start to its last operation's end\", \"utilisation\": \"busy / span "
-         "(NVML's GPU utilisation)\", \"concurrency\": \"accumulated / span\", \"idle\": \"span - busy\", "
+         "(NVML's GPU utilisation)\", \"concurrency\": \"accumulated / span\", \"idle\": \"span - busy\", \"gaps\": \"idle stretches (no kernel) within the span longer than " +
+         format_number(r.gap_threshold_s) + " s (Nsight)\", "
          "\"copies\": \"sum of copy and memset durations by direction, apart from the kernels\", "
          "\"imbalance\": \"mean / max of the devices' busy time\", \"rank\": \"sums over the rank's devices\", "
          "\"times\": \"seconds on rank 0's clock\"},\n";
@@ -359,7 +415,8 @@ std::string rows_json(const GpuReport& r) {
              ", \"concurrency\": " + json_share(g.accumulated, g.span);
         for (std::size_t c = 0; c < copy_kind_count; ++c)
             t += ", \"" + std::string(copy_columns[c]) + "\": " + seconds(r, g.copy[c]);
-        t += ", \"copies\": " + std::to_string(g.copies) + "}";
+        t += ", \"copies\": " + std::to_string(g.copies) + ", \"gaps\": " + std::to_string(g.gaps) +
+             ", \"gap_s\": " + seconds(r, g.gap_time) + "}";
     }
     t += r.rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return t;

@@ -8,7 +8,12 @@
 //                  NVML's utilisation), accumulated (may exceed the span),
 //                  span = its first operation's start to its last's end,
 //                  idle = span - busy, utilisation = busy / span
+//   gaps           idle stretches (no kernel) longer than --gpu-gap-threshold
+//                  within the span (Nsight's default 0.5 s)
 //   per rank       the sums over its devices
+//   per iteration  each device's busy time in each iteration (the whole
+//                  intervals, not cut to the window), for the GPU imbalance per
+//                  iteration in iterations.csv
 //   across GPUs    imbalance = mean / max of the devices' busy time
 //   kernels        per kernel name and launching call path (the host region
 //                  holding the same CUDA_CORRELATION_ID): count, total, mean,
@@ -55,6 +60,15 @@ struct GpuTimes {
     Ticks span = 0;         ///< first operation's start to last operation's end
     std::array<Ticks, copy_kind_count> copy{};
     std::uint64_t copies = 0;
+    std::uint64_t gaps = 0;  ///< idle stretches longer than the gap threshold
+    Ticks gap_time = 0;      ///< their length
+};
+
+/// A device's busy time per iteration.
+struct DeviceIterations {
+    std::uint32_t rank = 0;
+    std::int64_t device = 0;
+    std::vector<Ticks> busy;  ///< per iteration
 };
 
 /// One row of gpu.csv.
@@ -85,12 +99,16 @@ struct GpuReport {
     std::vector<GpuRow> rows;  ///< devices, then streams, then ranks; each by rank, device, location
     std::vector<KernelRow> kernels;  ///< by total time, largest first
     std::vector<std::string> patterns;
+    double gap_threshold_s = 0.5;
+    std::vector<DeviceIterations> iterations;  ///< by rank and device; empty without iterations
     double seconds(Ticks ticks) const { return static_cast<double>(ticks) / static_cast<double>(timer_resolution); }
 };
 
 /// Writes this share's GPU sums (window [begin, end)) to `out`.
+/// `bounds`: the iteration bounds (IterationPlan::bounds) when there are
+/// iterations, else empty; `gap`: the gap threshold in ticks.
 void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDefinitions& definitions,
-                     Ticks begin, Ticks end);
+                     Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap);
 /// Adds one share's sums to `report`.
 void add_gpu_partial(GpuReport& report, ByteReader& in);
 /// Sorts the rows and kernels and marks Tensor Core kernels; call once all shares are in.

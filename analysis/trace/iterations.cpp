@@ -10,6 +10,7 @@
 
 #include "analyze/report_format.hpp"
 #include "trace/byte_codec.hpp"
+#include "trace/gpu_analysis.hpp"
 
 namespace strata::analysis::trace {
 
@@ -283,7 +284,33 @@ IterationReport iteration_report(const IterationPlan& plan, std::uint64_t timer_
     return report;
 }
 
+void add_gpu_iterations(IterationReport& report, const std::vector<DeviceIterations>& devices) {
+    for (std::size_t i = 0; i < report.rows.size(); ++i) {
+        IterationRow& row = report.rows[i];
+        Ticks least = 0;
+        for (const DeviceIterations& d : devices) {
+            if (i >= d.busy.size()) continue;
+            const Ticks b = d.busy[i];
+            if (row.gpus == 0 || b < least) {
+                least = b;
+                row.least_busy_gpu = "GPU " + std::to_string(d.device) + " of rank " + std::to_string(d.rank);
+            }
+            row.gpu_busy_max = row.gpus == 0 ? b : std::max(row.gpu_busy_max, b);
+            row.gpu_busy += b;
+            ++row.gpus;
+        }
+    }
+}
+
 namespace {
+
+/// Mean busy time of the GPUs, the largest, mean / max (METRICS.md's GPU imbalance); "" without GPUs.
+std::vector<std::string> gpu_fields(const IterationReport& r, const IterationRow& row) {
+    if (row.gpus == 0) return {"", "", "", ""};
+    const double mean = r.seconds(row.gpu_busy) / static_cast<double>(row.gpus), max = r.seconds(row.gpu_busy_max);
+    return {format_number(mean), format_number(max), max > 0 ? format_number(mean / max) : "",
+            row.least_busy_gpu};
+}
 
 std::string flag_of(const IterationRow& row) {
     if (row.warmup) return "warm-up";
@@ -301,7 +328,7 @@ std::string key_source(const IterationPlan& plan) {
 std::string iterations_csv(const IterationReport& r) {
     const IterationPlan& p = r.plan;
     std::string t = "iteration,begin_s,end_s,duration_s,slowest_rank,min_rank_s,max_rank_s,spread_s,flag,"
-                    "aggregated,stable";
+                    "aggregated,stable,gpu_busy_mean_s,gpu_busy_max_s,gpu_imbalance,least_busy_gpu";
     for (std::uint32_t rank : p.ranks) t += ",rank_" + std::to_string(rank) + "_s";
     t += "\n";
     for (const IterationRow& row : r.rows) {
@@ -316,6 +343,8 @@ std::string iterations_csv(const IterationReport& r) {
              format_number(r.seconds(low)) + "," + format_number(r.seconds(high)) + "," +
              format_number(r.seconds(row.spread)) + "," + flag_of(row) + "," + (row.aggregated ? "1" : "0") +
              "," + (row.stable ? "1" : "0");
+        const std::vector<std::string> gpu = gpu_fields(r, row);
+        t += "," + gpu[0] + "," + gpu[1] + "," + gpu[2] + "," + csv_field(gpu[3]);
         for (Ticks v : row.rank_times) t += "," + format_number(r.seconds(v));
         t += "\n";
     }
@@ -334,7 +363,9 @@ std::string iterations_json(const IterationReport& r) {
          "times\", \"outlier\": \"|duration - median| > " + format_number(outlier_tolerance) +
          " x median; outliers before the first regular iteration are warm-up\", \"stable_range\": \"the "
          "longest run of consecutive regular iterations\", \"mean_stddev\": \"over the aggregated iterations "
-         "(population standard deviation)\", \"times\": \"seconds from T0, on rank 0's clock\"},\n";
+         "(population standard deviation)\", \"times\": \"seconds from T0, on rank 0's clock\", \"gpu\": \"per GPU, the union of its kernel intervals "
+         "cut to the iteration (not to --iter-start/--iter-stop); mean and max over the GPUs, imbalance = mean / "
+         "max (METRICS.md)\"},\n";
     t += "  \"key_region\": " + (p.key.name.empty() ? std::string("null") : json_string(p.key.name)) +
          ",\n  \"key_source\": " + json_string(key_source(p)) + ",\n";
     t += "  \"instances\": " + std::to_string(p.instances) + ",\n  \"iterations\": " +
@@ -372,7 +403,13 @@ std::string iterations_json(const IterationReport& r) {
              ", \"spread_s\": " + format_number(r.seconds(row.spread)) +
              ", \"flag\": " + (flag_of(row).empty() ? std::string("null") : json_string(flag_of(row))) +
              ", \"aggregated\": " + (row.aggregated ? "true" : "false") +
-             ", \"stable\": " + (row.stable ? "true" : "false") + ", \"rank_times_s\": [";
+             ", \"stable\": " + (row.stable ? "true" : "false");
+        const std::vector<std::string> gpu = gpu_fields(r, row);
+        t += ", \"gpu_busy_mean_s\": " + (gpu[0].empty() ? "null" : gpu[0]) +
+             ", \"gpu_busy_max_s\": " + (gpu[1].empty() ? "null" : gpu[1]) +
+             ", \"gpu_imbalance\": " + (gpu[2].empty() ? "null" : gpu[2]) +
+             ", \"least_busy_gpu\": " + (gpu[3].empty() ? std::string("null") : json_string(gpu[3])) +
+             ", \"rank_times_s\": [";
         for (std::size_t k = 0; k < row.rank_times.size(); ++k)
             t += (k > 0 ? ", " : "") + format_number(r.seconds(row.rank_times[k]));
         t += "]}";

@@ -97,6 +97,9 @@ struct IterationRow {
     std::size_t slowest = 0;        ///< index into the ranks
     Ticks spread = 0;               ///< max - min of rank_times
     bool outlier = false, warmup = false, aggregated = true, stable = false;
+    std::size_t gpus = 0;                 ///< GPUs with figures for this iteration (0: none)
+    Ticks gpu_busy = 0, gpu_busy_max = 0;  ///< their busy time summed, and the largest
+    std::string least_busy_gpu;           ///< "GPU d of rank r"
 };
 
 /// The iteration report (analysis rank 0).
@@ -110,6 +113,10 @@ struct IterationReport {
 };
 
 IterationReport iteration_report(const IterationPlan& plan, std::uint64_t timer_resolution);
+
+/// Adds the GPU busy time of each device per iteration (GpuReport::iterations, by rank and device).
+struct DeviceIterations;
+void add_gpu_iterations(IterationReport& report, const std::vector<DeviceIterations>& devices);
 
 /// iterations.csv and iterations.json.
 std::string iterations_csv(const IterationReport& report);

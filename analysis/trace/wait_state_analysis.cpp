@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <new>
@@ -455,7 +456,10 @@ std::string TraceShareAnalysis::partial() const {
         w.put<std::uint64_t>(notes->size());
         for (const std::string& s : *notes) w.put_string(s);
     }
-    put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end);
+    const auto gap = static_cast<Ticks>(std::llround(options_.gpu_gap_threshold_s *
+                                                     static_cast<double>(definitions_.timer_resolution)));
+    put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end,
+                    plan_.instances > 0 ? plan_.bounds : std::vector<Ticks>{}, gap);
     return std::move(w.bytes());
 }
 
@@ -463,6 +467,7 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
                                  const TraceDefinitions& definitions, const TraceAnalysisOptions& options) {
     WaitStateReport report;
     report.gpu.timer_resolution = definitions.timer_resolution;
+    report.gpu.gap_threshold_s = options.gpu_gap_threshold_s;
     for (const TraceLocation& l : definitions.locations)
         report.gpu.stream_locations += l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ? 1 : 0;
     report.timer_resolution = definitions.timer_resolution;
@@ -557,6 +562,7 @@ bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std
 
 void add_iterations(WaitStateReport& report, const IterationPlan& plan) {
     report.iterations = iteration_report(plan, report.timer_resolution);
+    add_gpu_iterations(report.iterations, report.gpu.iterations);
     report.gpu.restricted = plan.restricted;
     report.gpu.first_iteration = plan.first;
     report.gpu.last_iteration = plan.last;

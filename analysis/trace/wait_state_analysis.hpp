@@ -54,6 +54,7 @@ struct TimelineOptions {
 struct TraceAnalysisOptions {
     IterationOptions iterations;
     std::vector<std::string> tensor_core_patterns = default_tensor_core_patterns();
+    double gpu_gap_threshold_s = 0.5;  ///< idle stretches longer than this are gaps (Nsight's default)
 };
 
 /// One analysis rank's part of the trace analysis.

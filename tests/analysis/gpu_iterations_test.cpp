@@ -47,21 +47,21 @@ std::string lines_starting(const std::string& text, const std::string& prefix) {
 
 const std::string gpu_header =
     "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,utilisation,"
-    "concurrency,copy_htod_s,copy_dtoh_s,copy_dtod_s,copy_htoh_s,copy_ptop_s,memset_s,copy_other_s,copies\n";
+    "concurrency,copy_htod_s,copy_dtoh_s,copy_dtod_s,copy_htoh_s,copy_ptop_s,memset_s,copy_other_s,copies,gaps,gap_s\n";
 
 // gpu_trace(), worked out by hand (otf2_fixture.hpp): the union of device 0
 // of rank 0 counts the overlap of its two streams once (50 ms, not 70).
 const std::string gpu_csv =
     gpu_header +
-    "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2\n"
-    "device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1\n"
-    "device,1,0,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1\n"
-    "stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,1\n"
-    "stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,1\n"
-    "stream,0,1,CUDA[1:2],1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1\n"
-    "stream,1,0,CUDA[0:0],1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1\n"
-    "rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3\n"
-    "rank,1,,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1\n";
+    "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"
+    "device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0\n"
+    "device,1,0,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n"
+    "stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,1,0,0\n"
+    "stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,1,0,0\n"
+    "stream,0,1,CUDA[1:2],1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0\n"
+    "stream,1,0,CUDA[0:0],1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n"
+    "rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,0,0\n"
+    "rank,1,,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n";
 
 const std::string gpu_kernels_csv =
     "kernel,callpath,tensor_core,count,total_s,mean_s,min_s,max_s\n"
@@ -72,14 +72,14 @@ const std::string gpu_kernels_csv =
 
 const std::string iterations_csv_expected =
     "iteration,begin_s,end_s,duration_s,slowest_rank,min_rank_s,max_rank_s,spread_s,flag,aggregated,stable,"
-    "rank_0_s,rank_1_s\n"
-    "0,0,0.03,0.03,0,0.03,0.03,0,warm-up,1,0,0.03,0.03\n"
-    "1,0.03,0.04,0.01,0,0.01,0.01,0,,1,1,0.01,0.01\n"
-    "2,0.04,0.05,0.01,0,0.01,0.01,0,,1,1,0.01,0.01\n"
-    "3,0.05,0.06,0.01,0,0.01,0.01,0,,1,1,0.01,0.01\n"
-    "4,0.06,0.07,0.01,0,0.01,0.01,0,,1,1,0.01,0.01\n"
-    "5,0.07,0.08,0.01,0,0.01,0.01,0,,1,1,0.01,0.01\n"
-    "6,0.08,0.085,0.005,0,0.005,0.005,0,outlier,1,0,0.005,0.005\n";
+    "gpu_busy_mean_s,gpu_busy_max_s,gpu_imbalance,least_busy_gpu,rank_0_s,rank_1_s\n"
+    "0,0,0.03,0.03,0,0.03,0.03,0,warm-up,1,0,0.004,0.004,1,GPU 0 of rank 0,0.03,0.03\n"
+    "1,0.03,0.04,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "2,0.04,0.05,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "3,0.05,0.06,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "4,0.06,0.07,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "5,0.07,0.08,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "6,0.08,0.085,0.005,0,0.005,0.005,0,outlier,1,0,0,0,,GPU 0 of rank 0,0.005,0.005\n";
 
 class GpuIterationsTest : public ::testing::Test {
 protected:
@@ -137,6 +137,27 @@ TEST_F(GpuIterationsTest, GpuTimesExactForOneToThreeShares) {
     }
 }
 
+TEST_F(GpuIterationsTest, GapsAreIdleStretchesLongerThanTheThreshold) {
+    gpu_trace().write(dir_.path());
+    TraceAnalysisOptions options;
+    options.gpu_gap_threshold_s = 0.009;
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const std::string csv = gpu_files(r.gpu)[0].second;
+    // GPU 1 of rank 0: idle 20..30 and 40..50 ms; stream 0 of GPU 0: 30..40 (5..10 is shorter); stream 1: 50..65.
+    EXPECT_NE(csv.find("device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"),
+              std::string::npos)
+        << csv;
+    EXPECT_NE(csv.find("device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,2,0.02\n"), std::string::npos);
+    EXPECT_NE(csv.find("stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,"
+                       "1,1,0.01\n"),
+              std::string::npos);
+    EXPECT_NE(csv.find("stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,"
+                       "1,1,0.015\n"),
+              std::string::npos);
+    EXPECT_NE(csv.find("rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,2,0.02\n"),
+              std::string::npos);
+}
+
 TEST_F(GpuIterationsTest, GpuFindingsNameTheIdleGpuAndTheBusyOne) {
     gpu_trace().write(dir_.path());
     const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
@@ -180,7 +201,7 @@ TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
     options.iterations.key_region = "step";
     const WaitStateReport all = analyze_trace_in_process(d, 2, {}, options);
     EXPECT_EQ(lines_starting(gpu_files(all.gpu)[0].second, "device"),
-              "device,0,0,,1,1,6,0.024,0.024,0.074,0.05,0.324324324,0.324324324,0,0,0,0,0,0,0,0\n");
+              "device,0,0,,1,1,6,0.024,0.024,0.074,0.05,0.324324324,0.324324324,0,0,0,0,0,0,0,0,0,0\n");
     options.iterations.start = 1;
     options.iterations.stop = 3;
     for (std::size_t k : {1, 2, 3}) {
@@ -190,12 +211,12 @@ TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
                   "wait_at_barrier,main/step/MPI_Barrier,1,0,0.006,3\n")
             << "K = " << k;
         EXPECT_EQ(lines_starting(gpu_files(r.gpu)[0].second, "device"),
-                  "device,0,0,,1,1,3,0.012,0.012,0.024,0.012,0.5,0.5,0,0,0,0,0,0,0,0\n");
+                  "device,0,0,,1,1,3,0.012,0.012,0.024,0.012,0.5,0.5,0,0,0,0,0,0,0,0,0,0\n");
         EXPECT_EQ(lines_starting(gpu_files(r.gpu)[2].second, "stencil"),
                   "stencil,main/step/cudaLaunchKernel,0,3,0.012,0.004,0.004,0.004\n");
         // Mean and deviation over the aggregated iterations only.
         EXPECT_DOUBLE_EQ(r.iterations.mean_s, 0.01);
-        EXPECT_NE(iterations_csv(r.iterations).find("\n0,0,0.03,0.03,0,0.03,0.03,0,warm-up,0,0,"),
+        EXPECT_NE(iterations_csv(r.iterations).find("\n0,0,0.03,0.03,0,0.03,0.03,0,warm-up,0,0,0.004,"),
                   std::string::npos);
     }
 }
@@ -344,6 +365,7 @@ TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
         {{"--key-region", ""}, "--key-region needs a region name"},
         {{"--gpu-idle-threshold", "2"}, "--gpu-idle-threshold needs a fraction from 0 to 1"},
         {{"--tensor-core-patterns", "h884,,hmma"}, "--tensor-core-patterns needs a comma-separated list"},
+        {{"--gpu-gap-threshold", "0"}, "--gpu-gap-threshold needs a duration in seconds above 0"},
         {{"--key-region", "stpe"},
          "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per rank): "
          "step (6 calls per rank on 2 ranks)"},
