@@ -164,36 +164,58 @@ bool uses_tensor_cores(const std::string& kernel, const std::vector<std::string>
 
 void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDefinitions& definitions,
                      Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap) {
+    using DeviceKey = std::pair<std::uint32_t, std::int64_t>;
     std::map<std::size_t, Accumulator> streams;  // by location index
-    std::map<std::pair<std::uint32_t, std::int64_t>, Accumulator> devices;
-    std::map<std::pair<std::uint32_t, std::int64_t>, std::vector<Interval>> whole;  // not cut: per iteration
-    std::map<std::pair<std::string, std::string>, KernelRow> kernels;
+    std::map<DeviceKey, Accumulator> devices;
+    std::map<DeviceKey, std::vector<Interval>> whole;  // not cut: per iteration
+    std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRow> kernels;  // (region, call path)
+    constexpr std::uint32_t no_launch = UINT32_MAX;
+    // Looked up per operation: sorted once; directions once per region.
+    std::vector<LaunchRecord> launches = records.launches;
+    const auto launch_order = [](const LaunchRecord& a, const LaunchRecord& b) {
+        return std::tie(a.rank, a.correlation) < std::tie(b.rank, b.correlation);
+    };
+    std::sort(launches.begin(), launches.end(), launch_order);
+    std::vector<std::int8_t> kinds(definitions.regions.size(), -1);
+    // Operations come stream by stream: keep the current stream's accumulators at hand.
+    std::size_t current = SIZE_MAX;
+    Accumulator* stream = nullptr;
+    Accumulator* device = nullptr;
+    std::vector<Interval>* device_whole = nullptr;
     for (const GpuOp& op : records.gpu_ops) {
         const TraceLocation& l = definitions.locations[op.location];
         const TraceRegion& region = definitions.regions[op.region];
         const bool kernel = region.role != OTF2_REGION_ROLE_DATA_TRANSFER;
         const auto rank = static_cast<std::uint32_t>(l.rank);
+        if (op.location != current) {
+            current = op.location;
+            const DeviceKey key{rank, std::max<std::int64_t>(l.device, 0)};
+            stream = &streams[op.location];  // a stream with nothing in the window still gets its row
+            device = &devices[key];
+            device_whole = &whole[key];
+        }
         if (kernel && op.start >= begin && op.start < end) {
-            std::string callpath = "(launch not recorded)";
-            const auto it = records.launches.find({rank, op.correlation});
-            if (op.correlation != 0 && it != records.launches.end()) callpath = records.callpaths.name(it->second);
-            KernelRow& k = kernels[{region.name, callpath}];
+            std::uint32_t callpath = no_launch;
+            const LaunchRecord wanted{rank, 0, op.correlation};
+            const auto it = std::lower_bound(launches.begin(), launches.end(), wanted, launch_order);
+            if (op.correlation != 0 && it != launches.end() && it->rank == rank && it->correlation == op.correlation)
+                callpath = it->callpath;
+            KernelRow& k = kernels[{op.region, callpath}];
             const Ticks d = op.end - op.start;
             k.min = k.count == 0 ? d : std::min(k.min, d);
             k.max = k.count == 0 ? d : std::max(k.max, d);
             k.total += d;
             ++k.count;
         }
-        if (kernel && bounds.size() > 2) whole[{rank, std::max<std::int64_t>(l.device, 0)}].emplace_back(op.start, op.end);
+        if (kernel && bounds.size() > 2) device_whole->emplace_back(op.start, op.end);
         const Ticks s = std::max(op.start, begin), e = std::min(op.end, end);
-        streams[op.location];  // a stream with nothing in the window still gets its row
-        devices[{rank, std::max<std::int64_t>(l.device, 0)}];
         // Outside the window; an operation of zero length counts where it starts.
         const bool inside = op.end > op.start ? e > s : (op.start >= begin && op.start < end);
         if (!inside) continue;
-        const CopyKind kind = kernel ? CopyKind::other : copy_kind_of(region.name);
-        streams[op.location].add(kernel, kind, s, e);
-        devices[{rank, std::max<std::int64_t>(l.device, 0)}].add(kernel, kind, s, e);
+        if (!kernel && kinds[op.region] < 0) kinds[op.region] = static_cast<std::int8_t>(copy_kind_of(region.name));
+        const CopyKind kind = kernel ? CopyKind::other : static_cast<CopyKind>(kinds[op.region]);
+        stream->add(kernel, kind, s, e);
+        device->add(kernel, kind, s, e);
     }
     for (const auto& [location, acc] : streams) {
         const TraceLocation& l = definitions.locations[location];
@@ -233,8 +255,9 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
     }
     out.put<std::uint64_t>(kernels.size());
     for (const auto& [key, k] : kernels) {
-        out.put_string(key.first);
-        out.put_string(key.second);
+        out.put_string(definitions.regions[key.first].name);
+        out.put_string(key.second == no_launch ? std::string("(launch not recorded)")
+                                               : records.callpaths.name(key.second));
         out.put(k.count);
         out.put(k.total);
         out.put(k.min);
@@ -273,18 +296,7 @@ void add_gpu_partial(GpuReport& report, ByteReader& in) {
         k.total = in.get<Ticks>();
         k.min = in.get<Ticks>();
         k.max = in.get<Ticks>();
-        // A rank's kernels are in one share, but one call path can launch on many ranks.
-        auto same = std::find_if(report.kernels.begin(), report.kernels.end(), [&](const KernelRow& o) {
-            return o.name == k.name && o.callpath == k.callpath;
-        });
-        if (same == report.kernels.end()) {
-            report.kernels.push_back(std::move(k));
-            continue;
-        }
-        same->min = std::min(same->min, k.min);
-        same->max = std::max(same->max, k.max);
-        same->total += k.total;
-        same->count += k.count;
+        report.kernels.push_back(std::move(k));  // merged in finish_gpu_report()
     }
 }
 
@@ -314,6 +326,23 @@ void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patter
         return std::make_tuple(scope_order(a.scope), a.rank, a.device, a.location) <
                std::make_tuple(scope_order(b.scope), b.rank, b.device, b.location);
     });
+    // One call path can launch a kernel on many ranks, and so in many shares: merge them.
+    std::sort(report.kernels.begin(), report.kernels.end(), [](const KernelRow& a, const KernelRow& b) {
+        return std::tie(a.name, a.callpath) < std::tie(b.name, b.callpath);
+    });
+    std::vector<KernelRow> kernels;
+    for (KernelRow& k : report.kernels) {
+        if (kernels.empty() || kernels.back().name != k.name || kernels.back().callpath != k.callpath) {
+            kernels.push_back(std::move(k));
+            continue;
+        }
+        KernelRow& same = kernels.back();
+        same.min = std::min(same.min, k.min);
+        same.max = std::max(same.max, k.max);
+        same.total += k.total;
+        same.count += k.count;
+    }
+    report.kernels = std::move(kernels);
     for (KernelRow& k : report.kernels) k.tensor_core = uses_tensor_cores(k.name, patterns);
     std::sort(report.iterations.begin(), report.iterations.end(),
               [](const DeviceIterations& a, const DeviceIterations& b) {

@@ -52,7 +52,9 @@ std::string iteration_box(const ShareRecords& records, bool with_visits) {
         w.put(rank);
         w.put(it.first);
         w.put(it.last);
-        std::vector<Ticks> ends = it.key_ends;
+        // The rank's first CPU location that calls the key region (normally its
+        // master thread): threads of an OpenMP team would count each step again.
+        std::vector<Ticks> ends = it.key_ends.empty() ? std::vector<Ticks>{} : it.key_ends.begin()->second;
         std::sort(ends.begin(), ends.end());
         w.put<std::uint64_t>(ends.size());
         for (Ticks t : ends) w.put(t);

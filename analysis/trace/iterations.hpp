@@ -7,7 +7,8 @@
 //                  way), else none: the whole run is one iteration and the
 //                  candidates are listed by call count
 //   boundaries     on each rank the ends k_1 < ... < k_N of the key region's
-//                  instances (its CPU threads); B_n = max over ranks of the
+//                  instances on its first CPU thread that calls it (normally
+//                  the master thread); B_n = max over ranks of the
 //                  n-th end (DLProf's multi-GPU rule; counts that differ are
 //                  aligned by index up to the smallest count, and said so)
 //   intervals      [T0, B_1), [B_1, B_2), ..., [B_N, T1]: N + 1 iterations,

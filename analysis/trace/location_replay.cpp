@@ -149,7 +149,7 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     const bool mpi = s.mpi_time[region] != 0;
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
-    if (f.correlation != 0 && !s.gpu) s.out->launches[{s.rank, f.correlation}] = f.callpath;
+    if (f.correlation != 0 && !s.gpu) s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation});
     s.stack.push_back(std::move(f));
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -171,7 +171,7 @@ void close_frame(Replay& s, Ticks exit) {
     if (s.gpu && s.gpu_op[f.region] != 0) {
         s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
     } else if (!s.gpu && s.out->key_region.size() > f.region && s.out->key_region[f.region] != 0) {
-        s.iterations->key_ends.push_back(exit);
+        s.iterations->key_ends[s.location].push_back(exit);
     }
     s.stack.pop_back();
 }

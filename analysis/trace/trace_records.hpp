@@ -93,9 +93,17 @@ struct GpuOp {
     std::uint64_t correlation = 0;  ///< CUDA_CORRELATION_ID of its Enter, 0 none
 };
 
+/// A host region whose Enter carried a correlation id: the launch of a GPU operation.
+struct LaunchRecord {
+    std::uint32_t rank = 0;
+    std::uint32_t callpath = 0;
+    std::uint64_t correlation = 0;
+};
+
 /// What the iteration analysis needs of one measured rank.
 struct RankIterationRecords {
-    std::vector<Ticks> key_ends;  ///< leaves of the key region on the rank's CPU threads, in read order
+    /// Leaves of the key region per CPU location (index in TraceDefinitions::locations), in time order.
+    std::map<std::uint32_t, std::vector<Ticks>> key_ends;
     Ticks first = no_time, last = no_time;  ///< the rank's first and last timestamps (CPU threads)
     /// Per region: Enter events on the rank's CPU threads and the first Enter time.
     std::map<std::uint32_t, std::pair<std::uint64_t, Ticks>> visits;
@@ -126,8 +134,7 @@ struct ShareRecords {
     std::vector<std::pair<Ticks, Ticks>> mpi_intervals;  ///< outermost MPI calls [E, X), to cut mpi_time later
     std::map<std::uint32_t, RankIterationRecords> iterations;  ///< world rank ->
     std::vector<GpuOp> gpu_ops;                                 ///< of the share's GPU streams
-    std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t>
-        launches;  ///< (world rank, correlation id) -> call path of the host region carrying it
+    std::vector<LaunchRecord> launches;                         ///< host regions carrying a correlation id
 };
 
 }  // namespace strata::analysis::trace

@@ -221,6 +221,21 @@ TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
     }
 }
 
+TEST_F(GpuIterationsTest, KeyRegionOnOtherThreadsDoesNotAddIterations) {
+    TraceBuilder b = iterations_trace(false);
+    for (std::uint64_t i = 0; i < 3; ++i) {  // a worker thread of rank 0 also enters "step" (region 1)
+        b.thread_enter(0, 1, (31 + 10 * i) * 1000000, 1);
+        b.thread_leave(0, 1, (32 + 10 * i) * 1000000, 1);
+    }
+    b.write(dir_.path());
+    TraceAnalysisOptions options;
+    options.iterations.key_region = "step";
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    EXPECT_EQ(r.iterations.plan.instances, 6u);
+    EXPECT_FALSE(r.iterations.plan.counts_differ);
+    EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
+}
+
 TEST_F(GpuIterationsTest, PhaseFlagChoosesTheKeyRegion) {
     iterations_trace(true).write(dir_.path());
     const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 3);
