@@ -149,7 +149,8 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     const bool mpi = s.mpi_time[region] != 0;
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
-    if (f.correlation != 0 && !s.gpu) s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation});
+    if (f.correlation != 0 && !s.gpu)
+        s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation, f.enter, s.location});
     s.stack.push_back(std::move(f));
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -396,7 +397,6 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
     s.gpu = location.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
     if (s.gpu) {
-        s.timeline = nullptr;  // trace.json shows the CPU threads only
         for (const TraceRegion& r : definitions.regions) s.gpu_op.push_back(is_gpu_operation(r) ? 1 : 0);
     } else {
         s.visits.assign(definitions.regions.size(), 0);
@@ -460,7 +460,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
 }
 
 RecordMarks record_marks(const ShareRecords& records) {
-    return {records.sends.size(), records.receives.size(), records.collectives.size()};
+    return {records.sends.size(), records.receives.size(), records.collectives.size(), records.launches.size(),
+            records.gpu_ops.size()};
 }
 
 namespace {

@@ -98,6 +98,8 @@ struct LaunchRecord {
     std::uint32_t rank = 0;
     std::uint32_t callpath = 0;
     std::uint64_t correlation = 0;
+    Ticks time = 0;              ///< its Enter, for the launch flow in trace.json
+    std::uint32_t location = 0;  ///< the host thread (index in TraceDefinitions::locations)
 };
 
 /// What the iteration analysis needs of one measured rank.

@@ -140,7 +140,12 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
                 locations_.push_back(r.columns[t]);
                 thread_of_[r.columns[t]] = t;
             }
-            for (std::size_t s : streams[r.rank]) locations_.push_back(s);
+            // Streams follow the rank's threads in trace.json too.
+            std::size_t position = r.columns.size();
+            for (std::size_t s : streams[r.rank]) {
+                thread_of_[s] = position++;
+                locations_.push_back(s);
+            }
         }
     }
 }
@@ -169,8 +174,13 @@ void TraceShareAnalysis::replay_share() {
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
-        std::size_t cpu_locations = 0;
+        std::size_t cpu_locations = 0;  // and GPU streams of ranks with a CPU location
         for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
+        for (const TraceLocation& l : definitions_.locations) {
+            const bool owned = l.rank >= 0 && static_cast<std::size_t>(l.rank) < owner_of_rank_.size() &&
+                               owner_of_rank_[static_cast<std::size_t>(l.rank)] >= 0;
+            if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && owned) ++cpu_locations;
+        }
         const std::uint64_t cap =
             std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
         timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
@@ -218,6 +228,7 @@ void TraceShareAnalysis::replay_share() {
         for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
             timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
         }
+        launch_flows(*timeline, marks);
     }
     if (timeline && !timeline->finish())
         records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
@@ -226,6 +237,21 @@ void TraceShareAnalysis::replay_share() {
     if (closed_defs != OTF2_SUCCESS || closed_events != OTF2_SUCCESS) {
         records_.skipped.push_back(definitions_.anchor + ": cannot close the event or definition files: " +
                                    describe_otf2(closed_defs != OTF2_SUCCESS ? closed_defs : closed_events));
+    }
+}
+
+void TraceShareAnalysis::launch_flows(TimelineWriter& timeline, const RecordMarks& from) const {
+    // A flow from each launch on the host thread to its operation on the stream.
+    std::map<std::uint64_t, const LaunchRecord*> launches;
+    for (std::size_t i = from.launches; i < records_.launches.size(); ++i)
+        launches.emplace(records_.launches[i].correlation, &records_.launches[i]);
+    for (std::size_t i = from.gpu_ops; i < records_.gpu_ops.size(); ++i) {
+        const GpuOp& op = records_.gpu_ops[i];
+        const auto it = launches.find(op.correlation);
+        if (op.correlation == 0 || it == launches.end()) continue;
+        const auto rank = static_cast<std::uint32_t>(it->second->rank);
+        timeline.launch_flow(rank, op.correlation, it->second->time, thread_of_.at(it->second->location), true);
+        timeline.launch_flow(rank, op.correlation, op.start, thread_of_.at(op.location), false);
     }
 }
 

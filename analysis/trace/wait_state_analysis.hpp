@@ -37,7 +37,9 @@
 #include "analyze/rank_layout.hpp"
 #include "trace/gpu_analysis.hpp"
 #include "trace/iterations.hpp"
+#include "trace/location_replay.hpp"
 #include "trace/message_exchange.hpp"
+#include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
 #include "trace/wait_states.hpp"
@@ -93,6 +95,8 @@ private:
         std::uint64_t instances = 0;
     };
     void replay_share();
+    /// Launch flows in trace.json for the records of one rank (since `from`).
+    void launch_flows(TimelineWriter& timeline, const RecordMarks& from) const;
     /// Charges `wait` when the waiting call entered at `at` lies in the iteration window.
     void charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner,
                 Ticks wait, Ticks at);

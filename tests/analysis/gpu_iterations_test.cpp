@@ -324,10 +324,23 @@ TEST_F(GpuIterationsToolTest, GpuReportsExactAndIdenticalForK123) {
     EXPECT_NE(summary.find("Tensor Core kernels (by name, DLProf's method): 0.04 s of 0.14 s kernel time"),
               std::string::npos)
         << summary;
+    // trace.json: the streams after the rank's thread, kernels as slices, launches as flows.
+    const std::string timeline = slurp(fs::path(one) / "trace.json");
+    EXPECT_NE(timeline.find("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 3, \"args\": "
+                            "{\"name\": \"CUDA[1:2]\"}}"),
+              std::string::npos);
+    EXPECT_NE(timeline.find("{\"ph\": \"X\", \"name\": \"saxpy\", \"cat\": \"cuda\", \"ts\": 10000.000, \"dur\": "
+                            "10000.000, \"pid\": 0, \"tid\": 3}"),
+              std::string::npos);
+    std::size_t launches = 0;
+    for (std::size_t at = timeline.find("\"name\": \"launch\""); at != std::string::npos;
+         at = timeline.find("\"name\": \"launch\"", at + 1))
+        ++launches;
+    EXPECT_EQ(launches, 12u);  // 6 kernels, a start and an end each
     for (int k : {2, 3}) {
         const std::string other = analyze_into(k);
         for (const char* name : {"summary.txt", "gpu.csv", "gpu.json", "gpu_kernels.csv", "gpu_kernels.json",
-                                 "iterations.csv", "iterations.json", "advice.csv", "advice.json"}) {
+                                 "iterations.csv", "iterations.json", "advice.csv", "advice.json", "trace.json"}) {
             EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
         }
     }
