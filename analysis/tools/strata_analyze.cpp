@@ -180,6 +180,12 @@ int run(const AnalyzeOptions& options, int rank, int size) {
         }
         if (broadcast_status(status) != 0) return 1;
     }
+    if (rank == 0 && !trace_present &&
+        (!options.key_region.empty() || options.iter_start >= 0 || options.iter_stop >= 0)) {
+        std::cerr << program
+                  << "note: --key-region, --iter-start and --iter-stop need a trace (traces.otf2); "
+                     "the reports from profile.h5 cover the whole run\n";
+    }
     trace::TraceAnalysisOptions analysis;
     analysis.iterations.key_region = options.key_region;
     analysis.iterations.start = options.iter_start;

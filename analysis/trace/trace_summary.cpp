@@ -24,7 +24,8 @@ std::string note_for(const WaitStateReport& report, bool timeline) {
     note += ". The wait states follow Scalasca's definitions (each is printed with its figure)";
     const IterationPlan& plan = report.iterations.plan;
     note += plan.restricted ? ", counted in iterations " + std::to_string(plan.first) + " to " +
-                                  std::to_string(plan.last) + " only (--iter-start/--iter-stop)."
+                                  std::to_string(plan.last) +
+                                  " only (--iter-start/--iter-stop; what comes from profile.h5 covers the whole run)."
                             : ".";
     if (timeline) {
         note += " The timeline is in trace.json (Perfetto, chrome://tracing)";

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze_fixtures.hpp"
 #include "otf2_fixture.hpp"
 #include "test_support.hpp"
 #include "trace/gpu_analysis.hpp"
@@ -413,6 +414,17 @@ TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
         }
         EXPECT_FALSE(fs::exists(fs::path(dir_.file("bad")) / "summary.txt")) << args.front();
     }
+}
+
+TEST_F(GpuIterationsToolTest, IterationOptionsWithoutTraceSayTheProfileIsNotRestricted) {
+    write_experiment(imbalanced_profile(), experiment());
+    const RunResult r = analyze(0, {"--iter-start", "1", "--output", dir_.file("out"), experiment()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("--key-region, --iter-start and --iter-stop need a trace (traces.otf2); the reports from "
+                         "profile.h5 cover the whole run"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(fs::path(dir_.file("out")) / "iterations.csv"));
 }
 
 TEST_F(GpuIterationsToolTest, DamagedGpuAndPhaseTraceNeverCrashes) {
