@@ -47,7 +47,8 @@ double parse_seconds(const std::string& name, const std::string& value) {
     errno = 0;
     const double seconds = value.empty() ? NAN : std::strtod(value.c_str(), &end);
     if (value.empty() || *end != '\0' || errno == ERANGE || !(seconds > 0.0 && seconds < 1e9))
-        throw AnalyzeUsageError(name + " needs a duration in seconds above 0 (e.g. 0.5), not '" + value + "'");
+        throw AnalyzeUsageError(name + " needs a duration in seconds above 0 (e.g. 0.5), not '" + value +
+                                "'");
     return seconds;
 }
 
@@ -57,10 +58,13 @@ std::vector<std::string> parse_patterns(const std::string& value) {
     std::size_t from = 0;
     while (true) {
         const std::size_t comma = value.find(',', from);
-        const std::string item = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        const std::string item =
+            value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
         if (item.empty())
-            throw AnalyzeUsageError("--tensor-core-patterns needs a comma-separated list of kernel name parts "
-                                    "(e.g. h884,hmma,xmma_gemm), not '" + value + "'");
+            throw AnalyzeUsageError(
+                "--tensor-core-patterns needs a comma-separated list of kernel name parts "
+                "(e.g. h884,hmma,xmma_gemm), not '" +
+                value + "'");
         patterns.push_back(item);
         if (comma == std::string::npos) break;
         from = comma + 1;
@@ -73,10 +77,10 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     const std::string& arg = args[i];
     const std::size_t equals = arg.find('=');
     const std::string name = arg.substr(0, equals);
-    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" && name != "--top" &&
-        name != "--wait-threshold" && name != "--timeline-events" && name != "--key-region" &&
-        name != "--iter-start" && name != "--iter-stop" && name != "--gpu-idle-threshold" &&
-        name != "--tensor-core-patterns" && name != "--gpu-gap-threshold")
+    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" &&
+        name != "--top" && name != "--wait-threshold" && name != "--timeline-events" &&
+        name != "--key-region" && name != "--iter-start" && name != "--iter-stop" &&
+        name != "--gpu-idle-threshold" && name != "--tensor-core-patterns" && name != "--gpu-gap-threshold")
         throw AnalyzeUsageError("unknown option '" + arg + "'");
     std::string value;
     if (equals != std::string::npos)
@@ -141,8 +145,9 @@ AnalyzeOptions parse_analyze_options(const std::vector<std::string>& args) {
     }
     if (!have_experiment && !options.help) throw AnalyzeUsageError("no experiment directory given");
     if (options.iter_start >= 0 && options.iter_stop >= 0 && options.iter_stop < options.iter_start)
-        throw AnalyzeUsageError("--iter-stop " + std::to_string(options.iter_stop) + " is before --iter-start " +
-                                std::to_string(options.iter_start) + " (the range is inclusive: stop >= start)");
+        throw AnalyzeUsageError("--iter-stop " + std::to_string(options.iter_stop) +
+                                " is before --iter-start " + std::to_string(options.iter_start) +
+                                " (the range is inclusive: stop >= start)");
     return options;
 }
 

@@ -218,7 +218,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
 
     // An unknown key region or an iteration range beyond the trace is a bad
     // argument, known only now: nothing is written.
-    if (rank == 0 && traced.present && traced.problem.empty() && !traced.report.iterations.plan.problem.empty()) {
+    if (rank == 0 && traced.present && traced.problem.empty() &&
+        !traced.report.iterations.plan.problem.empty()) {
         std::cerr << program << trace::unknown_key_message(traced.report.iterations) << '\n';
         if (timeline_written) std::remove((timeline_file + ".tmp").c_str());
         status = 2;
@@ -229,7 +230,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             std::vector<ReportFile> files;
             const std::vector<Finding> waits =
                 traced.present && traced.problem.empty()
-                    ? trace::trace_findings(traced.report, {options.wait_threshold, options.gpu_idle_threshold})
+                    ? trace::trace_findings(traced.report,
+                                            {options.wait_threshold, options.gpu_idle_threshold})
                     : std::vector<Finding>{};
             ReportSettings settings;
             settings.top = options.top;

@@ -15,9 +15,10 @@ namespace strata::analysis::trace {
 
 namespace {
 
-constexpr const char* copy_names[copy_kind_count] = {"HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "memset", "other"};
-constexpr const char* copy_columns[copy_kind_count] = {"copy_htod_s", "copy_dtoh_s", "copy_dtod_s", "copy_htoh_s",
-                                                       "copy_ptop_s", "memset_s",    "copy_other_s"};
+constexpr const char* copy_names[copy_kind_count] = {"HtoD", "DtoH",   "DtoD", "HtoH",
+                                                     "PtoP", "memset", "other"};
+constexpr const char* copy_columns[copy_kind_count] = {
+    "copy_htod_s", "copy_dtoh_s", "copy_dtod_s", "copy_htoh_s", "copy_ptop_s", "memset_s", "copy_other_s"};
 
 std::string lower(std::string text) {
     for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -146,11 +147,23 @@ CopyKind copy_kind_of(const std::string& name) {
 }
 
 const std::vector<std::string>& default_tensor_core_patterns() {
-    static const std::vector<std::string> patterns = {
-        "h884",      "s884",          "h1688",         "s1688",  "c1688",
-        "hmma",      "i8816",         "16816",         "xmma_gemm", "xmma_implicit_gemm",
-        "xmma_sparse_gemm", "xmma_sparse_conv", "xmma_warp_specialized_implicit_gemm", "conv1x1", "wgmma",
-        "hgmma",     "tensorop"};
+    static const std::vector<std::string> patterns = {"h884",
+                                                      "s884",
+                                                      "h1688",
+                                                      "s1688",
+                                                      "c1688",
+                                                      "hmma",
+                                                      "i8816",
+                                                      "16816",
+                                                      "xmma_gemm",
+                                                      "xmma_implicit_gemm",
+                                                      "xmma_sparse_gemm",
+                                                      "xmma_sparse_conv",
+                                                      "xmma_warp_specialized_implicit_gemm",
+                                                      "conv1x1",
+                                                      "wgmma",
+                                                      "hgmma",
+                                                      "tensorop"};
     return patterns;
 }
 
@@ -167,7 +180,7 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
     using DeviceKey = std::pair<std::uint32_t, std::int64_t>;
     std::map<std::size_t, Accumulator> streams;  // by location index
     std::map<DeviceKey, Accumulator> devices;
-    std::map<DeviceKey, std::vector<Interval>> whole;  // not cut: per iteration
+    std::map<DeviceKey, std::vector<Interval>> whole;                      // not cut: per iteration
     std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRow> kernels;  // (region, call path)
     constexpr std::uint32_t no_launch = UINT32_MAX;
     // Looked up per operation: sorted once; directions once per region.
@@ -198,7 +211,8 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
             std::uint32_t callpath = no_launch;
             const LaunchRecord wanted{rank, 0, op.correlation};
             const auto it = std::lower_bound(launches.begin(), launches.end(), wanted, launch_order);
-            if (op.correlation != 0 && it != launches.end() && it->rank == rank && it->correlation == op.correlation)
+            if (op.correlation != 0 && it != launches.end() && it->rank == rank &&
+                it->correlation == op.correlation)
                 callpath = it->callpath;
             KernelRow& k = kernels[{op.region, callpath}];
             const Ticks d = op.end - op.start;
@@ -212,7 +226,8 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
         // Outside the window; an operation of zero length counts where it starts.
         const bool inside = op.end > op.start ? e > s : (op.start >= begin && op.start < end);
         if (!inside) continue;
-        if (!kernel && kinds[op.region] < 0) kinds[op.region] = static_cast<std::int8_t>(copy_kind_of(region.name));
+        if (!kernel && kinds[op.region] < 0)
+            kinds[op.region] = static_cast<std::int8_t>(copy_kind_of(region.name));
         const CopyKind kind = kernel ? CopyKind::other : static_cast<CopyKind>(kinds[op.region]);
         stream->add(kernel, kind, s, e);
         device->add(kernel, kind, s, e);
@@ -357,20 +372,22 @@ void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patter
 namespace {
 
 std::string rows_csv(const GpuReport& r) {
-    std::string t = "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,"
-                    "utilisation,concurrency";
+    std::string t =
+        "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,"
+        "utilisation,concurrency";
     for (const char* c : copy_columns) t += std::string(",") + c;
     t += ",copies,gaps,gap_s\n";
     for (const GpuRow& row : r.rows) {
         const GpuTimes& g = row.times;
         t += row.scope + "," + std::to_string(row.rank) + "," +
              (row.device >= 0 ? std::to_string(row.device) : "") + "," + csv_field(row.stream) + "," +
-             (row.scope == "rank" ? std::to_string(row.devices) : "1") + "," + std::to_string(row.streams) + "," +
-             std::to_string(g.kernels) + "," + seconds(r, g.busy) + "," + seconds(r, g.accumulated) + "," +
-             seconds(r, g.span) + "," + seconds(r, g.span - g.busy) + "," + share_or_empty(g.busy, g.span) + "," +
-             share_or_empty(g.accumulated, g.span);
+             (row.scope == "rank" ? std::to_string(row.devices) : "1") + "," + std::to_string(row.streams) +
+             "," + std::to_string(g.kernels) + "," + seconds(r, g.busy) + "," + seconds(r, g.accumulated) +
+             "," + seconds(r, g.span) + "," + seconds(r, g.span - g.busy) + "," +
+             share_or_empty(g.busy, g.span) + "," + share_or_empty(g.accumulated, g.span);
         for (Ticks c : g.copy) t += "," + seconds(r, c);
-        t += "," + std::to_string(g.copies) + "," + std::to_string(g.gaps) + "," + seconds(r, g.gap_time) + "\n";
+        t += "," + std::to_string(g.copies) + "," + std::to_string(g.gaps) + "," + seconds(r, g.gap_time) +
+             "\n";
     }
     return t;
 }
@@ -404,16 +421,20 @@ Balance balance(const GpuReport& r) {
 std::string rows_json(const GpuReport& r) {
     std::string t = "{\n  \"report\": \"gpu\",\n";
     t += "  \"definitions\": {\"busy\": \"|union of kernel intervals| (flattened: overlapping kernels count "
-         "once)\", \"accumulated\": \"sum of kernel durations (may exceed the span)\", \"span\": \"the device's "
+         "once)\", \"accumulated\": \"sum of kernel durations (may exceed the span)\", \"span\": \"the "
+         "device's "
          "or stream's first operation's start to its last operation's end\", \"utilisation\": \"busy / span "
-         "(NVML's GPU utilisation)\", \"concurrency\": \"accumulated / span\", \"idle\": \"span - busy\", \"gaps\": \"idle stretches (no kernel) within the span longer than " +
-         format_number(r.gap_threshold_s) + " s (Nsight)\", "
+         "(NVML's GPU utilisation)\", \"concurrency\": \"accumulated / span\", \"idle\": \"span - busy\", "
+         "\"gaps\": \"idle stretches (no kernel) within the span longer than " +
+         format_number(r.gap_threshold_s) +
+         " s (Nsight)\", "
          "\"copies\": \"sum of copy and memset durations by direction, apart from the kernels\", "
-         "\"imbalance\": \"mean / max of the devices' busy time\", \"rank\": \"sums over the rank's devices\", "
+         "\"imbalance\": \"mean / max of the devices' busy time\", \"rank\": \"sums over the rank's "
+         "devices\", "
          "\"times\": \"seconds on rank 0's clock\"},\n";
     t += "  \"restricted_to_iterations\": " +
-         (r.restricted ? "{\"start\": " + std::to_string(r.first_iteration) + ", \"stop\": " +
-                             std::to_string(r.last_iteration) + "}"
+         (r.restricted ? "{\"start\": " + std::to_string(r.first_iteration) +
+                             ", \"stop\": " + std::to_string(r.last_iteration) + "}"
                        : std::string("null")) +
          ",\n";
     const Balance b = balance(r);
@@ -424,8 +445,9 @@ std::string rows_json(const GpuReport& r) {
         t += "{\"devices\": " + std::to_string(b.devices) + ", \"mean_busy_s\": " + format_number(b.mean) +
              ", \"max_busy_s\": " + format_number(b.max) + ", \"mean_over_max\": " + format_number(b.ratio) +
              ", \"max_over_mean\": " + (b.mean > 0 ? format_number(b.max / b.mean) : std::string("null")) +
-             ", \"least_busy\": {\"rank\": " + std::to_string(b.least->rank) + ", \"device\": " +
-             std::to_string(b.least->device) + "}, \"most_busy\": {\"rank\": " + std::to_string(b.most->rank) +
+             ", \"least_busy\": {\"rank\": " + std::to_string(b.least->rank) +
+             ", \"device\": " + std::to_string(b.least->device) +
+             "}, \"most_busy\": {\"rank\": " + std::to_string(b.most->rank) +
              ", \"device\": " + std::to_string(b.most->device) + "}},\n";
     }
     t += "  \"rows\": [";
@@ -456,18 +478,19 @@ std::string kernels_csv(const GpuReport& r) {
     for (const KernelRow& k : r.kernels) {
         t += csv_field(k.name) + "," + csv_field(k.callpath) + "," + (k.tensor_core ? "1" : "0") + "," +
              std::to_string(k.count) + "," + seconds(r, k.total) + "," +
-             format_number(r.seconds(k.total) / static_cast<double>(k.count)) + "," + seconds(r, k.min) + "," +
-             seconds(r, k.max) + "\n";
+             format_number(r.seconds(k.total) / static_cast<double>(k.count)) + "," + seconds(r, k.min) +
+             "," + seconds(r, k.max) + "\n";
     }
     return t;
 }
 
 std::string kernels_json(const GpuReport& r) {
     std::string t = "{\n  \"report\": \"gpu_kernels\",\n";
-    t += "  \"definitions\": {\"time\": \"accumulated per kernel name and launching call path (DLProf): "
-         "count, total, mean, min, max of the kernels' durations\", \"callpath\": \"the host call path of the "
-         "region whose Enter carries the kernel's CUDA_CORRELATION_ID\", \"tensor_core\": \"the name contains "
-         "one of the patterns (DLProf's method, case-insensitive)\"},\n";
+    t +=
+        "  \"definitions\": {\"time\": \"accumulated per kernel name and launching call path (DLProf): "
+        "count, total, mean, min, max of the kernels' durations\", \"callpath\": \"the host call path of the "
+        "region whose Enter carries the kernel's CUDA_CORRELATION_ID\", \"tensor_core\": \"the name contains "
+        "one of the patterns (DLProf's method, case-insensitive)\"},\n";
     t += "  \"tensor_core_patterns\": [";
     for (std::size_t i = 0; i < r.patterns.size(); ++i) t += (i > 0 ? ", " : "") + json_string(r.patterns[i]);
     t += "],\n  \"rows\": [";
@@ -475,8 +498,8 @@ std::string kernels_json(const GpuReport& r) {
         const KernelRow& k = r.kernels[i];
         t += std::string(i > 0 ? "," : "") + "\n    {\"kernel\": " + json_string(k.name) +
              ", \"callpath\": " + json_string(k.callpath) +
-             ", \"tensor_core\": " + (k.tensor_core ? "true" : "false") + ", \"count\": " +
-             std::to_string(k.count) + ", \"total_s\": " + seconds(r, k.total) +
+             ", \"tensor_core\": " + (k.tensor_core ? "true" : "false") +
+             ", \"count\": " + std::to_string(k.count) + ", \"total_s\": " + seconds(r, k.total) +
              ", \"mean_s\": " + format_number(r.seconds(k.total) / static_cast<double>(k.count)) +
              ", \"min_s\": " + seconds(r, k.min) + ", \"max_s\": " + seconds(r, k.max) + "}";
     }
@@ -506,15 +529,16 @@ std::string gpu_text(const GpuReport& r) {
         kernel_time += k.total;
         if (k.tensor_core) tensor_time += k.total;
     }
-    t += "  " + std::to_string(b.devices) + (b.devices == 1 ? " GPU" : " GPUs") + " on " + std::to_string(ranks) +
-         (ranks == 1 ? " rank" : " ranks") + ", " + std::to_string(streams) +
+    t += "  " + std::to_string(b.devices) + (b.devices == 1 ? " GPU" : " GPUs") + " on " +
+         std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + ", " + std::to_string(streams) +
          (streams == 1 ? " stream" : " streams") +
          (r.restricted ? "; restricted to iterations " + std::to_string(r.first_iteration) + " to " +
                              std::to_string(r.last_iteration)
                        : "") +
          "\n";
     if (b.devices == 0) return t;
-    t += "  GPU busy share " + text_percent(b.span > 0 ? static_cast<double>(b.busy) / static_cast<double>(b.span) : 0) +
+    t += "  GPU busy share " +
+         text_percent(b.span > 0 ? static_cast<double>(b.busy) / static_cast<double>(b.span) : 0) +
          " (busy " + text_seconds(r.seconds(b.busy)) + " of " + text_seconds(r.seconds(b.span)) +
          " GPU span, summed over the GPUs)\n";
     for (const GpuRow& row : r.rows) {
@@ -524,20 +548,22 @@ std::string gpu_text(const GpuReport& r) {
                               ? static_cast<double>(row.times.busy) / static_cast<double>(row.times.span)
                               : 0) +
              ", accumulated " + text_seconds(r.seconds(row.times.accumulated)) + ", " +
-             std::to_string(row.times.kernels) + (row.times.kernels == 1 ? " kernel on " : " kernels on ") + std::to_string(row.streams) +
-             (row.streams == 1 ? " stream" : " streams") + "\n";
+             std::to_string(row.times.kernels) + (row.times.kernels == 1 ? " kernel on " : " kernels on ") +
+             std::to_string(row.streams) + (row.streams == 1 ? " stream" : " streams") + "\n";
     }
     t += "  GPU imbalance (mean / max of busy time): " + format_number(b.ratio) + "; least busy " +
          gpu_name(*b.least) + ", most busy " + gpu_name(*b.most) + "\n";
-    t += "  Tensor Core kernels (by name, DLProf's method): " + text_seconds(r.seconds(tensor_time)) + " of " +
-         text_seconds(r.seconds(kernel_time)) + " kernel time\n";
+    t += "  Tensor Core kernels (by name, DLProf's method): " + text_seconds(r.seconds(tensor_time)) +
+         " of " + text_seconds(r.seconds(kernel_time)) + " kernel time\n";
     return t;
 }
 
 std::string gpu_summary_csv(const GpuReport& r) {
     const Balance b = balance(r);
-    std::string t = "gpu,devices," + std::to_string(b.devices) + ",count,GPUs seen in the trace's GPU streams\n";
-    t += "gpu,busy_share," + (b.span > 0 ? format_number(static_cast<double>(b.busy) / static_cast<double>(b.span)) : "") +
+    std::string t =
+        "gpu,devices," + std::to_string(b.devices) + ",count,GPUs seen in the trace's GPU streams\n";
+    t += "gpu,busy_share," +
+         (b.span > 0 ? format_number(static_cast<double>(b.busy) / static_cast<double>(b.span)) : "") +
          ",fraction,busy (union of kernel intervals) / span summed over the GPUs\n";
     t += "gpu,imbalance," + (b.devices > 0 ? format_number(b.ratio) : "") +
          ",fraction,mean / max of the GPUs' busy time\n";
@@ -570,8 +596,7 @@ std::vector<Finding> gpu_findings(const GpuReport& r, double idle_threshold) {
         f.time_s = r.seconds(row->times.span - row->times.busy);
         f.message = gpu_name(*row) + " idle " + text_percent(f.value) + " of the time (" +
                     text_seconds(*f.time_s) + " of " + text_seconds(r.seconds(row->times.span)) + ")";
-        if (row != &most)
-            f.message += " while " + gpu_name(most) + " is busy " + text_percent(most_util);
+        if (row != &most) f.message += " while " + gpu_name(most) + " is busy " + text_percent(most_util);
         f.message += "; give it more work or overlap its copies and launches [" +
                      std::string(flattened_definition) + "]";
         findings.push_back(std::move(f));
@@ -584,10 +609,11 @@ std::vector<Finding> gpu_findings(const GpuReport& r, double idle_threshold) {
         f.value = b.ratio;
         f.threshold = 1.0 - idle_threshold;
         f.time_s = b.max - b.mean;
-        f.message = "GPUs are unequally loaded: mean / max of busy time " + format_number(b.ratio) + " (mean " +
-                    text_seconds(b.mean) + ", max " + text_seconds(b.max) + " on " + gpu_name(most) +
-                    "); least busy " + gpu_name(*b.least) + " (" +
-                    text_seconds(r.seconds(b.least->times.busy)) + ") [GPU imbalance = mean / max of flattened "
+        f.message = "GPUs are unequally loaded: mean / max of busy time " + format_number(b.ratio) +
+                    " (mean " + text_seconds(b.mean) + ", max " + text_seconds(b.max) + " on " +
+                    gpu_name(most) + "); least busy " + gpu_name(*b.least) + " (" +
+                    text_seconds(r.seconds(b.least->times.busy)) +
+                    ") [GPU imbalance = mean / max of flattened "
                     "busy time]";
         findings.push_back(std::move(f));
     }

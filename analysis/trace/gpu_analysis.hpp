@@ -96,12 +96,14 @@ struct GpuReport {
     std::size_t stream_locations = 0;  ///< GPU streams defined in the trace
     bool restricted = false;           ///< cut to an iteration range
     std::int64_t first_iteration = 0, last_iteration = 0;
-    std::vector<GpuRow> rows;  ///< devices, then streams, then ranks; each by rank, device, location
+    std::vector<GpuRow> rows;        ///< devices, then streams, then ranks; each by rank, device, location
     std::vector<KernelRow> kernels;  ///< by total time, largest first
     std::vector<std::string> patterns;
     double gap_threshold_s = 0.5;
     std::vector<DeviceIterations> iterations;  ///< by rank and device; empty without iterations
-    double seconds(Ticks ticks) const { return static_cast<double>(ticks) / static_cast<double>(timer_resolution); }
+    double seconds(Ticks ticks) const {
+        return static_cast<double>(ticks) / static_cast<double>(timer_resolution);
+    }
 };
 
 /// Writes this share's GPU sums (window [begin, end)) to `out`.

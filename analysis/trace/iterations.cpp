@@ -163,7 +163,8 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
         plan.ranks.push_back(rank);
         plan.ends.push_back(r.ends);
     }
-    if (!visits.empty()) plan.candidates = candidates_of(visits, definitions, plan.ranks.size(), options.candidates);
+    if (!visits.empty())
+        plan.candidates = candidates_of(visits, definitions, plan.ranks.size(), options.candidates);
 
     // The Nth instance on each rank; the latest of them splits iterations N-1 and N.
     if (!key.name.empty() && !key.unknown && !plan.ranks.empty()) {
@@ -187,11 +188,11 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
     if (key.unknown) {
         plan.problem = "--key-region '" + key.name + "': no region of that name in the trace";
     } else if (options.start >= count) {
-        plan.problem = "--iter-start " + std::to_string(options.start) + " is beyond the last iteration: " +
-                       range_text(plan.iterations());
+        plan.problem = "--iter-start " + std::to_string(options.start) +
+                       " is beyond the last iteration: " + range_text(plan.iterations());
     } else if (options.stop >= count) {
-        plan.problem = "--iter-stop " + std::to_string(options.stop) + " is beyond the last iteration: " +
-                       range_text(plan.iterations());
+        plan.problem = "--iter-stop " + std::to_string(options.stop) +
+                       " is beyond the last iteration: " + range_text(plan.iterations());
     }
     plan.first = options.start >= 0 ? options.start : 0;
     plan.last = options.stop >= 0 ? options.stop : count - 1;
@@ -229,21 +230,24 @@ IterationReport iteration_report(const IterationPlan& plan, std::uint64_t timer_
             low = r == 0 ? t : std::min(low, t);
         }
         row.spread = high - low;
-        row.aggregated = static_cast<std::int64_t>(i) >= plan.first && static_cast<std::int64_t>(i) <= plan.last;
+        row.aggregated =
+            static_cast<std::int64_t>(i) >= plan.first && static_cast<std::int64_t>(i) <= plan.last;
         durations.push_back(row.end - row.begin);
         report.rows.push_back(std::move(row));
     }
     if (n == 0) return report;
     std::vector<Ticks> sorted = durations;
     std::sort(sorted.begin(), sorted.end());
-    const double median = n % 2 == 1 ? static_cast<double>(sorted[n / 2])
-                                     : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
+    const double median =
+        n % 2 == 1 ? static_cast<double>(sorted[n / 2])
+                   : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
     report.median_s = median / static_cast<double>(report.timer_resolution);
     // Outliers need a reference: with fewer than 3 iterations nothing is flagged.
     bool seen_regular = false;
     for (std::size_t i = 0; i < n; ++i) {
         IterationRow& row = report.rows[i];
-        row.outlier = n >= 3 && std::fabs(static_cast<double>(durations[i]) - median) > outlier_tolerance * median;
+        row.outlier =
+            n >= 3 && std::fabs(static_cast<double>(durations[i]) - median) > outlier_tolerance * median;
         row.warmup = row.outlier && !seen_regular;
         seen_regular = seen_regular || !row.outlier;
     }
@@ -309,7 +313,8 @@ namespace {
 /// Mean busy time of the GPUs, the largest, mean / max (METRICS.md's GPU imbalance); "" without GPUs.
 std::vector<std::string> gpu_fields(const IterationReport& r, const IterationRow& row) {
     if (row.gpus == 0) return {"", "", "", ""};
-    const double mean = r.seconds(row.gpu_busy) / static_cast<double>(row.gpus), max = r.seconds(row.gpu_busy_max);
+    const double mean = r.seconds(row.gpu_busy) / static_cast<double>(row.gpus),
+                 max = r.seconds(row.gpu_busy_max);
     return {format_number(mean), format_number(max), max > 0 ? format_number(mean / max) : "",
             row.least_busy_gpu};
 }
@@ -329,8 +334,9 @@ std::string key_source(const IterationPlan& plan) {
 
 std::string iterations_csv(const IterationReport& r) {
     const IterationPlan& p = r.plan;
-    std::string t = "iteration,begin_s,end_s,duration_s,slowest_rank,min_rank_s,max_rank_s,spread_s,flag,"
-                    "aggregated,stable,gpu_busy_mean_s,gpu_busy_max_s,gpu_imbalance,least_busy_gpu";
+    std::string t =
+        "iteration,begin_s,end_s,duration_s,slowest_rank,min_rank_s,max_rank_s,spread_s,flag,"
+        "aggregated,stable,gpu_busy_mean_s,gpu_busy_max_s,gpu_imbalance,least_busy_gpu";
     for (std::uint32_t rank : p.ranks) t += ",rank_" + std::to_string(rank) + "_s";
     t += "\n";
     for (const IterationRow& row : r.rows) {
@@ -340,8 +346,9 @@ std::string iterations_csv(const IterationReport& r) {
             high = *std::max_element(row.rank_times.begin(), row.rank_times.end());
         }
         t += std::to_string(row.index) + "," + format_number(r.seconds(row.begin - p.begin)) + "," +
-             format_number(r.seconds(row.end - p.begin)) + "," + format_number(r.seconds(row.end - row.begin)) +
-             "," + (p.ranks.empty() ? std::string() : std::to_string(p.ranks[row.slowest])) + "," +
+             format_number(r.seconds(row.end - p.begin)) + "," +
+             format_number(r.seconds(row.end - row.begin)) + "," +
+             (p.ranks.empty() ? std::string() : std::to_string(p.ranks[row.slowest])) + "," +
              format_number(r.seconds(low)) + "," + format_number(r.seconds(high)) + "," +
              format_number(r.seconds(row.spread)) + "," + flag_of(row) + "," + (row.aggregated ? "1" : "0") +
              "," + (row.stable ? "1" : "0");
@@ -356,26 +363,33 @@ std::string iterations_csv(const IterationReport& r) {
 std::string iterations_json(const IterationReport& r) {
     const IterationPlan& p = r.plan;
     std::string t = "{\n  \"report\": \"iterations\",\n";
-    t += "  \"definitions\": {\"intervals\": \"DLProf: with N key-region instances ending at k1 < ... < kN, the "
-         "iterations are [T0, k1), [k1, k2), ..., [kN, T1], N + 1 of them; T0/T1 the first/last timestamp of the "
+    t += "  \"definitions\": {\"intervals\": \"DLProf: with N key-region instances ending at k1 < ... < kN, "
+         "the "
+         "iterations are [T0, k1), [k1, k2), ..., [kN, T1], N + 1 of them; T0/T1 the first/last timestamp of "
+         "the "
          "trace\", \"ranks\": \"DLProf's multi-GPU rule: the n-th instance on each rank, the latest n-th end "
          "splits iterations n-1 and n; different counts are aligned by index up to the smallest\", "
          "\"rank_time\": \"on each rank, from its own (n-1)-th to its n-th key-region end\", \"duration\": "
          "\"the iteration's interval, i.e. set by the slowest rank\", \"spread\": \"max - min of the rank "
-         "times\", \"outlier\": \"|duration - median| > " + format_number(outlier_tolerance) +
+         "times\", \"outlier\": \"|duration - median| > " +
+         format_number(outlier_tolerance) +
          " x median; outliers before the first regular iteration are warm-up\", \"stable_range\": \"the "
          "longest run of consecutive regular iterations\", \"mean_stddev\": \"over the aggregated iterations "
-         "(population standard deviation)\", \"times\": \"seconds from T0, on rank 0's clock\", \"gpu\": \"per GPU, the union of its kernel intervals "
-         "cut to the iteration (not to --iter-start/--iter-stop); mean and max over the GPUs, imbalance = mean / "
+         "(population standard deviation)\", \"times\": \"seconds from T0, on rank 0's clock\", \"gpu\": "
+         "\"per GPU, the union of its kernel intervals "
+         "cut to the iteration (not to --iter-start/--iter-stop); mean and max over the GPUs, imbalance = "
+         "mean / "
          "max (METRICS.md)\"},\n";
     t += "  \"key_region\": " + (p.key.name.empty() ? std::string("null") : json_string(p.key.name)) +
          ",\n  \"key_source\": " + json_string(key_source(p)) + ",\n";
-    t += "  \"instances\": " + std::to_string(p.instances) + ",\n  \"iterations\": " +
-         std::to_string(p.iterations()) + ",\n  \"counts_differ\": " + (p.counts_differ ? "true" : "false") +
-         ",\n  \"min_count\": " + std::to_string(p.min_count) + ",\n  \"max_count\": " +
-         std::to_string(p.max_count) + ",\n";
-    t += "  \"aggregated\": {\"start\": " + std::to_string(p.first) + ", \"stop\": " + std::to_string(p.last) +
-         ", \"restricted\": " + (p.restricted ? "true" : "false") + "},\n";
+    t += "  \"instances\": " + std::to_string(p.instances) +
+         ",\n  \"iterations\": " + std::to_string(p.iterations()) +
+         ",\n  \"counts_differ\": " + (p.counts_differ ? "true" : "false") +
+         ",\n  \"min_count\": " + std::to_string(p.min_count) +
+         ",\n  \"max_count\": " + std::to_string(p.max_count) + ",\n";
+    t += "  \"aggregated\": {\"start\": " + std::to_string(p.first) +
+         ", \"stop\": " + std::to_string(p.last) + ", \"restricted\": " + (p.restricted ? "true" : "false") +
+         "},\n";
     t += "  \"mean_s\": " + format_number(r.mean_s) + ",\n  \"stddev_s\": " + format_number(r.stddev_s) +
          ",\n  \"median_s\": " + format_number(r.median_s) + ",\n";
     t += "  \"stable_range\": " +
@@ -390,8 +404,9 @@ std::string iterations_json(const IterationReport& r) {
         const Candidate& c = p.candidates[i];
         t += std::string(i > 0 ? "," : "") + "\n    {\"region\": " + json_string(c.name) +
              ", \"min_calls_per_rank\": " + std::to_string(c.min_calls) +
-             ", \"max_calls_per_rank\": " + std::to_string(c.max_calls) + ", \"ranks\": " +
-             std::to_string(c.ranks) + ", \"first_enter_s\": " + format_number(r.seconds(c.first - p.begin)) + "}";
+             ", \"max_calls_per_rank\": " + std::to_string(c.max_calls) +
+             ", \"ranks\": " + std::to_string(c.ranks) +
+             ", \"first_enter_s\": " + format_number(r.seconds(c.first - p.begin)) + "}";
     }
     t += p.candidates.empty() ? "],\n" : "\n  ],\n";
     t += "  \"rows\": [";
@@ -437,18 +452,22 @@ std::string candidate_list(const IterationReport& r) {
 
 std::string iterations_text(const IterationReport& r) {
     const IterationPlan& p = r.plan;
-    std::string t = "Iterations (DLProf's rule: N key-region instances give N + 1 iterations; the n-th instance "
-                    "on each rank, the latest ends the iteration):\n";
+    std::string t =
+        "Iterations (DLProf's rule: N key-region instances give N + 1 iterations; the n-th instance "
+        "on each rank, the latest ends the iteration):\n";
     if (p.key.name.empty() || p.instances == 0) {
-        t += "  0 iterations found: " +
-             (p.key.name.empty() ? std::string("no key region given (--key-region) and none marked as a phase")
-                                 : "the key region " + p.key.name + " has no complete instance on some rank") +
-             "; the whole run is one iteration.\n";
+        t +=
+            "  0 iterations found: " +
+            (p.key.name.empty() ? std::string("no key region given (--key-region) and none marked as a phase")
+                                : "the key region " + p.key.name + " has no complete instance on some rank") +
+            "; the whole run is one iteration.\n";
         t += "  Candidates by call count (choose one called once per step, early in it, and pass it with "
-             "--key-region NAME): " + candidate_list(r) + "\n";
+             "--key-region NAME): " +
+             candidate_list(r) + "\n";
         return t;
     }
-    t += "  Key region " + p.key.name + " (" + (p.key.how == "phase flag" ? "marked as a phase" : "--key-region") +
+    t += "  Key region " + p.key.name + " (" +
+         (p.key.how == "phase flag" ? "marked as a phase" : "--key-region") +
          "): " + std::to_string(p.instances) + " instances per rank, " + std::to_string(p.iterations()) +
          " iterations\n";
     if (p.counts_differ)
@@ -467,11 +486,12 @@ std::string iterations_text(const IterationReport& r) {
     std::string flagged;
     for (const IterationRow& row : r.rows) {
         if (row.outlier)
-            flagged += (flagged.empty() ? "" : ", ") + std::to_string(row.index) + " (" + flag_of(row) + ", " +
-                       text_seconds(r.seconds(row.end - row.begin)) + ")";
+            flagged += (flagged.empty() ? "" : ", ") + std::to_string(row.index) + " (" + flag_of(row) +
+                       ", " + text_seconds(r.seconds(row.end - row.begin)) + ")";
     }
-    if (!flagged.empty()) t += "  Unstable iterations (more than " + text_percent(outlier_tolerance) +
-                               " from the median): " + flagged + "\n";
+    if (!flagged.empty())
+        t += "  Unstable iterations (more than " + text_percent(outlier_tolerance) +
+             " from the median): " + flagged + "\n";
     if (r.stable_first >= 0)
         t += "  Stable range suggested: --iter-start " + std::to_string(r.stable_first) + " --iter-stop " +
              std::to_string(r.stable_last) + "\n";

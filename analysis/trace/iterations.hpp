@@ -40,18 +40,18 @@ inline constexpr double outlier_tolerance = 0.2;
 
 /// What the iterations were asked for (strata-analyze's options).
 struct IterationOptions {
-    std::string key_region;   ///< --key-region; "" : the phase-flagged region, if any
-    std::int64_t start = -1;  ///< --iter-start, -1: from the first
-    std::int64_t stop = -1;   ///< --iter-stop (inclusive), -1: to the last
+    std::string key_region;       ///< --key-region; "" : the phase-flagged region, if any
+    std::int64_t start = -1;      ///< --iter-start, -1: from the first
+    std::int64_t stop = -1;       ///< --iter-stop (inclusive), -1: to the last
     std::size_t candidates = 10;  ///< candidate regions listed when there is no key region
 };
 
 /// The key region chosen from the definitions (before the replay).
 struct KeyChoice {
-    std::vector<char> is_key;  ///< per region reference
-    std::string name;          ///< "" : none
-    std::string how;           ///< "--key-region", "phase flag"
-    bool unknown = false;      ///< --key-region names no region of the trace
+    std::vector<char> is_key;               ///< per region reference
+    std::string name;                       ///< "" : none
+    std::string how;                        ///< "--key-region", "phase flag"
+    bool unknown = false;                   ///< --key-region names no region of the trace
     std::vector<std::string> other_phases;  ///< phase-flagged regions not chosen
 };
 
@@ -74,11 +74,11 @@ struct IterationPlan {
     std::size_t instances = 0;             ///< aligned instances N (iterations: N + 1)
     bool counts_differ = false;
     std::uint64_t min_count = 0, max_count = 0;
-    std::vector<Ticks> bounds;  ///< T0, B_1 .. B_N, T1
+    std::vector<Ticks> bounds;         ///< T0, B_1 .. B_N, T1
     std::int64_t first = 0, last = 0;  ///< the iterations aggregated (inclusive)
     bool restricted = false;           ///< --iter-start/--iter-stop given
     Ticks window_begin = INT64_MIN, window_end = INT64_MAX;
-    std::string problem;  ///< a usage problem (unknown region, range beyond the iterations)
+    std::string problem;                ///< a usage problem (unknown region, range beyond the iterations)
     std::vector<Candidate> candidates;  ///< on analysis rank 0 only
     std::size_t iterations() const { return bounds.size() < 2 ? 0 : bounds.size() - 1; }
 };
@@ -98,9 +98,9 @@ struct IterationRow {
     std::size_t slowest = 0;        ///< index into the ranks
     Ticks spread = 0;               ///< max - min of rank_times
     bool outlier = false, warmup = false, aggregated = true, stable = false;
-    std::size_t gpus = 0;                 ///< GPUs with figures for this iteration (0: none)
+    std::size_t gpus = 0;                  ///< GPUs with figures for this iteration (0: none)
     Ticks gpu_busy = 0, gpu_busy_max = 0;  ///< their busy time summed, and the largest
-    std::string least_busy_gpu;           ///< "GPU d of rank r"
+    std::string least_busy_gpu;            ///< "GPU d of rank r"
 };
 
 /// The iteration report (analysis rank 0).
@@ -110,7 +110,9 @@ struct IterationReport {
     double mean_s = 0, stddev_s = 0, median_s = 0;  ///< over the aggregated iterations (median: all)
     std::int64_t stable_first = -1, stable_last = -1;
     std::uint64_t timer_resolution = 1;
-    double seconds(Ticks ticks) const { return static_cast<double>(ticks) / static_cast<double>(timer_resolution); }
+    double seconds(Ticks ticks) const {
+        return static_cast<double>(ticks) / static_cast<double>(timer_resolution);
+    }
 };
 
 IterationReport iteration_report(const IterationPlan& plan, std::uint64_t timer_resolution);

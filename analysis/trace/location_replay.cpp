@@ -403,10 +403,10 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         s.first_visit.assign(definitions.regions.size(), no_time);
         s.iterations = &records.iterations[s.rank];
     }
-    const std::string where = "rank " + std::to_string(location.rank) +
-                              (s.gpu ? ", GPU stream " + location.name
-                                     : ", thread " + std::to_string(location.id & 0xffffffffu)) +
-                              " (location " + std::to_string(location.id) + ")";
+    const std::string where =
+        "rank " + std::to_string(location.rank) +
+        (s.gpu ? ", GPU stream " + location.name : ", thread " + std::to_string(location.id & 0xffffffffu)) +
+        " (location " + std::to_string(location.id) + ")";
 
     const std::string local = read_local_definitions(reader, location.id, s);
     if (!local.empty()) return where + ": " + local;
@@ -460,8 +460,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
 }
 
 RecordMarks record_marks(const ShareRecords& records) {
-    return {records.sends.size(), records.receives.size(), records.collectives.size(), records.launches.size(),
-            records.gpu_ops.size()};
+    return {records.sends.size(), records.receives.size(), records.collectives.size(),
+            records.launches.size(), records.gpu_ops.size()};
 }
 
 namespace {

@@ -28,7 +28,7 @@ struct RawDefinitions {
     std::vector<std::tuple<OTF2_CommRef, OTF2_StringRef, OTF2_GroupRef>> comms;
     std::vector<OTF2_StringRef> location_names;  ///< by location, in definition order
     std::vector<std::tuple<OTF2_LocationRef, OTF2_StringRef, std::int64_t>> properties;  ///< integer ones
-    std::map<OTF2_StringRef, OTF2_AttributeRef> attributes;          ///< by name reference
+    std::map<OTF2_StringRef, OTF2_AttributeRef> attributes;  ///< by name reference
     TraceDefinitions* out = nullptr;
     std::string problem;
 };
@@ -49,8 +49,8 @@ OTF2_CallbackCode on_clock(void* user, uint64_t resolution, uint64_t offset, uin
 }
 
 OTF2_CallbackCode on_region(void* user, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
-                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag flags,
-                            OTF2_StringRef, uint32_t, uint32_t) {
+                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                            OTF2_RegionFlag flags, OTF2_StringRef, uint32_t, uint32_t) {
     RawDefinitions& r = raw(user);
     // References are dense from 0; anything far beyond the count is damage.
     if (self > (1u << 24)) {
@@ -93,13 +93,26 @@ OTF2_CallbackCode on_location_property(void* user, OTF2_LocationRef location, OT
     // The name is resolved later; only integer values can be a device.
     std::int64_t device = -1;
     switch (type) {
-        case OTF2_TYPE_UINT8: device = value.uint8; break;
-        case OTF2_TYPE_UINT16: device = value.uint16; break;
-        case OTF2_TYPE_UINT32: device = value.uint32; break;
-        case OTF2_TYPE_UINT64: device = value.uint64 > INT32_MAX ? -1 : static_cast<std::int64_t>(value.uint64); break;
-        case OTF2_TYPE_INT32: device = value.int32; break;
-        case OTF2_TYPE_INT64: device = value.int64 > INT32_MAX ? -1 : value.int64; break;
-        default: return OTF2_CALLBACK_SUCCESS;
+        case OTF2_TYPE_UINT8:
+            device = value.uint8;
+            break;
+        case OTF2_TYPE_UINT16:
+            device = value.uint16;
+            break;
+        case OTF2_TYPE_UINT32:
+            device = value.uint32;
+            break;
+        case OTF2_TYPE_UINT64:
+            device = value.uint64 > INT32_MAX ? -1 : static_cast<std::int64_t>(value.uint64);
+            break;
+        case OTF2_TYPE_INT32:
+            device = value.int32;
+            break;
+        case OTF2_TYPE_INT64:
+            device = value.int64 > INT32_MAX ? -1 : value.int64;
+            break;
+        default:
+            return OTF2_CALLBACK_SUCCESS;
     }
     if (device >= 0) r.properties.emplace_back(location, name, device);
     return OTF2_CALLBACK_SUCCESS;
@@ -143,7 +156,8 @@ void resolve(RawDefinitions& r) {
     for (std::size_t i = 0; i < d.locations.size(); ++i) index_of[d.locations[i].id] = i;
     for (const auto& [location, name, value] : r.properties) {
         const auto it = index_of.find(location);
-        if (it != index_of.end() && text(name) == cuda_device_property) d.locations[it->second].device = value;
+        if (it != index_of.end() && text(name) == cuda_device_property)
+            d.locations[it->second].device = value;
     }
     for (const auto& [name, attribute] : r.attributes) {
         if (text(name) == cuda_correlation_attribute) d.correlation_attribute = attribute;

@@ -131,12 +131,14 @@ struct ShareRecords {
     std::vector<std::string> timeline_cut;  ///< per location whose timeline (trace.json) was cut, where
     std::uint64_t next_block = 1;
 
-    std::vector<char> key_region;  ///< per region: is the key region of the iterations (set before the replay)
+    std::vector<char>
+        key_region;  ///< per region: is the key region of the iterations (set before the replay)
     bool keep_mpi_intervals = false;  ///< an iteration range was asked for: keep mpi_intervals (set before)
-    std::vector<std::pair<Ticks, Ticks>> mpi_intervals;  ///< outermost MPI calls [E, X), to cut mpi_time later
+    std::vector<std::pair<Ticks, Ticks>>
+        mpi_intervals;  ///< outermost MPI calls [E, X), to cut mpi_time later
     std::map<std::uint32_t, RankIterationRecords> iterations;  ///< world rank ->
-    std::vector<GpuOp> gpu_ops;                                 ///< of the share's GPU streams
-    std::vector<LaunchRecord> launches;                         ///< host regions carrying a correlation id
+    std::vector<GpuOp> gpu_ops;                                ///< of the share's GPU streams
+    std::vector<LaunchRecord> launches;                        ///< host regions carrying a correlation id
 };
 
 }  // namespace strata::analysis::trace

@@ -23,10 +23,11 @@ std::string note_for(const WaitStateReport& report, bool timeline) {
         note += "; " + std::to_string(report.skipped.size()) + " problems, listed below";
     note += ". The wait states follow Scalasca's definitions (each is printed with its figure)";
     const IterationPlan& plan = report.iterations.plan;
-    note += plan.restricted ? ", counted in iterations " + std::to_string(plan.first) + " to " +
-                                  std::to_string(plan.last) +
-                                  " only (--iter-start/--iter-stop; what comes from profile.h5 covers the whole run)."
-                            : ".";
+    note += plan.restricted
+                ? ", counted in iterations " + std::to_string(plan.first) + " to " +
+                      std::to_string(plan.last) +
+                      " only (--iter-start/--iter-stop; what comes from profile.h5 covers the whole run)."
+                : ".";
     if (timeline) {
         note += " The timeline is in trace.json (Perfetto, chrome://tracing)";
         note += report.timeline_cut.empty()
@@ -66,8 +67,9 @@ std::vector<Finding> iteration_findings(const IterationReport& report) {
     for (const IterationRow& row : report.rows) {
         if (!row.outlier) continue;
         ++count;
-        flagged += (flagged.empty() ? "" : ", ") + std::to_string(row.index) + (row.warmup ? " (warm-up, " : " (") +
-                   text_seconds(report.seconds(row.end - row.begin)) + ")";
+        flagged += (flagged.empty() ? "" : ", ") + std::to_string(row.index) +
+                   (row.warmup ? " (warm-up, " : " (") + text_seconds(report.seconds(row.end - row.begin)) +
+                   ")";
     }
     if (count == 0) return findings;
     Finding f;
@@ -76,12 +78,13 @@ std::vector<Finding> iteration_findings(const IterationReport& report) {
     f.metric = "unstable_iterations";
     f.value = static_cast<double>(count);
     f.threshold = outlier_tolerance;
-    f.message = std::string(count == 1 ? "Iteration " : "Iterations ") + flagged + (count == 1 ? " differs" : " differ") +
-                " from the median iteration (" + text_seconds(report.median_s) + ") by more than " +
-                text_percent(outlier_tolerance) + "; ";
+    f.message = std::string(count == 1 ? "Iteration " : "Iterations ") + flagged +
+                (count == 1 ? " differs" : " differ") + " from the median iteration (" +
+                text_seconds(report.median_s) + ") by more than " + text_percent(outlier_tolerance) + "; ";
     if (report.stable_first >= 0) {
-        f.message += "aggregate over the stable range with --iter-start " + std::to_string(report.stable_first) +
-                     " --iter-stop " + std::to_string(report.stable_last);
+        f.message += "aggregate over the stable range with --iter-start " +
+                     std::to_string(report.stable_first) + " --iter-stop " +
+                     std::to_string(report.stable_last);
     } else {
         f.message += "no stable range was found";
     }
@@ -109,10 +112,11 @@ TraceSummary unreadable(const std::string& problem) {
 }
 
 std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitStateReport& report) {
-    std::vector<std::pair<std::string, std::string>> files = {{"waitstates.csv", waitstates_csv(report)},
-                                                              {"waitstates.json", waitstates_json(report)},
-                                                              {"iterations.csv", iterations_csv(report.iterations)},
-                                                              {"iterations.json", iterations_json(report.iterations)}};
+    std::vector<std::pair<std::string, std::string>> files = {
+        {"waitstates.csv", waitstates_csv(report)},
+        {"waitstates.json", waitstates_json(report)},
+        {"iterations.csv", iterations_csv(report.iterations)},
+        {"iterations.json", iterations_json(report.iterations)}};
     // The GPU reports only for a trace with GPU streams.
     if (report.gpu.stream_locations > 0) {
         for (auto& file : gpu_files(report.gpu)) files.push_back(std::move(file));

@@ -250,7 +250,8 @@ void TraceShareAnalysis::launch_flows(TimelineWriter& timeline, const RecordMark
         const auto it = launches.find(op.correlation);
         if (op.correlation == 0 || it == launches.end()) continue;
         const auto rank = static_cast<std::uint32_t>(it->second->rank);
-        timeline.launch_flow(rank, op.correlation, it->second->time, thread_of_.at(it->second->location), true);
+        timeline.launch_flow(rank, op.correlation, it->second->time, thread_of_.at(it->second->location),
+                             true);
         timeline.launch_flow(rank, op.correlation, op.start, thread_of_.at(op.location), false);
     }
 }
@@ -482,8 +483,8 @@ std::string TraceShareAnalysis::partial() const {
         w.put<std::uint64_t>(notes->size());
         for (const std::string& s : *notes) w.put_string(s);
     }
-    const auto gap = static_cast<Ticks>(std::llround(options_.gpu_gap_threshold_s *
-                                                     static_cast<double>(definitions_.timer_resolution)));
+    const auto gap = static_cast<Ticks>(
+        std::llround(options_.gpu_gap_threshold_s * static_cast<double>(definitions_.timer_resolution)));
     put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end,
                     plan_.instances > 0 ? plan_.bounds : std::vector<Ticks>{}, gap);
     return std::move(w.bytes());
@@ -626,7 +627,8 @@ std::vector<std::vector<std::string>> transpose(std::vector<std::vector<std::str
 }  // namespace
 
 WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
-                                         const TimelineOptions& timeline, const TraceAnalysisOptions& options) {
+                                         const TimelineOptions& timeline,
+                                         const TraceAnalysisOptions& options) {
     std::vector<std::unique_ptr<TraceShareAnalysis>> all;
     for (std::size_t a = 0; a < shares; ++a) {
         all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares, options));

@@ -121,7 +121,8 @@ std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t 
 
 /// Combines every rank's partial() into the report.
 WaitStateReport combine_partials(const std::vector<std::string>& partials,
-                                 const TraceDefinitions& definitions, const TraceAnalysisOptions& options = {});
+                                 const TraceDefinitions& definitions,
+                                 const TraceAnalysisOptions& options = {});
 
 /// The iteration report from a plan, placed in `report` with the GPU range.
 void add_iterations(WaitStateReport& report, const IterationPlan& plan);

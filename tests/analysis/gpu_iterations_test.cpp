@@ -48,7 +48,8 @@ std::string lines_starting(const std::string& text, const std::string& prefix) {
 
 const std::string gpu_header =
     "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,utilisation,"
-    "concurrency,copy_htod_s,copy_dtoh_s,copy_dtod_s,copy_htoh_s,copy_ptop_s,memset_s,copy_other_s,copies,gaps,gap_s\n";
+    "concurrency,copy_htod_s,copy_dtoh_s,copy_dtod_s,copy_htoh_s,copy_ptop_s,memset_s,copy_other_s,copies,"
+    "gaps,gap_s\n";
 
 // gpu_trace(), worked out by hand (otf2_fixture.hpp): the union of device 0
 // of rank 0 counts the overlap of its two streams once (50 ms, not 70).
@@ -144,17 +145,23 @@ TEST_F(GpuIterationsTest, GapsAreIdleStretchesLongerThanTheThreshold) {
     options.gpu_gap_threshold_s = 0.009;
     const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
     const std::string csv = gpu_files(r.gpu)[0].second;
-    // GPU 1 of rank 0: idle 20..30 and 40..50 ms; stream 0 of GPU 0: 30..40 (5..10 is shorter); stream 1: 50..65.
-    EXPECT_NE(csv.find("device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"),
-              std::string::npos)
+    // GPU 1 of rank 0: idle 20..30 and 40..50 ms; stream 0 of GPU 0: 30..40 (5..10 is shorter); stream
+    // 1: 50..65.
+    EXPECT_NE(
+        csv.find(
+            "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"),
+        std::string::npos)
         << csv;
-    EXPECT_NE(csv.find("device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,2,0.02\n"), std::string::npos);
-    EXPECT_NE(csv.find("stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,"
-                       "1,1,0.01\n"),
+    EXPECT_NE(csv.find("device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,2,0.02\n"),
               std::string::npos);
-    EXPECT_NE(csv.find("stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,"
-                       "1,1,0.015\n"),
-              std::string::npos);
+    EXPECT_NE(
+        csv.find("stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,"
+                 "1,1,0.01\n"),
+        std::string::npos);
+    EXPECT_NE(
+        csv.find("stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,"
+                 "1,1,0.015\n"),
+        std::string::npos);
     EXPECT_NE(csv.find("rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,2,0.02\n"),
               std::string::npos);
 }
@@ -165,10 +172,11 @@ TEST_F(GpuIterationsTest, GpuFindingsNameTheIdleGpuAndTheBusyOne) {
     const std::vector<Finding> findings = gpu_findings(r.gpu, 0.2);
     ASSERT_EQ(findings.size(), 2u);
     EXPECT_EQ(findings[0].kind, "gpu_idle");
-    EXPECT_EQ(findings[0].message.rfind("GPU 1 of rank 0 idle 50.0% of the time (0.02 s of 0.04 s) while GPU 0 "
-                                        "of rank 0 is busy 83.3%",
-                                        0),
-              0u)
+    EXPECT_EQ(
+        findings[0].message.rfind("GPU 1 of rank 0 idle 50.0% of the time (0.02 s of 0.04 s) while GPU 0 "
+                                  "of rank 0 is busy 83.3%",
+                                  0),
+        0u)
         << findings[0].message;
     EXPECT_EQ(findings[1].kind, "gpu_imbalance");
     EXPECT_NE(findings[1].message.find("least busy GPU 1 of rank 0 (0.02 s)"), std::string::npos)
@@ -255,7 +263,8 @@ TEST_F(GpuIterationsTest, WithoutKeyRegionTheCandidatesAreListed) {
         EXPECT_EQ(r.iterations.plan.candidates[0].name, "step");  // 6 calls on every rank
         EXPECT_EQ(r.iterations.plan.candidates[0].min_calls, 6u);
         EXPECT_EQ(r.iterations.plan.candidates[0].ranks, 2u);
-        EXPECT_EQ(r.iterations.plan.candidates[1].name, "halo");  // 12 calls; CUDA API calls are no candidates
+        EXPECT_EQ(r.iterations.plan.candidates[1].name,
+                  "halo");  // 12 calls; CUDA API calls are no candidates
         const std::string text = iterations_text(r.iterations);
         EXPECT_NE(text.find("0 iterations found"), std::string::npos) << text;
         EXPECT_NE(text.find("step (6 calls per rank on 2 ranks)"), std::string::npos) << text;
@@ -330,9 +339,10 @@ TEST_F(GpuIterationsToolTest, GpuReportsExactAndIdenticalForK123) {
     EXPECT_NE(timeline.find("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 3, \"args\": "
                             "{\"name\": \"CUDA[1:2]\"}}"),
               std::string::npos);
-    EXPECT_NE(timeline.find("{\"ph\": \"X\", \"name\": \"saxpy\", \"cat\": \"cuda\", \"ts\": 10000.000, \"dur\": "
-                            "10000.000, \"pid\": 0, \"tid\": 3}"),
-              std::string::npos);
+    EXPECT_NE(
+        timeline.find("{\"ph\": \"X\", \"name\": \"saxpy\", \"cat\": \"cuda\", \"ts\": 10000.000, \"dur\": "
+                      "10000.000, \"pid\": 0, \"tid\": 3}"),
+        std::string::npos);
     std::size_t launches = 0;
     for (std::size_t at = timeline.find("\"name\": \"launch\""); at != std::string::npos;
          at = timeline.find("\"name\": \"launch\"", at + 1))
@@ -340,8 +350,9 @@ TEST_F(GpuIterationsToolTest, GpuReportsExactAndIdenticalForK123) {
     EXPECT_EQ(launches, 12u);  // 6 kernels, a start and an end each
     for (int k : {2, 3}) {
         const std::string other = analyze_into(k);
-        for (const char* name : {"summary.txt", "gpu.csv", "gpu.json", "gpu_kernels.csv", "gpu_kernels.json",
-                                 "iterations.csv", "iterations.json", "advice.csv", "advice.json", "trace.json"}) {
+        for (const char* name :
+             {"summary.txt", "gpu.csv", "gpu.json", "gpu_kernels.csv", "gpu_kernels.json", "iterations.csv",
+              "iterations.json", "advice.csv", "advice.json", "trace.json"}) {
             EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
         }
     }
@@ -352,7 +363,8 @@ TEST_F(GpuIterationsToolTest, IterationsAndRangeIdenticalForK123) {
     const std::string one = analyze_into(1, {"--key-region", "step"});
     EXPECT_EQ(slurp(fs::path(one) / "iterations.csv"), iterations_csv_expected);
     const std::string summary = slurp(fs::path(one) / "summary.txt");
-    EXPECT_NE(summary.find("Stable range suggested: --iter-start 1 --iter-stop 5"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("Stable range suggested: --iter-start 1 --iter-stop 5"), std::string::npos)
+        << summary;
     EXPECT_NE(summary.find("Iterations 0 (warm-up, 0.03 s), 6 (0.005 s) differ from the median iteration"),
               std::string::npos)
         << summary;
@@ -367,7 +379,8 @@ TEST_F(GpuIterationsToolTest, IterationsAndRangeIdenticalForK123) {
         EXPECT_NE(slurp(fs::path(ranged) / "summary.txt").find("counted in iterations 1 to 3 only"),
                   std::string::npos);
         if (k == 1) continue;
-        for (const char* name : {"summary.txt", "iterations.csv", "iterations.json", "waitstates.csv", "gpu.csv"}) {
+        for (const char* name :
+             {"summary.txt", "iterations.csv", "iterations.json", "waitstates.csv", "gpu.csv"}) {
             EXPECT_EQ(slurp(fs::path(ranged) / name), slurp(fs::path(dir_.file("out1")) / name))
                 << name << ", K = " << k;
         }
@@ -381,8 +394,9 @@ TEST_F(GpuIterationsToolTest, NoKeyRegionListsCandidatesInSummaryAndAdvice) {
     EXPECT_NE(summary.find("0 iterations found"), std::string::npos) << summary;
     EXPECT_NE(summary.find("pass it with --key-region NAME"), std::string::npos) << summary;
     EXPECT_NE(slurp(fs::path(out) / "advice.csv").find("no_iterations"), std::string::npos);
-    EXPECT_NE(slurp(fs::path(out) / "iterations.json").find("{\"region\": \"step\", \"min_calls_per_rank\": 6"),
-              std::string::npos);
+    EXPECT_NE(
+        slurp(fs::path(out) / "iterations.json").find("{\"region\": \"step\", \"min_calls_per_rank\": 6"),
+        std::string::npos);
 }
 
 TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
@@ -396,7 +410,8 @@ TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
         {{"--tensor-core-patterns", "h884,,hmma"}, "--tensor-core-patterns needs a comma-separated list"},
         {{"--gpu-gap-threshold", "0"}, "--gpu-gap-threshold needs a duration in seconds above 0"},
         {{"--key-region", "stpe"},
-         "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per rank): "
+         "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per "
+         "rank): "
          "step (6 calls per rank on 2 ranks)"},
         {{"--key-region", "step", "--iter-start", "9"},
          "--iter-start 9 is beyond the last iteration: the trace has 7 iterations, numbered 0 to 6"},
@@ -420,9 +435,10 @@ TEST_F(GpuIterationsToolTest, IterationOptionsWithoutTraceSayTheProfileIsNotRest
     write_experiment(imbalanced_profile(), experiment());
     const RunResult r = analyze(0, {"--iter-start", "1", "--output", dir_.file("out"), experiment()});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.err.find("--key-region, --iter-start and --iter-stop need a trace (traces.otf2); the reports from "
-                         "profile.h5 cover the whole run"),
-              std::string::npos)
+    EXPECT_NE(
+        r.err.find("--key-region, --iter-start and --iter-stop need a trace (traces.otf2); the reports from "
+                   "profile.h5 cover the whole run"),
+        std::string::npos)
         << r.err;
     EXPECT_FALSE(fs::exists(fs::path(dir_.file("out")) / "iterations.csv"));
 }
@@ -450,9 +466,11 @@ TEST_F(GpuIterationsToolTest, DamagedGpuAndPhaseTraceNeverCrashes) {
                 bytes[(state >> 33) % bytes.size()] ^= static_cast<char>(1 + (state >> 13) % 255);
             }
             std::ofstream(target, std::ios::binary | std::ios::trunc) << bytes;
-            const RunResult r = run_program(STRATA_ANALYZE_EXE, {"--force", "--output", dir_.file("out"), experiment()});
-            EXPECT_TRUE(r.status == 0 || r.status == 1) << file << " variant " << variant << ": " << r.status << "\n"
-                                                        << r.err;
+            const RunResult r =
+                run_program(STRATA_ANALYZE_EXE, {"--force", "--output", dir_.file("out"), experiment()});
+            EXPECT_TRUE(r.status == 0 || r.status == 1)
+                << file << " variant " << variant << ": " << r.status << "\n"
+                << r.err;
             if (r.status == 0) {
                 EXPECT_TRUE(fs::exists(fs::path(dir_.file("out")) / "iterations.csv")) << file;
             }

@@ -335,11 +335,10 @@ void TraceBuilder::write(const std::string& directory) const {
     std::map<std::pair<std::uint32_t, std::uint32_t>, OTF2_StringRef> thread_names;
     for (const auto& entry : events_) {
         const auto device = devices_.find(entry.first);
-        thread_names[entry.first] =
-            device == devices_.end()
-                ? string("thread " + std::to_string(entry.first.second))
-                : string("CUDA[" + std::to_string(device->second) + ":" +
-                         std::to_string(entry.first.second - 0x10000) + "]");
+        thread_names[entry.first] = device == devices_.end()
+                                        ? string("thread " + std::to_string(entry.first.second))
+                                        : string("CUDA[" + std::to_string(device->second) + ":" +
+                                                 std::to_string(entry.first.second - 0x10000) + "]");
     }
     const OTF2_StringRef host = string("host"), node = string("node"), all = string("MPI ranks"),
                          param = string("n"), device_property = string("CUDA_DEVICE"),
@@ -350,15 +349,16 @@ void TraceBuilder::write(const std::string& directory) const {
               "String");
     }
     for (std::size_t i = 0; i < regions_.size(); ++i) {
-        check(OTF2_GlobalDefWriter_WriteRegion(
-                  g, static_cast<OTF2_RegionRef>(i), region_names[i], region_names[i], 0,
-                  static_cast<OTF2_RegionRole>(regions_[i].role),
-                  static_cast<OTF2_Paradigm>(regions_[i].paradigm),
-                  static_cast<OTF2_RegionFlag>(regions_[i].flags), 0, 0, 0),
+        check(OTF2_GlobalDefWriter_WriteRegion(g, static_cast<OTF2_RegionRef>(i), region_names[i],
+                                               region_names[i], 0,
+                                               static_cast<OTF2_RegionRole>(regions_[i].role),
+                                               static_cast<OTF2_Paradigm>(regions_[i].paradigm),
+                                               static_cast<OTF2_RegionFlag>(regions_[i].flags), 0, 0, 0),
               "Region");
     }
     check(OTF2_GlobalDefWriter_WriteParameter(g, 0, param, OTF2_PARAMETER_TYPE_INT64), "Parameter");
-    check(OTF2_GlobalDefWriter_WriteAttribute(g, 0, correlation, correlation_help, OTF2_TYPE_UINT64), "Attribute");
+    check(OTF2_GlobalDefWriter_WriteAttribute(g, 0, correlation, correlation_help, OTF2_TYPE_UINT64),
+          "Attribute");
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, host, node, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
           "SystemTreeNode");
     for (std::uint32_t r = 0; r < ranks_; ++r) {
@@ -368,10 +368,11 @@ void TraceBuilder::write(const std::string& directory) const {
     }
     for (const auto& [location, events] : events_) {
         const auto device = devices_.find(location);
-        check(OTF2_GlobalDefWriter_WriteLocation(
-                  g, location_id(location), thread_names[location],
-                  device == devices_.end() ? OTF2_LOCATION_TYPE_CPU_THREAD : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
-                  counts[location], location.first),
+        check(OTF2_GlobalDefWriter_WriteLocation(g, location_id(location), thread_names[location],
+                                                 device == devices_.end()
+                                                     ? OTF2_LOCATION_TYPE_CPU_THREAD
+                                                     : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
+                                                 counts[location], location.first),
               "Location");
         if (device == devices_.end()) continue;
         OTF2_AttributeValue value;
