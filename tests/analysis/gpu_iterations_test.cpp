@@ -245,6 +245,22 @@ TEST_F(GpuIterationsTest, KeyRegionOnOtherThreadsDoesNotAddIterations) {
     EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
 }
 
+TEST_F(GpuIterationsTest, DifferentCountsAreAlignedToTheSmallestAndSaidSo) {
+    TraceBuilder b = iterations_trace(false);
+    b.enter(1, 81 * 1000000, 1);  // a seventh "step" on rank 1 only
+    b.leave(1, 83 * 1000000, 1);
+    b.write(dir_.path());
+    TraceAnalysisOptions options;
+    options.iterations.key_region = "step";
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    EXPECT_TRUE(r.iterations.plan.counts_differ);
+    EXPECT_EQ(r.iterations.plan.instances, 6u);
+    EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
+    EXPECT_NE(iterations_text(r.iterations).find("The ranks call it 6 to 7 times: aligned by index up to 6"),
+              std::string::npos)
+        << iterations_text(r.iterations);
+}
+
 TEST_F(GpuIterationsTest, PhaseFlagChoosesTheKeyRegion) {
     iterations_trace(true).write(dir_.path());
     const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 3);
