@@ -60,6 +60,7 @@ struct Frame {
 
 struct ThreadState {
     std::vector<Frame> open;
+    std::vector<ParallelInfo*> spare;  ///< freed ParallelInfo objects of the parallel regions this thread forked
 };
 
 __thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
@@ -102,13 +103,14 @@ void open(Frame::Kind kind, RegionHandle region, const void* key) {
 }
 
 /// Closes the innermost open construct of `kind` named `key`, and what was
-/// opened inside it; false when there is none.
-bool close(Frame::Kind kind, const void* key) {
+/// opened inside it; false when there is none.  `late`: an end libomp may
+/// report after the team joined (see end_time); the others are on time.
+bool close(Frame::Kind kind, const void* key, bool late = false) {
     std::vector<Frame>& open = state().open;
     for (std::size_t i = open.size(); i-- > 0;) {
         if (open[i].kind == Frame::team) return false;  // never close across a team boundary
         if (open[i].kind != kind || open[i].key != key) continue;
-        const Ticks time = end_time();
+        const Ticks time = late ? end_time() : events::now();
         while (open.size() > i) {
             if (open.back().region != 0) events::exit_at(time, open.back().region);
             open.pop_back();
@@ -120,9 +122,29 @@ bool close(Frame::Kind kind, const void* key) {
 
 // --- parallel ---------------------------------------------------------------
 
+/// ParallelInfo objects are made and freed by the forking thread: it keeps the
+/// freed ones for its next parallel regions instead of a malloc/free pair each.
+ParallelInfo* take_parallel_info() {
+    std::vector<ParallelInfo*>& spare = state().spare;
+    if (spare.empty()) return new ParallelInfo();
+    ParallelInfo* info = spare.back();
+    spare.pop_back();
+    *info = ParallelInfo{};
+    return info;
+}
+
+void give_back(ParallelInfo* info) {
+    std::vector<ParallelInfo*>& spare = state().spare;
+    if (spare.size() < 16) {
+        spare.push_back(info);
+    } else {
+        delete info;
+    }
+}
+
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned int requested,
                        int, const void* codeptr_ra) {
-    auto* info = new ParallelInfo();
+    ParallelInfo* info = take_parallel_info();
     info->region = construct_region(Construct::parallel, codeptr_ra);
     info->codeptr_ra = codeptr_ra;
     info->fork = events::thread_fork(Paradigm::openmp, requested);
@@ -136,7 +158,7 @@ void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*)
     if (info == nullptr) return;
     events::thread_join(info->fork);  // notes the join time for the team's late ends
     strata_tsan_acquire(info);        // the team's reads happened before the join
-    delete info;
+    give_back(info);
 }
 
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data, ompt_data_t*,
@@ -233,7 +255,8 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
         if (codeptr_ra == nullptr && construct == Construct::implicit_barrier) codeptr_ra = innermost_parallel_code();
         open(Frame::sync, construct_region(construct, codeptr_ra), construct_key(construct));
     } else {
-        close(Frame::sync, construct_key(construct));
+        // Only the barrier at the end of a parallel region ends late (reported at the next fork).
+        close(Frame::sync, construct_key(construct), kind == ompt_sync_region_barrier_implicit_parallel);
     }
 }
 
@@ -326,6 +349,8 @@ void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_tas
 }
 
 void on_thread_end(ompt_data_t*) {
+    if (t_state == nullptr) return;
+    for (ParallelInfo* info : t_state->spare) delete info;
     delete t_state;
     t_state = nullptr;
 }

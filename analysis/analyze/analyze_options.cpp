@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 
@@ -30,13 +31,56 @@ std::size_t parse_count(const std::string& name, const std::string& value) {
     return static_cast<std::size_t>(n);
 }
 
+/// An iteration number: 0 or more.
+std::int64_t parse_iteration(const std::string& name, const std::string& value) {
+    const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    errno = 0;
+    const unsigned long long n = digits ? std::strtoull(value.c_str(), nullptr, 10) : 0;
+    if (!digits || errno == ERANGE || n > static_cast<unsigned long long>(INT32_MAX))
+        throw AnalyzeUsageError(name + " needs an iteration number (0, 1, 2, ...), not '" + value + "'");
+    return static_cast<std::int64_t>(n);
+}
+
+/// A duration in seconds, more than 0.
+double parse_seconds(const std::string& name, const std::string& value) {
+    char* end = nullptr;
+    errno = 0;
+    const double seconds = value.empty() ? NAN : std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || errno == ERANGE || !(seconds > 0.0 && seconds < 1e9))
+        throw AnalyzeUsageError(name + " needs a duration in seconds above 0 (e.g. 0.5), not '" + value +
+                                "'");
+    return seconds;
+}
+
+/// "a,b,c" -> {a, b, c}; empty items are refused.
+std::vector<std::string> parse_patterns(const std::string& value) {
+    std::vector<std::string> patterns;
+    std::size_t from = 0;
+    while (true) {
+        const std::size_t comma = value.find(',', from);
+        const std::string item =
+            value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        if (item.empty())
+            throw AnalyzeUsageError(
+                "--tensor-core-patterns needs a comma-separated list of kernel name parts "
+                "(e.g. h884,hmma,xmma_gemm), not '" +
+                value + "'");
+        patterns.push_back(item);
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    return patterns;
+}
+
 /// Applies `--name value` (or `--name=value`) at args[i]; advances i past the value.
 void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, AnalyzeOptions& options) {
     const std::string& arg = args[i];
     const std::size_t equals = arg.find('=');
     const std::string name = arg.substr(0, equals);
-    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" && name != "--top" &&
-        name != "--wait-threshold" && name != "--timeline-events")
+    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" &&
+        name != "--top" && name != "--wait-threshold" && name != "--timeline-events" &&
+        name != "--key-region" && name != "--iter-start" && name != "--iter-stop" &&
+        name != "--gpu-idle-threshold" && name != "--tensor-core-patterns" && name != "--gpu-gap-threshold")
         throw AnalyzeUsageError("unknown option '" + arg + "'");
     std::string value;
     if (equals != std::string::npos)
@@ -56,6 +100,15 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
         options.timeline_events = value == "0" ? 0 : parse_count(name, value);
     }
     if (name == "--top") options.top = parse_count(name, value);
+    if (name == "--key-region") {
+        if (value.empty()) throw AnalyzeUsageError("--key-region needs a region name");
+        options.key_region = value;
+    }
+    if (name == "--iter-start") options.iter_start = parse_iteration(name, value);
+    if (name == "--iter-stop") options.iter_stop = parse_iteration(name, value);
+    if (name == "--gpu-idle-threshold") options.gpu_idle_threshold = parse_fraction(name, value);
+    if (name == "--gpu-gap-threshold") options.gpu_gap_threshold = parse_seconds(name, value);
+    if (name == "--tensor-core-patterns") options.tensor_core_patterns = parse_patterns(value);
 }
 
 }  // namespace
@@ -91,6 +144,10 @@ AnalyzeOptions parse_analyze_options(const std::vector<std::string>& args) {
         }
     }
     if (!have_experiment && !options.help) throw AnalyzeUsageError("no experiment directory given");
+    if (options.iter_start >= 0 && options.iter_stop >= 0 && options.iter_stop < options.iter_start)
+        throw AnalyzeUsageError("--iter-stop " + std::to_string(options.iter_stop) +
+                                " is before --iter-start " + std::to_string(options.iter_start) +
+                                " (the range is inclusive: stop >= start)");
     return options;
 }
 
@@ -100,8 +157,8 @@ const char* analyze_usage() {
            "\n"
            "Analyses a Strata experiment with K MPI ranks (any K, 1 included; without mpirun\n"
            "it runs as one rank) and writes the reports summary, loadbalance,\n"
-           "loadbalance_ranks, advice and (with a trace) waitstates as .csv and .json, and\n"
-           "summary.txt, which is also printed.\n"
+           "loadbalance_ranks, advice and (with a trace) waitstates, iterations and, with GPU\n"
+           "streams, gpu and gpu_kernels as .csv and .json, and summary.txt, which is also printed.\n"
            "\n"
            "  --output DIR               write the reports to DIR (default <experiment-dir>/analysis)\n"
            "  --force                    overwrite reports that exist (otherwise: refuse)\n"
@@ -113,6 +170,16 @@ const char* analyze_usage() {
            "  --timeline-events N        at most N slices in trace.json, the Perfetto timeline\n"
            "                             written with a trace (default 1000000; 0: none)\n"
            "  --top N                    regions in the summary, findings per kind (default 10)\n"
+           "  --key-region NAME          cut iterations at the ends of region NAME (default: the region\n"
+           "                             marked as a phase; without one, candidates are listed)\n"
+           "  --iter-start N, --iter-stop M\n"
+           "                             aggregate iterations N to M (inclusive): the wait states and\n"
+           "                             GPU reports are restricted to them, the profile reports are not\n"
+           "  --gpu-idle-threshold X     advise on a GPU idle more than X of its span (default 0.2)\n"
+           "  --gpu-gap-threshold S      count idle stretches of a GPU longer than S seconds as gaps\n"
+           "                             (default 0.5, as Nsight Systems)\n"
+           "  --tensor-core-patterns L   kernel name parts that mark Tensor Core kernels, comma-separated\n"
+           "                             (default: DLProf's list, e.g. h884,hmma,xmma_gemm,wgmma)\n"
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
            "                             (default: set apart as start-up and shut-down)\n"
            "  -h, --help                 this text\n"

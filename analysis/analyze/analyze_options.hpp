@@ -23,6 +23,12 @@ struct AnalyzeOptions {
     std::size_t top = 10;              ///< --top: regions in the summary, findings per kind in the advice
     bool include_mpi_init = false;  ///< --include-mpi-init: MPI_Init/MPI_Finalize count as run time and MPI
     bool help = false;              ///< --help: print the usage and stop
+    std::string key_region;         ///< --key-region: the region that cuts iterations ("" : a phase, if any)
+    std::int64_t iter_start = -1;   ///< --iter-start: first iteration aggregated (-1: the first)
+    std::int64_t iter_stop = -1;    ///< --iter-stop: last iteration aggregated, inclusive (-1: the last)
+    double gpu_idle_threshold = 0.2;  ///< --gpu-idle-threshold: a GPU idle above it is advice
+    double gpu_gap_threshold = 0.5;   ///< --gpu-gap-threshold: idle stretches longer (s) are gaps
+    std::vector<std::string> tensor_core_patterns;  ///< --tensor-core-patterns; empty: DLProf's list
 
     /// The directory the reports go to.
     std::string output_directory() const;

@@ -10,14 +10,16 @@
 //   every rank      agree on failures: the lowest failing rank prints its message
 //   every rank      reduce onto rank 0 (mpi_reduction.hpp)
 //   every rank      with a trace: read the definitions, replay its share of the
-//                   locations, exchange messages and collectives, gather the
-//                   wait states on rank 0 (trace/wait_state_analysis.hpp)
+//                   locations (CPU threads and GPU streams), agree on the
+//                   iterations, exchange messages and collectives, gather the
+//                   wait states and GPU sums on rank 0 (trace/wait_state_analysis.hpp)
 //   rank 0          figures, advice, reports, report.html; summary on stdout
 //
 // Without profile.h5 but with a trace, the trace reports alone are written.
 //
 // Exit status, the same on every rank: 0 reports written, 1 the experiment
-// cannot be read or the reports cannot be written, 2 bad arguments.
+// cannot be read or the reports cannot be written, 2 bad arguments (also a
+// --key-region or iteration range the trace does not have, known after reading).
 #include <mpi.h>
 #include <sys/stat.h>
 
@@ -88,7 +90,8 @@ struct TraceRun {
     trace::WaitStateReport report;  ///< on rank 0
 };
 
-TraceRun run_trace(const std::string& experiment, int size, const trace::TimelineOptions& timeline) {
+TraceRun run_trace(const std::string& experiment, int size, const trace::TimelineOptions& timeline,
+                   const trace::TraceAnalysisOptions& analysis) {
     TraceRun run;
     const std::string anchor = (std::filesystem::path(experiment) / "traces.otf2").string();
     std::error_code ignored;
@@ -110,7 +113,7 @@ TraceRun run_trace(const std::string& experiment, int size, const trace::Timelin
     }
     trace::MpiExchange exchange(MPI_COMM_WORLD);
     try {
-        run.report = trace::run_trace_analysis(definitions, exchange, timeline);
+        run.report = trace::run_trace_analysis(definitions, exchange, timeline, analysis);
     } catch (const std::length_error& error) {  // thrown on every rank together (message_exchange_mpi.hpp)
         run.problem = error.what();
     }
@@ -194,7 +197,20 @@ int run(const AnalyzeOptions& options, int rank, int size) {
         }
         if (broadcast_status(status) != 0) return 1;
     }
-    const TraceRun traced = run_trace(options.experiment, size, timeline);
+    if (rank == 0 && !trace_present &&
+        (!options.key_region.empty() || options.iter_start >= 0 || options.iter_stop >= 0)) {
+        std::cerr << program
+                  << "note: --key-region, --iter-start and --iter-stop need a trace (traces.otf2); "
+                     "the reports from profile.h5 cover the whole run\n";
+    }
+    trace::TraceAnalysisOptions analysis;
+    analysis.iterations.key_region = options.key_region;
+    analysis.iterations.start = options.iter_start;
+    analysis.iterations.stop = options.iter_stop;
+    analysis.iterations.candidates = options.top;
+    if (!options.tensor_core_patterns.empty()) analysis.tensor_core_patterns = options.tensor_core_patterns;
+    analysis.gpu_gap_threshold_s = options.gpu_gap_threshold;
+    const TraceRun traced = run_trace(options.experiment, size, timeline, analysis);
     if (!timeline.part.empty() && !traced.problem.empty()) {
         std::remove(trace::timeline_part(timeline, static_cast<std::size_t>(rank)).c_str());
     }
@@ -216,13 +232,22 @@ int run(const AnalyzeOptions& options, int rank, int size) {
         return 1;
     }
 
-    if (rank == 0) {
+    // An unknown key region or an iteration range beyond the trace is a bad
+    // argument, known only now: nothing is written.
+    if (rank == 0 && traced.present && traced.problem.empty() &&
+        !traced.report.iterations.plan.problem.empty()) {
+        std::cerr << program << trace::unknown_key_message(traced.report.iterations) << '\n';
+        if (timeline_written) std::remove((timeline_file + ".tmp").c_str());
+        status = 2;
+    }
+    if (rank == 0 && status == 0) {
         try {
             std::vector<Finding> findings;
             std::vector<ReportFile> files;
             const std::vector<Finding> waits =
                 traced.present && traced.problem.empty()
-                    ? trace::wait_state_findings(traced.report, options.wait_threshold)
+                    ? trace::trace_findings(traced.report,
+                                            {options.wait_threshold, options.gpu_idle_threshold})
                     : std::vector<Finding>{};
             ReportSettings settings;
             settings.top = options.top;

@@ -46,6 +46,7 @@ struct Frame {
     std::uint32_t callpath = 0;
     Ticks enter = 0;
     std::uint64_t block = 0;  ///< instance id, given when a record needs it
+    std::uint64_t correlation = 0;  ///< CUDA_CORRELATION_ID of the Enter (GPU streams), 0 none
     bool mpi_outermost = false;
     std::vector<std::pair<int, std::size_t>>
         pending;  ///< (0 send, 1 receive, 2 collective; index) waiting for X
@@ -66,6 +67,12 @@ struct Replay {
     std::string problem;
     TimelineWriter* timeline = nullptr;
     std::vector<char> mpi_time;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
+    bool gpu = false;            ///< the location is a GPU stream
+    std::vector<char> gpu_op;    ///< per region: a kernel, copy or memset (GPU streams)
+    std::vector<std::uint64_t> visits;  ///< per region: Enter events (CPU threads)
+    std::vector<Ticks> first_visit;     ///< per region: the first Enter
+    Ticks first = no_time;
+    RankIterationRecords* iterations = nullptr;  ///< the rank's (CPU threads)
 };
 
 Replay& state(void* user) {
@@ -75,6 +82,12 @@ Replay& state(void* user) {
 bool counts_as_mpi_time(const TraceRegion& r) {
     return r.paradigm == OTF2_PARADIGM_MPI && r.name != "MPI_Init" && r.name != "MPI_Init_thread" &&
            r.name != "MPI_Finalize";
+}
+
+/// Kernels (role FUNCTION), copies and memsets (role DATA_TRANSFER) of paradigm CUDA.
+bool is_gpu_operation(const TraceRegion& r) {
+    return r.paradigm == OTF2_PARADIGM_CUDA &&
+           (r.role == OTF2_REGION_ROLE_FUNCTION || r.role == OTF2_REGION_ROLE_DATA_TRANSFER);
 }
 
 /// The innermost open region, given a block id; nullptr outside every region.
@@ -114,8 +127,8 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
     return true;
 }
 
-OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
-                           OTF2_RegionRef region) {
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
     Replay& s = state(user);
     ++s.out->counts.events;
     if (region >= s.defs->regions.size()) {
@@ -126,11 +139,24 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     Frame f;
     f.region = region;
     f.enter = s.last = s.clock.correct(time);
+    if (s.first == no_time) s.first = f.enter;
+    if (attributes != nullptr && s.defs->correlation_attribute != UINT32_MAX) {
+        // A kernel on a stream, or the host call that launched it (experiment-format.md).
+        uint64_t id = 0;
+        if (OTF2_AttributeList_GetUint64(attributes, s.defs->correlation_attribute, &id) == OTF2_SUCCESS) {
+            f.correlation = id;
+        }
+    }
+    if (!s.gpu) {
+        if (s.visits[region]++ == 0) s.first_visit[region] = f.enter;
+    }
     f.callpath = s.out->callpaths.child(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath,
                                         region, r.name);
     const bool mpi = s.mpi_time[region] != 0;
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
+    if (f.correlation != 0 && !s.gpu)
+        s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation, f.enter, s.location});
     s.stack.push_back(std::move(f));
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -144,8 +170,16 @@ void close_frame(Replay& s, Ticks exit) {
         if (kind == 2) s.out->collectives[index].exit = exit;
     }
     if (s.mpi_time[f.region] != 0) --s.open_mpi;
-    if (f.mpi_outermost) s.out->mpi_time[s.rank] += exit - f.enter;
+    if (f.mpi_outermost) {
+        s.out->mpi_time[s.rank] += exit - f.enter;
+        if (s.out->keep_mpi_intervals) s.out->mpi_intervals.emplace_back(f.enter, exit);
+    }
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
+    if (s.gpu && s.gpu_op[f.region] != 0) {
+        s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
+    } else if (!s.gpu && s.out->key_region.size() > f.region && s.out->key_region[f.region] != 0) {
+        s.iterations->key_ends[s.location].push_back(exit);
+    }
     s.stack.pop_back();
 }
 
@@ -367,9 +401,18 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.timeline = timeline;
     s.mpi_time.reserve(definitions.regions.size());
     for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
-    const std::string where = "rank " + std::to_string(location.rank) + ", thread " +
-                              std::to_string(location.id & 0xffffffffu) + " (location " +
-                              std::to_string(location.id) + ")";
+    s.gpu = location.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+    if (s.gpu) {
+        for (const TraceRegion& r : definitions.regions) s.gpu_op.push_back(is_gpu_operation(r) ? 1 : 0);
+    } else {
+        s.visits.assign(definitions.regions.size(), 0);
+        s.first_visit.assign(definitions.regions.size(), no_time);
+        s.iterations = &records.iterations[s.rank];
+    }
+    const std::string where =
+        "rank " + std::to_string(location.rank) +
+        (s.gpu ? ", GPU stream " + location.name : ", thread " + std::to_string(location.id & 0xffffffffu)) +
+        " (location " + std::to_string(location.id) + ")";
 
     const std::string local = read_local_definitions(reader, location.id, s);
     if (!local.empty()) return where + ": " + local;
@@ -393,6 +436,17 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     // Regions left open (a truncated file) end at the last time seen.
     if (!s.stack.empty()) records.counts.unterminated += s.stack.size();
     while (!s.stack.empty()) close_frame(s, s.last);
+    if (!s.gpu) {
+        RankIterationRecords& it = *s.iterations;
+        if (s.first != no_time && (it.first == no_time || s.first < it.first)) it.first = s.first;
+        if (s.first != no_time && (it.last == no_time || s.last > it.last)) it.last = s.last;
+        for (std::size_t r = 0; r < s.visits.size(); ++r) {
+            if (s.visits[r] == 0) continue;
+            auto& v = it.visits[static_cast<std::uint32_t>(r)];
+            if (v.first == 0 || s.first_visit[r] < v.second) v.second = s.first_visit[r];
+            v.first += s.visits[r];
+        }
+    }
     if (timeline != nullptr && timeline->dropped() > 0) {
         char at[48];
         std::snprintf(
@@ -412,7 +466,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
 }
 
 RecordMarks record_marks(const ShareRecords& records) {
-    return {records.sends.size(), records.receives.size(), records.collectives.size()};
+    return {records.sends.size(), records.receives.size(), records.collectives.size(),
+            records.launches.size(), records.gpu_ops.size()};
 }
 
 namespace {

@@ -38,7 +38,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
 
 /// Where a rank's records start in ShareRecords (its locations are replayed one after the other).
 struct RecordMarks {
-    std::size_t sends = 0, receives = 0, collectives = 0;
+    std::size_t sends = 0, receives = 0, collectives = 0, launches = 0, gpu_ops = 0;
 };
 
 /// The current ends of the record lists.

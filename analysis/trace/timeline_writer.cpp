@@ -116,4 +116,22 @@ void TimelineWriter::flow(const MessageSide& side, bool start, std::size_t threa
          << where(start ? side.key.source : side.key.destination, thread) << "}";
 }
 
+void TimelineWriter::launch_flow(std::uint32_t rank, std::uint64_t correlation, Ticks time,
+                                 std::size_t thread, bool start) {
+    // FNV-1a as for messages; a leading 0xff keeps launch ids apart from message ids.
+    std::uint64_t hash = 1469598103934665603ull;
+    const std::uint64_t fields[] = {0xff, rank, correlation};
+    for (std::uint64_t field : fields) {
+        for (int byte = 0; byte < 8; ++byte) {
+            hash ^= (field >> (8 * byte)) & 0xff;
+            hash *= 1099511628211ull;
+        }
+    }
+    char id[24];
+    std::snprintf(id, sizeof id, "0x%016llx", static_cast<unsigned long long>(hash));
+    out_ << ",\n{\"ph\": \"" << (start ? "s" : "f") << "\", " << (start ? "" : "\"bp\": \"e\", ")
+         << "\"name\": \"launch\", \"cat\": \"cuda\", \"id\": \"" << id << "\", \"ts\": " << micros(time)
+         << ", " << where(rank, thread) << "}";
+}
+
 }  // namespace strata::analysis::trace

@@ -11,6 +11,9 @@
 //                ts/dur in microseconds from the trace start, after clock correction
 //     messages   ph "s" at the send event, ph "f" ("bp": "e") at the receive
 //                event, one flow per message, id from its matching key
+//     GPU        each stream a thread after its rank's CPU threads, kernels and
+//                copies as slices (cat "cuda"); launches as flows "launch" from the
+//                host call to the operation, id from (rank, correlation id)
 //   ]}
 //
 // pid = measured rank, tid = the location's position among its rank's
@@ -41,6 +44,8 @@ public:
     bool slice(std::uint32_t region, Ticks enter, Ticks exit);
     /// A message's start (at the sender) or end (at the receiver), `thread` as in begin_location.
     void flow(const MessageSide& side, bool start, std::size_t thread);
+    /// A kernel or copy launch: its start at the host call, its end at the operation on the stream.
+    void launch_flow(std::uint32_t rank, std::uint64_t correlation, Ticks time, std::size_t thread, bool start);
 
     /// The slices dropped at the current location's cap, and the end of the first
     /// (slices are written as they end, so every dropped one ends at or after it).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <map>
+#include <tuple>
 
 #include "trace/otf2_reader.hpp"
 
@@ -26,6 +27,8 @@ struct RawDefinitions {
     std::map<OTF2_GroupRef, std::vector<std::uint64_t>> comm_groups;
     std::vector<std::tuple<OTF2_CommRef, OTF2_StringRef, OTF2_GroupRef>> comms;
     std::vector<OTF2_StringRef> location_names;  ///< by location, in definition order
+    std::vector<std::tuple<OTF2_LocationRef, OTF2_StringRef, std::int64_t>> properties;  ///< integer ones
+    std::map<OTF2_StringRef, OTF2_AttributeRef> attributes;  ///< by name reference
     TraceDefinitions* out = nullptr;
     std::string problem;
 };
@@ -46,8 +49,8 @@ OTF2_CallbackCode on_clock(void* user, uint64_t resolution, uint64_t offset, uin
 }
 
 OTF2_CallbackCode on_region(void* user, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef,
-                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag,
-                            OTF2_StringRef, uint32_t, uint32_t) {
+                            OTF2_StringRef, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                            OTF2_RegionFlag flags, OTF2_StringRef, uint32_t, uint32_t) {
     RawDefinitions& r = raw(user);
     // References are dense from 0; anything far beyond the count is damage.
     if (self > (1u << 24)) {
@@ -58,6 +61,7 @@ OTF2_CallbackCode on_region(void* user, OTF2_RegionRef self, OTF2_StringRef name
     if (regions.size() <= self) regions.resize(self + 1);
     regions[self].role = role;
     regions[self].paradigm = paradigm;
+    regions[self].flags = flags;
     r.region_names.emplace_back(self, name);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -80,6 +84,43 @@ OTF2_CallbackCode on_location(void* user, OTF2_LocationRef self, OTF2_StringRef 
     l.group = group;
     l.events = events;
     raw(user).out->locations.push_back(l);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_location_property(void* user, OTF2_LocationRef location, OTF2_StringRef name,
+                                       OTF2_Type type, OTF2_AttributeValue value) {
+    RawDefinitions& r = raw(user);
+    // The name is resolved later; only integer values can be a device.
+    std::int64_t device = -1;
+    switch (type) {
+        case OTF2_TYPE_UINT8:
+            device = value.uint8;
+            break;
+        case OTF2_TYPE_UINT16:
+            device = value.uint16;
+            break;
+        case OTF2_TYPE_UINT32:
+            device = value.uint32;
+            break;
+        case OTF2_TYPE_UINT64:
+            device = value.uint64 > INT32_MAX ? -1 : static_cast<std::int64_t>(value.uint64);
+            break;
+        case OTF2_TYPE_INT32:
+            device = value.int32;
+            break;
+        case OTF2_TYPE_INT64:
+            device = value.int64 > INT32_MAX ? -1 : value.int64;
+            break;
+        default:
+            return OTF2_CALLBACK_SUCCESS;
+    }
+    if (device >= 0) r.properties.emplace_back(location, name, device);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_attribute(void* user, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef,
+                               OTF2_Type type) {
+    if (type == OTF2_TYPE_UINT64) raw(user).attributes[name] = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -111,6 +152,16 @@ void resolve(RawDefinitions& r) {
     };
     for (const auto& [region, name] : r.region_names) d.regions[region].name = text(name);
     for (std::size_t i = 0; i < d.locations.size(); ++i) d.locations[i].name = text(r.location_names[i]);
+    std::map<std::uint64_t, std::size_t> index_of;
+    for (std::size_t i = 0; i < d.locations.size(); ++i) index_of[d.locations[i].id] = i;
+    for (const auto& [location, name, value] : r.properties) {
+        const auto it = index_of.find(location);
+        if (it != index_of.end() && text(name) == cuda_device_property)
+            d.locations[it->second].device = value;
+    }
+    for (const auto& [name, attribute] : r.attributes) {
+        if (text(name) == cuda_correlation_attribute) d.correlation_attribute = attribute;
+    }
 
     // Location group -> world rank.
     std::map<OTF2_LocationGroupRef, std::int64_t> rank_of_group;
@@ -184,6 +235,9 @@ TraceDefinitions read_trace_definitions(const std::string& anchor) {
     if (rc == OTF2_SUCCESS)
         rc = OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, on_location_group);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, on_location);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(callbacks, on_location_property);
+    if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(callbacks, on_attribute);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, on_group);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, on_comm);
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defs, callbacks, &r);

@@ -35,6 +35,7 @@ struct TraceRegion {
     std::string name;
     std::uint32_t role = 0;      ///< OTF2_RegionRole
     std::uint32_t paradigm = 0;  ///< OTF2_Paradigm
+    std::uint32_t flags = 0;     ///< OTF2_RegionFlag (OTF2_REGION_FLAG_PHASE: a user phase)
 };
 
 /// A location of the archive.
@@ -45,6 +46,7 @@ struct TraceLocation {
     std::uint64_t events = 0;  ///< as the definitions say
     std::int64_t rank = -1;    ///< world rank; -1 when the group is not a process
     std::string name;          ///< e.g. "thread 0"
+    std::int64_t device = -1;  ///< GPU streams: the CUDA device (location property CUDA_DEVICE), -1 unknown
 };
 
 /// A communicator: its members' world ranks, by communicator rank.
@@ -63,10 +65,16 @@ struct TraceDefinitions {
     std::vector<TraceLocation> locations;          ///< in definition order
     std::vector<TraceCommunicator> communicators;  ///< by OTF2 communicator reference
     std::size_t world_size = 0;                    ///< measured ranks
+    std::uint32_t correlation_attribute = UINT32_MAX;  ///< the attribute CUDA_CORRELATION_ID, if defined
 
     /// The world rank of `comm_rank` in communicator `comm`; -1 when unknown.
     std::int64_t world_rank(std::uint32_t comm, std::uint32_t comm_rank) const;
 };
+
+/// The location property naming a GPU stream's device, and the attribute
+/// that correlates a kernel or copy with its launch (experiment-format.md).
+inline constexpr const char* cuda_device_property = "CUDA_DEVICE";
+inline constexpr const char* cuda_correlation_attribute = "CUDA_CORRELATION_ID";
 
 /// Reads the global definitions of the archive whose anchor is `anchor`
 /// (".../traces.otf2").  Throws TraceError.

@@ -89,6 +89,32 @@ private:
     std::array<std::pair<std::uint64_t, std::uint32_t>, 256> recent_{};
 };
 
+/// A kernel, copy or memset on a GPU stream (a CUDA region entered and left there).
+struct GpuOp {
+    std::uint32_t location = 0;  ///< index in TraceDefinitions::locations (the stream)
+    std::uint32_t region = 0;
+    Ticks start = 0, end = 0;
+    std::uint64_t correlation = 0;  ///< CUDA_CORRELATION_ID of its Enter, 0 none
+};
+
+/// A host region whose Enter carried a correlation id: the launch of a GPU operation.
+struct LaunchRecord {
+    std::uint32_t rank = 0;
+    std::uint32_t callpath = 0;
+    std::uint64_t correlation = 0;
+    Ticks time = 0;              ///< its Enter, for the launch flow in trace.json
+    std::uint32_t location = 0;  ///< the host thread (index in TraceDefinitions::locations)
+};
+
+/// What the iteration analysis needs of one measured rank.
+struct RankIterationRecords {
+    /// Leaves of the key region per CPU location (index in TraceDefinitions::locations), in time order.
+    std::map<std::uint32_t, std::vector<Ticks>> key_ends;
+    Ticks first = no_time, last = no_time;  ///< the rank's first and last timestamps (CPU threads)
+    /// Per region: Enter events on the rank's CPU threads and the first Enter time.
+    std::map<std::uint32_t, std::pair<std::uint64_t, Ticks>> visits;
+};
+
 /// Counts of what could not be used, for the report.
 struct ReplayCounts {
     std::uint64_t events = 0;        ///< events used (Enter, Leave, MPI); other kinds are skipped
@@ -108,6 +134,15 @@ struct ShareRecords {
     std::vector<std::string> skipped;       ///< per location that could not be read (fully), why
     std::vector<std::string> timeline_cut;  ///< per location whose timeline (trace.json) was cut, where
     std::uint64_t next_block = 1;
+
+    std::vector<char>
+        key_region;  ///< per region: is the key region of the iterations (set before the replay)
+    bool keep_mpi_intervals = false;  ///< an iteration range was asked for: keep mpi_intervals (set before)
+    std::vector<std::pair<Ticks, Ticks>>
+        mpi_intervals;  ///< outermost MPI calls [E, X), to cut mpi_time later
+    std::map<std::uint32_t, RankIterationRecords> iterations;  ///< world rank ->
+    std::vector<GpuOp> gpu_ops;                                ///< of the share's GPU streams
+    std::vector<LaunchRecord> launches;                        ///< host regions carrying a correlation id
 };
 
 }  // namespace strata::analysis::trace

@@ -2,18 +2,32 @@
 // The trace part of the reports (see trace_summary.hpp).
 #include "trace/trace_summary.hpp"
 
+#include "analyze/report_format.hpp"
 #include "trace/wait_state_report.hpp"
 
 namespace strata::analysis::trace {
 
 namespace {
 
+/// The wait states, the iterations and (with GPU streams) the GPUs.
+std::string trace_text(const WaitStateReport& report) {
+    std::string t = waitstates_text(report) + "\n" + iterations_text(report.iterations);
+    if (report.gpu.stream_locations > 0) t += "\n" + gpu_text(report.gpu);
+    return t;
+}
+
 std::string note_for(const WaitStateReport& report, bool timeline) {
     std::string note = "The trace (traces.otf2) was analysed: " + std::to_string(report.locations_read) +
                        " of " + std::to_string(report.locations) + " locations read completely";
     if (!report.skipped.empty())
         note += "; " + std::to_string(report.skipped.size()) + " problems, listed below";
-    note += ". The wait states follow Scalasca's definitions (each is printed with its figure).";
+    note += ". The wait states follow Scalasca's definitions (each is printed with its figure)";
+    const IterationPlan& plan = report.iterations.plan;
+    note += plan.restricted
+                ? ", counted in iterations " + std::to_string(plan.first) + " to " +
+                      std::to_string(plan.last) +
+                      " only (--iter-start/--iter-stop; what comes from profile.h5 covers the whole run)."
+                : ".";
     if (timeline) {
         note += " The timeline is in trace.json (Perfetto, chrome://tracing)";
         note += report.timeline_cut.empty()
@@ -26,13 +40,67 @@ std::string note_for(const WaitStateReport& report, bool timeline) {
 
 }  // namespace
 
+std::vector<Finding> iteration_findings(const IterationReport& report) {
+    std::vector<Finding> findings;
+    const IterationPlan& p = report.plan;
+    if (p.key.name.empty() || p.instances == 0) {
+        Finding f;
+        f.kind = "no_iterations";
+        f.region = p.key.name;
+        f.metric = "iterations";
+        std::string candidates;
+        for (std::size_t i = 0; i < p.candidates.size() && i < 5; ++i)
+            candidates += (i > 0 ? ", " : "") + p.candidates[i].name + " (" +
+                          std::to_string(p.candidates[i].max_calls) + " calls per rank)";
+        f.message = "0 iterations found (" +
+                    (p.key.name.empty() ? std::string("no --key-region and no region marked as a phase")
+                                        : "the key region " + p.key.name + " is missing on some rank") +
+                    "): the whole run is one iteration. Choose a region called once per step, early in it, "
+                    "and pass it with --key-region NAME" +
+                    (candidates.empty() ? std::string(".") : "; candidates by call count: " + candidates) +
+                    " [DLProf's key node]";
+        findings.push_back(std::move(f));
+        return findings;
+    }
+    std::string flagged;
+    std::size_t count = 0;
+    for (const IterationRow& row : report.rows) {
+        if (!row.outlier) continue;
+        ++count;
+        flagged += (flagged.empty() ? "" : ", ") + std::to_string(row.index) +
+                   (row.warmup ? " (warm-up, " : " (") + text_seconds(report.seconds(row.end - row.begin)) +
+                   ")";
+    }
+    if (count == 0) return findings;
+    Finding f;
+    f.kind = "unstable_iterations";
+    f.region = p.key.name;
+    f.metric = "unstable_iterations";
+    f.value = static_cast<double>(count);
+    f.threshold = outlier_tolerance;
+    f.message = std::string(count == 1 ? "Iteration " : "Iterations ") + flagged +
+                (count == 1 ? " differs" : " differ") + " from the median iteration (" +
+                text_seconds(report.median_s) + ") by more than " + text_percent(outlier_tolerance) + "; ";
+    if (report.stable_first >= 0) {
+        f.message += "aggregate over the stable range with --iter-start " +
+                     std::to_string(report.stable_first) + " --iter-stop " +
+                     std::to_string(report.stable_last);
+    } else {
+        f.message += "no stable range was found";
+    }
+    f.message += " [DLProf's iterations cut at the ends of " + p.key.name + "]";
+    findings.push_back(std::move(f));
+    return findings;
+}
+
 TraceSummary summarize(const WaitStateReport& report, bool timeline) {
     TraceSummary s;
     s.analysed = true;
     s.note = note_for(report, timeline);
-    s.text = waitstates_text(report);
+    s.text = trace_text(report);
     s.json = waitstates_summary_json(report);
-    s.csv = waitstates_summary_csv(report);
+    s.csv = waitstates_summary_csv(report) + iterations_summary_csv(report.iterations);
+    if (report.gpu.stream_locations > 0) s.csv += gpu_summary_csv(report.gpu);
     return s;
 }
 
@@ -44,7 +112,23 @@ TraceSummary unreadable(const std::string& problem) {
 }
 
 std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitStateReport& report) {
-    return {{"waitstates.csv", waitstates_csv(report)}, {"waitstates.json", waitstates_json(report)}};
+    std::vector<std::pair<std::string, std::string>> files = {
+        {"waitstates.csv", waitstates_csv(report)},
+        {"waitstates.json", waitstates_json(report)},
+        {"iterations.csv", iterations_csv(report.iterations)},
+        {"iterations.json", iterations_json(report.iterations)}};
+    // The GPU reports only for a trace with GPU streams.
+    if (report.gpu.stream_locations > 0) {
+        for (auto& file : gpu_files(report.gpu)) files.push_back(std::move(file));
+    }
+    return files;
+}
+
+std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAdvice& advice) {
+    std::vector<Finding> findings = wait_state_findings(report, advice.wait_threshold);
+    for (Finding& f : gpu_findings(report.gpu, advice.gpu_idle_threshold)) findings.push_back(std::move(f));
+    for (Finding& f : iteration_findings(report.iterations)) findings.push_back(std::move(f));
+    return findings;
 }
 
 std::string trace_only_summary(const std::string& experiment, const std::string& profile_problem,
@@ -55,7 +139,7 @@ std::string trace_only_summary(const std::string& experiment, const std::string&
          "; the profile reports (load balance, POP efficiencies) were not made. What follows comes from the "
          "trace.\n\n";
     t += "Trace: " + note_for(report, timeline) + "\n\n";
-    t += waitstates_text(report);
+    t += trace_text(report);
     t += "\nAdvice:\n";
     if (findings.empty()) t += "  No findings: no wait state reaches its threshold of the MPI time.\n";
     for (std::size_t i = 0; i < findings.size(); ++i)

@@ -14,13 +14,25 @@
 
 namespace strata::analysis::trace {
 
+/// The thresholds of the trace findings.
+struct TraceAdvice {
+    double wait_threshold = 0.1;      ///< a wait state's share of the MPI time
+    double gpu_idle_threshold = 0.2;  ///< a GPU's idle share of its span
+};
+
+/// Wait-state, GPU and iteration findings, in that order.
+std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAdvice& advice);
+
+/// Unstable iterations (warm-up, outliers) and a missing key region.
+std::vector<Finding> iteration_findings(const IterationReport& report);
+
 /// The trace part of the summary for an analysed trace; `timeline`: trace.json was written.
 TraceSummary summarize(const WaitStateReport& report, bool timeline);
 
 /// The trace part when the trace could not be read at all: `problem` says why.
 TraceSummary unreadable(const std::string& problem);
 
-/// waitstates.csv and waitstates.json.
+/// waitstates, iterations and (with GPU streams) gpu and gpu_kernels, as .csv and .json.
 std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitStateReport& report);
 
 /// summary.txt of an experiment without profile.h5: the wait states and the findings.

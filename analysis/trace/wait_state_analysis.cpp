@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <new>
@@ -114,9 +115,19 @@ std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t 
 }
 
 TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank,
-                                       std::size_t analysis_ranks)
-    : definitions_(definitions), me_(analysis_rank), k_(analysis_ranks) {
+                                       std::size_t analysis_ranks, const TraceAnalysisOptions& options)
+    : definitions_(definitions),
+      me_(analysis_rank),
+      k_(analysis_ranks),
+      options_(options),
+      key_(choose_key_region(definitions, options.iterations)) {
     const RankLayout layout = trace_rank_layout(definitions);
+    // A rank's GPU streams are read after its CPU threads, so the launches are known.
+    std::map<std::int64_t, std::vector<std::size_t>> streams;
+    for (std::size_t i = 0; i < definitions.locations.size(); ++i) {
+        const TraceLocation& l = definitions.locations[i];
+        if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && l.rank >= 0) streams[l.rank].push_back(i);
+    }
     std::size_t world = definitions.world_size;
     for (const MeasuredRank& r : layout.ranks) world = std::max<std::size_t>(world, r.rank + 1);
     owner_of_rank_.assign(world, -1);
@@ -129,6 +140,12 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
             for (std::size_t t = 0; t < r.columns.size(); ++t) {
                 locations_.push_back(r.columns[t]);
                 thread_of_[r.columns[t]] = t;
+            }
+            // Streams follow the rank's threads in trace.json too.
+            std::size_t position = r.columns.size();
+            for (std::size_t s : streams[r.rank]) {
+                thread_of_[s] = position++;
+                locations_.push_back(s);
             }
         }
     }
@@ -153,11 +170,18 @@ void TraceShareAnalysis::read() {
 }
 
 void TraceShareAnalysis::replay_share() {
+    records_.key_region = key_.is_key;
+    records_.keep_mpi_intervals = options_.iterations.start >= 0 || options_.iterations.stop >= 0;
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
-        std::size_t cpu_locations = 0;
+        std::size_t cpu_locations = 0;  // and GPU streams of ranks with a CPU location
         for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
+        for (const TraceLocation& l : definitions_.locations) {
+            const bool owned = l.rank >= 0 && static_cast<std::size_t>(l.rank) < owner_of_rank_.size() &&
+                               owner_of_rank_[static_cast<std::size_t>(l.rank)] >= 0;
+            if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && owned) ++cpu_locations;
+        }
         const std::uint64_t cap =
             std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
         timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
@@ -188,7 +212,7 @@ void TraceShareAnalysis::replay_share() {
         const std::int64_t rank = definitions_.locations[locations_[next]].rank;
         for (; next < locations_.size() && definitions_.locations[locations_[next]].rank == rank; ++next) {
             const std::size_t i = locations_[next];
-            if (timeline) timeline->begin_location(i, thread_of_[i]);
+            if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
             const std::string problem = replay_location(reader, definitions_, i, records_, timeline.get());
             if (problem.empty()) {
                 ++locations_read_;
@@ -205,6 +229,7 @@ void TraceShareAnalysis::replay_share() {
         for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
             timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
         }
+        launch_flows(*timeline, marks);
     }
     // The records are complete: give back what the vectors' growth reserved.
     records_.sends.shrink_to_fit();
@@ -218,6 +243,32 @@ void TraceShareAnalysis::replay_share() {
         records_.skipped.push_back(definitions_.anchor + ": cannot close the event or definition files: " +
                                    describe_otf2(closed_defs != OTF2_SUCCESS ? closed_defs : closed_events));
     }
+}
+
+void TraceShareAnalysis::launch_flows(TimelineWriter& timeline, const RecordMarks& from) const {
+    // A flow from each launch on the host thread to its operation on the stream.
+    std::map<std::uint64_t, const LaunchRecord*> launches;
+    for (std::size_t i = from.launches; i < records_.launches.size(); ++i)
+        launches.emplace(records_.launches[i].correlation, &records_.launches[i]);
+    for (std::size_t i = from.gpu_ops; i < records_.gpu_ops.size(); ++i) {
+        const GpuOp& op = records_.gpu_ops[i];
+        const auto it = launches.find(op.correlation);
+        if (op.correlation == 0 || it == launches.end()) continue;
+        const auto rank = static_cast<std::uint32_t>(it->second->rank);
+        timeline.launch_flow(rank, op.correlation, it->second->time, thread_of_.at(it->second->location),
+                             true);
+        timeline.launch_flow(rank, op.correlation, op.start, thread_of_.at(op.location), false);
+    }
+}
+
+std::vector<std::string> TraceShareAnalysis::iteration_outbox() const {
+    std::vector<std::string> boxes;
+    for (std::size_t a = 0; a < k_; ++a) boxes.push_back(iteration_box(records_, a == 0));
+    return boxes;
+}
+
+void TraceShareAnalysis::iteration_inbox(const std::vector<std::string>& inbox) {
+    plan_ = make_plan(key_, inbox, definitions_, options_.iterations);
 }
 
 std::vector<std::string> TraceShareAnalysis::message_outbox() const {
@@ -234,8 +285,8 @@ std::vector<std::string> TraceShareAnalysis::message_outbox() const {
 }
 
 void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank,
-                                std::int64_t partner, Ticks wait) {
-    if (wait <= 0) return;
+                                std::int64_t partner, Ticks wait, Ticks at) {
+    if (wait <= 0 || at < plan_.window_begin || at >= plan_.window_end) return;
     RowValue& v = rows_[{static_cast<std::uint8_t>(metric), callpath, rank, partner}];
     v.ticks += wait;
     ++v.instances;
@@ -355,7 +406,7 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         g = end;
         if (receive->block_exit == no_time) continue;
         charge(WaitMetric::late_sender, receive->callpath, receive->key.destination, sender,
-               std::min(latest, receive->block_exit) - receive->block_enter);
+               std::min(latest, receive->block_exit) - receive->block_enter, receive->block_enter);
     }
     // Late receiver, at the sender: per blocking call, the largest wait.
     std::vector<Ticks> waits(records_.sends.size(), 0);
@@ -385,7 +436,8 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
             }
         }
         g = end;
-        charge(WaitMetric::late_receiver, send->callpath, send->key.source, send->key.destination, largest);
+        charge(WaitMetric::late_receiver, send->callpath, send->key.source, send->key.destination, largest,
+               send->block_enter);
     }
 }
 
@@ -464,22 +516,22 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         switch (kind_of(c.op)) {
             case CollectiveKind::barrier:
                 charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank,
-                       std::min(a.latest, c.exit) - c.enter);
+                       std::min(a.latest, c.exit) - c.enter, c.enter);
                 break;
             case CollectiveKind::nxn:
                 charge(WaitMetric::wait_at_nxn, c.callpath, c.rank, a.last_rank,
-                       std::min(a.latest, c.exit) - c.enter);
+                       std::min(a.latest, c.exit) - c.enter, c.enter);
                 break;
             case CollectiveKind::one_to_all:
                 if (c.root >= 0 && c.rank != c.root && a.root_enter != no_time) {
                     charge(WaitMetric::late_broadcast, c.callpath, c.rank, c.root,
-                           std::min(a.root_enter, c.exit) - c.enter);
+                           std::min(a.root_enter, c.exit) - c.enter, c.enter);
                 }
                 break;
             case CollectiveKind::all_to_one:
                 if (c.root >= 0 && c.rank == c.root) {
                     charge(WaitMetric::early_reduce, c.callpath, c.rank, a.last_rank,
-                           std::min(a.latest, c.exit) - c.enter);
+                           std::min(a.latest, c.exit) - c.enter, c.enter);
                 }
                 break;
             case CollectiveKind::none:
@@ -499,7 +551,15 @@ std::string TraceShareAnalysis::partial() const {
     w.put<std::uint64_t>(locations_.size());
     w.put<std::uint64_t>(locations_read_);
     std::int64_t mpi = 0;
-    for (const auto& [rank, ticks] : records_.mpi_time) mpi += ticks;
+    if (plan_.restricted) {
+        // The MPI time inside the iteration window, so that wait shares compare like with like.
+        for (const auto& [enter, exit] : records_.mpi_intervals) {
+            const Ticks from = std::max(enter, plan_.window_begin), to = std::min(exit, plan_.window_end);
+            if (to > from) mpi += to - from;
+        }
+    } else {
+        for (const auto& [rank, ticks] : records_.mpi_time) mpi += ticks;
+    }
     w.put(mpi);
     w.put<std::uint64_t>(rows_.size());
     for (const auto& [key, value] : rows_) {
@@ -515,12 +575,20 @@ std::string TraceShareAnalysis::partial() const {
         w.put<std::uint64_t>(notes->size());
         for (const std::string& s : *notes) w.put_string(s);
     }
+    const auto gap = static_cast<Ticks>(
+        std::llround(options_.gpu_gap_threshold_s * static_cast<double>(definitions_.timer_resolution)));
+    put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end,
+                    plan_.instances > 0 ? plan_.bounds : std::vector<Ticks>{}, gap);
     return std::move(w.bytes());
 }
 
 WaitStateReport combine_partials(const std::vector<std::string>& partials,
-                                 const TraceDefinitions& definitions) {
+                                 const TraceDefinitions& definitions, const TraceAnalysisOptions& options) {
     WaitStateReport report;
+    report.gpu.timer_resolution = definitions.timer_resolution;
+    report.gpu.gap_threshold_s = options.gpu_gap_threshold_s;
+    for (const TraceLocation& l : definitions.locations)
+        report.gpu.stream_locations += l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ? 1 : 0;
     report.timer_resolution = definitions.timer_resolution;
     report.ranks = trace_rank_layout(definitions).ranks.size();
     std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>,
@@ -559,7 +627,9 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
             const auto n_notes = in.get<std::uint64_t>();
             for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
         }
+        add_gpu_partial(report.gpu, in);
     }
+    finish_gpu_report(report.gpu, options.tensor_core_patterns);
     std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
     std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
     for (const auto& [key, value] : rows) {
@@ -609,12 +679,21 @@ bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std
     return ok;
 }
 
+void add_iterations(WaitStateReport& report, const IterationPlan& plan) {
+    report.iterations = iteration_report(plan, report.timer_resolution);
+    add_gpu_iterations(report.iterations, report.gpu.iterations);
+    report.gpu.restricted = plan.restricted;
+    report.gpu.first_iteration = plan.first;
+    report.gpu.last_iteration = plan.last;
+}
+
 WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
-                                   const TimelineOptions& timeline) {
-    TraceShareAnalysis share(definitions, exchange.rank(), exchange.size());
+                                   const TimelineOptions& timeline, const TraceAnalysisOptions& options) {
+    TraceShareAnalysis share(definitions, exchange.rank(), exchange.size(), options);
     if (!timeline.part.empty())
         share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
     share.read();
+    share.iteration_inbox(exchange.all_to_all(share.iteration_outbox()));
     {  // the outbox is freed before the matching, the inbox after it
         const std::vector<std::string> messages = exchange.all_to_all(share.message_outbox());
         share.message_inbox(messages);
@@ -623,7 +702,9 @@ WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange
     share.collective_inbox(exchange.all_to_all(share.collective_answers(calls)));
     const std::vector<std::string> partials = exchange.gather(share.partial());
     if (exchange.rank() != 0) return {};
-    return combine_partials(partials, definitions);
+    WaitStateReport report = combine_partials(partials, definitions, options);
+    add_iterations(report, share.plan());
+    return report;
 }
 
 namespace {
@@ -641,18 +722,25 @@ std::vector<std::vector<std::string>> transpose(std::vector<std::vector<std::str
 }  // namespace
 
 WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
-                                         const TimelineOptions& timeline) {
+                                         const TimelineOptions& timeline,
+                                         const TraceAnalysisOptions& options) {
     std::vector<std::unique_ptr<TraceShareAnalysis>> all;
     for (std::size_t a = 0; a < shares; ++a) {
-        all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares));
+        all.push_back(std::make_unique<TraceShareAnalysis>(definitions, a, shares, options));
         if (!timeline.part.empty()) all.back()->write_timeline({timeline_part(timeline, a), timeline.events});
     }
     std::vector<std::vector<std::string>> boxes;
     for (auto& s : all) {
         s->read();
-        boxes.push_back(s->message_outbox());
+        boxes.push_back(s->iteration_outbox());
     }
     auto inboxes = transpose(std::move(boxes));
+    boxes.clear();
+    for (std::size_t a = 0; a < shares; ++a) {
+        all[a]->iteration_inbox(inboxes[a]);
+        boxes.push_back(all[a]->message_outbox());
+    }
+    inboxes = transpose(std::move(boxes));
     boxes.clear();
     for (std::size_t a = 0; a < shares; ++a) {
         all[a]->message_inbox(inboxes[a]);
@@ -667,7 +755,9 @@ WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, st
         all[a]->collective_inbox(inboxes[a]);
         partials.push_back(all[a]->partial());
     }
-    return combine_partials(partials, definitions);
+    WaitStateReport report = combine_partials(partials, definitions, options);
+    add_iterations(report, all.front()->plan());
+    return report;
 }
 
 }  // namespace strata::analysis::trace

@@ -3,8 +3,11 @@
 // around two exchanges, so that no rank ever holds the whole trace:
 //
 //   read             replay the locations of this rank's share (the same
-//                    split as the profile: analysis_share()); number messages
-//                    and collective calls
+//                    split as the profile: analysis_share(); a rank's GPU
+//                    streams go with it); number messages and collective calls
+//   iterations       every rank's key-region ends go to every analysis rank,
+//                    which all compute the same plan (iterations.hpp) and the
+//                    window of --iter-start/--iter-stop
 //   messages         every send's post time goes to the analysis rank of its
 //                    receiver, every receive's post time to that of its sender
 //                    (keyed by communicator, source, destination, tag, seq);
@@ -14,8 +17,11 @@
 //                    (communicator, seq); the owner answers every member
 //                    with max E, the last rank and E_root; each member
 //                    computes its own wait with its own X
-//   partial          rows, totals and counts, gathered on rank 0 and
+//   partial          rows, totals and counts, and the GPU sums of the share's
+//                    streams (gpu_analysis.hpp), gathered on rank 0 and
 //                    combined (exact integer sums, sorted): identical for any K
+//
+// Wait states count when the waiting call entered inside the window.
 //
 //   run_trace_analysis() drives the phases over an Exchange (MPI in
 //   strata-analyze); analyze_trace_in_process() runs K shares in one process.
@@ -29,7 +35,11 @@
 #include <vector>
 
 #include "analyze/rank_layout.hpp"
+#include "trace/gpu_analysis.hpp"
+#include "trace/iterations.hpp"
+#include "trace/location_replay.hpp"
 #include "trace/message_exchange.hpp"
+#include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
 #include "trace/wait_states.hpp"
@@ -42,17 +52,30 @@ struct TimelineOptions {
     std::uint64_t events = 0;  ///< slices in the whole timeline at most (split evenly over the locations)
 };
 
+/// What the trace analysis is asked for beyond the wait states.
+struct TraceAnalysisOptions {
+    IterationOptions iterations;
+    std::vector<std::string> tensor_core_patterns = default_tensor_core_patterns();
+    double gpu_gap_threshold_s = 0.5;  ///< idle stretches longer than this are gaps (Nsight's default)
+};
+
 /// One analysis rank's part of the trace analysis.
 class TraceShareAnalysis {
 public:
     TraceShareAnalysis(const TraceDefinitions& definitions, std::size_t analysis_rank,
-                       std::size_t analysis_ranks);
+                       std::size_t analysis_ranks, const TraceAnalysisOptions& options = {});
 
     /// Also writes this share's part of trace.json during read().
     void write_timeline(const TimelineOptions& options) { timeline_ = options; }
 
     /// Replays this share's locations; unreadable ones are noted and skipped.
     void read();
+
+    /// Phase "iterations": every rank's key-region ends (and, to rank 0, the
+    /// visit counts); the plan every rank then agrees on, and its window.
+    std::vector<std::string> iteration_outbox() const;
+    void iteration_inbox(const std::vector<std::string>& inbox);
+    const IterationPlan& plan() const { return plan_; }
 
     /// Phase "messages": what goes to each analysis rank, then what came back.
     std::vector<std::string> message_outbox() const;
@@ -72,11 +95,17 @@ private:
         std::uint64_t instances = 0;
     };
     void replay_share();
+    /// Launch flows in trace.json for the records of one rank (since `from`).
+    void launch_flows(TimelineWriter& timeline, const RecordMarks& from) const;
+    /// Charges `wait` when the waiting call entered at `at` lies in the iteration window.
     void charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner,
-                Ticks wait);
+                Ticks wait, Ticks at);
 
     const TraceDefinitions& definitions_;
     std::size_t me_, k_;
+    TraceAnalysisOptions options_;
+    KeyChoice key_;
+    IterationPlan plan_;
     std::vector<std::int64_t> owner_of_rank_;       ///< world rank -> analysis rank, -1 none
     std::vector<std::size_t> locations_;            ///< this share's locations, by rank, then thread
     std::map<std::size_t, std::size_t> thread_of_;  ///< location -> its position among its rank's locations
@@ -92,17 +121,23 @@ std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t 
 
 /// Combines every rank's partial() into the report.
 WaitStateReport combine_partials(const std::vector<std::string>& partials,
-                                 const TraceDefinitions& definitions);
+                                 const TraceDefinitions& definitions,
+                                 const TraceAnalysisOptions& options = {});
+
+/// The iteration report from a plan, placed in `report` with the GPU range.
+void add_iterations(WaitStateReport& report, const IterationPlan& plan);
 
 /// Runs every phase over `exchange`; the report on rank 0 (empty elsewhere).
 /// With `timeline.part` set, each rank writes its part of trace.json there
 /// (rank r: part + "." + r); join them with join_timeline().
 WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
-                                   const TimelineOptions& timeline = {});
+                                   const TimelineOptions& timeline = {},
+                                   const TraceAnalysisOptions& options = {});
 
 /// The same for `shares` shares in one process (the tests' form of K ranks).
 WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
-                                         const TimelineOptions& timeline = {});
+                                         const TimelineOptions& timeline = {},
+                                         const TraceAnalysisOptions& options = {});
 
 /// The part file of analysis rank `rank` for `timeline`.
 std::string timeline_part(const TimelineOptions& timeline, std::size_t rank);

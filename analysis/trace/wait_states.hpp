@@ -23,6 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "trace/gpu_analysis.hpp"
+#include "trace/iterations.hpp"
+
 namespace strata::analysis::trace {
 
 /// The patterns, in report order.
@@ -79,6 +82,8 @@ struct WaitStateReport {
     TraceCounts counts;
     std::vector<std::string> skipped;       ///< what could not be read, sorted
     std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
+    GpuReport gpu;                          ///< from the GPU streams (empty rows: none)
+    IterationReport iterations;             ///< the key region's iterations and the window applied
 
     double seconds(std::int64_t ticks) const;
 };

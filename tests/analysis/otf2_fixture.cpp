@@ -27,7 +27,8 @@ enum Kind {
     k_fork,
     k_join,
     k_team_begin,
-    k_team_end
+    k_team_end,
+    k_enter_correlated
 };
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
@@ -44,16 +45,43 @@ constexpr std::uint64_t ms = 1000000;  // ns
 
 }  // namespace
 
-TraceBuilder::TraceBuilder(std::uint32_t ranks) : ranks_(ranks), offsets_(ranks, 0) {
+TraceBuilder::TraceBuilder(std::uint32_t ranks) : ranks_(ranks), offsets_(ranks, 0), stream_count_(ranks, 0) {
     for (std::uint32_t r = 0; r < ranks; ++r) events_[{r, 0}];
     std::vector<std::uint32_t> world;
     for (std::uint32_t r = 0; r < ranks; ++r) world.push_back(r);
     comms_.push_back({"MPI_COMM_WORLD", world});
 }
 
-std::uint32_t TraceBuilder::region(const std::string& name, std::uint32_t role, std::uint32_t paradigm) {
-    regions_.push_back({name, role, paradigm});
+std::uint32_t TraceBuilder::region(const std::string& name, std::uint32_t role, std::uint32_t paradigm,
+                                   std::uint32_t flags) {
+    regions_.push_back({name, role, paradigm, flags});
     return static_cast<std::uint32_t>(regions_.size() - 1);
+}
+
+std::uint32_t TraceBuilder::kernel_region(const std::string& name) {
+    return region(name, OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA);
+}
+
+std::uint32_t TraceBuilder::copy_region(const std::string& name) {
+    return region(name, OTF2_REGION_ROLE_DATA_TRANSFER, OTF2_PARADIGM_CUDA);
+}
+
+std::uint32_t TraceBuilder::stream(std::uint32_t rank, std::uint32_t device) {
+    const std::uint32_t n = stream_count_.at(rank)++;
+    devices_[{rank, 0x10000 + n}] = device;
+    events_[{rank, 0x10000 + n}];
+    return n;
+}
+
+void TraceBuilder::gpu_op(std::uint32_t rank, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
+                          std::uint32_t region, std::uint64_t correlation) {
+    add(rank, k_enter_correlated, start, region, correlation, 0, 0, 0x10000 + stream);
+    add(rank, k_leave, end, region, 0, 0, 0, 0x10000 + stream);
+}
+
+void TraceBuilder::enter_launch(std::uint32_t rank, std::uint64_t t, std::uint32_t region,
+                                std::uint64_t correlation) {
+    add(rank, k_enter_correlated, t, region, correlation);
 }
 
 std::uint32_t TraceBuilder::mpi_region(const std::string& name) {
@@ -202,6 +230,16 @@ void TraceBuilder::write(const std::string& directory) const {
                 case k_enter:
                     check(OTF2_EvtWriter_Enter(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Enter");
                     break;
+                case k_enter_correlated: {
+                    OTF2_AttributeList* attributes = OTF2_AttributeList_New();
+                    if (attributes == nullptr) throw std::runtime_error("OTF2 fixture: no attribute list");
+                    check(OTF2_AttributeList_AddUint64(attributes, 0, e.b), "AddUint64");
+                    const OTF2_ErrorCode rc =
+                        OTF2_EvtWriter_Enter(w, attributes, t, static_cast<OTF2_RegionRef>(e.a));
+                    OTF2_AttributeList_Delete(attributes);
+                    check(rc, "Enter");
+                    break;
+                }
                 case k_leave:
                     check(OTF2_EvtWriter_Leave(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Leave");
                     break;
@@ -295,22 +333,32 @@ void TraceBuilder::write(const std::string& directory) const {
     for (const Comm& c : comms_) comm_names.push_back(string(c.name));
     for (std::uint32_t r = 0; r < ranks_; ++r) rank_names.push_back(string("rank " + std::to_string(r)));
     std::map<std::pair<std::uint32_t, std::uint32_t>, OTF2_StringRef> thread_names;
-    for (const auto& entry : events_)
-        thread_names[entry.first] = string("thread " + std::to_string(entry.first.second));
+    for (const auto& entry : events_) {
+        const auto device = devices_.find(entry.first);
+        thread_names[entry.first] = device == devices_.end()
+                                        ? string("thread " + std::to_string(entry.first.second))
+                                        : string("CUDA[" + std::to_string(device->second) + ":" +
+                                                 std::to_string(entry.first.second - 0x10000) + "]");
+    }
     const OTF2_StringRef host = string("host"), node = string("node"), all = string("MPI ranks"),
-                         param = string("n");
+                         param = string("n"), device_property = string("CUDA_DEVICE"),
+                         correlation = string("CUDA_CORRELATION_ID"),
+                         correlation_help = string("links a GPU operation to the host call that launched it");
     for (std::size_t i = 0; i < strings.size(); ++i) {
         check(OTF2_GlobalDefWriter_WriteString(g, static_cast<OTF2_StringRef>(i), strings[i].c_str()),
               "String");
     }
     for (std::size_t i = 0; i < regions_.size(); ++i) {
-        check(OTF2_GlobalDefWriter_WriteRegion(
-                  g, static_cast<OTF2_RegionRef>(i), region_names[i], region_names[i], 0,
-                  static_cast<OTF2_RegionRole>(regions_[i].role),
-                  static_cast<OTF2_Paradigm>(regions_[i].paradigm), OTF2_REGION_FLAG_NONE, 0, 0, 0),
+        check(OTF2_GlobalDefWriter_WriteRegion(g, static_cast<OTF2_RegionRef>(i), region_names[i],
+                                               region_names[i], 0,
+                                               static_cast<OTF2_RegionRole>(regions_[i].role),
+                                               static_cast<OTF2_Paradigm>(regions_[i].paradigm),
+                                               static_cast<OTF2_RegionFlag>(regions_[i].flags), 0, 0, 0),
               "Region");
     }
     check(OTF2_GlobalDefWriter_WriteParameter(g, 0, param, OTF2_PARAMETER_TYPE_INT64), "Parameter");
+    check(OTF2_GlobalDefWriter_WriteAttribute(g, 0, correlation, correlation_help, OTF2_TYPE_UINT64),
+          "Attribute");
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, host, node, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
           "SystemTreeNode");
     for (std::uint32_t r = 0; r < ranks_; ++r) {
@@ -319,10 +367,19 @@ void TraceBuilder::write(const std::string& directory) const {
               "LocationGroup");
     }
     for (const auto& [location, events] : events_) {
+        const auto device = devices_.find(location);
         check(OTF2_GlobalDefWriter_WriteLocation(g, location_id(location), thread_names[location],
-                                                 OTF2_LOCATION_TYPE_CPU_THREAD, counts[location],
-                                                 location.first),
+                                                 device == devices_.end()
+                                                     ? OTF2_LOCATION_TYPE_CPU_THREAD
+                                                     : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
+                                                 counts[location], location.first),
               "Location");
+        if (device == devices_.end()) continue;
+        OTF2_AttributeValue value;
+        value.uint32 = device->second;
+        check(OTF2_GlobalDefWriter_WriteLocationProperty(g, location_id(location), device_property,
+                                                         OTF2_TYPE_UINT32, value),
+              "LocationProperty");
     }
     std::vector<std::uint64_t> firsts;
     for (std::uint32_t r = 0; r < ranks_; ++r) firsts.push_back(static_cast<std::uint64_t>(r) << 32);
@@ -439,6 +496,85 @@ std::string wait_states_trace_csv() {
            "late_broadcast,main/MPI_Bcast,2,1,0.002,1\n"
            "late_broadcast,main/MPI_Bcast,3,1,0.004,1\n"
            "early_reduce,main/MPI_Reduce,2,3,0.005,1\n";
+}
+
+}  // namespace strata::analysis::test
+
+namespace strata::analysis::test {
+
+TraceBuilder gpu_trace() {
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        forward = b.region("forward", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        launch = b.region("cudaLaunchKernel", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA),
+                        gemm = b.kernel_region("volta_h884gemm_64x64_ldg8_nn"),
+                        reduce = b.kernel_region("reduce_kernel"), saxpy = b.kernel_region("saxpy"),
+                        sgemm = b.kernel_region("volta_sgemm_128x64_nn"),
+                        htod = b.copy_region("cudaMemcpy HtoD"), dtoh = b.copy_region("cudaMemcpy DtoH"),
+                        dtod = b.copy_region("cudaMemcpy DtoD"), memset = b.copy_region("cudaMemset");
+    b.clock_offset(1, -static_cast<std::int64_t>(3 * ms));  // ahead: local = true + 3 ms
+    const std::uint32_t s0 = b.stream(0, 0), s1 = b.stream(0, 0), s2 = b.stream(0, 1), r1 = b.stream(1, 0);
+    const auto launch_at = [&](std::uint32_t rank, std::uint64_t t, std::uint64_t correlation) {
+        b.enter_launch(rank, t, launch, correlation);
+        b.leave(rank, t + 100000, launch);
+    };
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 0, main);
+    // rank 0: forward launches the gemms and the reduction, main the saxpys.
+    b.enter(0, 1 * ms, forward);
+    launch_at(0, 2 * ms, 1);
+    launch_at(0, 3 * ms, 2);
+    launch_at(0, 4 * ms, 3);
+    b.leave(0, 5 * ms, forward);
+    launch_at(0, 6 * ms, 4);
+    launch_at(0, 7 * ms, 5);
+    b.gpu_op(0, s0, 5 * ms, 10 * ms, htod);
+    b.gpu_op(0, s0, 10 * ms, 30 * ms, gemm, 1);
+    b.gpu_op(0, s0, 40 * ms, 60 * ms, gemm, 2);
+    b.gpu_op(0, s1, 20 * ms, 50 * ms, reduce, 3);
+    b.gpu_op(0, s1, 60 * ms, 65 * ms, dtoh);
+    b.gpu_op(0, s2, 10 * ms, 20 * ms, saxpy, 4);
+    b.gpu_op(0, s2, 30 * ms, 40 * ms, saxpy, 5);
+    b.gpu_op(0, s2, 45 * ms, 50 * ms, memset);
+    // rank 1
+    b.enter(1, 1 * ms, forward);
+    launch_at(1, 2 * ms, 1);
+    b.leave(1, 5 * ms, forward);
+    b.gpu_op(1, r1, 10 * ms, 60 * ms, sgemm, 1);
+    b.gpu_op(1, r1, 60 * ms, 62 * ms, dtod);
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 70 * ms, main);
+    return b;
+}
+
+TraceBuilder iterations_trace(bool phase) {
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        step = b.region("step", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER,
+                                        phase ? OTF2_REGION_FLAG_PHASE : OTF2_REGION_FLAG_NONE),
+                        halo = b.region("halo", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        barrier = b.mpi_region("MPI_Barrier"),
+                        launch = b.region("cudaLaunchKernel", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA),
+                        kernel = b.kernel_region("stencil");
+    b.clock_offset(1, -static_cast<std::int64_t>(2 * ms));
+    const std::uint32_t gpu = b.stream(0, 0);
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 0, main);
+    for (std::uint64_t i = 0; i < 6; ++i) {
+        const std::uint64_t begin = i == 0 ? 0 : (30 + 10 * (i - 1)) * ms, end = (30 + 10 * i) * ms;
+        for (std::uint32_t r = 0; r < 2; ++r) {
+            b.enter(r, begin, step);
+            for (std::uint64_t h = 0; h < 2; ++h) {
+                b.enter(r, begin + (1 + 2 * h) * 100000, halo);
+                b.leave(r, begin + (2 + 2 * h) * 100000, halo);
+            }
+            const std::uint64_t arrive = r == 0 ? end - 1 * ms : end - (i == 0 ? 7 : 3) * ms;
+            b.collective(r, barrier, arrive, end, OTF2_COLLECTIVE_OP_BARRIER);
+            b.leave(r, end, step);
+        }
+        b.enter_launch(0, begin + 500000, launch, i + 1);
+        b.leave(0, begin + 600000, launch);
+        b.gpu_op(0, gpu, begin + 1 * ms, begin + 5 * ms, kernel, i + 1);
+    }
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 85 * ms, main);
+    return b;
 }
 
 }  // namespace strata::analysis::test

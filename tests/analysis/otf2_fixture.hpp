@@ -24,8 +24,26 @@ class TraceBuilder {
 public:
     explicit TraceBuilder(std::uint32_t ranks);
 
-    /// A region; role and paradigm as OTF2 numbers them.
-    std::uint32_t region(const std::string& name, std::uint32_t role, std::uint32_t paradigm);
+    /// A region; role, paradigm and flags as OTF2 numbers them.
+    std::uint32_t region(const std::string& name, std::uint32_t role, std::uint32_t paradigm,
+                         std::uint32_t flags = 0);
+    /// A kernel region (paradigm CUDA, role FUNCTION), as the CUDA adapter defines one.
+    std::uint32_t kernel_region(const std::string& name);
+    /// A copy or memset region (paradigm CUDA, role DATA_TRANSFER) named by its direction, e.g. "cudaMemcpy HtoD".
+    std::uint32_t copy_region(const std::string& name);
+
+    // GPU streams as experiment-format.md lays them out: an accelerator-stream
+    // location in the rank's location group (id rank << 32 | 0x10000 + n) with
+    // the location property CUDA_DEVICE; kernels and copies as regions on it
+    // whose Enter carries the attribute CUDA_CORRELATION_ID, like the host
+    // region that launched them.
+    /// A new stream of `rank` on `device`; returns its number among the rank's streams.
+    std::uint32_t stream(std::uint32_t rank, std::uint32_t device);
+    /// A kernel or copy on stream `stream` of `rank` from `start` to `end` (true time, ns).
+    void gpu_op(std::uint32_t rank, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
+                std::uint32_t region, std::uint64_t correlation = 0);
+    /// Enter of a host region carrying `correlation` (the launch), on the rank's thread 0.
+    void enter_launch(std::uint32_t rank, std::uint64_t t, std::uint32_t region, std::uint64_t correlation);
     /// The region of an MPI function (paradigm MPI, role from the name).
     std::uint32_t mpi_region(const std::string& name);
     /// A communicator of `world_ranks`; communicator 0 (MPI_COMM_WORLD) exists from the start.
@@ -91,8 +109,10 @@ private:
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Event>> events_;  ///< (rank, thread)
     struct Region {
         std::string name;
-        std::uint32_t role, paradigm;
+        std::uint32_t role, paradigm, flags;
     };
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> devices_;  ///< (rank, thread) of a stream ->
+    std::vector<std::uint32_t> stream_count_;                                    ///< per rank
     std::vector<Region> regions_;
     struct Comm {
         std::string name;
@@ -120,5 +140,28 @@ TraceBuilder wait_states_trace();
 
 /// The waitstates.csv of wait_states_trace(): the waits listed above, in ms.
 std::string wait_states_trace_csv();
+
+/// GPUs with known utilisation (times in ms, true time; rank 1's clock 3 ms ahead):
+///
+///   rank 0, GPU 0, stream 0: HtoD copy 5..10; kernels volta_h884gemm_64x64_ldg8_nn 10..30, 40..60
+///                  stream 1: kernel reduce_kernel 20..50 (overlaps both); DtoH copy 60..65
+///                  union 10..60 = 50 of span 5..65 = 60 (0.833333333), accumulated 70
+///   rank 0, GPU 1, stream 2: kernels saxpy 10..20, 30..40; memset 45..50
+///                  busy 20 of span 10..50 = 40: utilisation exactly 0.5
+///   rank 1, GPU 0, stream 0: kernel volta_sgemm_128x64_nn 10..60; DtoD copy 60..62; busy 50 of 52
+///
+/// Launches: the gemm kernels and reduce_kernel from main/forward/cudaLaunchKernel,
+/// saxpy from main/cudaLaunchKernel on rank 0; the sgemm from main/forward/cudaLaunchKernel on rank 1.
+TraceBuilder gpu_trace();
+
+/// Two ranks, 6 steps of the key region "step" (times in ms): step 0 is 0..30
+/// (a 3x warm-up), step i >= 1 is 30 + 10 (i - 1) .. 30 + 10 i; main ends at 85.
+/// Iterations: [0, 30), [30, 40), ..., [70, 80), [80, 85]: 7, durations 30, 10 x 5, 5.
+/// Each step ends in MPI_Barrier: rank 0 enters it at step end - 1, rank 1 at
+/// step end - 3 (step 0: - 7), so rank 1 waits 6 ms in step 0 and 2 ms in each other.
+/// Rank 0 launches a kernel of 4 ms in each step (on GPU 0): 1..5 ms after the step began.
+/// Both ranks call "halo" twice per step (0.1..0.2 and 0.3..0.4 ms into it): another candidate.
+/// `phase`: "step" is defined with OTF2_REGION_FLAG_PHASE.
+TraceBuilder iterations_trace(bool phase);
 
 }  // namespace strata::analysis::test

@@ -74,8 +74,8 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
     EXPECT_NE(json.find("\"mpi_time_s\": 0.06384"), std::string::npos) << json;
     for (int k : {2, 3, 5}) {  // 5: more analysis ranks than measured ranks
         const std::string other = analyze_into(k);
-        for (const char* name : {"summary.txt", "waitstates.csv", "waitstates.json", "advice.csv",
-                                 "advice.json", "trace.json"}) {
+        for (const char* name : {"summary.txt", "waitstates.csv", "waitstates.json", "iterations.csv",
+                                 "iterations.json", "advice.csv", "advice.json", "trace.json"}) {
             EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
         }
         std::size_t files = 0;
@@ -84,7 +84,7 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
             EXPECT_EQ(entry.path().string().find(".part"), std::string::npos)
                 << "left behind: " << entry.path();
         }
-        EXPECT_EQ(files, 7u);  // with report.html
+        EXPECT_EQ(files, 9u);  // no GPU streams: no gpu reports; with report.html
     }
     EXPECT_NE(slurp(fs::path(one) / "trace.json").find("\"ph\": \"X\", \"name\": \"MPI_Recv\""),
               std::string::npos);

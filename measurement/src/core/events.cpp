@@ -22,6 +22,7 @@
 #include <atomic>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/definitions.hpp"
@@ -288,6 +289,8 @@ void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t r
 // --- threads ------------------------------------------------------------------
 
 struct ForkContext {
+    Location* owner = nullptr;        ///< the forking thread, which reuses the context
+    ForkContext* next = nullptr;      ///< in the owner's list of returned contexts
     Paradigm model = Paradigm::openmp;
     std::uint32_t master = 0;         ///< location index of the forking thread
     std::uint32_t level = 1;          ///< nesting level of the team (1: outermost)
@@ -295,17 +298,54 @@ struct ForkContext {
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
     std::atomic<std::uint64_t> team{0};
-    /// When the team joined (0: not yet).  The forking thread and every other
-    /// thread of the team hold a reference.
-    std::atomic<Ticks> join_time{0};
-    std::atomic<int> references{1};
+    /// When the team joined (0: not yet).  Own cache lines: the team's threads
+    /// read it at their ends while the references change.
+    alignas(64) std::atomic<Ticks> join_time{0};
+    /// The forking thread and every other thread of the team hold a reference.
+    alignas(64) std::atomic<int> references{1};
 };
 
 namespace {
+/// The last reference hands the context back to its forking thread (a fork per
+/// parallel region: no malloc/free pair each time, and no free on another
+/// thread than the one that allocated).  Many threads may push; only the owner
+/// takes, and it takes the whole list at once, so there is no ABA problem.
 void release(ForkContext* fork) {
-    if (fork != nullptr && fork->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete fork;
+    if (fork == nullptr || fork->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    std::atomic<ForkContext*>& returned = fork->owner->returned_forks;
+    ForkContext* head = returned.load(std::memory_order_relaxed);
+    do {
+        fork->next = head;
+    } while (!returned.compare_exchange_weak(head, fork, std::memory_order_release, std::memory_order_relaxed));
+}
+
+/// A context for a new fork of `loc`: a returned one, else a new one (nullptr: out of memory).
+ForkContext* reuse_or_make(Location* loc) {
+    if (loc->spare_forks == nullptr) loc->spare_forks = loc->returned_forks.exchange(nullptr, std::memory_order_acquire);
+    ForkContext* fork = loc->spare_forks;
+    if (fork == nullptr) {
+        fork = new (std::nothrow) ForkContext;
+        if (fork != nullptr) fork->owner = loc;
+        return fork;
+    }
+    loc->spare_forks = fork->next;
+    fork->next = nullptr;
+    fork->path.clear();  // keeps its capacity
+    fork->team.store(0, std::memory_order_relaxed);
+    fork->join_time.store(0, std::memory_order_relaxed);
+    fork->references.store(1, std::memory_order_relaxed);
+    return fork;
 }
 }  // namespace
+
+namespace detail {
+void free_fork_contexts(Location& loc) {
+    for (ForkContext* list : {loc.spare_forks, loc.returned_forks.exchange(nullptr)}) {
+        while (list != nullptr) delete std::exchange(list, list->next);
+    }
+    loc.spare_forks = nullptr;
+}
+}  // namespace detail
 
 namespace {
 inline void thread_dispatch(const EventTable* table, Location& loc, Ticks time, const substrate::ThreadEvent& e) {
@@ -371,14 +411,13 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
     Location* loc = location::current();
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return nullptr;
     const Ticks time = timer::now();
-    loc->busy = true;  // the context allocates
-    ForkContext* fork = new (std::nothrow) ForkContext;
+    loc->busy = true;  // the context may allocate
+    ForkContext* fork = reuse_or_make(loc);
     if (fork != nullptr) {
         fork->model = model;
         fork->master = loc->index;
         fork->level = static_cast<std::uint32_t>(loc->teams.size()) + 1;
-        fork->path.reserve(loc->inherited.size() + loc->depth);
-        fork->path = loc->inherited;
+        fork->path.assign(loc->inherited.begin(), loc->inherited.end());
         for (std::uint32_t i = 0; i < loc->depth; ++i) {
             if ((loc->stack[i] & kUndelivered) == 0) fork->path.push_back(loc->stack[i]);
         }

@@ -12,6 +12,7 @@
 namespace strata {
 
 Location::~Location() {
+    events::detail::free_fork_contexts(*this);
     std::free(stack);
     delete counters;
 }

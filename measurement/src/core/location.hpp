@@ -52,6 +52,10 @@ struct Location {
     /// precedes `stack` when this thread forks a team itself (nested parallelism).
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
+    /// Fork contexts of this thread's finished forks, for its next ones (events.cpp):
+    /// returned by whichever thread releases them last, taken only by this thread.
+    std::atomic<events::ForkContext*> returned_forks{nullptr};
+    events::ForkContext* spare_forks = nullptr;
     std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle
     std::uint32_t team_cache_handle = 0;
     /// The counters of this thread (STRATA_METRIC_*) as read right before the
@@ -102,6 +106,8 @@ void reset_all();
 }  // namespace location
 
 namespace events::detail {
+/// Deletes the fork contexts `loc` keeps for reuse.
+void free_fork_contexts(Location& loc);
 /// At finalisation: ends the thread teams `loc` is still in, at their join
 /// when the team joined (the runtime never reported this thread's end), else
 /// at `end`, closing the regions open inside them.  `table` receives the events.

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// GPU time from the trace's GPU streams (see gpu_analysis.hpp).
+#include "trace/gpu_analysis.hpp"
+
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <tuple>
+
+#include "analyze/report_format.hpp"
+
+namespace strata::analysis::trace {
+
+namespace {
+
+constexpr const char* copy_names[copy_kind_count] = {"HtoD", "DtoH",   "DtoD", "HtoH",
+                                                     "PtoP", "memset", "other"};
+constexpr const char* copy_columns[copy_kind_count] = {
+    "copy_htod_s", "copy_dtoh_s", "copy_dtod_s", "copy_htoh_s", "copy_ptop_s", "memset_s", "copy_other_s"};
+
+std::string lower(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+}
+
+using Interval = std::pair<Ticks, Ticks>;
+
+/// The union of `intervals` as sorted disjoint intervals.
+std::vector<Interval> merged(std::vector<Interval> intervals) {
+    std::sort(intervals.begin(), intervals.end());
+    std::vector<Interval> out;
+    for (const Interval& i : intervals) {
+        if (!out.empty() && i.first <= out.back().second) {
+            out.back().second = std::max(out.back().second, i.second);
+        } else {
+            out.push_back(i);
+        }
+    }
+    return out;
+}
+
+/// |union ∩ [from, to)| for each consecutive pair of `bounds` (the last interval includes its end).
+std::vector<Ticks> busy_per_interval(const std::vector<Interval>& unions, const std::vector<Ticks>& bounds) {
+    std::vector<Ticks> busy;
+    for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
+        const Ticks from = bounds[i], to = i + 2 == bounds.size() ? bounds[i + 1] + 1 : bounds[i + 1];
+        Ticks t = 0;
+        // Few kernels per device and iteration in a share: a scan from the first that can overlap.
+        auto it = std::lower_bound(unions.begin(), unions.end(), Interval{from, from},
+                                   [](const Interval& a, const Interval& b) { return a.second < b.first; });
+        for (; it != unions.end() && it->first < to; ++it) {
+            const Ticks s = std::max(it->first, from), e = std::min(it->second, to);
+            if (e > s) t += e - s;
+        }
+        busy.push_back(t);
+    }
+    return busy;
+}
+
+/// Intervals and extent of a stream or a device while its share is summed.
+struct Accumulator {
+    GpuTimes times;
+    std::vector<Interval> kernels;
+    Ticks first = no_time, last = no_time;
+    std::uint32_t streams = 0;
+
+    void add(bool kernel, CopyKind kind, Ticks s, Ticks e) {
+        first = first == no_time ? s : std::min(first, s);
+        last = last == no_time ? e : std::max(last, e);
+        if (kernel) {
+            ++times.kernels;
+            times.accumulated += e - s;
+            kernels.emplace_back(s, e);
+        } else {
+            ++times.copies;
+            times.copy[static_cast<std::size_t>(kind)] += e - s;
+        }
+    }
+    GpuTimes finish(Ticks gap) {
+        const std::vector<Interval> unions = merged(std::move(kernels));
+        kernels.clear();
+        times.busy = 0;
+        Ticks idle_from = first;  // the idle stretches between the span's ends and the kernels
+        for (const Interval& i : unions) {
+            times.busy += i.second - i.first;
+            add_gap(i.first - idle_from, gap);
+            idle_from = i.second;
+        }
+        if (first != no_time) add_gap(last - idle_from, gap);
+        times.span = first == no_time ? 0 : last - first;
+        return times;
+    }
+    void add_gap(Ticks length, Ticks gap) {
+        if (length <= gap) return;
+        ++times.gaps;
+        times.gap_time += length;
+    }
+};
+
+void put_row(ByteWriter& out, const GpuRow& row) {
+    out.put_string(row.scope);
+    out.put(row.rank);
+    out.put(row.device);
+    out.put_string(row.stream);
+    out.put(row.location);
+    out.put(row.streams);
+    out.put(row.times);
+}
+
+std::string seconds(const GpuReport& r, Ticks t) {
+    return format_number(r.seconds(t));
+}
+
+std::string share_or_empty(Ticks part, Ticks whole) {
+    return whole > 0 ? format_number(static_cast<double>(part) / static_cast<double>(whole)) : "";
+}
+
+std::string json_share(Ticks part, Ticks whole) {
+    return whole > 0 ? format_number(static_cast<double>(part) / static_cast<double>(whole)) : "null";
+}
+
+std::string gpu_name(const GpuRow& row) {
+    return "GPU " + std::to_string(row.device) + " of rank " + std::to_string(row.rank);
+}
+
+constexpr const char* flattened_definition =
+    "utilisation = |union of kernel intervals| / span (flattened, NVML's GPU utilisation); span = the "
+    "device's first operation's start to its last operation's end";
+
+}  // namespace
+
+const char* copy_kind_name(CopyKind kind) {
+    return copy_names[static_cast<std::size_t>(kind)];
+}
+
+CopyKind copy_kind_of(const std::string& name) {
+    const std::string l = lower(name);
+    if (l.find("htod") != std::string::npos) return CopyKind::htod;
+    if (l.find("dtoh") != std::string::npos) return CopyKind::dtoh;
+    if (l.find("dtod") != std::string::npos) return CopyKind::dtod;
+    if (l.find("htoh") != std::string::npos) return CopyKind::htoh;
+    if (l.find("ptop") != std::string::npos) return CopyKind::ptop;
+    if (l.find("memset") != std::string::npos) return CopyKind::memset;
+    return CopyKind::other;
+}
+
+const std::vector<std::string>& default_tensor_core_patterns() {
+    static const std::vector<std::string> patterns = {"h884",
+                                                      "s884",
+                                                      "h1688",
+                                                      "s1688",
+                                                      "c1688",
+                                                      "hmma",
+                                                      "i8816",
+                                                      "16816",
+                                                      "xmma_gemm",
+                                                      "xmma_implicit_gemm",
+                                                      "xmma_sparse_gemm",
+                                                      "xmma_sparse_conv",
+                                                      "xmma_warp_specialized_implicit_gemm",
+                                                      "conv1x1",
+                                                      "wgmma",
+                                                      "hgmma",
+                                                      "tensorop"};
+    return patterns;
+}
+
+bool uses_tensor_cores(const std::string& kernel, const std::vector<std::string>& patterns) {
+    const std::string l = lower(kernel);
+    for (const std::string& p : patterns) {
+        if (!p.empty() && l.find(lower(p)) != std::string::npos) return true;
+    }
+    return false;
+}
+
+void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDefinitions& definitions,
+                     Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap) {
+    using DeviceKey = std::pair<std::uint32_t, std::int64_t>;
+    std::map<std::size_t, Accumulator> streams;  // by location index
+    std::map<DeviceKey, Accumulator> devices;
+    std::map<DeviceKey, std::vector<Interval>> whole;                      // not cut: per iteration
+    std::map<std::pair<std::uint32_t, std::uint32_t>, KernelRow> kernels;  // (region, call path)
+    constexpr std::uint32_t no_launch = UINT32_MAX;
+    // Looked up per operation: sorted once; directions once per region.
+    std::vector<LaunchRecord> launches = records.launches;
+    const auto launch_order = [](const LaunchRecord& a, const LaunchRecord& b) {
+        return std::tie(a.rank, a.correlation) < std::tie(b.rank, b.correlation);
+    };
+    std::sort(launches.begin(), launches.end(), launch_order);
+    std::vector<std::int8_t> kinds(definitions.regions.size(), -1);
+    // Operations come stream by stream: keep the current stream's accumulators at hand.
+    std::size_t current = SIZE_MAX;
+    Accumulator* stream = nullptr;
+    Accumulator* device = nullptr;
+    std::vector<Interval>* device_whole = nullptr;
+    for (const GpuOp& op : records.gpu_ops) {
+        const TraceLocation& l = definitions.locations[op.location];
+        const TraceRegion& region = definitions.regions[op.region];
+        const bool kernel = region.role != OTF2_REGION_ROLE_DATA_TRANSFER;
+        const auto rank = static_cast<std::uint32_t>(l.rank);
+        if (op.location != current) {
+            current = op.location;
+            const DeviceKey key{rank, std::max<std::int64_t>(l.device, 0)};
+            stream = &streams[op.location];  // a stream with nothing in the window still gets its row
+            device = &devices[key];
+            device_whole = &whole[key];
+        }
+        if (kernel && op.start >= begin && op.start < end) {
+            std::uint32_t callpath = no_launch;
+            const LaunchRecord wanted{rank, 0, op.correlation};
+            const auto it = std::lower_bound(launches.begin(), launches.end(), wanted, launch_order);
+            if (op.correlation != 0 && it != launches.end() && it->rank == rank &&
+                it->correlation == op.correlation)
+                callpath = it->callpath;
+            KernelRow& k = kernels[{op.region, callpath}];
+            const Ticks d = op.end - op.start;
+            k.min = k.count == 0 ? d : std::min(k.min, d);
+            k.max = k.count == 0 ? d : std::max(k.max, d);
+            k.total += d;
+            ++k.count;
+        }
+        if (kernel && bounds.size() > 2) device_whole->emplace_back(op.start, op.end);
+        const Ticks s = std::max(op.start, begin), e = std::min(op.end, end);
+        // Outside the window; an operation of zero length counts where it starts.
+        const bool inside = op.end > op.start ? e > s : (op.start >= begin && op.start < end);
+        if (!inside) continue;
+        if (!kernel && kinds[op.region] < 0)
+            kinds[op.region] = static_cast<std::int8_t>(copy_kind_of(region.name));
+        const CopyKind kind = kernel ? CopyKind::other : static_cast<CopyKind>(kinds[op.region]);
+        stream->add(kernel, kind, s, e);
+        device->add(kernel, kind, s, e);
+    }
+    for (const auto& [location, acc] : streams) {
+        const TraceLocation& l = definitions.locations[location];
+        ++devices[{static_cast<std::uint32_t>(l.rank), std::max<std::int64_t>(l.device, 0)}].streams;
+    }
+    out.put<std::uint64_t>(streams.size() + devices.size());
+    for (auto& [location, acc] : streams) {
+        const TraceLocation& l = definitions.locations[location];
+        GpuRow row;
+        row.scope = "stream";
+        row.rank = static_cast<std::uint32_t>(l.rank);
+        row.device = std::max<std::int64_t>(l.device, 0);
+        row.stream = l.name;
+        row.location = l.id;
+        row.streams = 1;
+        row.times = acc.finish(gap);
+        put_row(out, row);
+    }
+    for (auto& [key, acc] : devices) {
+        GpuRow row;
+        row.scope = "device";
+        row.rank = key.first;
+        row.device = key.second;
+        row.streams = acc.streams;
+        row.times = acc.finish(gap);
+        put_row(out, row);
+    }
+    // Every device has a value per iteration, also one without kernels there.
+    const std::uint64_t iterations = bounds.size() > 2 ? bounds.size() - 1 : 0;
+    out.put(iterations);
+    out.put<std::uint64_t>(iterations > 0 ? devices.size() : 0);
+    for (const auto& [key, acc] : devices) {
+        if (iterations == 0) break;
+        out.put(key.first);
+        out.put(key.second);
+        for (Ticks t : busy_per_interval(merged(whole[key]), bounds)) out.put(t);
+    }
+    out.put<std::uint64_t>(kernels.size());
+    for (const auto& [key, k] : kernels) {
+        out.put_string(definitions.regions[key.first].name);
+        out.put_string(key.second == no_launch ? std::string("(launch not recorded)")
+                                               : records.callpaths.name(key.second));
+        out.put(k.count);
+        out.put(k.total);
+        out.put(k.min);
+        out.put(k.max);
+    }
+}
+
+void add_gpu_partial(GpuReport& report, ByteReader& in) {
+    const auto rows = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < rows; ++i) {
+        GpuRow row;
+        row.scope = in.get_string();
+        row.rank = in.get<std::uint32_t>();
+        row.device = in.get<std::int64_t>();
+        row.stream = in.get_string();
+        row.location = in.get<std::uint64_t>();
+        row.streams = in.get<std::uint32_t>();
+        row.times = in.get<GpuTimes>();
+        report.rows.push_back(std::move(row));
+    }
+    const auto iterations = in.get<std::uint64_t>();
+    const auto devices = in.get<std::uint64_t>();
+    for (std::uint64_t d = 0; d < devices; ++d) {
+        DeviceIterations row;
+        row.rank = in.get<std::uint32_t>();
+        row.device = in.get<std::int64_t>();
+        for (std::uint64_t i = 0; i < iterations; ++i) row.busy.push_back(in.get<Ticks>());
+        report.iterations.push_back(std::move(row));
+    }
+    const auto kernels = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < kernels; ++i) {
+        KernelRow k;
+        k.name = in.get_string();
+        k.callpath = in.get_string();
+        k.count = in.get<std::uint64_t>();
+        k.total = in.get<Ticks>();
+        k.min = in.get<Ticks>();
+        k.max = in.get<Ticks>();
+        report.kernels.push_back(std::move(k));  // merged in finish_gpu_report()
+    }
+}
+
+void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patterns) {
+    report.patterns = patterns;
+    const auto scope_order = [](const std::string& s) { return s == "device" ? 0 : s == "stream" ? 1 : 2; };
+    // Per rank: the sums over its devices.
+    std::map<std::uint32_t, GpuRow> ranks;
+    for (const GpuRow& row : report.rows) {
+        if (row.scope != "device") continue;
+        GpuRow& r = ranks[row.rank];
+        r.scope = "rank";
+        r.rank = row.rank;
+        ++r.devices;
+        r.streams += row.streams;
+        r.times.kernels += row.times.kernels;
+        r.times.busy += row.times.busy;
+        r.times.accumulated += row.times.accumulated;
+        r.times.span += row.times.span;
+        r.times.copies += row.times.copies;
+        r.times.gaps += row.times.gaps;
+        r.times.gap_time += row.times.gap_time;
+        for (std::size_t c = 0; c < copy_kind_count; ++c) r.times.copy[c] += row.times.copy[c];
+    }
+    for (auto& [rank, row] : ranks) report.rows.push_back(row);
+    std::sort(report.rows.begin(), report.rows.end(), [&](const GpuRow& a, const GpuRow& b) {
+        return std::make_tuple(scope_order(a.scope), a.rank, a.device, a.location) <
+               std::make_tuple(scope_order(b.scope), b.rank, b.device, b.location);
+    });
+    // One call path can launch a kernel on many ranks, and so in many shares: merge them.
+    std::sort(report.kernels.begin(), report.kernels.end(), [](const KernelRow& a, const KernelRow& b) {
+        return std::tie(a.name, a.callpath) < std::tie(b.name, b.callpath);
+    });
+    std::vector<KernelRow> kernels;
+    for (KernelRow& k : report.kernels) {
+        if (kernels.empty() || kernels.back().name != k.name || kernels.back().callpath != k.callpath) {
+            kernels.push_back(std::move(k));
+            continue;
+        }
+        KernelRow& same = kernels.back();
+        same.min = std::min(same.min, k.min);
+        same.max = std::max(same.max, k.max);
+        same.total += k.total;
+        same.count += k.count;
+    }
+    report.kernels = std::move(kernels);
+    for (KernelRow& k : report.kernels) k.tensor_core = uses_tensor_cores(k.name, patterns);
+    std::sort(report.iterations.begin(), report.iterations.end(),
+              [](const DeviceIterations& a, const DeviceIterations& b) {
+                  return std::tie(a.rank, a.device) < std::tie(b.rank, b.device);
+              });
+    std::sort(report.kernels.begin(), report.kernels.end(), [](const KernelRow& a, const KernelRow& b) {
+        if (a.total != b.total) return a.total > b.total;
+        return std::tie(a.name, a.callpath) < std::tie(b.name, b.callpath);
+    });
+}
+
+namespace {
+
+std::string rows_csv(const GpuReport& r) {
+    std::string t =
+        "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,"
+        "utilisation,concurrency";
+    for (const char* c : copy_columns) t += std::string(",") + c;
+    t += ",copies,gaps,gap_s\n";
+    for (const GpuRow& row : r.rows) {
+        const GpuTimes& g = row.times;
+        t += row.scope + "," + std::to_string(row.rank) + "," +
+             (row.device >= 0 ? std::to_string(row.device) : "") + "," + csv_field(row.stream) + "," +
+             (row.scope == "rank" ? std::to_string(row.devices) : "1") + "," + std::to_string(row.streams) +
+             "," + std::to_string(g.kernels) + "," + seconds(r, g.busy) + "," + seconds(r, g.accumulated) +
+             "," + seconds(r, g.span) + "," + seconds(r, g.span - g.busy) + "," +
+             share_or_empty(g.busy, g.span) + "," + share_or_empty(g.accumulated, g.span);
+        for (Ticks c : g.copy) t += "," + seconds(r, c);
+        t += "," + std::to_string(g.copies) + "," + std::to_string(g.gaps) + "," + seconds(r, g.gap_time) +
+             "\n";
+    }
+    return t;
+}
+
+/// Mean / max of the devices' busy time, the least and most busy device; false without devices.
+struct Balance {
+    double mean = 0, max = 0, ratio = 0;
+    const GpuRow* least = nullptr;
+    const GpuRow* most = nullptr;
+    std::size_t devices = 0;
+    Ticks busy = 0, span = 0;
+};
+
+Balance balance(const GpuReport& r) {
+    Balance b;
+    for (const GpuRow& row : r.rows) {
+        if (row.scope != "device") continue;
+        ++b.devices;
+        b.busy += row.times.busy;
+        b.span += row.times.span;
+        if (b.least == nullptr || row.times.busy < b.least->times.busy) b.least = &row;
+        if (b.most == nullptr || row.times.busy > b.most->times.busy) b.most = &row;
+    }
+    if (b.devices == 0) return b;
+    b.mean = r.seconds(b.busy) / static_cast<double>(b.devices);
+    b.max = r.seconds(b.most->times.busy);
+    b.ratio = b.max > 0 ? b.mean / b.max : 0;
+    return b;
+}
+
+std::string rows_json(const GpuReport& r) {
+    std::string t = "{\n  \"report\": \"gpu\",\n";
+    t += "  \"definitions\": {\"busy\": \"|union of kernel intervals| (flattened: overlapping kernels count "
+         "once)\", \"accumulated\": \"sum of kernel durations (may exceed the span)\", \"span\": \"the "
+         "device's "
+         "or stream's first operation's start to its last operation's end\", \"utilisation\": \"busy / span "
+         "(NVML's GPU utilisation)\", \"concurrency\": \"accumulated / span\", \"idle\": \"span - busy\", "
+         "\"gaps\": \"idle stretches (no kernel) within the span longer than " +
+         format_number(r.gap_threshold_s) +
+         " s (Nsight)\", "
+         "\"copies\": \"sum of copy and memset durations by direction, apart from the kernels\", "
+         "\"imbalance\": \"mean / max of the devices' busy time\", \"rank\": \"sums over the rank's "
+         "devices\", "
+         "\"times\": \"seconds on rank 0's clock\"},\n";
+    t += "  \"restricted_to_iterations\": " +
+         (r.restricted ? "{\"start\": " + std::to_string(r.first_iteration) +
+                             ", \"stop\": " + std::to_string(r.last_iteration) + "}"
+                       : std::string("null")) +
+         ",\n";
+    const Balance b = balance(r);
+    t += "  \"imbalance\": ";
+    if (b.devices == 0) {
+        t += "null,\n";
+    } else {
+        t += "{\"devices\": " + std::to_string(b.devices) + ", \"mean_busy_s\": " + format_number(b.mean) +
+             ", \"max_busy_s\": " + format_number(b.max) + ", \"mean_over_max\": " + format_number(b.ratio) +
+             ", \"max_over_mean\": " + (b.mean > 0 ? format_number(b.max / b.mean) : std::string("null")) +
+             ", \"least_busy\": {\"rank\": " + std::to_string(b.least->rank) +
+             ", \"device\": " + std::to_string(b.least->device) +
+             "}, \"most_busy\": {\"rank\": " + std::to_string(b.most->rank) +
+             ", \"device\": " + std::to_string(b.most->device) + "}},\n";
+    }
+    t += "  \"rows\": [";
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+        const GpuRow& row = r.rows[i];
+        const GpuTimes& g = row.times;
+        t += std::string(i > 0 ? "," : "") + "\n    {\"scope\": " + json_string(row.scope) +
+             ", \"rank\": " + std::to_string(row.rank) +
+             ", \"device\": " + (row.device >= 0 ? std::to_string(row.device) : "null") +
+             ", \"stream\": " + (row.stream.empty() ? std::string("null") : json_string(row.stream)) +
+             ", \"devices\": " + (row.scope == "rank" ? std::to_string(row.devices) : "1") +
+             ", \"streams\": " + std::to_string(row.streams) + ", \"kernels\": " + std::to_string(g.kernels) +
+             ", \"busy_s\": " + seconds(r, g.busy) + ", \"accumulated_s\": " + seconds(r, g.accumulated) +
+             ", \"span_s\": " + seconds(r, g.span) + ", \"idle_s\": " + seconds(r, g.span - g.busy) +
+             ", \"utilisation\": " + json_share(g.busy, g.span) +
+             ", \"concurrency\": " + json_share(g.accumulated, g.span);
+        for (std::size_t c = 0; c < copy_kind_count; ++c)
+            t += ", \"" + std::string(copy_columns[c]) + "\": " + seconds(r, g.copy[c]);
+        t += ", \"copies\": " + std::to_string(g.copies) + ", \"gaps\": " + std::to_string(g.gaps) +
+             ", \"gap_s\": " + seconds(r, g.gap_time) + "}";
+    }
+    t += r.rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    return t;
+}
+
+std::string kernels_csv(const GpuReport& r) {
+    std::string t = "kernel,callpath,tensor_core,count,total_s,mean_s,min_s,max_s\n";
+    for (const KernelRow& k : r.kernels) {
+        t += csv_field(k.name) + "," + csv_field(k.callpath) + "," + (k.tensor_core ? "1" : "0") + "," +
+             std::to_string(k.count) + "," + seconds(r, k.total) + "," +
+             format_number(r.seconds(k.total) / static_cast<double>(k.count)) + "," + seconds(r, k.min) +
+             "," + seconds(r, k.max) + "\n";
+    }
+    return t;
+}
+
+std::string kernels_json(const GpuReport& r) {
+    std::string t = "{\n  \"report\": \"gpu_kernels\",\n";
+    t +=
+        "  \"definitions\": {\"time\": \"accumulated per kernel name and launching call path (DLProf): "
+        "count, total, mean, min, max of the kernels' durations\", \"callpath\": \"the host call path of the "
+        "region whose Enter carries the kernel's CUDA_CORRELATION_ID\", \"tensor_core\": \"the name contains "
+        "one of the patterns (DLProf's method, case-insensitive)\"},\n";
+    t += "  \"tensor_core_patterns\": [";
+    for (std::size_t i = 0; i < r.patterns.size(); ++i) t += (i > 0 ? ", " : "") + json_string(r.patterns[i]);
+    t += "],\n  \"rows\": [";
+    for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+        const KernelRow& k = r.kernels[i];
+        t += std::string(i > 0 ? "," : "") + "\n    {\"kernel\": " + json_string(k.name) +
+             ", \"callpath\": " + json_string(k.callpath) +
+             ", \"tensor_core\": " + (k.tensor_core ? "true" : "false") +
+             ", \"count\": " + std::to_string(k.count) + ", \"total_s\": " + seconds(r, k.total) +
+             ", \"mean_s\": " + format_number(r.seconds(k.total) / static_cast<double>(k.count)) +
+             ", \"min_s\": " + seconds(r, k.min) + ", \"max_s\": " + seconds(r, k.max) + "}";
+    }
+    t += r.kernels.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    return t;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> gpu_files(const GpuReport& report) {
+    return {{"gpu.csv", rows_csv(report)},
+            {"gpu.json", rows_json(report)},
+            {"gpu_kernels.csv", kernels_csv(report)},
+            {"gpu_kernels.json", kernels_json(report)}};
+}
+
+std::string gpu_text(const GpuReport& r) {
+    const Balance b = balance(r);
+    std::string t = "GPUs (from the trace's GPU streams; " + std::string(flattened_definition) + "):\n";
+    std::size_t ranks = 0, streams = 0;
+    Ticks kernel_time = 0, tensor_time = 0;
+    for (const GpuRow& row : r.rows) {
+        ranks += row.scope == "rank" ? 1 : 0;
+        streams += row.scope == "stream" ? 1 : 0;
+    }
+    for (const KernelRow& k : r.kernels) {
+        kernel_time += k.total;
+        if (k.tensor_core) tensor_time += k.total;
+    }
+    t += "  " + std::to_string(b.devices) + (b.devices == 1 ? " GPU" : " GPUs") + " on " +
+         std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + ", " + std::to_string(streams) +
+         (streams == 1 ? " stream" : " streams") +
+         (r.restricted ? "; restricted to iterations " + std::to_string(r.first_iteration) + " to " +
+                             std::to_string(r.last_iteration)
+                       : "") +
+         "\n";
+    if (b.devices == 0) return t;
+    t += "  GPU busy share " +
+         text_percent(b.span > 0 ? static_cast<double>(b.busy) / static_cast<double>(b.span) : 0) +
+         " (busy " + text_seconds(r.seconds(b.busy)) + " of " + text_seconds(r.seconds(b.span)) +
+         " GPU span, summed over the GPUs)\n";
+    for (const GpuRow& row : r.rows) {
+        if (row.scope != "device") continue;
+        t += "    " + gpu_name(row) + ": busy " + text_seconds(r.seconds(row.times.busy)) + ", utilisation " +
+             text_percent(row.times.span > 0
+                              ? static_cast<double>(row.times.busy) / static_cast<double>(row.times.span)
+                              : 0) +
+             ", accumulated " + text_seconds(r.seconds(row.times.accumulated)) + ", " +
+             std::to_string(row.times.kernels) + (row.times.kernels == 1 ? " kernel on " : " kernels on ") +
+             std::to_string(row.streams) + (row.streams == 1 ? " stream" : " streams") + "\n";
+    }
+    t += "  GPU imbalance (mean / max of busy time): " + format_number(b.ratio) + "; least busy " +
+         gpu_name(*b.least) + ", most busy " + gpu_name(*b.most) + "\n";
+    t += "  Tensor Core kernels (by name, DLProf's method): " + text_seconds(r.seconds(tensor_time)) +
+         " of " + text_seconds(r.seconds(kernel_time)) + " kernel time\n";
+    return t;
+}
+
+std::string gpu_summary_csv(const GpuReport& r) {
+    const Balance b = balance(r);
+    std::string t =
+        "gpu,devices," + std::to_string(b.devices) + ",count,GPUs seen in the trace's GPU streams\n";
+    t += "gpu,busy_share," +
+         (b.span > 0 ? format_number(static_cast<double>(b.busy) / static_cast<double>(b.span)) : "") +
+         ",fraction,busy (union of kernel intervals) / span summed over the GPUs\n";
+    t += "gpu,imbalance," + (b.devices > 0 ? format_number(b.ratio) : "") +
+         ",fraction,mean / max of the GPUs' busy time\n";
+    return t;
+}
+
+std::vector<Finding> gpu_findings(const GpuReport& r, double idle_threshold) {
+    std::vector<Finding> findings;
+    const Balance b = balance(r);
+    if (b.devices == 0) return findings;
+    std::vector<const GpuRow*> idle;
+    for (const GpuRow& row : r.rows) {
+        if (row.scope != "device" || row.times.span <= 0) continue;
+        const double share = 1.0 - static_cast<double>(row.times.busy) / static_cast<double>(row.times.span);
+        if (share > idle_threshold) idle.push_back(&row);
+    }
+    std::stable_sort(idle.begin(), idle.end(), [](const GpuRow* a, const GpuRow* c) {
+        return (a->times.span - a->times.busy) > (c->times.span - c->times.busy);
+    });
+    const GpuRow& most = *b.most;
+    const double most_util =
+        most.times.span > 0 ? static_cast<double>(most.times.busy) / static_cast<double>(most.times.span) : 0;
+    for (const GpuRow* row : idle) {
+        Finding f;
+        f.kind = "gpu_idle";
+        f.ranks = {static_cast<std::int64_t>(row->rank)};
+        f.metric = "idle_share";
+        f.value = 1.0 - static_cast<double>(row->times.busy) / static_cast<double>(row->times.span);
+        f.threshold = idle_threshold;
+        f.time_s = r.seconds(row->times.span - row->times.busy);
+        f.message = gpu_name(*row) + " idle " + text_percent(f.value) + " of the time (" +
+                    text_seconds(*f.time_s) + " of " + text_seconds(r.seconds(row->times.span)) + ")";
+        if (row != &most) f.message += " while " + gpu_name(most) + " is busy " + text_percent(most_util);
+        f.message += "; give it more work or overlap its copies and launches [" +
+                     std::string(flattened_definition) + "]";
+        findings.push_back(std::move(f));
+    }
+    if (b.devices > 1 && b.ratio < 1.0 - idle_threshold) {
+        Finding f;
+        f.kind = "gpu_imbalance";
+        f.ranks = {static_cast<std::int64_t>(b.least->rank), static_cast<std::int64_t>(most.rank)};
+        f.metric = "mean_over_max_busy";
+        f.value = b.ratio;
+        f.threshold = 1.0 - idle_threshold;
+        f.time_s = b.max - b.mean;
+        f.message = "GPUs are unequally loaded: mean / max of busy time " + format_number(b.ratio) +
+                    " (mean " + text_seconds(b.mean) + ", max " + text_seconds(b.max) + " on " +
+                    gpu_name(most) + "); least busy " + gpu_name(*b.least) + " (" +
+                    text_seconds(r.seconds(b.least->times.busy)) +
+                    ") [GPU imbalance = mean / max of flattened "
+                    "busy time]";
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+}  // namespace strata::analysis::trace

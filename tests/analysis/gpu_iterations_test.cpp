@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The gpu and iterations reports: gpu_trace() and iterations_trace()
+// analysed in one process as 1 to 3 shares with exact figures, and the built
+// tool under mpirun -np 1, 2, 3 with exact CSV, byte-identical reports, the
+// iteration range, candidates without a key region, and bad options.
+#include <gtest/gtest.h>
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analyze_fixtures.hpp"
+#include "otf2_fixture.hpp"
+#include "test_support.hpp"
+#include "trace/gpu_analysis.hpp"
+#include "trace/iterations.hpp"
+#include "trace/trace_definitions.hpp"
+#include "trace/wait_state_analysis.hpp"
+#include "trace/wait_state_report.hpp"
+
+namespace strata::analysis::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace strata::analysis::trace;
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+/// The lines of `text` that start with `prefix`.
+std::string lines_starting(const std::string& text, const std::string& prefix) {
+    std::istringstream in(text);
+    std::string line, out;
+    while (std::getline(in, line)) {
+        if (line.rfind(prefix, 0) == 0) out += line + "\n";
+    }
+    return out;
+}
+
+const std::string gpu_header =
+    "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,utilisation,"
+    "concurrency,copy_htod_s,copy_dtoh_s,copy_dtod_s,copy_htoh_s,copy_ptop_s,memset_s,copy_other_s,copies,"
+    "gaps,gap_s\n";
+
+// gpu_trace(), worked out by hand (otf2_fixture.hpp): the union of device 0
+// of rank 0 counts the overlap of its two streams once (50 ms, not 70).
+const std::string gpu_csv =
+    gpu_header +
+    "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"
+    "device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0\n"
+    "device,1,0,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n"
+    "stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,1,0,0\n"
+    "stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,1,0,0\n"
+    "stream,0,1,CUDA[1:2],1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0\n"
+    "stream,1,0,CUDA[0:0],1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n"
+    "rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,0,0\n"
+    "rank,1,,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n";
+
+const std::string gpu_kernels_csv =
+    "kernel,callpath,tensor_core,count,total_s,mean_s,min_s,max_s\n"
+    "volta_sgemm_128x64_nn,main/forward/cudaLaunchKernel,0,1,0.05,0.05,0.05,0.05\n"
+    "volta_h884gemm_64x64_ldg8_nn,main/forward/cudaLaunchKernel,1,2,0.04,0.02,0.02,0.02\n"
+    "reduce_kernel,main/forward/cudaLaunchKernel,0,1,0.03,0.03,0.03,0.03\n"
+    "saxpy,main/cudaLaunchKernel,0,2,0.02,0.01,0.01,0.01\n";
+
+const std::string iterations_csv_expected =
+    "iteration,begin_s,end_s,duration_s,slowest_rank,min_rank_s,max_rank_s,spread_s,flag,aggregated,stable,"
+    "gpu_busy_mean_s,gpu_busy_max_s,gpu_imbalance,least_busy_gpu,rank_0_s,rank_1_s\n"
+    "0,0,0.03,0.03,0,0.03,0.03,0,warm-up,1,0,0.004,0.004,1,GPU 0 of rank 0,0.03,0.03\n"
+    "1,0.03,0.04,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "2,0.04,0.05,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "3,0.05,0.06,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "4,0.06,0.07,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "5,0.07,0.08,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
+    "6,0.08,0.085,0.005,0,0.005,0.005,0,outlier,1,0,0,0,,GPU 0 of rank 0,0.005,0.005\n";
+
+class GpuIterationsTest : public ::testing::Test {
+protected:
+    std::string anchor() const { return dir_.file("traces.otf2"); }
+    TempDir dir_;
+};
+
+TEST(TensorCoreTest, RecognisedByNameAsDLProfDoes) {
+    const auto& patterns = default_tensor_core_patterns();
+    EXPECT_TRUE(uses_tensor_cores("volta_h884gemm_64x64_ldg8_nn", patterns));
+    EXPECT_TRUE(uses_tensor_cores("sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize128x128x32", patterns));
+    EXPECT_TRUE(uses_tensor_cores("cutlass_tensorop_s1688gemm_64x64_32x6_nn_align4", patterns));
+    EXPECT_TRUE(uses_tensor_cores("sm90_xmma_WGMMA_kernel", patterns));  // case-insensitive
+    EXPECT_FALSE(uses_tensor_cores("volta_sgemm_128x64_nn", patterns));
+    EXPECT_FALSE(uses_tensor_cores("reduce_kernel", patterns));
+    EXPECT_TRUE(uses_tensor_cores("my_mma_kernel", {"my_mma"}));
+}
+
+TEST(CopyKindTest, DirectionFromTheRegionName) {
+    EXPECT_EQ(copy_kind_of("cudaMemcpy HtoD"), CopyKind::htod);
+    EXPECT_EQ(copy_kind_of("cudaMemcpyAsync DtoH"), CopyKind::dtoh);
+    EXPECT_EQ(copy_kind_of("cudaMemcpy DtoD"), CopyKind::dtod);
+    EXPECT_EQ(copy_kind_of("cudaMemcpyPeer PtoP"), CopyKind::ptop);
+    EXPECT_EQ(copy_kind_of("cudaMemset"), CopyKind::memset);
+    EXPECT_EQ(copy_kind_of("cudaMemcpy"), CopyKind::other);
+}
+
+TEST_F(GpuIterationsTest, DefinitionsHaveStreamsDevicesAndTheCorrelationAttribute) {
+    gpu_trace().write(dir_.path());
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    std::size_t streams = 0;
+    for (const TraceLocation& l : d.locations) {
+        if (l.type != OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) {
+            EXPECT_EQ(l.device, -1);
+            continue;
+        }
+        ++streams;
+        EXPECT_GE(l.rank, 0);
+        EXPECT_EQ(l.device, l.name == "CUDA[1:2]" ? 1 : 0) << l.name;
+    }
+    EXPECT_EQ(streams, 4u);
+    EXPECT_NE(d.correlation_attribute, UINT32_MAX);
+}
+
+TEST_F(GpuIterationsTest, GpuTimesExactForOneToThreeShares) {
+    gpu_trace().write(dir_.path());
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    for (std::size_t k : {1, 2, 3}) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const auto files = gpu_files(r.gpu);
+        ASSERT_EQ(files.size(), 4u);
+        EXPECT_EQ(files[0].second, gpu_csv) << "K = " << k;
+        EXPECT_EQ(files[2].second, gpu_kernels_csv) << "K = " << k;
+        EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
+    }
+}
+
+TEST_F(GpuIterationsTest, GapsAreIdleStretchesLongerThanTheThreshold) {
+    gpu_trace().write(dir_.path());
+    TraceAnalysisOptions options;
+    options.gpu_gap_threshold_s = 0.009;
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const std::string csv = gpu_files(r.gpu)[0].second;
+    // GPU 1 of rank 0: idle 20..30 and 40..50 ms; stream 0 of GPU 0: 30..40 (5..10 is shorter); stream
+    // 1: 50..65.
+    EXPECT_NE(
+        csv.find(
+            "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"),
+        std::string::npos)
+        << csv;
+    EXPECT_NE(csv.find("device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,2,0.02\n"),
+              std::string::npos);
+    EXPECT_NE(
+        csv.find("stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,"
+                 "1,1,0.01\n"),
+        std::string::npos);
+    EXPECT_NE(
+        csv.find("stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,"
+                 "1,1,0.015\n"),
+        std::string::npos);
+    EXPECT_NE(csv.find("rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,2,0.02\n"),
+              std::string::npos);
+}
+
+TEST_F(GpuIterationsTest, GpuFindingsNameTheIdleGpuAndTheBusyOne) {
+    gpu_trace().write(dir_.path());
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const std::vector<Finding> findings = gpu_findings(r.gpu, 0.2);
+    ASSERT_EQ(findings.size(), 2u);
+    EXPECT_EQ(findings[0].kind, "gpu_idle");
+    EXPECT_EQ(
+        findings[0].message.rfind("GPU 1 of rank 0 idle 50.0% of the time (0.02 s of 0.04 s) while GPU 0 "
+                                  "of rank 0 is busy 83.3%",
+                                  0),
+        0u)
+        << findings[0].message;
+    EXPECT_EQ(findings[1].kind, "gpu_imbalance");
+    EXPECT_NE(findings[1].message.find("least busy GPU 1 of rank 0 (0.02 s)"), std::string::npos)
+        << findings[1].message;
+    EXPECT_DOUBLE_EQ(findings[1].value, 0.04 / 0.05);  // mean of 50, 20, 50 ms over max 50 ms
+}
+
+TEST_F(GpuIterationsTest, IterationsWithWarmUpExactForOneToThreeShares) {
+    iterations_trace(false).write(dir_.path());
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    TraceAnalysisOptions options;
+    options.iterations.key_region = "step";
+    for (std::size_t k : {1, 2, 3}) {
+        const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+        EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected) << "K = " << k;
+        EXPECT_EQ(r.iterations.plan.instances, 6u);
+        EXPECT_EQ(r.iterations.stable_first, 1);
+        EXPECT_EQ(r.iterations.stable_last, 5);
+        const std::string json = iterations_json(r.iterations);
+        EXPECT_NE(json.find("\"mean_s\": 0.0121428571"), std::string::npos) << json;
+        EXPECT_NE(json.find("\"stable_range\": {\"start\": 1, \"stop\": 5}"), std::string::npos) << json;
+        EXPECT_EQ(lines_starting(waitstates_csv(r), "wait_at_barrier"),
+                  "wait_at_barrier,main/step/MPI_Barrier,1,0,0.016,6\n");
+    }
+}
+
+TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
+    iterations_trace(false).write(dir_.path());
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    TraceAnalysisOptions options;
+    options.iterations.key_region = "step";
+    const WaitStateReport all = analyze_trace_in_process(d, 2, {}, options);
+    EXPECT_EQ(lines_starting(gpu_files(all.gpu)[0].second, "device"),
+              "device,0,0,,1,1,6,0.024,0.024,0.074,0.05,0.324324324,0.324324324,0,0,0,0,0,0,0,0,0,0\n");
+    options.iterations.start = 1;
+    options.iterations.stop = 3;
+    for (std::size_t k : {1, 2, 3}) {
+        const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+        EXPECT_TRUE(r.iterations.plan.problem.empty()) << r.iterations.plan.problem;
+        EXPECT_EQ(lines_starting(waitstates_csv(r), "wait_at_barrier"),
+                  "wait_at_barrier,main/step/MPI_Barrier,1,0,0.006,3\n")
+            << "K = " << k;
+        EXPECT_EQ(lines_starting(gpu_files(r.gpu)[0].second, "device"),
+                  "device,0,0,,1,1,3,0.012,0.012,0.024,0.012,0.5,0.5,0,0,0,0,0,0,0,0,0,0\n");
+        EXPECT_EQ(lines_starting(gpu_files(r.gpu)[2].second, "stencil"),
+                  "stencil,main/step/cudaLaunchKernel,0,3,0.012,0.004,0.004,0.004\n");
+        // Mean and deviation over the aggregated iterations only.
+        EXPECT_DOUBLE_EQ(r.iterations.mean_s, 0.01);
+        EXPECT_NE(iterations_csv(r.iterations).find("\n0,0,0.03,0.03,0,0.03,0.03,0,warm-up,0,0,0.004,"),
+                  std::string::npos);
+    }
+}
+
+TEST_F(GpuIterationsTest, KeyRegionOnOtherThreadsDoesNotAddIterations) {
+    TraceBuilder b = iterations_trace(false);
+    for (std::uint64_t i = 0; i < 3; ++i) {  // a worker thread of rank 0 also enters "step" (region 1)
+        b.thread_enter(0, 1, (31 + 10 * i) * 1000000, 1);
+        b.thread_leave(0, 1, (32 + 10 * i) * 1000000, 1);
+    }
+    b.write(dir_.path());
+    TraceAnalysisOptions options;
+    options.iterations.key_region = "step";
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    EXPECT_EQ(r.iterations.plan.instances, 6u);
+    EXPECT_FALSE(r.iterations.plan.counts_differ);
+    EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
+}
+
+TEST_F(GpuIterationsTest, DifferentCountsAreAlignedToTheSmallestAndSaidSo) {
+    TraceBuilder b = iterations_trace(false);
+    b.enter(1, 81 * 1000000, 1);  // a seventh "step" on rank 1 only
+    b.leave(1, 83 * 1000000, 1);
+    b.write(dir_.path());
+    TraceAnalysisOptions options;
+    options.iterations.key_region = "step";
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    EXPECT_TRUE(r.iterations.plan.counts_differ);
+    EXPECT_EQ(r.iterations.plan.instances, 6u);
+    EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
+    EXPECT_NE(iterations_text(r.iterations).find("The ranks call it 6 to 7 times: aligned by index up to 6"),
+              std::string::npos)
+        << iterations_text(r.iterations);
+}
+
+TEST_F(GpuIterationsTest, PhaseFlagChoosesTheKeyRegion) {
+    iterations_trace(true).write(dir_.path());
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 3);
+    EXPECT_EQ(r.iterations.plan.key.name, "step");
+    EXPECT_EQ(r.iterations.plan.key.how, "phase flag");
+    EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
+}
+
+TEST_F(GpuIterationsTest, WithoutKeyRegionTheCandidatesAreListed) {
+    iterations_trace(false).write(dir_.path());
+    for (std::size_t k : {1, 2, 3}) {
+        const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
+        EXPECT_EQ(r.iterations.plan.instances, 0u);
+        EXPECT_EQ(r.iterations.rows.size(), 1u);  // the whole run is one iteration
+        ASSERT_EQ(r.iterations.plan.candidates.size(), 2u);
+        EXPECT_EQ(r.iterations.plan.candidates[0].name, "step");  // 6 calls on every rank
+        EXPECT_EQ(r.iterations.plan.candidates[0].min_calls, 6u);
+        EXPECT_EQ(r.iterations.plan.candidates[0].ranks, 2u);
+        EXPECT_EQ(r.iterations.plan.candidates[1].name,
+                  "halo");  // 12 calls; CUDA API calls are no candidates
+        const std::string text = iterations_text(r.iterations);
+        EXPECT_NE(text.find("0 iterations found"), std::string::npos) << text;
+        EXPECT_NE(text.find("step (6 calls per rank on 2 ranks)"), std::string::npos) << text;
+    }
+}
+
+TEST_F(GpuIterationsTest, UnknownKeyRegionAndRangeBeyondTheTraceAreProblems) {
+    iterations_trace(false).write(dir_.path());
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    TraceAnalysisOptions options;
+    options.iterations.key_region = "stpe";
+    WaitStateReport r = analyze_trace_in_process(d, 2, {}, options);
+    EXPECT_EQ(unknown_key_message(r.iterations),
+              "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per "
+              "rank): step (6 calls per rank on 2 ranks), halo (12 calls per rank on 2 ranks)");
+    options.iterations.key_region = "step";
+    options.iterations.stop = 7;
+    r = analyze_trace_in_process(d, 2, {}, options);
+    EXPECT_EQ(r.iterations.plan.problem,
+              "--iter-stop 7 is beyond the last iteration: the trace has 7 iterations, numbered 0 to 6");
+}
+
+// The built tool.
+
+/// K = 0: without mpirun (one rank).
+RunResult analyze(int k, const std::vector<std::string>& args) {
+    if (k == 0) return run_program(STRATA_ANALYZE_EXE, args);
+    std::vector<std::string> command = {"-np", std::to_string(k), "--oversubscribe", STRATA_ANALYZE_EXE};
+    command.insert(command.end(), args.begin(), args.end());
+    return run_program(STRATA_MPIEXEC, command);
+}
+
+class GpuIterationsToolTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    }
+    std::string experiment() const { return dir_.file("experiment"); }
+    std::string analyze_into(int k, const std::vector<std::string>& extra = {}) {
+        const std::string output = dir_.file("out" + std::to_string(k));
+        std::vector<std::string> args = {"--force", "--output", output};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.push_back(experiment());
+        const RunResult r = analyze(k, args);
+        EXPECT_EQ(r.status, 0) << "K = " << k << "\n" << r.out << r.err;
+        return output;
+    }
+    TempDir dir_;
+};
+
+TEST_F(GpuIterationsToolTest, GpuReportsExactAndIdenticalForK123) {
+    gpu_trace().write(experiment());
+    const std::string one = analyze_into(1);
+    EXPECT_EQ(slurp(fs::path(one) / "gpu.csv"), gpu_csv);
+    EXPECT_EQ(slurp(fs::path(one) / "gpu_kernels.csv"), gpu_kernels_csv);
+    const std::string json = slurp(fs::path(one) / "gpu.json");
+    EXPECT_NE(json.find("\"least_busy\": {\"rank\": 0, \"device\": 1}"), std::string::npos) << json;
+    EXPECT_NE(slurp(fs::path(one) / "gpu_kernels.json")
+                  .find("{\"kernel\": \"volta_h884gemm_64x64_ldg8_nn\", \"callpath\": "
+                        "\"main/forward/cudaLaunchKernel\", \"tensor_core\": true, \"count\": 2"),
+              std::string::npos);
+    const std::string summary = slurp(fs::path(one) / "summary.txt");
+    EXPECT_NE(summary.find("3 GPUs on 2 ranks, 4 streams"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("GPU busy share 78.9% (busy 0.12 s of 0.152 s"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("GPU 1 of rank 0 idle 50.0% of the time"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("Tensor Core kernels (by name, DLProf's method): 0.04 s of 0.14 s kernel time"),
+              std::string::npos)
+        << summary;
+    // trace.json: the streams after the rank's thread, kernels as slices, launches as flows.
+    const std::string timeline = slurp(fs::path(one) / "trace.json");
+    EXPECT_NE(timeline.find("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 3, \"args\": "
+                            "{\"name\": \"CUDA[1:2]\"}}"),
+              std::string::npos);
+    EXPECT_NE(
+        timeline.find("{\"ph\": \"X\", \"name\": \"saxpy\", \"cat\": \"cuda\", \"ts\": 10000.000, \"dur\": "
+                      "10000.000, \"pid\": 0, \"tid\": 3}"),
+        std::string::npos);
+    std::size_t launches = 0;
+    for (std::size_t at = timeline.find("\"name\": \"launch\""); at != std::string::npos;
+         at = timeline.find("\"name\": \"launch\"", at + 1))
+        ++launches;
+    EXPECT_EQ(launches, 12u);  // 6 kernels, a start and an end each
+    for (int k : {2, 3}) {
+        const std::string other = analyze_into(k);
+        for (const char* name :
+             {"summary.txt", "gpu.csv", "gpu.json", "gpu_kernels.csv", "gpu_kernels.json", "iterations.csv",
+              "iterations.json", "advice.csv", "advice.json", "trace.json"}) {
+            EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
+        }
+    }
+}
+
+TEST_F(GpuIterationsToolTest, IterationsAndRangeIdenticalForK123) {
+    iterations_trace(false).write(experiment());
+    const std::string one = analyze_into(1, {"--key-region", "step"});
+    EXPECT_EQ(slurp(fs::path(one) / "iterations.csv"), iterations_csv_expected);
+    const std::string summary = slurp(fs::path(one) / "summary.txt");
+    EXPECT_NE(summary.find("Stable range suggested: --iter-start 1 --iter-stop 5"), std::string::npos)
+        << summary;
+    EXPECT_NE(summary.find("Iterations 0 (warm-up, 0.03 s), 6 (0.005 s) differ from the median iteration"),
+              std::string::npos)
+        << summary;
+    EXPECT_EQ(lines_starting(slurp(fs::path(one) / "waitstates.csv"), "wait_at_barrier"),
+              "wait_at_barrier,main/step/MPI_Barrier,1,0,0.016,6\n");
+    for (int k : {1, 2, 3}) {
+        const std::string ranged =
+            analyze_into(k, {"--key-region=step", "--iter-start", "1", "--iter-stop", "3"});
+        EXPECT_EQ(lines_starting(slurp(fs::path(ranged) / "waitstates.csv"), "wait_at_barrier"),
+                  "wait_at_barrier,main/step/MPI_Barrier,1,0,0.006,3\n")
+            << "K = " << k;
+        EXPECT_NE(slurp(fs::path(ranged) / "summary.txt").find("counted in iterations 1 to 3 only"),
+                  std::string::npos);
+        if (k == 1) continue;
+        for (const char* name :
+             {"summary.txt", "iterations.csv", "iterations.json", "waitstates.csv", "gpu.csv"}) {
+            EXPECT_EQ(slurp(fs::path(ranged) / name), slurp(fs::path(dir_.file("out1")) / name))
+                << name << ", K = " << k;
+        }
+    }
+}
+
+TEST_F(GpuIterationsToolTest, NoKeyRegionListsCandidatesInSummaryAndAdvice) {
+    iterations_trace(false).write(experiment());
+    const std::string out = analyze_into(2);
+    const std::string summary = slurp(fs::path(out) / "summary.txt");
+    EXPECT_NE(summary.find("0 iterations found"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("pass it with --key-region NAME"), std::string::npos) << summary;
+    EXPECT_NE(slurp(fs::path(out) / "advice.csv").find("no_iterations"), std::string::npos);
+    EXPECT_NE(
+        slurp(fs::path(out) / "iterations.json").find("{\"region\": \"step\", \"min_calls_per_rank\": 6"),
+        std::string::npos);
+}
+
+TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
+    iterations_trace(false).write(experiment());
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--iter-start", "abc"}, "--iter-start needs an iteration number (0, 1, 2, ...), not 'abc'"},
+        {{"--iter-stop", "-1"}, "--iter-stop needs an iteration number"},
+        {{"--iter-start", "3", "--iter-stop", "1"}, "--iter-stop 1 is before --iter-start 3"},
+        {{"--key-region", ""}, "--key-region needs a region name"},
+        {{"--gpu-idle-threshold", "2"}, "--gpu-idle-threshold needs a fraction from 0 to 1"},
+        {{"--tensor-core-patterns", "h884,,hmma"}, "--tensor-core-patterns needs a comma-separated list"},
+        {{"--gpu-gap-threshold", "0"}, "--gpu-gap-threshold needs a duration in seconds above 0"},
+        {{"--key-region", "stpe"},
+         "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per "
+         "rank): "
+         "step (6 calls per rank on 2 ranks)"},
+        {{"--key-region", "step", "--iter-start", "9"},
+         "--iter-start 9 is beyond the last iteration: the trace has 7 iterations, numbered 0 to 6"},
+    };
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        const auto& [args, message] = cases[c];
+        std::vector<std::string> all = {"--output", dir_.file("bad")};
+        all.insert(all.end(), args.begin(), args.end());
+        all.push_back(experiment());
+        // The command line is checked alike on every rank; the last two are known only after reading.
+        for (int k : c + 2 < cases.size() ? std::vector<int>{0} : std::vector<int>{1, 2}) {
+            const RunResult r = analyze(k, all);
+            EXPECT_EQ(r.status, 2) << args.front() << "\n" << r.err;
+            EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+        }
+        EXPECT_FALSE(fs::exists(fs::path(dir_.file("bad")) / "summary.txt")) << args.front();
+    }
+}
+
+TEST_F(GpuIterationsToolTest, IterationOptionsWithoutTraceSayTheProfileIsNotRestricted) {
+    write_experiment(imbalanced_profile(), experiment());
+    const RunResult r = analyze(0, {"--iter-start", "1", "--output", dir_.file("out"), experiment()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(
+        r.err.find("--key-region, --iter-start and --iter-stop need a trace (traces.otf2); the reports from "
+                   "profile.h5 cover the whole run"),
+        std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(fs::path(dir_.file("out")) / "iterations.csv"));
+}
+
+TEST_F(GpuIterationsToolTest, DamagedGpuAndPhaseTraceNeverCrashes) {
+    const std::string pristine = dir_.file("pristine");
+    iterations_trace(true).write(pristine);
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(pristine)) {
+        if (entry.is_regular_file()) files.push_back(fs::relative(entry.path(), pristine));
+    }
+    std::sort(files.begin(), files.end());
+    ASSERT_EQ(files.size(), 8u);  // anchor, global defs, 3 x (.evt, .def): 2 threads and a stream
+    std::uint64_t state = 7;
+    for (const fs::path& file : files) {
+        for (int variant = 0; variant < 3; ++variant) {
+            fs::remove_all(experiment());
+            fs::copy(pristine, experiment(), fs::copy_options::recursive);
+            const fs::path target = fs::path(experiment()) / file;
+            std::string bytes = slurp(target);
+            if (variant == 0) bytes.resize(bytes.size() / 2);
+            if (variant == 1) bytes.resize(bytes.size() > 7 ? 7 : 0);
+            for (int flip = 0; variant == 2 && flip < 6 && !bytes.empty(); ++flip) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                bytes[(state >> 33) % bytes.size()] ^= static_cast<char>(1 + (state >> 13) % 255);
+            }
+            std::ofstream(target, std::ios::binary | std::ios::trunc) << bytes;
+            const RunResult r =
+                run_program(STRATA_ANALYZE_EXE, {"--force", "--output", dir_.file("out"), experiment()});
+            EXPECT_TRUE(r.status == 0 || r.status == 1)
+                << file << " variant " << variant << ": " << r.status << "\n"
+                << r.err;
+            if (r.status == 0) {
+                EXPECT_TRUE(fs::exists(fs::path(dir_.file("out")) / "iterations.csv")) << file;
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace strata::analysis::test
