@@ -443,10 +443,30 @@ void write_iterations(HtmlWriter& html, const JsonValue* iterations) {
         if (value.empty() && unit_of(member.first) == "s" && member.second.is_number()) value = member.first;
     if (value.empty()) return;
     open_section(html, "iterations", "Iterations");
+    html.open("dl", {{"class", "facts"}});
+    fact(html, "Key region", text_of(iterations, "key_region").empty()
+                                 ? std::string("none found: the whole run is one iteration; candidates "
+                                               "by call count are in the iterations.json table below")
+                                 : text_of(iterations, "key_region") + " (" + text_of(iterations, "key_source") + ")");
+    fact(html, "Iterations", text_of(iterations, "iterations"));
+    fact(html, "Mean, standard deviation", text_of(iterations, "mean_s").empty()
+                                               ? std::string()
+                                               : seconds_of(iterations, "mean_s") + ", " +
+                                                     seconds_of(iterations, "stddev_s"));
+    const JsonValue* stable = iterations->find("stable_range");
+    if (stable && stable->is_object())
+        fact(html, "Stable range", text_of(stable, "start") + " to " + text_of(stable, "stop") +
+                                       " (--iter-start " + text_of(stable, "start") + " --iter-stop " +
+                                       text_of(stable, "stop") + ")");
+    html.close("dl");
     std::vector<Bar> bars;
-    for (const JsonValue* r : rows)
+    for (const JsonValue* r : rows) {
+        // A flagged iteration (warm-up, outlier) says so in its text, not only by its height.
+        const std::string flag = text_of(r, "flag");
         bars.push_back({label + " " + text_of(r, label.c_str()), number_of(r, value.c_str()),
-                        seconds_of(r, value.c_str())});
+                        seconds_of(r, value.c_str()) + (flag.empty() ? "" : " (" + flag + ")"),
+                        text_of(r, label.c_str())});
+    }
     html.raw(svg_column_chart(value + " per " + label, bars));
     html.element("p", "Each bar is one " + label + " (" + value + "); the full table is below under iterations.json.",
                  {{"class", "note"}});

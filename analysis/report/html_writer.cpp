@@ -226,7 +226,7 @@ std::string svg_column_chart(const std::string& title, const std::vector<Bar>& b
                std::to_string(std::max(column - 2, 1)) + "\" height=\"" + fixed(h) + "\"/>";
         if (i % label_every == 0)
             svg += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(plot_height + 16) + "\">" +
-                   escape(shorten(bars[i].label, 8)) + "</text>";
+                   escape(shorten(bars[i].tick.empty() ? bars[i].label : bars[i].tick, 8)) + "</text>";
         svg += "</g>\n";
     }
     return svg + "</svg>";

@@ -67,6 +67,7 @@ struct Bar {
     std::string label;
     double value = 0.0;
     std::string text;
+    std::string tick;  ///< a short label under a column ("" -> label)
 };
 
 /// A horizontal bar chart as inline SVG, one bar per row with its label on

@@ -116,7 +116,8 @@ TEST(HtmlReport, UnknownReportsAppearAsTablesAndIterationsAsAChart) {
          R"({"report": "gpu", "rows": [{"device": "GPU <0>", "busy_s": 1.25, "utilisation": 0.5},)"
          R"( {"device": "GPU 1", "busy_s": 0.5, "utilisation": 0.2}]})"},
         {"iterations.json",
-         R"({"report": "iterations", "rows": [{"iteration": 0, "duration_s": 0.3},)"
+         R"({"report": "iterations", "key_region": "step", "key_source": "--key-region", "iterations": 3,)"
+         R"( "stable_range": {"start": 1, "stop": 2}, "rows": [{"iteration": 0, "duration_s": 0.3, "flag": "warm-up"},)"
          R"( {"iteration": 1, "duration_s": 0.1}, {"iteration": 2, "duration_s": 0.1}]})"},
         {"broken.json", "{\"rows\": ["},
         {"trace.json", "{\"traceEvents\": [{\"name\": \"not a report\"}]}"}};
@@ -127,7 +128,9 @@ TEST(HtmlReport, UnknownReportsAppearAsTablesAndIterationsAsAChart) {
     EXPECT_TRUE(contains(page, "<th scope=\"col\" class=\"num\">busy_s (s)</th>"));
     EXPECT_TRUE(contains(page, "<td>GPU &lt;0&gt;</td><td class=\"num\">1.25</td><td class=\"num\">0.5</td>"));
     EXPECT_TRUE(contains(page, "<h2 id=\"iterations\">Iterations</h2>"));
-    EXPECT_TRUE(contains(page, "<title>iteration 0: 0.3 s</title>"));
+    EXPECT_TRUE(contains(page, "<title>iteration 0: 0.3 s (warm-up)</title>")) << page;
+    EXPECT_TRUE(contains(page, "<dt>Key region</dt><dd>step (--key-region)</dd>"));
+    EXPECT_TRUE(contains(page, "<dd>1 to 2 (--iter-start 1 --iter-stop 2)</dd>"));
     EXPECT_TRUE(contains(page, "broken.json: JSON at byte"));
     EXPECT_FALSE(contains(page, "not a report"));
     EXPECT_TRUE(contains(page, "text &lt;summary&gt;"));
