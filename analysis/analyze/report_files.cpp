@@ -17,7 +17,8 @@ const std::vector<std::string>& report_file_names() {
         "summary.txt",      "summary.csv",           "summary.json",           "loadbalance.csv",
         "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
         "advice.json",      "waitstates.csv",        "waitstates.json",        "trace.json",
-        "report.html"};
+        "iterations.csv",   "iterations.json",       "gpu.csv",                "gpu.json",
+        "gpu_kernels.csv",  "gpu_kernels.json",      "report.html"};
     return names;
 }
 

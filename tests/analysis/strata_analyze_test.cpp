@@ -275,6 +275,12 @@ TEST_F(StrataAnalyzeTest, DefaultOutputIsNeverOverwrittenWithoutForce) {
     const RunResult html_only = analyze(1, {experiment()});
     EXPECT_EQ(html_only.status, 1);
     EXPECT_NE(html_only.err.find(analysis + "/report.html: exists;"), std::string::npos) << html_only.err;
+    // So are the trace's reports, such as gpu.json.
+    fs::remove(fs::path(analysis) / "report.html");
+    std::ofstream(fs::path(analysis) / "gpu.json") << "{}";
+    const RunResult gpu_only = analyze(1, {experiment()});
+    EXPECT_EQ(gpu_only.status, 1);
+    EXPECT_NE(gpu_only.err.find(analysis + "/gpu.json: exists;"), std::string::npos) << gpu_only.err;
 }
 
 TEST_F(StrataAnalyzeTest, TraceIsMentionedWhenAbsentOrUnreadable) {
