@@ -230,11 +230,11 @@ CommunicatorHandle define_communicator(const CommunicatorSpec& spec) {
 namespace {
 inline void mpi_dispatch(const substrate::MpiEvent& event) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (STRATA_UNLIKELY(table == nullptr) || table->mpi_event[0] == nullptr) return;
+    if (STRATA_UNLIKELY(table == nullptr) || (table->mpi_event_kinds & (1u << event.kind)) == 0) return;
     Location* loc = location::current();
     // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
-    const Ticks time = timer::now();
+    const Ticks time = table->mpi_event_time ? timer::now() : 0;  // profiling alone needs no time
     for (auto* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
 }
 

@@ -79,7 +79,11 @@ void build_tables() {
         if (exit) detail::on_table.exit[n_exit++] = exit;
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
-        if (s->mpi_event) detail::on_table.mpi_event[n_mpi++] = s->mpi_event;
+        if (s->mpi_event) {
+            detail::on_table.mpi_event[n_mpi++] = s->mpi_event;
+            detail::on_table.mpi_event_kinds |= s->mpi_event_kinds;
+            detail::on_table.mpi_event_time |= s->mpi_event_time;
+        }
         if (s->thread_event) detail::on_table.thread_event[n_thread++] = s->thread_event;
     }
     // Counters are read on the general path only (events.cpp): no single entry then.

@@ -113,6 +113,10 @@ struct Callbacks {
     /// so that a run without counters pays nothing for them.
     EnterFn enter_with_metrics = nullptr;
     ExitFn exit_with_metrics = nullptr;
+    /// The MPI event kinds mpi_event wants (bit 1 << MpiEvent::Kind), and
+    /// whether it uses their time: an MPI call then skips what nobody records.
+    std::uint32_t mpi_event_kinds = ~0u;
+    bool mpi_event_time = true;
 };
 
 /// The per-event arrays that the hot path walks.
@@ -126,6 +130,8 @@ struct EventTable {
     ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};
     ParameterStringFn parameter_string[kMaxSubstrates + 1] = {};
     MpiEventFn mpi_event[kMaxSubstrates + 1] = {};
+    std::uint32_t mpi_event_kinds = 0;  ///< union of the substrates' kinds
+    bool mpi_event_time = false;        ///< some substrate uses the time of MPI events
     ThreadEventFn thread_event[kMaxSubstrates + 1] = {};
 };
 

@@ -155,6 +155,11 @@ constexpr substrate::Callbacks kCallbacks = {
     "profiling", on_location_created, on_enter, on_exit,  on_parameter_int,      on_parameter_string,
     on_mpi_event, on_thread_event,    nullptr,  finalize, reset,                 on_enter_with_metrics,
     on_exit_with_metrics,
+    // Message bytes only (on_mpi_event); their time is not needed.
+    (1u << substrate::MpiEvent::send) | (1u << substrate::MpiEvent::isend) | (1u << substrate::MpiEvent::recv) |
+        (1u << substrate::MpiEvent::irecv) | (1u << substrate::MpiEvent::collective_end) |
+        (1u << substrate::MpiEvent::nonblocking_collective_complete),
+    false,
 };
 
 }  // namespace
