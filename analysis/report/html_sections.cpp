@@ -368,7 +368,7 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
         std::vector<Bar> bars;
         for (std::size_t i = 0; i < by_rank.size() && i < chart_limit; ++i)
             bars.push_back({"rank " + text_of(by_rank[i], "rank"), number_of(by_rank[i], "useful_s"),
-                            seconds_of(by_rank[i], "useful_s")});
+                            seconds_of(by_rank[i], "useful_s"), ""});
         html.raw(svg_bar_chart("Useful computation time U_p per rank, largest first", bars));
         html.element("p",
                      (by_rank.size() > chart_limit ? "The " + std::to_string(chart_limit) + " ranks with most useful time of " +
@@ -393,7 +393,7 @@ void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
         std::vector<Bar> bars;
         std::vector<std::vector<std::string>> rows;
         for (const auto& [name, total] : totals->members) {
-            bars.push_back({name, number_of(&total, "time_s"), seconds_of(&total, "time_s")});
+            bars.push_back({name, number_of(&total, "time_s"), seconds_of(&total, "time_s"), ""});
             rows.push_back({name, seconds_of(&total, "time_s"), text_of(&total, "instances"),
                             text_of(&total, "definition")});
         }
