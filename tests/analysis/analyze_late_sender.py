@@ -74,9 +74,10 @@ def main():
     rows = list(csv.DictReader(open(os.path.join(outputs[1], 'waitstates.csv'))))
     late = [r for r in rows if r['metric'] == 'late_sender' and r['rank'] == '1' and r['partner'] == '0'
             and r['callpath'].endswith('MPI_Recv')]
-    # 20 ms of sleep, less the skew of the ranks' exits from the first barrier.
-    if len(late) != 1 or float(late[0]['time_s']) < 0.019 or late[0]['instances'] != '1':
-        fail('expected one late sender of at least 20 ms on rank 1 from rank 0 in MPI_Recv: %r' % rows)
+    # 20 ms of sleep, less the skew of the ranks' exits from the first barrier (a few ms on a
+    # loaded machine, where rank 1 may reach MPI_Recv late): at least half of it.
+    if len(late) != 1 or float(late[0]['time_s']) < 0.010 or late[0]['instances'] != '1':
+        fail('expected one late sender of about 20 ms on rank 1 from rank 0 in MPI_Recv: %r' % rows)
     barrier = dict((r['rank'], r) for r in rows if r['metric'] == 'wait_at_barrier' and r['partner'] == '3')
     for rank in ('0', '1', '2'):
         # Rank 2 waits about the 60 ms rank 3 slept; ranks 0 and 1 spent 20 of them in the late message.
@@ -94,7 +95,7 @@ def main():
     # The timeline: the late MPI_Recv on rank 1, one flow from rank 0 to it.
     events = json.load(open(os.path.join(outputs[1], 'trace.json')))['traceEvents']
     recv = [e for e in events if e['ph'] == 'X' and e['name'] == 'MPI_Recv' and e['pid'] == 1]
-    if len(recv) != 1 or recv[0]['dur'] < 19000:
+    if len(recv) != 1 or recv[0]['dur'] < 10000:
         fail('trace.json should hold rank 1\'s MPI_Recv of about 20 ms: %r' % recv)
     starts = dict((e['id'], e) for e in events if e['ph'] == 's')
     ends = [e for e in events if e['ph'] == 'f' and e['pid'] == 1]
