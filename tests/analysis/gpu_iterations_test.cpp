@@ -83,6 +83,9 @@ const std::string iterations_csv_expected =
     "5,0.07,0.08,0.01,0,0.01,0.01,0,,1,1,0.004,0.004,1,GPU 0 of rank 0,0.01,0.01\n"
     "6,0.08,0.085,0.005,0,0.005,0.005,0,outlier,1,0,0,0,,GPU 0 of rank 0,0.005,0.005\n";
 
+/// strata-analyze with `args` (see run_analyze).
+constexpr auto analyze = &run_analyze;
+
 class GpuIterationsTest : public ::testing::Test {
 protected:
     std::string anchor() const { return dir_.file("traces.otf2"); }
@@ -305,13 +308,6 @@ TEST_F(GpuIterationsTest, UnknownKeyRegionAndRangeBeyondTheTraceAreProblems) {
 
 // The built tool.
 
-/// K = 0: without mpirun (one rank).
-RunResult analyze(int k, const std::vector<std::string>& args) {
-    if (k == 0) return run_program(STRATA_ANALYZE_EXE, args);
-    std::vector<std::string> command = {"-np", std::to_string(k), "--oversubscribe", STRATA_ANALYZE_EXE};
-    command.insert(command.end(), args.begin(), args.end());
-    return run_program(STRATA_MPIEXEC, command);
-}
 
 class GpuIterationsToolTest : public ::testing::Test {
 protected:

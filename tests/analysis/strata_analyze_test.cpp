@@ -26,21 +26,9 @@ const std::vector<std::string> report_names = {
     "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
     "advice.json",      "report.html"};
 
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
-/// strata-analyze with `args`: under `mpirun -np K --oversubscribe`, or
-/// directly (a singleton MPI process) when K is 0.
-RunResult analyze(int k, const std::vector<std::string>& args) {
-    if (k == 0) return run_program(STRATA_ANALYZE_EXE, args);
-    std::vector<std::string> command = {"-np", std::to_string(k), "--oversubscribe", STRATA_ANALYZE_EXE};
-    command.insert(command.end(), args.begin(), args.end());
-    return run_program(STRATA_MPIEXEC, command);
-}
+/// strata-analyze with `args` (see run_analyze).
+constexpr auto analyze = &run_analyze;
 
 class StrataAnalyzeTest : public ::testing::Test {
 protected:

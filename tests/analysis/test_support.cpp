@@ -36,17 +36,6 @@ std::string TempDir::write(const std::string& name, const std::string& text) con
     return path;
 }
 
-namespace {
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-}  // namespace
-
 RunResult run_program(const std::string& program, const std::vector<std::string>& args) {
     TempDir outputs;
     const std::string out = outputs.file("stdout"), err = outputs.file("stderr");
@@ -73,5 +62,21 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
 }
 
 RunResult run_score(const std::vector<std::string>& args) { return run_program(STRATA_SCORE_EXE, args); }
+
+#ifdef STRATA_ANALYZE_EXE
+RunResult run_analyze(int k, const std::vector<std::string>& args) {
+    if (k == 0) return run_program(STRATA_ANALYZE_EXE, args);
+    std::vector<std::string> command = {"-np", std::to_string(k), "--oversubscribe", STRATA_ANALYZE_EXE};
+    command.insert(command.end(), args.begin(), args.end());
+    return run_program(STRATA_MPIEXEC, command);
+}
+#endif
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
 
 }  // namespace strata::analysis::test

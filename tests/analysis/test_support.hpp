@@ -39,4 +39,11 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
 /// Runs the built strata-score with `args`.
 RunResult run_score(const std::vector<std::string>& args);
 
+/// Runs the built strata-analyze with `args`: under `mpirun -np K --oversubscribe`,
+/// or directly (a singleton MPI process) when K is 0.  (The tests of strata-analyze only.)
+RunResult run_analyze(int k, const std::vector<std::string>& args);
+
+/// The bytes of the file at `path` ("" when it cannot be read).
+std::string slurp(const std::string& path);
+
 }  // namespace strata::analysis::test

@@ -23,19 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
-RunResult analyze(int k, const std::vector<std::string>& args) {
-    if (k == 0) return run_program(STRATA_ANALYZE_EXE, args);
-    std::vector<std::string> command = {"-np", std::to_string(k), "--oversubscribe", STRATA_ANALYZE_EXE};
-    command.insert(command.end(), args.begin(), args.end());
-    return run_program(STRATA_MPIEXEC, command);
-}
+/// strata-analyze with `args` (see run_analyze).
+constexpr auto analyze = &run_analyze;
 
 class TraceToolTest : public ::testing::Test {
 protected:
