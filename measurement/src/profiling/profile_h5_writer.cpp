@@ -389,64 +389,27 @@ H5Id metric_creation_plist(hsize_t rows, hsize_t columns) {
     return dcpl;
 }
 
-void write_columns(hid_t file, const ProfileData& data, const Types& types, hid_t transfer) {
-    const ColumnSlice slice{data.location_offset, data.locations.size(), total_columns(data)};
-
-    {
-        const std::string what = "cannot write /definitions/locations";
-        using Location = ProfileData::Location;
-        CompoundType layout(sizeof(Location));
-        layout.add("id", HOFFSET(Location, id), H5T_STD_U64LE, H5T_NATIVE_UINT64);
-        layout.add("rank", HOFFSET(Location, rank), H5T_STD_U32LE, H5T_NATIVE_UINT32);
-        layout.add("thread", HOFFSET(Location, thread), H5T_STD_U32LE, H5T_NATIVE_UINT32);
-        layout.add("type", HOFFSET(Location, type), types.location_type.get());
-        layout.add("name", HOFFSET(Location, name), H5T_STD_U32LE, H5T_NATIVE_UINT32);
-        H5Id file_type = layout.file_type();
-        H5Id memory_type = layout.memory_type();
-        const hsize_t dims[1] = {slice.total};
-        H5Id space = checked(H5Screate_simple(1, dims, nullptr), H5Sclose, what);
-        H5Id dataset = checked(H5Dcreate2(file, "/definitions/locations", file_type.get(), space.get(), H5P_DEFAULT,
-                                          H5P_DEFAULT, H5P_DEFAULT),
-                               H5Dclose, what);
-        write_slice(dataset.get(), memory_type.get(), 1, 0, slice, data.locations.data(), transfer, what);
-    }
-
-    H5Id group = checked(H5Gcreate2(file, "metrics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
-                         "cannot create group /metrics");
-    const hsize_t rows = data.callpaths.size();
-    H5Id dcpl = metric_creation_plist(rows, slice.total);
-    for (const auto& metric : data.metrics) {
-        const std::string what = "cannot write /metrics/" + metric.name;
-        const hsize_t dims[2] = {rows, slice.total};
-        H5Id space = checked(H5Screate_simple(2, dims, nullptr), H5Sclose, what);
-        H5Id dataset =
-            checked(H5Dcreate2(group.get(), metric.name.c_str(), metric.integral ? H5T_STD_U64LE : H5T_IEEE_F64LE,
-                               space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
-                    H5Dclose, what);
-        write_attribute(dataset.get(), "unit", metric.unit, types);
-        write_attribute(dataset.get(), "description", metric.description, types);
-        if (metric.integral)
-            write_slice(dataset.get(), H5T_NATIVE_UINT64, 2, rows, slice, metric.counts.data(), transfer, what);
-        else
-            write_slice(dataset.get(), H5T_NATIVE_DOUBLE, 2, rows, slice, metric.values.data(), transfer, what);
-    }
+/// The compound type of /definitions/locations (a fixed-size record: every
+/// rank can write its own rows in a collective write).
+CompoundType location_layout(const Types& types) {
+    using Location = ProfileData::Location;
+    CompoundType layout(sizeof(Location));
+    layout.add("id", HOFFSET(Location, id), H5T_STD_U64LE, H5T_NATIVE_UINT64);
+    layout.add("rank", HOFFSET(Location, rank), H5T_STD_U32LE, H5T_NATIVE_UINT32);
+    layout.add("thread", HOFFSET(Location, thread), H5T_STD_U32LE, H5T_NATIVE_UINT32);
+    layout.add("type", HOFFSET(Location, type), types.location_type.get());
+    layout.add("name", HOFFSET(Location, name), H5T_STD_U32LE, H5T_NATIVE_UINT32);
+    return layout;
 }
 
-/// This process's columns into the datasets write_columns() created (the
-/// collective write: every rank, in the same order).
-void write_column_data(hid_t file, const ProfileData& data, hid_t transfer) {
-    Types types;
+/// This process's columns of /definitions/locations and /metrics/* into
+/// datasets that exist (created by write_columns, here or on rank 0 of a
+/// collective write; every rank writes in the same order).
+void write_column_data(hid_t file, const ProfileData& data, const Types& types, hid_t transfer) {
     const ColumnSlice slice{data.location_offset, data.locations.size(), total_columns(data)};
     {
         const std::string what = "cannot write /definitions/locations";
-        using Location = ProfileData::Location;
-        CompoundType layout(sizeof(Location));
-        layout.add("id", HOFFSET(Location, id), H5T_STD_U64LE, H5T_NATIVE_UINT64);
-        layout.add("rank", HOFFSET(Location, rank), H5T_STD_U32LE, H5T_NATIVE_UINT32);
-        layout.add("thread", HOFFSET(Location, thread), H5T_STD_U32LE, H5T_NATIVE_UINT32);
-        layout.add("type", HOFFSET(Location, type), types.location_type.get());
-        layout.add("name", HOFFSET(Location, name), H5T_STD_U32LE, H5T_NATIVE_UINT32);
-        H5Id memory_type = layout.memory_type();
+        H5Id memory_type = location_layout(types).memory_type();
         H5Id dataset = checked(H5Dopen2(file, "/definitions/locations", H5P_DEFAULT), H5Dclose, what);
         write_slice(dataset.get(), memory_type.get(), 1, 0, slice, data.locations.data(), transfer, what);
     }
@@ -459,6 +422,37 @@ void write_column_data(hid_t file, const ProfileData& data, hid_t transfer) {
         else
             write_slice(dataset.get(), H5T_NATIVE_DOUBLE, 2, rows, slice, metric.values.data(), transfer, what);
     }
+}
+
+/// Creates /definitions/locations and /metrics/* in the job's full shape, then
+/// writes this process's columns into them.
+void write_columns(hid_t file, const ProfileData& data, const Types& types, hid_t transfer) {
+    const hsize_t total = total_columns(data);
+    {
+        const std::string what = "cannot write /definitions/locations";
+        H5Id file_type = location_layout(types).file_type();
+        const hsize_t dims[1] = {total};
+        H5Id space = checked(H5Screate_simple(1, dims, nullptr), H5Sclose, what);
+        checked(H5Dcreate2(file, "/definitions/locations", file_type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT,
+                           H5P_DEFAULT),
+                H5Dclose, what);
+    }
+    H5Id group = checked(H5Gcreate2(file, "metrics", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+                         "cannot create group /metrics");
+    const hsize_t rows = data.callpaths.size();
+    H5Id dcpl = metric_creation_plist(rows, total);
+    for (const auto& metric : data.metrics) {
+        const std::string what = "cannot write /metrics/" + metric.name;
+        const hsize_t dims[2] = {rows, total};
+        H5Id space = checked(H5Screate_simple(2, dims, nullptr), H5Sclose, what);
+        H5Id dataset =
+            checked(H5Dcreate2(group.get(), metric.name.c_str(), metric.integral ? H5T_STD_U64LE : H5T_IEEE_F64LE,
+                               space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+                    H5Dclose, what);
+        write_attribute(dataset.get(), "unit", metric.unit, types);
+        write_attribute(dataset.get(), "description", metric.description, types);
+    }
+    write_column_data(file, data, types, transfer);
 }
 
 /// Everything in the file; the part shared with the parallel write.
@@ -603,7 +597,7 @@ void write_columns_collectively(const ProfileData& data, const std::string& file
                         "cannot open " + file_path + " with MPI-IO");
     H5Id transfer = checked(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "cannot create transfer properties");
     check(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), "cannot select collective transfers");
-    write_column_data(file.get(), data, transfer.get());
+    write_column_data(file.get(), data, Types{}, transfer.get());
     check(file.close(), "cannot close " + file_path + " after the collective write");
 }
 #endif
