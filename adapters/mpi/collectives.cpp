@@ -7,6 +7,7 @@
 #include "collectives.hpp"
 
 #include "communicators.hpp"
+#include "datatype_sizes.hpp"
 
 namespace strata::mpi {
 
@@ -14,13 +15,6 @@ namespace {
 
 using Op = events::CollectiveOp;
 using u64 = std::uint64_t;
-
-u64 type_size(MPI_Datatype t) {
-    if (t == MPI_DATATYPE_NULL) return 0;
-    MPI_Count size = 0;
-    PMPI_Type_size_x(t, &size);
-    return size > 0 ? static_cast<u64>(size) : 0;
-}
 
 u64 n(int count) {
     return count > 0 ? static_cast<u64>(count) : 0;
@@ -55,7 +49,7 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
         case Op::barrier:
             break;
         case Op::bcast: {
-            const u64 bytes = n(a.count) * type_size(a.datatype);
+            const u64 bytes = n(a.count) * datatype_size(a.datatype);
             if (!c.inter) {
                 r.sent = root ? N * bytes : 0;
                 r.received = bytes;
@@ -69,9 +63,9 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
         case Op::gather:
         case Op::gatherv: {
             if (!c.inter) {
-                if (!send_in_place) r.sent = n(a.sendcount) * type_size(a.sendtype);
+                if (!send_in_place) r.sent = n(a.sendcount) * datatype_size(a.sendtype);
                 if (root) {
-                    const u64 size = type_size(a.recvtype);
+                    const u64 size = datatype_size(a.recvtype);
                     if (op == Op::gather) {
                         r.received = (send_in_place ? N - 1 : N) * n(a.recvcount) * size;
                     } else {
@@ -82,16 +76,16 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
                 }
             } else if (inter_root) {
                 const u64 elements = op == Op::gather ? M * n(a.recvcount) : sum(a.recvcounts, M);
-                r.received = elements * type_size(a.recvtype);
+                r.received = elements * datatype_size(a.recvtype);
             } else if (inter_leaf) {
-                r.sent = n(a.sendcount) * type_size(a.sendtype);
+                r.sent = n(a.sendcount) * datatype_size(a.sendtype);
             }
             break;
         }
         case Op::scatter:
         case Op::scatterv: {
             if (!c.inter) {
-                if (!recv_in_place) r.received = n(a.recvcount) * type_size(a.recvtype);
+                if (!recv_in_place) r.received = n(a.recvcount) * datatype_size(a.recvtype);
                 if (root) {
                     u64 elements = 0;
                     if (op == Op::scatter) {
@@ -100,35 +94,35 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
                         elements = sum(a.sendcounts, N);
                         if (recv_in_place) elements -= n(a.sendcounts[me]);
                     }
-                    r.sent = elements * type_size(a.sendtype);
+                    r.sent = elements * datatype_size(a.sendtype);
                 }
             } else if (inter_root) {
                 const u64 elements = op == Op::scatter ? M * n(a.sendcount) : sum(a.sendcounts, M);
-                r.sent = elements * type_size(a.sendtype);
+                r.sent = elements * datatype_size(a.sendtype);
             } else if (inter_leaf) {
-                r.received = n(a.recvcount) * type_size(a.recvtype);
+                r.received = n(a.recvcount) * datatype_size(a.recvtype);
             }
             break;
         }
         case Op::allgather: {
             if (c.inter) {
-                r.sent = M * n(a.sendcount) * type_size(a.sendtype);
-                r.received = M * n(a.recvcount) * type_size(a.recvtype);
+                r.sent = M * n(a.sendcount) * datatype_size(a.sendtype);
+                r.received = M * n(a.recvcount) * datatype_size(a.recvtype);
             } else if (!send_in_place) {
-                r.sent = N * n(a.sendcount) * type_size(a.sendtype);
-                r.received = N * n(a.recvcount) * type_size(a.recvtype);
+                r.sent = N * n(a.sendcount) * datatype_size(a.sendtype);
+                r.received = N * n(a.recvcount) * datatype_size(a.recvtype);
             } else {
-                r.sent = r.received = (N - 1) * n(a.recvcount) * type_size(a.recvtype);
+                r.sent = r.received = (N - 1) * n(a.recvcount) * datatype_size(a.recvtype);
             }
             break;
         }
         case Op::allgatherv: {
-            const u64 size = type_size(a.recvtype);
+            const u64 size = datatype_size(a.recvtype);
             if (c.inter) {
-                r.sent = M * n(a.sendcount) * type_size(a.sendtype);
+                r.sent = M * n(a.sendcount) * datatype_size(a.sendtype);
                 r.received = sum(a.recvcounts, M) * size;
             } else if (!send_in_place) {
-                r.sent = N * n(a.sendcount) * type_size(a.sendtype);
+                r.sent = N * n(a.sendcount) * datatype_size(a.sendtype);
                 r.received = sum(a.recvcounts, N) * size;
             } else {
                 r.sent = (N - 1) * n(a.recvcounts[me]) * size;
@@ -138,42 +132,42 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
         }
         case Op::alltoall: {
             if (c.inter) {
-                r.sent = M * n(a.sendcount) * type_size(a.sendtype);
-                r.received = M * n(a.recvcount) * type_size(a.recvtype);
+                r.sent = M * n(a.sendcount) * datatype_size(a.sendtype);
+                r.received = M * n(a.recvcount) * datatype_size(a.recvtype);
             } else {
-                r.sent = r.received = (send_in_place ? N - 1 : N) * n(a.recvcount) * type_size(a.recvtype);
+                r.sent = r.received = (send_in_place ? N - 1 : N) * n(a.recvcount) * datatype_size(a.recvtype);
             }
             break;
         }
         case Op::alltoallv: {
-            const u64 recv_size = type_size(a.recvtype);
+            const u64 recv_size = datatype_size(a.recvtype);
             if (!c.inter && send_in_place) {
                 r.sent = r.received = (sum(a.recvcounts, N) - n(a.recvcounts[me])) * recv_size;
             } else {
                 const u64 members = c.inter ? M : N;
-                r.sent = sum(a.sendcounts, members) * type_size(a.sendtype);
+                r.sent = sum(a.sendcounts, members) * datatype_size(a.sendtype);
                 r.received = sum(a.recvcounts, members) * recv_size;
             }
             break;
         }
         case Op::alltoallw: {
             const u64 members = c.inter ? M : N;
-            for (u64 i = 0; i < members; ++i) r.received += n(a.recvcounts[i]) * type_size(a.recvtypes[i]);
+            for (u64 i = 0; i < members; ++i) r.received += n(a.recvcounts[i]) * datatype_size(a.recvtypes[i]);
             if (!c.inter && send_in_place) {
-                r.received -= n(a.recvcounts[me]) * type_size(a.recvtypes[me]);
+                r.received -= n(a.recvcounts[me]) * datatype_size(a.recvtypes[me]);
                 r.sent = r.received;
             } else {
-                for (u64 i = 0; i < members; ++i) r.sent += n(a.sendcounts[i]) * type_size(a.sendtypes[i]);
+                for (u64 i = 0; i < members; ++i) r.sent += n(a.sendcounts[i]) * datatype_size(a.sendtypes[i]);
             }
             break;
         }
         case Op::allreduce: {
             const u64 peers = c.inter ? M : (send_in_place ? N - 1 : N);
-            r.sent = r.received = peers * n(a.count) * type_size(a.datatype);
+            r.sent = r.received = peers * n(a.count) * datatype_size(a.datatype);
             break;
         }
         case Op::reduce: {
-            const u64 bytes = n(a.count) * type_size(a.datatype);
+            const u64 bytes = n(a.count) * datatype_size(a.datatype);
             if (!c.inter) {
                 if (!send_in_place) r.sent = bytes;
                 if (root) r.received = (send_in_place ? N - 1 : N) * bytes;
@@ -185,7 +179,7 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
             break;
         }
         case Op::reduce_scatter: {
-            const u64 size = type_size(a.datatype);
+            const u64 size = datatype_size(a.datatype);
             const u64 total = sum(a.recvcounts, N);
             const u64 mine = n(a.recvcounts[me]);
             if (c.inter) {
@@ -201,17 +195,17 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
             break;
         }
         case Op::reduce_scatter_block: {
-            r.sent = r.received = (send_in_place ? N - 1 : N) * n(a.recvcount) * type_size(a.datatype);
+            r.sent = r.received = (send_in_place ? N - 1 : N) * n(a.recvcount) * datatype_size(a.datatype);
             break;
         }
         case Op::scan: {
-            const u64 bytes = n(a.count) * type_size(a.datatype);
+            const u64 bytes = n(a.count) * datatype_size(a.datatype);
             r.sent = (send_in_place ? N - me - 1 : N - me) * bytes;
             r.received = (send_in_place ? me : me + 1) * bytes;
             break;
         }
         case Op::exscan: {
-            const u64 bytes = n(a.count) * type_size(a.datatype);
+            const u64 bytes = n(a.count) * datatype_size(a.datatype);
             r.sent = (N - me - 1) * bytes;
             r.received = me * bytes;
             break;

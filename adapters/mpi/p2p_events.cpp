@@ -2,9 +2,12 @@
 // Point-to-point message events and the request table (see p2p_events.hpp).
 #include "p2p_events.hpp"
 
+#include <atomic>
+
 #include "collectives.hpp"
 
 #include "communicators.hpp"
+#include "datatype_sizes.hpp"
 #include "mpi_handles.hpp"
 
 namespace strata::mpi {
@@ -36,19 +39,44 @@ std::uint64_t next_request_id() {
 // --- sizes --------------------------------------------------------------------
 
 std::uint64_t message_bytes(int count, MPI_Datatype type) {
-    MPI_Count size = 0;
-    PMPI_Type_size_x(type, &size);
-    if (count <= 0 || size <= 0) return 0;  // MPI_UNDEFINED (a size beyond MPI_Count) counts as 0
-    return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+    if (count <= 0) return 0;
+    return static_cast<std::uint64_t>(count) * datatype_size(type);
 }
 
-std::uint64_t received_bytes(const MPI_Status* status) {
+namespace {
+std::uint64_t received_bytes_from_mpi(const MPI_Status* status) {
     int n = 0;
     PMPI_Get_count(status, MPI_BYTE, &n);
     if (n != MPI_UNDEFINED) return n < 0 ? 0 : static_cast<std::uint64_t>(n);
     MPI_Count large = 0;  // more than INT_MAX bytes
     PMPI_Get_elements_x(status, MPI_BYTE, &large);
     return large < 0 ? 0 : static_cast<std::uint64_t>(large);
+}
+}  // namespace
+
+std::uint64_t received_bytes(const MPI_Status* status) {
+#if defined(OPEN_MPI)
+    // Open MPI keeps the received bytes in the status (_ucount), which saves a
+    // library call per receive.  The field is not part of the MPI standard, so
+    // the first receives of the process compare it with PMPI_Get_count; a
+    // single difference and MPI is asked from then on.
+    constexpr int kTrusted = 16;
+    static std::atomic<int> agreed{0};  // kTrusted: use _ucount; -1: never
+    const int state = agreed.load(std::memory_order_relaxed);
+    if (__builtin_expect(state == kTrusted, 1)) return status->_ucount;
+    const std::uint64_t bytes = received_bytes_from_mpi(status);
+    if (state >= 0) {
+        if (bytes == status->_ucount) {
+            int expected = state;
+            agreed.compare_exchange_strong(expected, state + 1, std::memory_order_relaxed);
+        } else {
+            agreed.store(-1, std::memory_order_relaxed);
+        }
+    }
+    return bytes;
+#else
+    return received_bytes_from_mpi(status);
+#endif
 }
 
 // --- blocking -----------------------------------------------------------------

@@ -18,7 +18,9 @@
 // Peers are ranks in the communicator; MPI_PROC_NULL peers produce no events.
 // Received bytes come from the status: PMPI_Get_count with MPI_BYTE (Open MPI
 // and MPICH keep the byte count there, whatever the datatype, so this also
-// works when the receive's datatype has been freed by completion time).
+// works when the receive's datatype has been freed by completion time); with
+// Open MPI, once the first receives agreed with it, its status field directly.
+// Sent bytes: count × datatype_size() (datatype_sizes.hpp).
 #pragma once
 
 #include "mpi_adapter.hpp"

@@ -267,7 +267,7 @@ def messages_regions(rank, size):
     return {
         'MPI_Init': 1, 'MPI_Comm_rank': 2, 'MPI_Comm_size': 2, 'MPI_Finalize': 1,
         # point to point
-        'MPI_Send': 4, 'MPI_Recv': 5, 'MPI_Irecv': 12, 'MPI_Isend': 15, 'MPI_Sendrecv': 5,
+        'MPI_Send': 6, 'MPI_Recv': 7, 'MPI_Irecv': 12, 'MPI_Isend': 15, 'MPI_Sendrecv': 5,
         'MPI_Sendrecv_replace': 1, 'MPI_Probe': 1, 'MPI_Recv_init': 1, 'MPI_Send_init': 1, 'MPI_Mprobe': 1,
         'MPI_Mrecv': 1, 'MPI_Improbe': AtLeast(1), 'MPI_Imrecv': 1,
         # requests
@@ -332,11 +332,16 @@ def messages_run(args, ranks):
     check_profile_bytes(run, events)
     for rank in range(ranks):
         collectives = messages_collectives(rank, ranks)
-        kinds = {'MpiSend': 9, 'MpiRecv': 11, 'MpiIsend': 18, 'MpiIsendComplete': 18, 'MpiIrecvRequest': 17,
+        kinds = {'MpiSend': 11, 'MpiRecv': 13, 'MpiIsend': 18, 'MpiIsendComplete': 18, 'MpiIrecvRequest': 17,
                  'MpiIrecv': 16, 'MpiRequestCancelled': 1, 'MpiCollectiveBegin': len(collectives),
                  'MpiCollectiveEnd': len(collectives),
                  'NonBlockingCollectiveRequest': 1, 'NonBlockingCollectiveComplete': 1}  # MPI_Ibarrier
         check_rank_messages(events, rank, kinds, collectives)
+        # Derived datatypes (tag 42: 24 bytes; tag 43, a type made after the first was freed: 40).
+        derived = sorted((k, f['msg_tag'], f['msg_length']) for k, _, f in events.by_location['rank %d/thread 0' % rank]
+                         if k in ('MpiSend', 'MpiRecv') and f['msg_tag'] in (42, 43))
+        expect_equal(derived, [('MpiRecv', 42, 24), ('MpiRecv', 43, 40), ('MpiSend', 42, 24), ('MpiSend', 43, 40)],
+                     'rank %d: messages of derived datatypes' % rank)
         # PMPI_Comm_dup's and MPI_Comm_idup's communicators: a send, a receive, a barrier.
         assert 'strata: warning: rank %d: 3 MPI events name a communicator Strata does not know' % rank \
             in run.stderr, run.stderr

@@ -228,20 +228,27 @@ CommunicatorHandle define_communicator(const CommunicatorSpec& spec) {
 }
 
 namespace {
-inline void mpi_dispatch(const substrate::MpiEvent& event) {
+/// Delivers the MPI event `make()` builds to the substrates that take `kind`.
+/// The event is built only when one takes it (profiling takes only the message
+/// bytes: a collective's begin costs it a load and a test).
+template <typename Make>
+inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (STRATA_UNLIKELY(table == nullptr) || (table->mpi_event_kinds & (1u << event.kind)) == 0) return;
+    if (STRATA_UNLIKELY(table == nullptr) || (table->mpi_event_kinds & (1u << kind)) == 0) return;
     Location* loc = location::current();
     // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     const Ticks time = table->mpi_event_time ? timer::now() : 0;  // profiling alone needs no time
-    for (auto* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
+    substrate::MpiEvent event = make();
+    event.kind = kind;
+    const substrate::MpiEventFn* f = table->mpi_event;
+    if (f[1] == nullptr) return f[0](*loc, time, event);
+    for (; *f; ++f) (*f)(*loc, time, event);
 }
 
-substrate::MpiEvent message(substrate::MpiEvent::Kind kind, CommunicatorHandle comm, std::int32_t peer,
-                            std::int32_t tag, std::uint64_t bytes, std::uint64_t request) {
+substrate::MpiEvent message(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+                            std::uint64_t request) {
     substrate::MpiEvent e;
-    e.kind = kind;
     e.comm = comm;
     e.peer = peer;
     e.tag = tag;
@@ -249,41 +256,61 @@ substrate::MpiEvent message(substrate::MpiEvent::Kind kind, CommunicatorHandle c
     e.request = request;
     return e;
 }
+substrate::MpiEvent request_event(std::uint64_t request) { return message(0, 0, 0, 0, request); }
 }  // namespace
 
+using K = substrate::MpiEvent;
+
 void mpi_send(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
-    mpi_dispatch(message(substrate::MpiEvent::send, comm, peer, tag, bytes, 0));
+    mpi_dispatch(K::send, [&] { return message(comm, peer, tag, bytes, 0); });
 }
 void mpi_recv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
-    mpi_dispatch(message(substrate::MpiEvent::recv, comm, peer, tag, bytes, 0));
+    mpi_dispatch(K::recv, [&] { return message(comm, peer, tag, bytes, 0); });
 }
 void mpi_isend(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
                std::uint64_t request) {
-    mpi_dispatch(message(substrate::MpiEvent::isend, comm, peer, tag, bytes, request));
+    mpi_dispatch(K::isend, [&] { return message(comm, peer, tag, bytes, request); });
 }
 void mpi_isend_complete(std::uint64_t request) {
-    mpi_dispatch(message(substrate::MpiEvent::isend_complete, 0, 0, 0, 0, request));
+    mpi_dispatch(K::isend_complete, [&] { return request_event(request); });
 }
 void mpi_irecv_request(std::uint64_t request) {
-    mpi_dispatch(message(substrate::MpiEvent::irecv_request, 0, 0, 0, 0, request));
+    mpi_dispatch(K::irecv_request, [&] { return request_event(request); });
 }
 void mpi_irecv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
                std::uint64_t request) {
-    mpi_dispatch(message(substrate::MpiEvent::irecv, comm, peer, tag, bytes, request));
+    mpi_dispatch(K::irecv, [&] { return message(comm, peer, tag, bytes, request); });
 }
 void mpi_request_test(std::uint64_t request) {
-    mpi_dispatch(message(substrate::MpiEvent::request_test, 0, 0, 0, 0, request));
+    mpi_dispatch(K::request_test, [&] { return request_event(request); });
 }
 void mpi_request_cancelled(std::uint64_t request) {
-    mpi_dispatch(message(substrate::MpiEvent::request_cancelled, 0, 0, 0, 0, request));
+    mpi_dispatch(K::request_cancelled, [&] { return request_event(request); });
 }
-void mpi_collective_begin() { mpi_dispatch(message(substrate::MpiEvent::collective_begin, 0, 0, 0, 0, 0)); }
+void mpi_collective_begin() {
+    mpi_dispatch(K::collective_begin, [] { return request_event(0); });
+}
 void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t root, std::uint64_t bytes_sent,
                         std::uint64_t bytes_received) {
-    substrate::MpiEvent e = message(substrate::MpiEvent::collective_end, comm, root, 0, bytes_sent, 0);
-    e.bytes_received = bytes_received;
-    e.op = static_cast<std::uint8_t>(op);
-    mpi_dispatch(e);
+    mpi_dispatch(K::collective_end, [&] {
+        substrate::MpiEvent e = message(comm, root, 0, bytes_sent, 0);
+        e.bytes_received = bytes_received;
+        e.op = static_cast<std::uint8_t>(op);
+        return e;
+    });
+}
+void mpi_nonblocking_collective_request(std::uint64_t request) {
+    mpi_dispatch(K::nonblocking_collective_request, [&] { return request_event(request); });
+}
+void mpi_nonblocking_collective_complete(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
+                                         std::uint64_t bytes_sent, std::uint64_t bytes_received,
+                                         std::uint64_t request) {
+    mpi_dispatch(K::nonblocking_collective_complete, [&] {
+        substrate::MpiEvent e = message(comm, root, 0, bytes_sent, request);
+        e.bytes_received = bytes_received;
+        e.op = static_cast<std::uint8_t>(op);
+        return e;
+    });
 }
 
 // --- threads ------------------------------------------------------------------
@@ -509,19 +536,6 @@ void close_open_teams(const EventTable* table, Location& loc, Ticks end) {
     }
 }
 }  // namespace detail
-
-void mpi_nonblocking_collective_request(std::uint64_t request) {
-    mpi_dispatch(message(substrate::MpiEvent::nonblocking_collective_request, 0, 0, 0, 0, request));
-}
-void mpi_nonblocking_collective_complete(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
-                                         std::uint64_t bytes_sent, std::uint64_t bytes_received,
-                                         std::uint64_t request) {
-    substrate::MpiEvent e =
-        message(substrate::MpiEvent::nonblocking_collective_complete, comm, root, 0, bytes_sent, request);
-    e.bytes_received = bytes_received;
-    e.op = static_cast<std::uint8_t>(op);
-    mpi_dispatch(e);
-}
 
 bool is_recording() {
     return active_table.load(std::memory_order_acquire) == &runtime::detail::on_table;

@@ -60,17 +60,17 @@ CallTree::Node* CallTree::add_node() {
 
 CallTree::Node* CallTree::find_or_add(Node* parent, RegionHandle region, ParameterHandle parameter,
                                       std::int64_t value, std::uint32_t is_string) {
-    struct BusyScope {  // a new node may allocate a page or grow pages_
-        bool* flag;
-        explicit BusyScope(bool* f) : flag(f) { *flag = true; }
-        ~BusyScope() { *flag = false; }
-    } busy(busy_);
     for (Node* c = parent->first_child; c != nullptr; c = c->next_sibling) {
         if (c->region == region && c->parameter == parameter && c->value == value) {
             parent->hint = c;
             return c;
         }
     }
+    struct BusyScope {  // a new node may allocate a page or grow pages_
+        bool* flag;
+        explicit BusyScope(bool* f) : flag(f) { *flag = true; }
+        ~BusyScope() { *flag = false; }
+    } busy(busy_);
     Node* n = add_node();
     if (n == nullptr) return nullptr;
     n->region = region;

@@ -10,7 +10,8 @@
 // Nodes live in pages of the process page pool and never move, so the tree
 // links and the stack of open call paths are plain pointers.  enter() and
 // exit() are inline: on the hot path, entering the same child as last time
-// is one compare (Node::hint), leaving is a pop and an add.  Exclusive time
+// is one compare (Node::hint), entering the sibling that followed it last
+// time (Node::successor) one more, leaving is a pop and an add.  Exclusive time
 // is derived when the profile is written.  When the pool has no page left,
 // new call paths are folded into their parent (the time stays in the
 // parent's inclusive time) and counted in dropped().
@@ -40,6 +41,7 @@ public:
         Node* first_child = nullptr;
         Node* next_sibling = nullptr;
         Node* hint = nullptr;           ///< the child entered last
+        Node* successor = nullptr;      ///< the sibling entered right after this node last time
         std::uint64_t visits = 0;
         Ticks inclusive = 0;
         std::uint64_t bytes_sent = 0;      ///< by MPI calls of this call path itself
@@ -56,8 +58,17 @@ public:
         Node* const current = top_->node;
         Node* child = current->hint;
         if (__builtin_expect(child == nullptr || child->region != region || child->parameter != 0, 0)) {
-            child = find_or_add(current, region, 0, 0, 0);
-            if (__builtin_expect(child == nullptr, 0)) return push_folded(time);
+            // Calls that alternate (MPI_Send, MPI_Recv, ...) repeat their order:
+            // the sibling that followed the last child last time is the next guess.
+            Node* const previous = child;
+            child = previous != nullptr ? previous->successor : nullptr;
+            if (child != nullptr && child->region == region && child->parameter == 0) {
+                current->hint = child;
+            } else {
+                child = find_or_add(current, region, 0, 0, 0);
+                if (__builtin_expect(child == nullptr, 0)) return push_folded(time);
+                if (previous != nullptr) previous->successor = child;
+            }
         }
         ++child->visits;
         if (__builtin_expect(top_ + 1 == stack_end_, 0)) grow_stack();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Every kind of MPI message event the adapter records, with known counts per
 // rank, for the message tests (run_mpi_scenario.py, message_checks.py): a
-// blocking ring, a halo exchange, MPI_Sendrecv(_replace), MPI_Probe + MPI_Recv,
+// blocking ring, a halo exchange, derived datatypes, MPI_Sendrecv(_replace), MPI_Probe + MPI_Recv,
 // MPI_Waitany / Waitsome / Testall / Test / Testany, persistent requests,
 // MPI_Mprobe / MPI_Improbe, a cancelled receive, MPI_PROC_NULL peers, every
 // blocking collective on MPI_COMM_WORLD (two of them in place), communicators
@@ -66,6 +66,26 @@ static void point_to_point(void) {
     MPI_Recv(probe_in, n, MPI_INT, status.MPI_SOURCE, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     check(n == 4 + left, "probe");
     MPI_Wait(&send, MPI_STATUS_IGNORE);
+    // Derived datatypes: 2 x contiguous(3 ints) = 24 bytes with tag 42, then, after
+    // MPI_Type_free, a new contiguous(5 doubles) type (MPI may give it the freed
+    // handle) = 40 bytes with tag 43.  Their sizes must not be remembered.
+    int sizes[2] = {3, 5}, counts[2] = {2, 1};
+    MPI_Datatype bases[2] = {MPI_INT, MPI_DOUBLE};
+    for (int i = 0; i < 2; ++i) {
+        double out[6] = {rank, rank, rank, rank, rank, rank}, in[6] = {-1, -1, -1, -1, -1, -1};
+        MPI_Datatype derived;
+        MPI_Type_contiguous(sizes[i], bases[i], &derived);
+        MPI_Type_commit(&derived);
+        if (rank % 2 == 0) {
+            MPI_Send(out, counts[i], derived, right, 42 + i, MPI_COMM_WORLD);
+            MPI_Recv(in, counts[i], derived, left, 42 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(in, counts[i], derived, left, 42 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(out, counts[i], derived, right, 42 + i, MPI_COMM_WORLD);
+        }
+        MPI_Type_free(&derived);
+        check(in[0] == left, "derived datatype");
+    }
     // MPI_PROC_NULL peers: no message events.
     int nothing = 0;
     MPI_Send(&nothing, 1, MPI_INT, MPI_PROC_NULL, 41, MPI_COMM_WORLD);
