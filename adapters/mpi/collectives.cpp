@@ -34,7 +34,8 @@ bool rooted(Op op) {
 }  // namespace
 
 CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
-    const CommInfo c = communicator_info(a.comm);
+    CommInfo unknown;
+    const CommInfo& c = communicator_info(a.comm, unknown);
     CollectiveRecord r;
     r.op = op;
     r.comm = c.handle;

@@ -5,7 +5,9 @@
 //   MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)     (generated)
 //     CollectiveArgs a; a.sendbuf = sendbuf; ... a.comm = comm;   every argument by its spec role
 //     const CollectiveRecord c = collective_bytes(CollectiveOp::allreduce, a);
-//     enter MPI_Allreduce; collective_begin(); PMPI_Allreduce; collective_end(c); exit
+//     const RegionHandle r = begin_collective(Function::MPI_Allreduce);   enter, MpiCollectiveBegin
+//     PMPI_Allreduce(...)
+//     end_collective(r, c);                                             MpiCollectiveEnd, exit
 //
 // The arguments a collective does not have keep their defaults.  Nonblocking
 // and neighbourhood collectives are regions only for now.
@@ -47,11 +49,17 @@ struct CollectiveRecord {
 /// The record of `op` called with `a` (before the PMPI call: the arguments are inputs).
 CollectiveRecord collective_bytes(events::CollectiveOp op, const CollectiveArgs& a);
 
-inline void collective_begin() {
-    events::mpi_collective_begin();
+/// detail::begin(f) and MpiCollectiveBegin in one.
+inline RegionHandle begin_collective(Function f) {
+    detail::inside_strata = true;
+    const RegionHandle region = detail::region_of(f);
+    events::enter_mpi_collective_begin(region);
+    return region;
 }
-inline void collective_end(const CollectiveRecord& c) {
-    events::mpi_collective_end(c.op, c.comm, c.root, c.sent, c.received);
+/// MpiCollectiveEnd with `c`, then detail::end(region).
+inline void end_collective(RegionHandle region, const CollectiveRecord& c) {
+    events::mpi_collective_end_exit(region, c.op, c.comm, c.root, c.sent, c.received);
+    detail::inside_strata = false;
 }
 
 }  // namespace strata::mpi

@@ -224,10 +224,10 @@ events::CommunicatorHandle unknown_communicator() {
 
 }  // namespace detail
 
-CommInfo communicator_info(MPI_Comm comm) {
+const CommInfo& communicator_info(MPI_Comm comm, CommInfo& unknown) {
     if (comm == MPI_COMM_WORLD) return detail::world_info;
-    if (const CommInfo* info = detail::find_communicator(comm)) return *info;
-    CommInfo info;
+    if (const CommInfo* known = detail::find_communicator(comm)) return *known;
+    CommInfo& info = unknown;
     info.handle = detail::unknown_communicator();
     int inter = 0;
     PMPI_Comm_rank(comm, &info.rank);

@@ -57,8 +57,8 @@ inline events::CommunicatorHandle communicator_handle(MPI_Comm comm) {
 }
 
 /// Rank, size and handle of a communicator; for an unknown one they are asked
-/// from MPI and the handle is "unknown communicator".
-CommInfo communicator_info(MPI_Comm comm);
+/// from MPI into `unknown` and the handle is "unknown communicator".
+const CommInfo& communicator_info(MPI_Comm comm, CommInfo& unknown);
 
 /// MPI_COMM_WORLD and MPI_COMM_SELF (after PMPI_Init).
 void define_world_and_self();

@@ -444,6 +444,8 @@ class Plan:
         self.arguments = {}      # parameter name -> what the PMPI call gets instead
         self.hook_before = []    # both paths (program's own calls only), before the call
         self.hook_after = []     # both paths (program's own calls only), after the call
+        self.begin = None        # enter and the first message event in one call (instead of begin)
+        self.end = None          # the last message event and exit in one call (instead of end)
         self.events_before, self.events_after = [], []  # for the comment
 
 
@@ -506,7 +508,7 @@ def send_arguments(b):
 
 
 def substitute_status(plan, b):
-    plan.before_call.extend(b.status_storage('status'))
+    plan.before_enter.extend(b.status_storage('status'))
     plan.arguments[b.param('status').name] = 'strata_status'
 
 
@@ -515,14 +517,14 @@ def event_plan(f, b):
     kind = family(f)
     ok = b.ok
     if kind == 'send':
-        plan.before_call.append('mpi::on_send(%s);' % send_arguments(b))
+        plan.begin = 'mpi::begin_send(Function::%s, %s)' % (f.name, send_arguments(b))
         plan.events_before.append('MpiSend')
     elif kind in ('recv', 'sendrecv'):
         if kind == 'sendrecv':
-            plan.before_call.append('mpi::on_send(%s);' % send_arguments(b))
+            plan.begin = 'mpi::begin_send(Function::%s, %s)' % (f.name, send_arguments(b))
             plan.events_before.append('MpiSend')
         substitute_status(plan, b)
-        plan.after_call.append('if (%s) mpi::on_recv(%s, %s);' % (ok, b.value('comm'), b.status_value))
+        plan.end = 'mpi::end_recv(strata_region, %s, %s, %s);' % (ok, b.value('comm'), b.status_value)
         plan.events_after.append('MpiRecv')
     elif kind == 'isend':
         plan.before_call.append('const mpi::RequestEntry strata_send = mpi::isend_begin(%s, %s, %s, %s, %s);'
@@ -599,8 +601,8 @@ def event_plan(f, b):
                 plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
         plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
                                  'mpi::collective_bytes(strata::events::CollectiveOp::%s, strata_args);' % op)
-        plan.before_call.append('mpi::collective_begin();')
-        plan.after_call.append('mpi::collective_end(strata_collective);')
+        plan.begin = 'mpi::begin_collective(Function::%s)' % f.name
+        plan.end = 'mpi::end_collective(strata_region, strata_collective);'
         plan.events_before.append('MpiCollectiveBegin')
         plan.events_after.append('MpiCollectiveEnd(%s)' % op)
     # Communicators: made (role newcomm; MPI_Comm_idup's is not valid before its
@@ -656,12 +658,16 @@ def wrapper_body(f, b, call, returns):
     else:
         out.append('    if (!mpi::detail::should_record(%s)) %s%s;\n'
                    % (group, 'return ' if returns_value else 'return ', call({})))
+    # A fused begin or end is only right when nothing runs between it and the call.
+    assert plan.begin is None or not (always_before or plan.hook_before or plan.before_call), f.name
+    assert plan.end is None or not (always_after or plan.after_call or plan.hook_after), f.name
     body = list(plan.before_enter)
-    body.append('const RegionHandle strata_region = mpi::detail::begin(Function::%s);' % f.name)
+    body.append('const RegionHandle strata_region = %s;'
+                % (plan.begin or 'mpi::detail::begin(Function::%s)' % f.name))
     body += always_before + plan.hook_before + plan.before_call
     body.append(keep % call(plan.arguments))
     body += always_after + plan.after_call + plan.hook_after
-    body.append('mpi::detail::end(strata_region);')
+    body.append(plan.end or 'mpi::detail::end(strata_region);')
     if returns_value:
         body.append('return strata_result;')
     out.extend(indent(body))

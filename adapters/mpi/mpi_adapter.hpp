@@ -8,6 +8,10 @@
 //                                       PMPI_Send(...)      MPI calls inside are not recorded
 //                                       end(region):        exit region, guard off
 //
+// The first and last message events of a call go with its enter and exit
+// (begin_send, end_recv, begin_collective, end_collective): one event-API call
+// for both events.
+//
 // The guard is one thread-local flag: while it is set, MPI calls made by the MPI
 // library itself (ROMIO, the Fortran bindings), by callbacks it runs, or by
 // Strata (MeasurementScope) pass straight to PMPI.
@@ -54,12 +58,18 @@ inline bool should_record(std::uint32_t group) {
     return (enabled_groups & group) != 0 && !inside_strata;
 }
 
-/// Guard on, then enter the region of `f`; returns the region for end().
-inline RegionHandle begin(Function f) {
-    inside_strata = true;
+/// The region of `f`, defined on first use.
+inline RegionHandle region_of(Function f) {
     // Relaxed: two threads defining the same function's region get the same handle.
     RegionHandle region = __atomic_load_n(&region_table[static_cast<std::size_t>(f)], __ATOMIC_RELAXED);
     if (__builtin_expect(region == 0, 0)) region = define_function_region(f);
+    return region;
+}
+
+/// Guard on, then enter the region of `f`; returns the region for end().
+inline RegionHandle begin(Function f) {
+    inside_strata = true;
+    const RegionHandle region = region_of(f);
     events::enter(region);
     return region;
 }

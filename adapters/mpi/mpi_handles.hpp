@@ -4,7 +4,7 @@
 // (void*); the message events need C handles and plain integers:
 //
 //   mpi_send_(buf, count, datatype, dest, tag, comm, ierror)      (Fortran, by reference)
-//     -> on_send(f_int(count), f_type(datatype), f_int(dest), f_int(tag), f_comm(comm))
+//     -> begin_send(Function::MPI_Send, f_int(count), f_type(datatype), f_int(dest), f_int(tag), f_comm(comm))
 //
 // Handles become table keys through handle_key(): Open MPI's handles are
 // pointers, MPICH's are ints; both fit an uintptr_t.

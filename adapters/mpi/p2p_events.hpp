@@ -4,9 +4,10 @@
 // the argument roles).  All take C handles; the Fortran wrappers convert first
 // (mpi_handles.hpp).
 //
-//   MPI_Send/Bsend/Ssend/Rsend   on_send before PMPI                 -> MpiSend
-//   MPI_Recv, MPI_Mrecv          on_recv after PMPI, from the status -> MpiRecv
-//   MPI_Sendrecv(_replace)       both
+//   MPI_Send/Bsend/Ssend/Rsend   begin_send: enter and MpiSend before PMPI
+//   MPI_Recv                     end_recv: MpiRecv from the status and exit after PMPI
+//   MPI_Mrecv                    on_recv after PMPI, from the status -> MpiRecv
+//   MPI_Sendrecv(_replace)       begin_send and end_recv
 //   MPI_Isend/Ibsend/Issend/Irsend  isend_begin before (event), isend_end after (table)  -> MpiIsend
 //   MPI_Irecv, MPI_Imrecv        irecv_posted after                 -> MpiIrecvRequest
 //   MPI_Send_init/..., Recv_init persistent_*_created after (table only)
@@ -35,8 +36,12 @@ std::uint64_t message_bytes(int count, MPI_Datatype type);
 /// Bytes a status says were received.
 std::uint64_t received_bytes(const MPI_Status* status);
 
-void on_send(int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
-void on_recv(MPI_Comm comm, const MPI_Status* status);
+/// detail::begin(f) and MpiSend (none to MPI_PROC_NULL) in one (MPI_Send, MPI_Sendrecv, ...).
+RegionHandle begin_send(Function f, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+/// MpiRecv from the status when `received` (none from MPI_PROC_NULL), then
+/// detail::end(region) (MPI_Recv, MPI_Sendrecv, ...).
+void end_recv(RegionHandle region, bool received, MPI_Comm comm, const MPI_Status* status);
+/// MpiRecv from the status (MPI_Mrecv: the communicator of the matched message).
 void on_recv(events::CommunicatorHandle comm, const MPI_Status* status);
 
 /// MpiIsend with a new request id; the entry for isend_end (id 0: MPI_PROC_NULL, nothing to track).

@@ -217,5 +217,44 @@ TEST_F(EventsTest, NoTeamIsRecordedWhileRecordingIsOff) {
     EXPECT_TRUE(definitions().snapshot().communicators.empty());
 }
 
+// The MPI wrappers' combined calls: the same events as enter + message event
+// and message event + exit, with one timestamp for both.
+TEST_F(EventsTest, MpiCallsDeliverTheRegionAndItsMessageEventTogether) {
+    using K = substrate::MpiEvent;
+    start({&recording_substrate()});
+    const RegionHandle send = region("MPI_Send", Paradigm::mpi), recv = region("MPI_Recv", Paradigm::mpi),
+                       allreduce = region("MPI_Allreduce", Paradigm::mpi);
+    events::enter_mpi_send(send, 0, 1, 7, 64);
+    events::exit(send);
+    events::enter(recv);
+    events::mpi_recv_exit(recv, 0, 1, 7, 32);
+    events::enter_mpi_collective_begin(allreduce);
+    events::mpi_collective_end_exit(allreduce, events::CollectiveOp::allreduce, 0, -1, 16, 16);
+    EXPECT_EQ(kinds(), "EMLEMLEMML");
+    const std::vector<SeenEvent>& seen = seen_events();
+    ASSERT_EQ(seen.size(), 10u);
+    EXPECT_EQ(seen[1], (SeenEvent{'M', seen[0].time, K::send, 64}));  // at the enter's time
+    EXPECT_EQ(seen[4], (SeenEvent{'M', seen[5].time, K::recv, 32}));  // at the exit's time
+    EXPECT_EQ(seen[7], (SeenEvent{'M', seen[6].time, K::collective_begin, 0}));
+    EXPECT_EQ(seen[8], (SeenEvent{'M', seen[9].time, K::collective_end, 16}));
+    for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_LE(seen[i - 1].time, seen[i].time);
+}
+
+TEST_F(EventsTest, MpiCallsRepairNestingAndRespectRecordingOff) {
+    start({&recording_substrate()});
+    const RegionHandle recv = region("MPI_Recv", Paradigm::mpi), inner = region("inner");
+    events::enter(recv);
+    events::enter(inner);                      // left open by mistake
+    events::mpi_recv_exit(recv, 0, 1, 7, 8);   // closes inner first, as exit() does
+    EXPECT_EQ(kinds(), "EEMLL");
+    EXPECT_EQ(seen_events()[3].id, inner);
+    seen_events().clear();
+    events::set_recording(false);
+    events::enter_mpi_send(recv, 0, 1, 7, 8);  // nothing delivered, but the nesting is kept
+    events::mpi_recv_exit(recv, 0, 1, 7, 8);
+    events::set_recording(true);
+    EXPECT_EQ(kinds(), "EL");  // only the STRATA_RECORDING_OFF region
+}
+
 }  // namespace
 }  // namespace strata::testing

@@ -25,8 +25,12 @@ void on_thread(Location&, Ticks t, const substrate::ThreadEvent& e) {
         case K::team_end: g_seen.push_back({'X', t, e.team, 0}); break;
     }
 }
+// MPI events: 'M' (region field: the kind, value: bytes sent).
+void on_mpi(Location&, Ticks t, const substrate::MpiEvent& e) {
+    g_seen.push_back({'M', t, e.kind, static_cast<std::int64_t>(e.bytes)});
+}
 void on_reset() { g_seen.clear(); }
-constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit,  on_pint,  on_pstr, nullptr,
+constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit,  on_pint,  on_pstr, on_mpi,
                                              on_thread,   nullptr, nullptr,  on_reset, nullptr,  nullptr};
 }  // namespace
 

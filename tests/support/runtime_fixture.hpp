@@ -16,7 +16,7 @@ namespace strata::testing {
 
 /// One event as a substrate saw it.
 struct SeenEvent {
-    char kind;  ///< 'E' enter, 'L' leave, 'P' integer parameter, 'S' string parameter
+    char kind;  ///< 'E' enter, 'L' leave, 'P' integer parameter, 'S' string parameter, 'M' MPI event
     Ticks time;
     std::uint64_t id;
     std::int64_t value;

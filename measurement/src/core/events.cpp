@@ -231,19 +231,69 @@ namespace {
 /// Delivers the MPI event `make()` builds to the substrates that take `kind`.
 /// The event is built only when one takes it (profiling takes only the message
 /// bytes: a collective's begin costs it a load and a test).
+/// `time`: the event's time, or 0 to read the clock (when a substrate needs the time).
 template <typename Make>
-inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make) {
+inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time = 0) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr) || (table->mpi_event_kinds & (1u << kind)) == 0) return;
     Location* loc = location::current();
     // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
-    const Ticks time = table->mpi_event_time ? timer::now() : 0;  // profiling alone needs no time
+    if (time == 0 && table->mpi_event_time) time = timer::now();  // profiling alone needs no time
     substrate::MpiEvent event = make();
     event.kind = kind;
     const substrate::MpiEventFn* f = table->mpi_event;
     if (f[1] == nullptr) return f[0](*loc, time, event);
     for (; *f; ++f) (*f)(*loc, time, event);
+}
+
+/// enter(region) and then the MPI event: one location look-up, one timestamp.
+/// Recording off, counters, the thread's first event, nesting to repair: the
+/// general enter_at/exit_at and mpi_dispatch one after the other.
+template <typename Make>
+inline void enter_then_mpi(RegionHandle region, substrate::MpiEvent::Kind kind, Make&& make) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    Location* loc = location::detail::current;
+    if (STRATA_UNLIKELY(table != &runtime::detail::on_table || loc == nullptr || region == 0 || loc->busy ||
+                        loc->metric_values != nullptr)) {
+        if (table == nullptr) return;
+        const Ticks time = timer::now();
+        enter_at(time, region);
+        mpi_dispatch(kind, std::forward<Make>(make), time);
+        return;
+    }
+    const Ticks time = timer::now();
+    push(loc, region);
+    dispatch(table->enter, *loc, time, region);
+    if ((table->mpi_event_kinds & (1u << kind)) == 0 || loc->busy) return;
+    substrate::MpiEvent event = make();
+    event.kind = kind;
+    for (const substrate::MpiEventFn* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
+}
+
+/// The MPI event and then exit(region), likewise.
+template <typename Make>
+inline void mpi_then_exit(RegionHandle region, substrate::MpiEvent::Kind kind, Make&& make) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    Location* loc = location::detail::current;
+    if (STRATA_UNLIKELY(table != &runtime::detail::on_table || loc == nullptr || loc->busy ||
+                        loc->metric_values != nullptr || loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
+        if (table == nullptr) return;
+        const Ticks time = timer::now();
+        mpi_dispatch(kind, std::forward<Make>(make), time);
+        exit_at(time, region);
+        return;
+    }
+    const Ticks time = timer::now();
+    if ((table->mpi_event_kinds & (1u << kind)) != 0) {
+        substrate::MpiEvent event = make();
+        event.kind = kind;
+        for (const substrate::MpiEventFn* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
+        // A substrate busy with the location now (flushing) takes no exit either: exit_at() decides.
+        if (STRATA_UNLIKELY(loc->busy)) return exit_at(time, region);
+    }
+    --loc->depth;
+    dispatch(table->exit, *loc, time, region);
 }
 
 substrate::MpiEvent message(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
@@ -299,6 +349,27 @@ void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t r
         return e;
     });
 }
+void enter_mpi_send(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
+                    std::uint64_t bytes) {
+    enter_then_mpi(region, K::send, [&] { return message(comm, peer, tag, bytes, 0); });
+}
+void enter_mpi_collective_begin(RegionHandle region) {
+    enter_then_mpi(region, K::collective_begin, [] { return request_event(0); });
+}
+void mpi_recv_exit(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
+                   std::uint64_t bytes) {
+    mpi_then_exit(region, K::recv, [&] { return message(comm, peer, tag, bytes, 0); });
+}
+void mpi_collective_end_exit(RegionHandle region, CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
+                             std::uint64_t bytes_sent, std::uint64_t bytes_received) {
+    mpi_then_exit(region, K::collective_end, [&] {
+        substrate::MpiEvent e = message(comm, root, 0, bytes_sent, 0);
+        e.bytes_received = bytes_received;
+        e.op = static_cast<std::uint8_t>(op);
+        return e;
+    });
+}
+
 void mpi_nonblocking_collective_request(std::uint64_t request) {
     mpi_dispatch(K::nonblocking_collective_request, [&] { return request_event(request); });
 }

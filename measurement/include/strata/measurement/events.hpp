@@ -109,6 +109,18 @@ STRATA_API void mpi_collective_begin();
 STRATA_API void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
                                    std::uint64_t bytes_sent, std::uint64_t bytes_received);
 
+/// An MPI call's region together with its first or last message event, for the
+/// MPI wrappers: enter(region) then mpi_send(...) or mpi_collective_begin(), and
+/// mpi_recv(...) or mpi_collective_end(...) then exit(region).  The two events
+/// get one timestamp and cost one look-up of the thread's location.
+STRATA_API void enter_mpi_send(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
+                               std::uint64_t bytes);
+STRATA_API void enter_mpi_collective_begin(RegionHandle region);
+STRATA_API void mpi_recv_exit(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
+                              std::uint64_t bytes);
+STRATA_API void mpi_collective_end_exit(RegionHandle region, CollectiveOp op, CommunicatorHandle comm,
+                                        std::int32_t root, std::uint64_t bytes_sent, std::uint64_t bytes_received);
+
 // --- threads (adapters/openmp) ------------------------------------------------
 
 /// What the threads of a team take over from the thread that forked it: the
