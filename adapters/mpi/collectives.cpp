@@ -26,14 +26,17 @@ u64 sum(const int* counts, u64 members) {
     return total;
 }
 
-bool rooted(Op op) {
+constexpr bool rooted(Op op) {
     return op == Op::bcast || op == Op::gather || op == Op::gatherv || op == Op::scatter ||
            op == Op::scatterv || op == Op::reduce;
 }
 
 }  // namespace
 
-CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
+// A template on the operation: each wrapper's instance computes only what its
+// operation needs (the switch and the unused terms fold away).
+template <Op op>
+CollectiveRecord collective_bytes(const CollectiveArgs& a) {
     CommInfo unknown;
     const CommInfo& c = communicator_info(a.comm, unknown);
     CollectiveRecord r;
@@ -216,5 +219,23 @@ CollectiveRecord collective_bytes(Op op, const CollectiveArgs& a) {
     }
     return r;
 }
+
+template CollectiveRecord collective_bytes<Op::barrier>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::bcast>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::gather>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::gatherv>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::scatter>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::scatterv>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::allgather>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::allgatherv>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::alltoall>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::alltoallv>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::alltoallw>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::allreduce>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::reduce>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::reduce_scatter>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::scan>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::exscan>(const CollectiveArgs&);
+template CollectiveRecord collective_bytes<Op::reduce_scatter_block>(const CollectiveArgs&);
 
 }  // namespace strata::mpi

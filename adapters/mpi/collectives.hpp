@@ -4,7 +4,7 @@
 //
 //   MPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)     (generated)
 //     CollectiveArgs a; a.sendbuf = sendbuf; ... a.comm = comm;   every argument by its spec role
-//     const CollectiveRecord c = collective_bytes(CollectiveOp::allreduce, a);
+//     const CollectiveRecord c = collective_bytes<CollectiveOp::allreduce>(a);
 //     const RegionHandle r = begin_collective(Function::MPI_Allreduce);   enter, MpiCollectiveBegin
 //     PMPI_Allreduce(...)
 //     end_collective(r, c);                                             MpiCollectiveEnd, exit
@@ -47,7 +47,9 @@ struct CollectiveRecord {
 };
 
 /// The record of `op` called with `a` (before the PMPI call: the arguments are inputs).
-CollectiveRecord collective_bytes(events::CollectiveOp op, const CollectiveArgs& a);
+/// Instantiated in collectives.cpp for the blocking collective operations.
+template <events::CollectiveOp op>
+CollectiveRecord collective_bytes(const CollectiveArgs& a);
 
 /// detail::begin(f) and MpiCollectiveBegin in one.
 inline RegionHandle begin_collective(Function f) {

@@ -588,7 +588,7 @@ def event_plan(f, b):
             if role in f.roles:
                 plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
         plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
-                                 'mpi::collective_bytes(strata::events::CollectiveOp::%s, strata_args);' % op)
+                                 'mpi::collective_bytes<strata::events::CollectiveOp::%s>(strata_args);' % op)
         plan.after_call.append('if (%s) mpi::icollective_posted(strata_collective, %s);'
                                % (ok, b.pointed('newrequest')))
         plan.events_after.append('NonBlockingCollectiveRequest(%s); NonBlockingCollectiveComplete at its completion'
@@ -600,7 +600,7 @@ def event_plan(f, b):
             if role in f.roles:
                 plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
         plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
-                                 'mpi::collective_bytes(strata::events::CollectiveOp::%s, strata_args);' % op)
+                                 'mpi::collective_bytes<strata::events::CollectiveOp::%s>(strata_args);' % op)
         plan.begin = 'mpi::begin_collective(Function::%s)' % f.name
         plan.end = 'mpi::end_collective(strata_region, strata_collective);'
         plan.events_before.append('MpiCollectiveBegin')
