@@ -10,7 +10,8 @@
 //     end_collective(r, c);                                             MpiCollectiveEnd, exit
 //
 // The arguments a collective does not have keep their defaults.  Nonblocking
-// and neighbourhood collectives are regions only for now.
+// collectives use the same counts (icollective_posted, p2p_events.hpp);
+// neighbourhood collectives have no OTF2 operation and are regions only.
 #pragma once
 
 #include "mpi_adapter.hpp"
