@@ -53,6 +53,39 @@ bool significant(const RowResult& row, double reference, const AdviceOptions& op
            row.saved_s >= imbalance_significance * reference;
 }
 
+/// A class's share of the program time above `threshold`: MPI (mpi_share) or
+/// the host waiting for the GPU (gpu_wait_share), with its largest call paths.
+std::optional<Finding> class_share(const AnalysisResult& result, TimeClass time_class, const char* kind,
+                                   double threshold) {
+    const SummaryResult& s = result.summary;
+    const std::optional<double> share = s.share(time_class);
+    if (!share || *share <= threshold) return std::nullopt;
+    std::vector<const RowResult*> rows;
+    for (const RowResult& row : result.callpaths)
+        if (row.time_class == time_class) rows.push_back(&row);
+    std::stable_sort(rows.begin(), rows.end(), [](const RowResult* a, const RowResult* b) {
+        if (a->total_s != b->total_s) return a->total_s > b->total_s;
+        return a->name < b->name;
+    });
+    std::string top;
+    for (std::size_t i = 0; i < rows.size() && i < 3; ++i)
+        top += std::string(i > 0 ? ", " : "") + rows[i]->name + " (" + text_seconds(rows[i]->total_s) + ")";
+    const double class_s = s.class_s[static_cast<std::size_t>(time_class)];
+    Finding f{kind,      rows.empty() ? "" : rows[0]->region, rows.empty() ? "" : rows[0]->name, {}, kind, *share,
+              threshold, class_s,                             ""};
+    const bool mpi = time_class == TimeClass::mpi;
+    f.message = std::string(mpi ? "MPI takes " : "The host waits for the GPU in ") + text_percent(*share) +
+                " of the program's time (above " + text_percent(threshold) + "): " + text_seconds(class_s) +
+                " of " + text_seconds(s.program_s) + " summed over all CPU threads" +
+                (s.include_mpi_init ? "" : ", MPI_Init/MPI_Finalize apart") + ". Most of it in " + top + ". " +
+                (mpi ? "Where ranks wait for each other (see the imbalance findings) the cure is balance, "
+                       "otherwise fewer or larger messages."
+                     : "The CPU idles there: give it work while the GPU runs (asynchronous copies and "
+                       "launches on streams, fewer device-wide synchronisations), or move more of the "
+                       "work to the GPU.");
+    return f;
+}
+
 /// "in 'compute' (call path main/compute)" or "in 'compute'" for a root call path of that name.
 std::string where(const RowResult& row) {
     std::string text = "'" + row.region + "'";
@@ -147,36 +180,11 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
             significant(row, s.run_s, options))
             findings.push_back(wait_imbalance(row, s, options));
 
-    const std::optional<double> mpi_share = s.share(TimeClass::mpi);
-    if (mpi_share && *mpi_share > options.mpi_threshold) {
-        std::vector<const RowResult*> mpi;
-        for (const RowResult& row : result.callpaths)
-            if (row.time_class == TimeClass::mpi) mpi.push_back(&row);
-        std::stable_sort(mpi.begin(), mpi.end(), [](const RowResult* a, const RowResult* b) {
-            if (a->total_s != b->total_s) return a->total_s > b->total_s;
-            return a->name < b->name;
-        });
-        std::string top;
-        for (std::size_t i = 0; i < mpi.size() && i < 3; ++i)
-            top += std::string(i > 0 ? ", " : "") + mpi[i]->name + " (" + text_seconds(mpi[i]->total_s) + ")";
-        const double mpi_s = s.class_s[static_cast<std::size_t>(TimeClass::mpi)];
-        Finding f{"mpi_share",
-                  mpi.empty() ? "" : mpi[0]->region,
-                  mpi.empty() ? "" : mpi[0]->name,
-                  {},
-                  "mpi_share",
-                  *mpi_share,
-                  options.mpi_threshold,
-                  mpi_s,
-                  ""};
-        f.message = "MPI takes " + text_percent(*mpi_share) + " of the program's time (above " +
-                    text_percent(options.mpi_threshold) + "): " + text_seconds(mpi_s) + " of " +
-                    text_seconds(s.program_s) + " summed over all CPU threads" +
-                    (s.include_mpi_init ? "" : ", MPI_Init/MPI_Finalize apart") + ". Most of it in " + top +
-                    ". Where ranks wait for each other (see the imbalance findings) the cure is balance, "
-                    "otherwise fewer or larger messages.";
-        findings.push_back(std::move(f));
-    }
+    if (std::optional<Finding> f = class_share(result, TimeClass::mpi, "mpi_share", options.mpi_threshold))
+        findings.push_back(std::move(*f));
+    if (std::optional<Finding> f =
+            class_share(result, TimeClass::gpu_wait, "gpu_wait_share", options.gpu_wait_threshold))
+        findings.push_back(std::move(*f));
 
     for (const RowResult& row : result.regions) {
         if (row.region != trace_buffer_flush_region || row.visits == 0) continue;

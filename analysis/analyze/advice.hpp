@@ -10,6 +10,8 @@
 //                        saved time >= 1 % of the run time R (in a collective the
 //                        ranks that wait least arrive last)
 //   mpi_share            MPI time / program time > --mpi-threshold
+//   gpu_wait_share       time the host waits for the GPU (gpu_wait) / program
+//                        time > gpu_wait_threshold (20 %)
 //   trace_buffer_flush   STRATA_TRACE_BUFFER_FLUSH was entered (Strata wrote its buffers during the run)
 //   dropped_callpaths    the profile ran out of memory and folded call paths into their parents
 //
@@ -40,6 +42,7 @@ inline constexpr const char* trace_buffer_flush_region = "STRATA_TRACE_BUFFER_FL
 struct AdviceOptions {
     double imbalance_threshold = 0.1;
     double mpi_threshold = 0.2;
+    double gpu_wait_threshold = 0.2;
     double wait_threshold = 0.1;  ///< a wait state's share of the trace's MPI time (trace/wait_state_report.hpp)
 };
 
@@ -50,7 +53,7 @@ struct Finding {
     std::string callpath;             ///< the call path concerned, or ""
     std::vector<std::int64_t> ranks;  ///< the ranks to look at, most telling first
     std::string
-        metric;  ///< what `value` is: imbalance, mpi_share, flush_share_of_run_time, dropped_callpaths
+        metric;  ///< what `value` is: imbalance, mpi_share, gpu_wait_share, flush_share_of_run_time, dropped_callpaths
     double value = 0;
     double threshold = 0;
     std::optional<double> time_s;  ///< the time at stake (s): saved, MPI time, flush time

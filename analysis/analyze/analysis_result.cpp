@@ -61,20 +61,7 @@ std::vector<RowResult> make_rows(const Profile& p, const RowStatistics& stats, R
         } else if (!include_mpi_init && is_mpi_init_finalize(p, region)) {
             row.time_class = TimeClass::mpi_init_finalize;
         } else {
-            switch (p.regions[region].paradigm) {
-                case Paradigm::mpi:
-                    row.time_class = TimeClass::mpi;
-                    break;
-                case Paradigm::openmp:
-                    row.time_class = TimeClass::openmp;
-                    break;
-                case Paradigm::measurement:
-                    row.time_class = TimeClass::measurement;
-                    break;
-                default:
-                    row.time_class = TimeClass::computation;
-                    break;
-            }
+            row.time_class = region_time_class(p, region);
         }
         const std::uint64_t n = stats.ranks[i];
         const long double mean_ns = static_cast<long double>(stats.sum[i]) / n;

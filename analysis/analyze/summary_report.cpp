@@ -26,21 +26,27 @@ const char* const def_run_apart =
 const char* const def_run_included =
     "R: the wall time, MPI_Init and MPI_Finalize included (--include-mpi-init)";
 const char* const def_useful =
-    "U_p: useful computation time of rank p = exclusive time in call paths whose region's paradigm is not "
-    "mpi, "
-    "openmp or measurement, summed over the rank's CPU threads and divided by their number";
+    "U_p: useful computation time of rank p = exclusive time in call paths of class computation (region "
+    "paradigm not mpi, cuda or measurement, and no OpenMP synchronisation), summed over the rank's CPU "
+    "threads and divided by their number";
 const char* const def_lb = "load balance LB = mean_p U_p / max_p U_p (POP, multiplicative)";
 const char* const def_comm = "communication efficiency CommE = max_p U_p / R (POP)";
 const char* const def_pe = "parallel efficiency PE = LB x CommE = mean_p U_p / R (POP)";
 const char* const def_class[time_class_count] = {
-    "exclusive time summed over all CPU threads in call paths whose region's paradigm is not mpi, openmp or "
-    "measurement",
+    "exclusive time summed over all CPU threads in call paths whose region's paradigm is not mpi, cuda or "
+    "measurement, OpenMP synchronisation excepted",
     "exclusive time summed over all CPU threads in call paths of paradigm mpi",
-    "exclusive time summed over all CPU threads in call paths of paradigm openmp",
+    "exclusive time summed over all CPU threads in OpenMP synchronisation (barriers, taskwait, critical, "
+    "ordered, atomic, locks, task creation)",
+    "exclusive time summed over all CPU threads in CUDA API calls that wait for the GPU (*Synchronize*, "
+    "blocking cudaMemcpy*/cuMemcpy*)",
+    "exclusive time summed over all CPU threads in the other CUDA API calls (launches, allocation, "
+    "asynchronous copies)",
     "exclusive time summed over all CPU threads in call paths of paradigm measurement (Strata's own work)",
     "exclusive time summed over all CPU threads in MPI_Init, MPI_Init_thread, MPI_Finalize and below them "
     "(set apart; 0 with --include-mpi-init)"};
-const char* const def_program = "computation + mpi + openmp + measurement: every class but mpi_init_finalize";
+const char* const def_program =
+    "computation + mpi + openmp + gpu_wait + cuda_api + measurement: every class but mpi_init_finalize";
 
 std::string means_over(const SummaryResult& s) {
     return "means over all " + std::to_string(s.ranks) + " measured ranks (every rank with a CPU thread)";
@@ -148,17 +154,22 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
         TimeClass c;
         const char* label;
         const char* what;
-    } lines[] = {{TimeClass::computation, "computation", "paradigm not mpi, openmp or measurement"},
+    } lines[] = {{TimeClass::computation, "computation", "the program's own work (POP's useful time)"},
                  {TimeClass::mpi, "MPI", "paradigm mpi"},
-                 {TimeClass::openmp, "OpenMP", "paradigm openmp"},
+                 {TimeClass::openmp, "OpenMP sync", "OpenMP barriers, taskwait, critical, locks, ..."},
+                 {TimeClass::gpu_wait, "GPU waiting", "CUDA calls that wait for the GPU (synchronise, copy)"},
+                 {TimeClass::cuda_api, "CUDA API", "other CUDA calls (launches, allocation, async copies)"},
                  {TimeClass::measurement, "measurement", "paradigm measurement (Strata's own work)"}};
     for (const auto& line : lines) {
+        const double seconds = s.class_s[class_index(line.c)];
+        // Without CUDA there is no API time to show; GPU waiting is always said.
+        if (line.c == TimeClass::cuda_api && seconds == 0 && s.gpu_streams == 0) continue;
         const std::optional<double> share = s.share(line.c);
-        t += "  " + pad(line.label, 19) + pad_left(text_seconds(s.class_s[class_index(line.c)]), 14) + "  " +
+        t += "  " + pad(line.label, 19) + pad_left(text_seconds(seconds), 14) + "  " +
              pad_left(share ? text_percent(*share) : "-", 8) + "   " + line.what + "\n";
     }
     t += "  " + pad("program", 19) + pad_left(text_seconds(s.program_s), 14) + "  " +
-         pad_left(s.program_s > 0 ? text_percent(1.0) : "-", 8) + "   the four above\n";
+         pad_left(s.program_s > 0 ? text_percent(1.0) : "-", 8) + "   all of the above\n";
     if (!s.include_mpi_init)
         t += "  " + pad("MPI_Init/Finalize", 19) +
              pad_left(text_seconds(s.class_s[class_index(TimeClass::mpi_init_finalize)]), 14) +

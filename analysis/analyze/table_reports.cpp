@@ -91,6 +91,8 @@ std::vector<Fields> rank_rows(const AnalysisResult& result) {
         add_number(f, "useful_s", r.useful_s());
         add_number(f, "mpi_s", r.class_s[static_cast<std::size_t>(TimeClass::mpi)]);
         add_number(f, "openmp_s", r.class_s[static_cast<std::size_t>(TimeClass::openmp)]);
+        add_number(f, "gpu_wait_s", r.class_s[static_cast<std::size_t>(TimeClass::gpu_wait)]);
+        add_number(f, "cuda_api_s", r.class_s[static_cast<std::size_t>(TimeClass::cuda_api)]);
         add_number(f, "measurement_s", r.class_s[static_cast<std::size_t>(TimeClass::measurement)]);
         add_number(f, "mpi_init_finalize_s",
                    r.class_s[static_cast<std::size_t>(TimeClass::mpi_init_finalize)]);

@@ -14,6 +14,10 @@ std::string_view time_class_name(TimeClass time_class) {
             return "mpi";
         case TimeClass::openmp:
             return "openmp";
+        case TimeClass::gpu_wait:
+            return "gpu_wait";
+        case TimeClass::cuda_api:
+            return "cuda_api";
         case TimeClass::measurement:
             return "measurement";
         case TimeClass::mpi_init_finalize:
@@ -37,6 +41,28 @@ bool is_openmp_synchronisation(RegionRole role) {
             return true;
         default:
             return false;
+    }
+}
+
+bool is_gpu_wait_call(std::string_view name) {
+    if (name.find("Synchronize") != std::string_view::npos) return true;
+    const bool copy = name.rfind("cudaMemcpy", 0) == 0 || name.rfind("cuMemcpy", 0) == 0;
+    return copy && name.find("Async") == std::string_view::npos;
+}
+
+TimeClass region_time_class(const Profile& profile, std::uint32_t region) {
+    switch (profile.regions[region].paradigm) {
+        case Paradigm::mpi:
+            return TimeClass::mpi;
+        case Paradigm::openmp:
+            return is_openmp_synchronisation(profile.regions[region].role) ? TimeClass::openmp
+                                                                           : TimeClass::computation;
+        case Paradigm::cuda:
+            return is_gpu_wait_call(profile.region_name(region)) ? TimeClass::gpu_wait : TimeClass::cuda_api;
+        case Paradigm::measurement:
+            return TimeClass::measurement;
+        default:
+            return TimeClass::computation;
     }
 }
 
@@ -66,26 +92,8 @@ CallPathClasses classify_callpaths(const Profile& profile, bool include_mpi_init
         inside_init_finalize[cp] = parent_inside || own;
         classes.outermost_init_finalize[cp] = own && !parent_inside;
         classes.root[cp] = path.is_root();
-        if (inside_init_finalize[cp]) {
-            classes.time_class[cp] = TimeClass::mpi_init_finalize;
-        } else {
-            switch (profile.regions[path.region].paradigm) {
-                case Paradigm::mpi:
-                    classes.time_class[cp] = TimeClass::mpi;
-                    break;
-                case Paradigm::openmp:
-                    classes.time_class[cp] = is_openmp_synchronisation(profile.regions[path.region].role)
-                                                 ? TimeClass::openmp
-                                                 : TimeClass::computation;
-                    break;
-                case Paradigm::measurement:
-                    classes.time_class[cp] = TimeClass::measurement;
-                    break;
-                default:
-                    classes.time_class[cp] = TimeClass::computation;
-                    break;
-            }
-        }
+        classes.time_class[cp] = inside_init_finalize[cp] ? TimeClass::mpi_init_finalize
+                                                          : region_time_class(profile, path.region);
         for (auto child = tree.children[cp].rbegin(); child != tree.children[cp].rend(); ++child)
             stack.push_back(*child);
     }

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Where the time of a call path goes: useful computation, MPI, OpenMP,
-// Strata's own measurement, or MPI start-up and shut-down.
+// waiting for the GPU, other CUDA API calls, Strata's own measurement, or MPI
+// start-up and shut-down.
 //
 //   paradigm of the call path's region     class
 //   mpi, measurement                       mpi, measurement
+//   cuda (host API calls), synchronising:  gpu_wait (the host waits for the GPU)
+//     *Synchronize*, blocking copies
+//     (cudaMemcpy*, cuMemcpy* but not
+//     *Async*)
+//   cuda, other calls (launches,           cuda_api
+//     allocation, asynchronous copies)
 //   openmp, waiting roles (barriers,       openmp (OpenMP synchronisation)
 //     taskwait, critical/ordered/atomic
 //     outside their sblock, locks,
@@ -31,15 +38,25 @@ enum class TimeClass : std::uint8_t {
     computation = 0,
     mpi = 1,
     openmp = 2,
-    measurement = 3,
-    mpi_init_finalize = 4
+    gpu_wait = 3,
+    cuda_api = 4,
+    measurement = 5,
+    mpi_init_finalize = 6
 };
 
 /// The number of TimeClass values.
-inline constexpr std::size_t time_class_count = 5;
+inline constexpr std::size_t time_class_count = 7;
 
-/// The name of a class in reports: computation, mpi, openmp, measurement, mpi_init_finalize.
+/// The name of a class in reports: computation, mpi, openmp, gpu_wait, cuda_api,
+/// measurement, mpi_init_finalize.
 std::string_view time_class_name(TimeClass time_class);
+
+/// A CUDA API call in which the host waits for the GPU (see the table above).
+bool is_gpu_wait_call(std::string_view name);
+
+/// The class of a region's own time, MPI_Init/Finalize aside (they are set
+/// apart by call path, see classify_callpaths).
+TimeClass region_time_class(const Profile& profile, std::uint32_t region);
 
 /// The class of every call path of a profile.
 struct CallPathClasses {

@@ -55,6 +55,8 @@ svg .axis { fill: #888; }
 svg .c-computation { fill: #2b7a3d; }
 svg .c-mpi { fill: #b8472a; }
 svg .c-openmp { fill: #7a4fa0; }
+svg .c-gpu_wait { fill: #d4a017; }
+svg .c-cuda_api { fill: #76b900; }
 svg .c-measurement { fill: #6b6b6b; }
 svg .c-other { fill: #a0a0a0; }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }

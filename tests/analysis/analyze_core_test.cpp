@@ -149,6 +149,62 @@ TEST(PartialTest, ExtremesKeepTheThreeLargestAndSmallestWhateverTheOrder) {
     }
 }
 
+// CUDA API time on the host: waiting for the GPU (synchronisation, blocking
+// copies) and the other calls are classes of their own, neither is useful
+// computation; the GPU streams' own time is in no class.
+TEST_F(AnalyzeCoreTest, CudaCallsAreGpuWaitingOrCudaApiTime) {
+    EXPECT_TRUE(is_gpu_wait_call("cudaDeviceSynchronize"));
+    EXPECT_TRUE(is_gpu_wait_call("cuStreamSynchronize"));
+    EXPECT_TRUE(is_gpu_wait_call("cudaMemcpy"));
+    EXPECT_TRUE(is_gpu_wait_call("cuMemcpyDtoH_v2"));
+    EXPECT_FALSE(is_gpu_wait_call("cudaMemcpyAsync"));
+    EXPECT_FALSE(is_gpu_wait_call("cudaLaunchKernel"));
+
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    const auto launch = b.region("cudaLaunchKernel", paradigm::cuda, role::function);
+    const auto sync = b.region("cudaDeviceSynchronize", paradigm::cuda, role::function);
+    const auto copy = b.region("cudaMemcpy", paradigm::cuda, role::function);
+    const auto async = b.region("cudaMemcpyAsync", paradigm::cuda, role::function);
+    const auto kernel = b.region("saxpy", paradigm::cuda, role::function);
+    const std::size_t host[2] = {b.location(0, 0), b.location(1, 0)};
+    const std::size_t stream[2] = {b.location(0, 1, 1), b.location(1, 1, 1)};
+    const auto cp_main = b.callpath(-1, main);
+    const auto parent = static_cast<std::int64_t>(cp_main);
+    const auto cp_launch = b.callpath(parent, launch), cp_sync = b.callpath(parent, sync),
+               cp_copy = b.callpath(parent, copy), cp_async = b.callpath(parent, async);
+    const auto cp_kernel = b.callpath(-1, kernel);
+    const double sync_time[2] = {2, 0.5};
+    for (std::size_t r = 0; r < 2; ++r) {
+        b.set(cp_main, host[r], 1, 1);
+        b.set(cp_launch, host[r], 10, 0.25);
+        b.set(cp_sync, host[r], 1, sync_time[r]);
+        b.set(cp_copy, host[r], 1, 0.5);
+        b.set(cp_async, host[r], 1, 0.25);
+        b.set(cp_kernel, stream[r], 10, 3);
+    }
+    const AnalysisResult r = analyze_in_process(write(b.build()), 1, false, false);
+    const SummaryResult& s = r.summary;
+    EXPECT_EQ(s.gpu_streams, 2u);
+    EXPECT_EQ(s.class_s[static_cast<std::size_t>(TimeClass::computation)], 2.0);
+    EXPECT_EQ(s.class_s[static_cast<std::size_t>(TimeClass::gpu_wait)], 3.5);  // 2 + 0.5 + 2 x 0.5
+    EXPECT_EQ(s.class_s[static_cast<std::size_t>(TimeClass::cuda_api)], 1.0);  // 2 x (0.25 + 0.25)
+    EXPECT_EQ(s.program_s, 6.5);
+    EXPECT_EQ(s.pop.max_useful_s, 1.0);
+    EXPECT_EQ(row(r.regions, "cudaDeviceSynchronize").time_class, TimeClass::gpu_wait);
+    EXPECT_EQ(row(r.callpaths, "main/cudaMemcpyAsync").time_class, TimeClass::cuda_api);
+
+    // 3.5 s of 6.5 s waiting: above the 20 % threshold, the largest call path named.
+    const std::vector<Finding> findings = advise(r, AdviceOptions{});
+    const auto wait = std::find_if(findings.begin(), findings.end(),
+                                   [](const Finding& f) { return f.kind == "gpu_wait_share"; });
+    ASSERT_NE(wait, findings.end());
+    EXPECT_DOUBLE_EQ(wait->value, 3.5 / 6.5);
+    EXPECT_EQ(wait->callpath, "main/cudaDeviceSynchronize");
+    EXPECT_NE(wait->message.find("The host waits for the GPU in 53.8% of the program's time"), std::string::npos)
+        << wait->message;
+}
+
 TEST_F(AnalyzeCoreTest, ImbalancedProfileGivesTheKnownFigures) {
     const std::string path = write(imbalanced_profile());
     const AnalysisResult r = analyze_in_process(path, 1, false, false);
@@ -160,7 +216,7 @@ TEST_F(AnalyzeCoreTest, ImbalancedProfileGivesTheKnownFigures) {
     EXPECT_EQ(s.run_s, 5.0);
     EXPECT_EQ(s.class_s[0], 12.0);  // computation
     EXPECT_EQ(s.class_s[1], 8.0);   // mpi
-    EXPECT_EQ(s.class_s[4], 1.25);  // MPI_Init/Finalize
+    EXPECT_EQ(s.class_s[static_cast<std::size_t>(TimeClass::mpi_init_finalize)], 1.25);
     EXPECT_EQ(s.program_s, 20.0);
     EXPECT_EQ(*s.share(TimeClass::mpi), 0.4);
     EXPECT_EQ(s.pop.mean_useful_s, 3.0);

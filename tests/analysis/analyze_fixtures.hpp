@@ -71,7 +71,7 @@ private:
 
 /// Paradigm and role numbers of the format.
 namespace paradigm {
-inline constexpr std::uint8_t user = 1, compiler = 2, mpi = 3, openmp = 4, measurement = 6;
+inline constexpr std::uint8_t user = 1, compiler = 2, mpi = 3, openmp = 4, cuda = 5, measurement = 6;
 }
 namespace role {
 inline constexpr std::uint8_t function = 1, code = 2, loop = 3, parallel = 5, barrier = 6, implicit_barrier = 7,

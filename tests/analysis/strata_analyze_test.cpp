@@ -77,12 +77,12 @@ TEST_F(StrataAnalyzeTest, ImbalancedExperimentExactLoadBalance) {
         "callpath,MPI_Finalize,MPI_Finalize,mpi,mpi_init_finalize,4,0,0,0,0,0,0,0,0,0,0,4\n"
         "callpath,main,main,user,computation,4,0,0.5,0.5,0.5,0,0,0,0,0,2,4\n");
     EXPECT_EQ(report(out, "loadbalance_ranks.csv"),
-              "order,rank,threads,useful_s,mpi_s,openmp_s,measurement_s,mpi_init_finalize_s,run_time_s,wall_"
-              "time_s\n"
-              "1,3,1,4.5,0.5,0,0,0.25,5,5.25\n"
-              "2,0,1,2.5,2.5,0,0,0.5,5,5.5\n"
-              "3,1,1,2.5,2.5,0,0,0.25,5,5.25\n"
-              "4,2,1,2.5,2.5,0,0,0.25,5,5.25\n");
+              "order,rank,threads,useful_s,mpi_s,openmp_s,gpu_wait_s,cuda_api_s,measurement_s,"
+              "mpi_init_finalize_s,run_time_s,wall_time_s\n"
+              "1,3,1,4.5,0.5,0,0,0,0,0.25,5,5.25\n"
+              "2,0,1,2.5,2.5,0,0,0,0,0.5,5,5.5\n"
+              "3,1,1,2.5,2.5,0,0,0,0,0.25,5,5.25\n"
+              "4,2,1,2.5,2.5,0,0,0,0,0.25,5,5.25\n");
     const std::string json = report(out, "loadbalance.json");
     EXPECT_NE(
         json.find(
@@ -212,10 +212,10 @@ TEST_F(StrataAnalyzeTest, HybridRanksAverageTheirThreads) {
           "pop,parallel_efficiency,0.65625,"})
         EXPECT_NE(csv.find(line), std::string::npos) << line << "\n" << csv;
     EXPECT_EQ(report(one, "loadbalance_ranks.csv"),
-              "order,rank,threads,useful_s,mpi_s,openmp_s,measurement_s,mpi_init_finalize_s,run_time_s,wall_"
-              "time_s\n"
-              "1,1,2,5.75,0,0.5,0,0,8,8\n"
-              "2,0,2,4.75,1,0.5,0,0,8,8\n");
+              "order,rank,threads,useful_s,mpi_s,openmp_s,gpu_wait_s,cuda_api_s,measurement_s,"
+              "mpi_init_finalize_s,run_time_s,wall_time_s\n"
+              "1,1,2,5.75,0,0.5,0,0,0,0,8,8\n"
+              "2,0,2,4.75,1,0.5,0,0,0,0,8,8\n");
     const std::string balance = report(one, "loadbalance.csv");
     EXPECT_NE(balance.find("\nregion,work,work,user,computation,2,0,4,4.5,5,0.5,0,1,0.1,0.5,18,4\n"),
               std::string::npos)
