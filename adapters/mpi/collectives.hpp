@@ -47,8 +47,8 @@ struct CollectiveRecord {
     std::uint64_t received = 0;
 };
 
-/// The record of `op` called with `a` (before the PMPI call: the arguments are inputs).
-/// Instantiated in collectives.cpp for the blocking collective operations.
+/// The record of `op` called with `a` (before the PMPI call: the arguments are
+/// inputs); defined in collective_bytes.hpp, included at the end of this file.
 template <events::CollectiveOp op>
 CollectiveRecord collective_bytes(const CollectiveArgs& a);
 
@@ -66,3 +66,5 @@ inline void end_collective(RegionHandle region, const CollectiveRecord& c) {
 }
 
 }  // namespace strata::mpi
+
+#include "collective_bytes.hpp"

@@ -4,23 +4,27 @@
 // what Score-P users expect.  N is the size of the communicator (of the local
 // group), M the size of the remote group of an intercommunicator, me the rank.
 // Arguments significant only at the root are read only there.
-#include "collectives.hpp"
+//
+// Inline, and a template on the operation: each wrapper computes only what its
+// operation needs (the switch, the unused arguments and terms fold away).
+// Included by collectives.hpp; not to be included on its own.
+#pragma once
 
 #include "communicators.hpp"
 #include "datatype_sizes.hpp"
 
 namespace strata::mpi {
 
-namespace {
+namespace collective_detail {
 
 using Op = events::CollectiveOp;
 using u64 = std::uint64_t;
 
-u64 n(int count) {
+inline u64 n(int count) {
     return count > 0 ? static_cast<u64>(count) : 0;
 }
 
-u64 sum(const int* counts, u64 members) {
+inline u64 sum(const int* counts, u64 members) {
     u64 total = 0;
     for (u64 i = 0; i < members; ++i) total += n(counts[i]);
     return total;
@@ -31,12 +35,11 @@ constexpr bool rooted(Op op) {
            op == Op::scatterv || op == Op::reduce;
 }
 
-}  // namespace
+}  // namespace collective_detail
 
-// A template on the operation: each wrapper's instance computes only what its
-// operation needs (the switch and the unused terms fold away).
-template <Op op>
-CollectiveRecord collective_bytes(const CollectiveArgs& a) {
+template <events::CollectiveOp op>
+inline CollectiveRecord collective_bytes(const CollectiveArgs& a) {
+    using namespace collective_detail;
     CommInfo unknown;
     const CommInfo& c = communicator_info(a.comm, unknown);
     CollectiveRecord r;
@@ -219,23 +222,5 @@ CollectiveRecord collective_bytes(const CollectiveArgs& a) {
     }
     return r;
 }
-
-template CollectiveRecord collective_bytes<Op::barrier>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::bcast>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::gather>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::gatherv>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::scatter>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::scatterv>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::allgather>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::allgatherv>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::alltoall>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::alltoallv>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::alltoallw>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::allreduce>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::reduce>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::reduce_scatter>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::scan>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::exscan>(const CollectiveArgs&);
-template CollectiveRecord collective_bytes<Op::reduce_scatter_block>(const CollectiveArgs&);
 
 }  // namespace strata::mpi
