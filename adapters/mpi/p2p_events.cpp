@@ -38,11 +38,6 @@ std::uint64_t next_request_id() {
 
 // --- sizes --------------------------------------------------------------------
 
-std::uint64_t message_bytes(int count, MPI_Datatype type) {
-    if (count <= 0) return 0;
-    return static_cast<std::uint64_t>(count) * datatype_size(type);
-}
-
 namespace {
 std::uint64_t received_bytes_from_mpi(const MPI_Status* status) {
     int n = 0;
@@ -81,37 +76,9 @@ std::uint64_t received_bytes(const MPI_Status* status) {
 
 // --- blocking -----------------------------------------------------------------
 
-namespace {
-/// A status of a receive that got a message (not one from MPI_PROC_NULL).
-bool from_a_peer(const MPI_Status* status) {
-    return status->MPI_SOURCE != MPI_PROC_NULL && status->MPI_SOURCE >= 0;
-}
-}  // namespace
-
 void on_recv(events::CommunicatorHandle comm, const MPI_Status* status) {
     if (!from_a_peer(status)) return;
     events::mpi_recv(comm, status->MPI_SOURCE, status->MPI_TAG, received_bytes(status));
-}
-
-RegionHandle begin_send(Function f, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-    detail::inside_strata = true;
-    const RegionHandle region = detail::region_of(f);
-    if (dest == MPI_PROC_NULL) {
-        events::enter(region);
-    } else {
-        events::enter_mpi_send(region, communicator_handle(comm), dest, tag, message_bytes(count, type));
-    }
-    return region;
-}
-
-void end_recv(RegionHandle region, bool received, MPI_Comm comm, const MPI_Status* status) {
-    if (received && from_a_peer(status)) {
-        events::mpi_recv_exit(region, communicator_handle(comm), status->MPI_SOURCE, status->MPI_TAG,
-                              received_bytes(status));
-    } else {
-        events::exit(region);
-    }
-    detail::inside_strata = false;
 }
 
 // --- nonblocking --------------------------------------------------------------

@@ -24,6 +24,8 @@
 // Sent bytes: count × datatype_size() (datatype_sizes.hpp).
 #pragma once
 
+#include "communicators.hpp"
+#include "datatype_sizes.hpp"
 #include "mpi_adapter.hpp"
 #include "request_table.hpp"
 
@@ -32,15 +34,40 @@ namespace strata::mpi {
 struct CollectiveRecord;
 
 /// Bytes of `count` elements of `type`.
-std::uint64_t message_bytes(int count, MPI_Datatype type);
+inline std::uint64_t message_bytes(int count, MPI_Datatype type) {
+    return count > 0 ? static_cast<std::uint64_t>(count) * datatype_size(type) : 0;
+}
 /// Bytes a status says were received.
 std::uint64_t received_bytes(const MPI_Status* status);
 
+/// A status of a receive that got a message (not one from MPI_PROC_NULL).
+inline bool from_a_peer(const MPI_Status* status) {
+    return status->MPI_SOURCE != MPI_PROC_NULL && status->MPI_SOURCE >= 0;
+}
+
 /// detail::begin(f) and MpiSend (none to MPI_PROC_NULL) in one (MPI_Send, MPI_Sendrecv, ...).
-RegionHandle begin_send(Function f, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm);
+inline RegionHandle begin_send(Function f, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+    detail::inside_strata = true;
+    const RegionHandle region = detail::region_of(f);
+    if (dest == MPI_PROC_NULL) {
+        events::enter(region);
+    } else {
+        events::enter_mpi_send(region, communicator_handle(comm), dest, tag, message_bytes(count, type));
+    }
+    return region;
+}
+
 /// MpiRecv from the status when `received` (none from MPI_PROC_NULL), then
 /// detail::end(region) (MPI_Recv, MPI_Sendrecv, ...).
-void end_recv(RegionHandle region, bool received, MPI_Comm comm, const MPI_Status* status);
+inline void end_recv(RegionHandle region, bool received, MPI_Comm comm, const MPI_Status* status) {
+    if (received && from_a_peer(status)) {
+        events::mpi_recv_exit(region, communicator_handle(comm), status->MPI_SOURCE, status->MPI_TAG,
+                              received_bytes(status));
+    } else {
+        events::exit(region);
+    }
+    detail::inside_strata = false;
+}
 /// MpiRecv from the status (MPI_Mrecv: the communicator of the matched message).
 void on_recv(events::CommunicatorHandle comm, const MPI_Status* status);
 
