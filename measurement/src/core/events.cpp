@@ -289,8 +289,11 @@ void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t r
 // --- threads ------------------------------------------------------------------
 
 struct ForkContext {
+    // Read by the team's threads.  The forking thread reuses a context for a
+    // later fork and then writes only what differs, so that in a loop of the
+    // same parallel region this line stays shared in every cache.
     Location* owner = nullptr;        ///< the forking thread, which reuses the context
-    ForkContext* next = nullptr;      ///< in the owner's list of returned contexts
+    ForkContext* next = nullptr;      ///< in the owner's ring of contexts
     Paradigm model = Paradigm::openmp;
     std::uint32_t master = 0;         ///< location index of the forking thread
     std::uint32_t level = 1;          ///< nesting level of the team (1: outermost)
@@ -298,52 +301,79 @@ struct ForkContext {
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
     std::atomic<std::uint64_t> team{0};
-    /// When the team joined (0: not yet).  Own cache lines: the team's threads
-    /// read it at their ends while the references change.
+    // Written at the join and by each thread's release: one line that moves
+    // once to each thread of the team and back.
+    /// When the team joined (0: not yet).
     alignas(64) std::atomic<Ticks> join_time{0};
-    /// The forking thread and every other thread of the team hold a reference.
-    alignas(64) std::atomic<int> references{1};
+    /// kUnjoined until the join; then the threads other than the forking one
+    /// that have not released the context yet.  0: free for the owner's next fork.
+    std::atomic<std::int64_t> references{0};
+    /// The threads other than the forking one (team size - 1), noted at the
+    /// forking thread's team begin; -1: unknown, the context is never reused.
+    std::int64_t workers = -1;
 };
 
 namespace {
-/// The last reference hands the context back to its forking thread (a fork per
-/// parallel region: no malloc/free pair each time, and no free on another
-/// thread than the one that allocated).  Many threads may push; only the owner
-/// takes, and it takes the whole list at once, so there is no ABA problem.
+/// The references of a context before its join: far from 0 whatever the
+/// threads release meanwhile (a runtime may end a thread's part before the join).
+constexpr std::int64_t kUnjoined = std::int64_t{1} << 40;
+
+/// A thread other than the forking one is done with `fork`.  The owner sees
+/// the count reach 0 when it looks for a context to reuse: nothing is handed
+/// back, and no line of the owner's is written.
 void release(ForkContext* fork) {
-    if (fork == nullptr || fork->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    std::atomic<ForkContext*>& returned = fork->owner->returned_forks;
-    ForkContext* head = returned.load(std::memory_order_relaxed);
-    do {
-        fork->next = head;
-    } while (!returned.compare_exchange_weak(head, fork, std::memory_order_release, std::memory_order_relaxed));
+    if (fork != nullptr) fork->references.fetch_sub(1, std::memory_order_release);
 }
 
-/// A context for a new fork of `loc`: a returned one, else a new one (nullptr: out of memory).
+/// A context for a new fork of `loc`: a free one from its ring (the owner
+/// tries a few from where it stopped last time), else a new one (nullptr: out
+/// of memory).  A context still referenced is skipped, so a long-lived outer
+/// fork does not block the ring.
 ForkContext* reuse_or_make(Location* loc) {
-    if (loc->spare_forks == nullptr) loc->spare_forks = loc->returned_forks.exchange(nullptr, std::memory_order_acquire);
-    ForkContext* fork = loc->spare_forks;
-    if (fork == nullptr) {
-        fork = new (std::nothrow) ForkContext;
-        if (fork != nullptr) fork->owner = loc;
-        return fork;
+    ForkContext* const start = loc->fork_ring;
+    ForkContext* fork = start;
+    for (int tries = 0; fork != nullptr && tries < 4; ++tries) {
+        if (fork->references.load(std::memory_order_acquire) == 0) {
+            loc->fork_ring = fork->next;
+            fork->references.store(kUnjoined, std::memory_order_relaxed);
+            fork->join_time.store(0, std::memory_order_relaxed);
+            fork->workers = -1;
+            return fork;
+        }
+        fork = fork->next;
+        if (fork == start) break;
     }
-    loc->spare_forks = fork->next;
-    fork->next = nullptr;
-    fork->path.clear();  // keeps its capacity
-    fork->team.store(0, std::memory_order_relaxed);
-    fork->join_time.store(0, std::memory_order_relaxed);
-    fork->references.store(1, std::memory_order_relaxed);
+    fork = new (std::nothrow) ForkContext;
+    if (fork == nullptr) return nullptr;
+    fork->owner = loc;
+    fork->references.store(kUnjoined, std::memory_order_relaxed);
+    if (start == nullptr) {
+        fork->next = fork;
+        loc->fork_ring = fork;
+    } else {
+        // Behind the cursor's context: the ring is tried in the order of use.
+        fork->next = start->next;
+        start->next = fork;
+        loc->fork_ring = fork->next;
+    }
     return fork;
+}
+
+/// Writes `value` to `field` only when it differs (see ForkContext).
+template <typename T>
+inline void set_if_changed(T& field, const T& value) {
+    if (field != value) field = value;
 }
 }  // namespace
 
 namespace detail {
 void free_fork_contexts(Location& loc) {
-    for (ForkContext* list : {loc.spare_forks, loc.returned_forks.exchange(nullptr)}) {
-        while (list != nullptr) delete std::exchange(list, list->next);
-    }
-    loc.spare_forks = nullptr;
+    ForkContext* const start = loc.fork_ring;
+    if (start == nullptr) return;
+    ForkContext* fork = start->next;
+    while (fork != start) delete std::exchange(fork, fork->next);
+    delete start;
+    loc.fork_ring = nullptr;
 }
 }  // namespace detail
 
@@ -414,13 +444,34 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
     loc->busy = true;  // the context may allocate
     ForkContext* fork = reuse_or_make(loc);
     if (fork != nullptr) {
-        fork->model = model;
-        fork->master = loc->index;
-        fork->level = static_cast<std::uint32_t>(loc->teams.size()) + 1;
-        fork->path.assign(loc->inherited.begin(), loc->inherited.end());
-        for (std::uint32_t i = 0; i < loc->depth; ++i) {
-            if ((loc->stack[i] & kUndelivered) == 0) fork->path.push_back(loc->stack[i]);
+        const auto level = static_cast<std::uint32_t>(loc->teams.size()) + 1;
+        set_if_changed(fork->model, model);
+        set_if_changed(fork->master, loc->index);
+        if (fork->level != level) {
+            fork->level = level;
+            fork->team.store(0, std::memory_order_relaxed);  // another team
         }
+        // The call path, compared before it is written (usually the same as last time).
+        std::vector<RegionHandle>& path = fork->path;
+        std::size_t n = 0;
+        bool same = true;
+        auto add = [&](RegionHandle r) {
+            if (same && n < path.size() && path[n] == r) {
+                ++n;
+                return;
+            }
+            if (same) {
+                path.resize(n);
+                same = false;
+            }
+            path.push_back(r);
+            ++n;
+        };
+        for (const RegionHandle r : loc->inherited) add(r);
+        for (std::uint32_t i = 0; i < loc->depth; ++i) {
+            if ((loc->stack[i] & kUndelivered) == 0) add(loc->stack[i]);
+        }
+        if (same && n != path.size()) path.resize(n);
     }
     loc->busy = false;
     if (fork == nullptr) return nullptr;
@@ -445,7 +496,9 @@ void thread_join(ForkContext* fork) {
         e.model = fork->model;
         thread_dispatch(table, *loc, time, e);
     }
-    release(fork);
+    // The forking thread's part: from now on the count is what the other
+    // threads still hold.  Unknown team size: never reused (no premature reuse).
+    if (fork->workers >= 0) fork->references.fetch_sub(kUnjoined - fork->workers, std::memory_order_acq_rel);
 }
 
 void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
@@ -462,10 +515,15 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
         loc->last_noted_team = team;
     }
     const auto inherited_before = static_cast<std::uint32_t>(loc->inherited.size());
+    // The other threads hold the context until their part ends (see release()); the
+    // forking thread says at the join how many they are.
     ForkContext* reference = nullptr;
-    if (team != 0 && thread_number != 0) {
-        reference = fork;
-        fork->references.fetch_add(1, std::memory_order_relaxed);
+    if (fork != nullptr) {
+        if (thread_number != 0) {
+            reference = fork;
+        } else if (fork->owner == loc) {
+            fork->workers = team_size > 0 ? static_cast<std::int64_t>(team_size) - 1 : 0;
+        }
     }
     loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth, reference});
     // Thread 0 is the forking thread: its own call path is already open.

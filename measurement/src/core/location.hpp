@@ -52,10 +52,9 @@ struct Location {
     /// precedes `stack` when this thread forks a team itself (nested parallelism).
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
-    /// Fork contexts of this thread's finished forks, for its next ones (events.cpp):
-    /// returned by whichever thread releases them last, taken only by this thread.
-    std::atomic<events::ForkContext*> returned_forks{nullptr};
-    events::ForkContext* spare_forks = nullptr;
+    /// The fork contexts this thread made, a ring it reuses them from (events.cpp);
+    /// points at the next one to try.  Only this thread changes the ring.
+    events::ForkContext* fork_ring = nullptr;
     std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle
     std::uint32_t team_cache_handle = 0;
     /// The counters of this thread (STRATA_METRIC_*) as read right before the
