@@ -42,15 +42,19 @@ namespace {
 
 std::uint32_t g_groups = all_groups;
 
-/// What a parallel region's threads share (ompt parallel_data->ptr).  Owned
-/// by the forking thread until the parallel end; the team's threads read it
-/// only before the team joins (at their implicit task's begin and barriers).
+/// What a parallel region's threads need from its forking thread: the region
+/// they enter and where the construct is.  Kept in the fork context (see
+/// events::thread_fork), which the team's threads read anyway; only when
+/// nothing is recorded (no fork context: recording is off) does ompt
+/// parallel_data point to a ParallelInfo instead, tagged by its lowest bit.
+/// A ParallelInfo is owned by the forking thread until the parallel end.
 struct ParallelInfo {
     RegionHandle region = 0;
-    const void* codeptr_ra = nullptr;  ///< where the parallel construct is
-    events::ForkContext* fork = nullptr;
+    const void* codeptr_ra = nullptr;
     ParallelInfo* next_spare = nullptr;  ///< in the forking thread's list of free ones
 };
+
+constexpr std::uintptr_t kInfoTag = 1;
 
 /// A construct open on this thread.
 struct Frame {
@@ -60,7 +64,9 @@ struct Frame {
     /// whose ends the runtime reports on time.
     bool forking;
     RegionHandle region;  ///< 0: nothing entered (the team marker)
-    const void* key;      ///< what the end callback names: construct, wait id or task data
+    /// What the end callback names: construct, wait id or task data; for a
+    /// team, where its parallel construct is.
+    const void* key;
 };
 
 /// Per-thread state: plain data in initial-exec TLS, so that every callback
@@ -97,24 +103,22 @@ const Frame* innermost_team() {
 }
 
 /// The time of an end event: now, or for a worker whose team has already joined,
-/// the join (the runtime reports the worker's ends late, see above).  The
+/// the join (the runtime reports the worker's ends late, see above; the join
+/// happened before this callback, so the clock need not be read).  The
 /// forking thread's ends are never late: it does not ask.
 Ticks end_time() {
-    const Ticks now = events::now();
     const Frame* team = innermost_team();
-    if (team != nullptr && team->forking) return now;
-    const Ticks joined = events::thread_team_joined();
-    return joined != 0 && joined < now ? joined : now;
+    if (team == nullptr || !team->forking) {
+        const Ticks joined = events::thread_team_joined();
+        if (joined != 0) return joined;
+    }
+    return events::now();
 }
 
 /// Where the parallel construct of the innermost team of this thread is.
 const void* innermost_parallel_code() {
     const Frame* team = innermost_team();
-    if (team == nullptr || team->key == nullptr) return nullptr;
-    const auto* info = static_cast<const ParallelInfo*>(team->key);
-    const void* code = info->codeptr_ra;
-    strata_tsan_release(info);  // read before the join, which frees it (see thread_sanitizer.hpp)
-    return code;
+    return team != nullptr ? team->key : nullptr;
 }
 
 const void* construct_key(Construct c) { return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c) + 1); }
@@ -173,20 +177,27 @@ void give_back(ParallelInfo* info) {
 
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned int requested,
                        int, const void* codeptr_ra) {
-    ParallelInfo* info = take_parallel_info();
-    info->region = construct_region(Construct::parallel, codeptr_ra);
-    info->codeptr_ra = codeptr_ra;
-    info->fork = events::thread_fork(Paradigm::openmp, requested);
-    parallel_data->ptr = info;
-    strata_tsan_release(info);  // read by the team's threads (see thread_sanitizer.hpp)
+    const RegionHandle region = construct_region(Construct::parallel, codeptr_ra);
+    events::ForkContext* fork = events::thread_fork(
+        Paradigm::openmp, requested, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(region)), codeptr_ra);
+    if (fork != nullptr) {
+        parallel_data->ptr = fork;
+    } else {
+        ParallelInfo* info = take_parallel_info();
+        info->region = region;
+        info->codeptr_ra = codeptr_ra;
+        parallel_data->ptr = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(info) | kInfoTag);
+        strata_tsan_release(info);  // read by the team's threads (see thread_sanitizer.hpp)
+    }
     strata_tsan_release(parallel_data);
 }
 
 void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*) {
-    auto* info = static_cast<ParallelInfo*>(parallel_data->ptr);
-    if (info == nullptr) return;
-    events::thread_join(info->fork);  // notes the join time for the team's late ends
-    strata_tsan_acquire(info);        // the team's reads happened before the join
+    const auto value = reinterpret_cast<std::uintptr_t>(parallel_data->ptr);
+    if (value == 0) return;
+    if ((value & kInfoTag) == 0) return events::thread_join(static_cast<events::ForkContext*>(parallel_data->ptr));
+    auto* info = reinterpret_cast<ParallelInfo*>(value & ~kInfoTag);
+    strata_tsan_acquire(info);  // the team's reads happened before the join
     give_back(info);
 }
 
@@ -195,13 +206,30 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
     if (flags & ompt_task_initial) return;  // the program's initial task: no team
     if (endpoint == ompt_scope_begin) {
         if (parallel_data != nullptr) strata_tsan_acquire(parallel_data);
-        auto* info = parallel_data != nullptr ? static_cast<ParallelInfo*>(parallel_data->ptr) : nullptr;
-        if (info != nullptr) strata_tsan_acquire(info);
-        events::thread_team_begin(info != nullptr ? info->fork : nullptr, index, actual_parallelism);
-        push_frame(Frame{Frame::team, index == 0, 0, info});
-        if (info != nullptr) {
-            open(Frame::parallel, info->region, nullptr);
+        const auto value = parallel_data != nullptr ? reinterpret_cast<std::uintptr_t>(parallel_data->ptr) : 0;
+        events::ForkContext* fork = nullptr;
+        RegionHandle region = 0;
+        const void* code = nullptr;
+        if ((value & kInfoTag) != 0) {
+            const auto* info = reinterpret_cast<const ParallelInfo*>(value & ~kInfoTag);
+            strata_tsan_acquire(info);
+            region = info->region;
+            code = info->codeptr_ra;
             strata_tsan_release(info);  // read before the join, which frees it
+        } else if (value != 0) {
+            fork = reinterpret_cast<events::ForkContext*>(value);
+            strata_tsan_acquire(fork);
+            const void* const* user = events::thread_fork_user_data(fork);
+            region = static_cast<RegionHandle>(reinterpret_cast<std::uintptr_t>(user[0]));
+            code = user[1];
+        }
+        // The team's begin and the parallel region's enter: one clock reading.
+        const Ticks time = events::now();
+        events::thread_team_begin_at(time, fork, index, actual_parallelism);
+        push_frame(Frame{Frame::team, index == 0, 0, code});
+        if (value != 0) {
+            if (region != 0) events::enter_at(time, region);
+            push_frame(Frame{Frame::parallel, false, region, nullptr});
         }
         return;
     }

@@ -298,6 +298,7 @@ struct ForkContext {
     std::uint32_t master = 0;         ///< location index of the forking thread
     std::uint32_t level = 1;          ///< nesting level of the team (1: outermost)
     std::vector<RegionHandle> path;   ///< call path open there at the fork
+    const void* user[2] = {};         ///< the adapter's (thread_fork_user_data)
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
     std::atomic<std::uint64_t> team{0};
@@ -425,7 +426,7 @@ void end_team(const EventTable* table, Location* loc, Ticks time, bool warn) {
     close_regions_above(table, loc, time, membership.depth, warn);
     const auto inherited = static_cast<std::uint32_t>(loc->inherited.size()) - membership.inherited_size;
     loc->inherited.resize(membership.inherited_size);
-    release(membership.fork);
+    release(membership.fork);  // unless the join time was seen (thread_team_joined)
     if (membership.team == 0 || table == nullptr) return;
     substrate::ThreadEvent e;
     e.kind = substrate::ThreadEvent::team_end;
@@ -436,6 +437,12 @@ void end_team(const EventTable* table, Location* loc, Ticks time, bool warn) {
 }  // namespace
 
 ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
+    return thread_fork(model, requested_threads, nullptr, nullptr);
+}
+
+const void* const* thread_fork_user_data(const ForkContext* fork) { return fork->user; }
+
+ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads, const void* user0, const void* user1) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table != &runtime::detail::on_table) return nullptr;  // inactive, or recording off
     Location* loc = location::current();
@@ -446,6 +453,8 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
     if (fork != nullptr) {
         const auto level = static_cast<std::uint32_t>(loc->teams.size()) + 1;
         set_if_changed(fork->model, model);
+        set_if_changed(fork->user[0], user0);
+        set_if_changed(fork->user[1], user1);
         set_if_changed(fork->master, loc->index);
         if (fork->level != level) {
             fork->level = level;
@@ -502,11 +511,14 @@ void thread_join(ForkContext* fork) {
 }
 
 void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
+    thread_team_begin_at(timer::now(), fork, thread_number, team_size);
+}
+
+void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table == nullptr) return;
     Location* loc = location::current();
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
-    const Ticks time = timer::now();
     if (fork != nullptr) strata_tsan_acquire(fork);
     const std::uint32_t team = fork != nullptr ? team_of(*loc, *fork, team_size) : 0;
     loc->busy = true;  // the membership lists and the definitions may allocate
@@ -552,9 +564,19 @@ void thread_team_end_at(Ticks time) {
 }
 
 Ticks thread_team_joined() {
-    const Location* loc = location::detail::current;
-    if (loc == nullptr || loc->teams.empty() || loc->teams.back().fork == nullptr) return 0;
-    return loc->teams.back().fork->join_time.load(std::memory_order_acquire);
+    Location* loc = location::detail::current;
+    if (loc == nullptr || loc->teams.empty()) return 0;
+    Location::TeamMembership& membership = loc->teams.back();
+    if (membership.joined != 0 || membership.fork == nullptr) return membership.joined;
+    // Read with a read-modify-write: the line comes over once, exclusive, for
+    // the release right after it (a plain load would fetch it shared first).
+    const Ticks joined = membership.fork->join_time.fetch_add(0, std::memory_order_acquire);
+    if (joined != 0) {
+        // Nothing else of the context is needed: release it now for its next fork.
+        membership.joined = joined;
+        release(std::exchange(membership.fork, nullptr));
+    }
+    return joined;
 }
 
 namespace detail {
@@ -562,7 +584,7 @@ void close_open_teams(const EventTable* table, Location& loc, Ticks end) {
     while (!loc.teams.empty()) {
         // A team that joined ended for this thread at the join at the latest.
         const ForkContext* fork = loc.teams.back().fork;
-        const Ticks joined = fork != nullptr ? fork->join_time.load(std::memory_order_acquire) : 0;
+        const Ticks joined = fork != nullptr ? fork->join_time.load(std::memory_order_acquire) : loc.teams.back().joined;
         end_team(table, &loc, joined != 0 && joined < end ? joined : end, false);
     }
 }

@@ -44,8 +44,9 @@ struct Location {
         std::uint32_t depth = 0;           ///< region stack depth when this team began
         /// For threads other than the forking one, a reference to the fork: it
         /// knows when the team joined (the end of this thread's part, should
-        /// the runtime never report it).
+        /// the runtime never report it).  Released once the join time is known.
         events::ForkContext* fork = nullptr;
+        Ticks joined = 0;  ///< the join time, once seen (then `fork` is released)
     };
     std::vector<TeamMembership> teams;
     /// The call path taken over from forking threads (outermost first); it
