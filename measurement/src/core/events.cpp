@@ -288,12 +288,14 @@ void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t r
 
 // --- threads ------------------------------------------------------------------
 
+struct ForkSlab;
+
 struct ForkContext {
     // Read by the team's threads.  The forking thread reuses a context for a
     // later fork and then writes only what differs, so that in a loop of the
-    // same parallel region this line stays shared in every cache.
-    Location* owner = nullptr;        ///< the forking thread, which reuses the context
-    ForkContext* next = nullptr;      ///< in the owner's ring of contexts
+    // same parallel region these lines stay shared in every cache.
+    ForkSlab* slab = nullptr;         ///< where the context lives (set once)
+    std::uint32_t slot = 0;           ///< its index there (set once)
     Paradigm model = Paradigm::openmp;
     std::uint32_t master = 0;         ///< location index of the forking thread
     std::uint32_t level = 1;          ///< nesting level of the team (1: outermost)
@@ -302,62 +304,88 @@ struct ForkContext {
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
     std::atomic<std::uint64_t> team{0};
-    // Written at the join and by each thread's release: one line that moves
-    // once to each thread of the team and back.
-    /// When the team joined (0: not yet).
+    /// When the team joined (0: not yet): written by the forking thread at the
+    /// join, read once by each other thread of the team.
     alignas(64) std::atomic<Ticks> join_time{0};
-    /// kUnjoined until the join; then the threads other than the forking one
-    /// that have not released the context yet.  0: free for the owner's next fork.
-    std::atomic<std::int64_t> references{0};
-    /// The threads other than the forking one (team size - 1), noted at the
-    /// forking thread's team begin; -1: unknown, the context is never reused.
-    std::int64_t workers = -1;
+};
+
+/// A forking thread's fork contexts, kSize at a time.  A context is reused
+/// once every other thread of its last team has released it.  The releases
+/// are counted on one line that only those threads write, and the forking
+/// thread looks at it only when it has no context known to be free (each look
+/// finds most of them free): a parallel region costs no cache-line transfer
+/// for the reuse, only the join time's.
+struct ForkSlab {
+    static constexpr std::uint32_t kSize = 16;  // at most 32 (bit masks)
+    static constexpr std::uint32_t kAll = (1u << kSize) - 1;
+    ForkContext forks[kSize];
+    /// Per context, the references released in all, by the team's other threads.
+    alignas(64) std::atomic<std::uint32_t> released[kSize] = {};
+    // The forking thread's own.
+    alignas(64) Location* owner = nullptr;
+    std::uint32_t handed_out[kSize] = {};  ///< references handed out in all (added at each join)
+    std::int32_t workers[kSize] = {};      ///< the current team's other threads; -1: unknown
+    std::uint32_t in_use = 0;              ///< bit i: forks[i] forked and not joined
+    std::uint32_t dead = 0;                ///< bit i: never reused (its team size was unknown)
+    std::uint32_t known_free = 0;          ///< bit i: forks[i] was free at the last look
+    ForkSlab* next = nullptr;
+
+    /// The contexts free now (one look at `released`).
+    std::uint32_t free_now() const {
+        std::uint32_t mask = 0;
+        for (std::uint32_t i = 0; i < kSize; ++i) {
+            if (((in_use | dead) >> i) & 1u) continue;
+            if (released[i].load(std::memory_order_acquire) == handed_out[i]) mask |= 1u << i;
+        }
+        return mask;
+    }
 };
 
 namespace {
-/// The references of a context before its join: far from 0 whatever the
-/// threads release meanwhile (a runtime may end a thread's part before the join).
-constexpr std::int64_t kUnjoined = std::int64_t{1} << 40;
-
-/// A thread other than the forking one is done with `fork`.  The owner sees
-/// the count reach 0 when it looks for a context to reuse: nothing is handed
-/// back, and no line of the owner's is written.
+/// A thread other than the forking one is done with `fork`.
 void release(ForkContext* fork) {
-    if (fork != nullptr) fork->references.fetch_sub(1, std::memory_order_release);
+    if (fork != nullptr) fork->slab->released[fork->slot].fetch_add(1, std::memory_order_release);
 }
 
-/// A context for a new fork of `loc`: a free one from its ring (the owner
-/// tries a few from where it stopped last time), else a new one (nullptr: out
-/// of memory).  A context still referenced is skipped, so a long-lived outer
-/// fork does not block the ring.
+/// A context for a new fork of `loc` (nullptr: out of memory).
 ForkContext* reuse_or_make(Location* loc) {
-    ForkContext* const start = loc->fork_ring;
-    ForkContext* fork = start;
-    for (int tries = 0; fork != nullptr && tries < 4; ++tries) {
-        if (fork->references.load(std::memory_order_acquire) == 0) {
-            loc->fork_ring = fork->next;
-            fork->references.store(kUnjoined, std::memory_order_relaxed);
-            fork->join_time.store(0, std::memory_order_relaxed);
-            fork->workers = -1;
-            return fork;
-        }
-        fork = fork->next;
-        if (fork == start) break;
+    ForkSlab** link = &loc->fork_slabs;
+    for (ForkSlab* slab = *link; slab != nullptr; link = &slab->next, slab = slab->next) {
+        if (slab->known_free == 0) slab->known_free = slab->free_now();
+        if (slab->known_free == 0) continue;
+        const auto i = static_cast<std::uint32_t>(__builtin_ctz(slab->known_free));
+        slab->known_free &= ~(1u << i);
+        slab->in_use |= 1u << i;
+        slab->workers[i] = -1;
+        ForkContext* fork = &slab->forks[i];
+        fork->join_time.store(0, std::memory_order_relaxed);
+        return fork;
     }
-    fork = new (std::nothrow) ForkContext;
-    if (fork == nullptr) return nullptr;
-    fork->owner = loc;
-    fork->references.store(kUnjoined, std::memory_order_relaxed);
-    if (start == nullptr) {
-        fork->next = fork;
-        loc->fork_ring = fork;
+    auto* slab = new (std::nothrow) ForkSlab;
+    if (slab == nullptr) return nullptr;
+    slab->owner = loc;
+    for (std::uint32_t i = 0; i < ForkSlab::kSize; ++i) {
+        slab->forks[i].slab = slab;
+        slab->forks[i].slot = i;
+    }
+    *link = slab;
+    slab->known_free = ForkSlab::kAll & ~1u;
+    slab->in_use = 1u;
+    slab->workers[0] = -1;
+    return &slab->forks[0];
+}
+
+/// The forking thread has joined `fork`: its team's other threads hold the
+/// references it hands out now (unknown team size: never reused).
+void note_join(ForkContext* fork) {
+    ForkSlab& slab = *fork->slab;
+    const std::uint32_t i = fork->slot;
+    slab.in_use &= ~(1u << i);
+    if (slab.workers[i] < 0) {
+        slab.dead |= 1u << i;
     } else {
-        // Behind the cursor's context: the ring is tried in the order of use.
-        fork->next = start->next;
-        start->next = fork;
-        loc->fork_ring = fork->next;
+        slab.handed_out[i] += static_cast<std::uint32_t>(slab.workers[i]);
     }
-    return fork;
 }
 
 /// Writes `value` to `field` only when it differs (see ForkContext).
@@ -369,12 +397,7 @@ inline void set_if_changed(T& field, const T& value) {
 
 namespace detail {
 void free_fork_contexts(Location& loc) {
-    ForkContext* const start = loc.fork_ring;
-    if (start == nullptr) return;
-    ForkContext* fork = start->next;
-    while (fork != start) delete std::exchange(fork, fork->next);
-    delete start;
-    loc.fork_ring = nullptr;
+    while (loc.fork_slabs != nullptr) delete std::exchange(loc.fork_slabs, loc.fork_slabs->next);
 }
 }  // namespace detail
 
@@ -505,9 +528,7 @@ void thread_join(ForkContext* fork) {
         e.model = fork->model;
         thread_dispatch(table, *loc, time, e);
     }
-    // The forking thread's part: from now on the count is what the other
-    // threads still hold.  Unknown team size: never reused (no premature reuse).
-    if (fork->workers >= 0) fork->references.fetch_sub(kUnjoined - fork->workers, std::memory_order_acq_rel);
+    note_join(fork);
 }
 
 void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
@@ -533,8 +554,8 @@ void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_nu
     if (fork != nullptr) {
         if (thread_number != 0) {
             reference = fork;
-        } else if (fork->owner == loc) {
-            fork->workers = team_size > 0 ? static_cast<std::int64_t>(team_size) - 1 : 0;
+        } else if (fork->slab->owner == loc) {
+            fork->slab->workers[fork->slot] = team_size > 0 ? static_cast<std::int32_t>(team_size) - 1 : 0;
         }
     }
     loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth, reference});
@@ -568,9 +589,7 @@ Ticks thread_team_joined() {
     if (loc == nullptr || loc->teams.empty()) return 0;
     Location::TeamMembership& membership = loc->teams.back();
     if (membership.joined != 0 || membership.fork == nullptr) return membership.joined;
-    // Read with a read-modify-write: the line comes over once, exclusive, for
-    // the release right after it (a plain load would fetch it shared first).
-    const Ticks joined = membership.fork->join_time.fetch_add(0, std::memory_order_acquire);
+    const Ticks joined = membership.fork->join_time.load(std::memory_order_acquire);
     if (joined != 0) {
         // Nothing else of the context is needed: release it now for its next fork.
         membership.joined = joined;

@@ -19,6 +19,7 @@ namespace strata {
 
 namespace events {
 struct ForkContext;
+struct ForkSlab;
 }
 namespace metrics {
 class ThreadCounters;
@@ -53,9 +54,8 @@ struct Location {
     /// precedes `stack` when this thread forks a team itself (nested parallelism).
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
-    /// The fork contexts this thread made, a ring it reuses them from (events.cpp);
-    /// points at the next one to try.  Only this thread changes the ring.
-    events::ForkContext* fork_ring = nullptr;
+    /// The fork contexts this thread made, which it reuses (events.cpp).
+    events::ForkSlab* fork_slabs = nullptr;
     std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle
     std::uint32_t team_cache_handle = 0;
     /// The counters of this thread (STRATA_METRIC_*) as read right before the
