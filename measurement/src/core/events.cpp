@@ -537,9 +537,12 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
 
 void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (table == nullptr) return;
-    Location* loc = location::current();
-    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
+    Location* loc = table != nullptr ? location::current() : nullptr;
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) {
+        // Not a member: this thread will not hold the context.
+        if (fork != nullptr && thread_number != 0) release(fork);
+        return;
+    }
     if (fork != nullptr) strata_tsan_acquire(fork);
     const std::uint32_t team = fork != nullptr ? team_of(*loc, *fork, team_size) : 0;
     loc->busy = true;  // the membership lists and the definitions may allocate
