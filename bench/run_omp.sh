@@ -4,7 +4,9 @@
 # worksharing loop and its implicit barrier) on 2 threads, built with clang
 # -fopenmp plain and with `strata --no-compiler clang -fopenmp` (the same LLVM
 # libomp for both); medians of alternating runs of µs per parallel region,
-# profiling only and tracing only.
+# profiling only and tracing only.  The plain build also runs with an OMPT tool
+# that registers the same callbacks and does nothing (omp_null_tool.c): the
+# runtime's own cost of reporting to a tool, which no tool can avoid.
 #
 #   bench/run_omp.sh [BUILD_DIR] [REPETITIONS]
 set -euo pipefail
@@ -18,6 +20,7 @@ cc=$(command -v clang || command -v clang-14)
 export OMP_NUM_THREADS=2
 
 "$cc" -O2 -fopenmp "$here/omp_bench.c" -o "$work/plain"
+"$cc" -O2 -fPIC -shared "$here/omp_null_tool.c" -o "$work/null_tool.so"
 "$build/instrumenter/strata" --no-compiler "$cc" -O2 -fopenmp "$here/omp_bench.c" -o "$work/strata" 2> /dev/null
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -33,6 +36,7 @@ run() {  # run NAME BINARY [VAR=VALUE...]: appends µs per region to $work/resul
 
 for ((i = 0; i < reps; i++)); do
   run plain "$work/plain"
+  run null_tool "$work/plain" LD_PRELOAD="$work/null_tool.so"
   run profile "$work/strata" STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false
   run plain "$work/plain"
   run trace "$work/strata" STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=1G
@@ -40,7 +44,7 @@ done
 plain=$(median < "$work/result-plain")
 echo "OpenMP (omp_bench.c, $OMP_NUM_THREADS threads, $n parallel regions, $reps repetitions, medians)"
 printf '  plain       %7.3f us per parallel region\n' "$plain"
-for mode in profile trace; do
+for mode in null_tool profile trace; do
   t=$(median < "$work/result-$mode")
   printf '  %-10s  %7.3f us per parallel region   -> overhead %s us\n' "$mode" "$t" "$(calc "$t - $plain")"
 done

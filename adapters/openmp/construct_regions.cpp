@@ -48,14 +48,6 @@ constexpr ConstructName kNames[] = {
 static_assert(sizeof kNames / sizeof kNames[0] == static_cast<std::size_t>(Construct::count_),
               "one name per construct");
 
-struct CacheEntry {
-    const void* address;
-    std::uint32_t construct;
-    RegionHandle region;
-};
-constexpr std::size_t kCacheSize = 64;
-__thread CacheEntry t_cache[kCacheSize] __attribute__((tls_model("initial-exec")));
-
 std::mutex g_mutex;
 std::map<std::pair<const void*, std::uint32_t>, RegionHandle>& table() {
     static auto* regions = new std::map<std::pair<const void*, std::uint32_t>, RegionHandle>();
@@ -83,14 +75,14 @@ RegionHandle define(Construct construct, const void* return_address) {
 
 }  // namespace
 
-RegionHandle construct_region(Construct construct, const void* return_address) {
-    const auto c = static_cast<std::uint32_t>(construct);
-    const std::size_t slot = ((reinterpret_cast<std::uintptr_t>(return_address) >> 2) ^ (c * 7)) % kCacheSize;
-    CacheEntry& entry = t_cache[slot];
-    if (entry.address == return_address && entry.construct == c && entry.region != 0) return entry.region;
+namespace detail {
+__thread CacheEntry t_cache[kCacheSize] __attribute__((tls_model("initial-exec")));
+
+RegionHandle define_and_cache(Construct construct, const void* return_address, CacheEntry& entry) {
     const RegionHandle region = define(construct, return_address);
-    entry = CacheEntry{return_address, c, region};
+    entry = CacheEntry{return_address, static_cast<std::uint32_t>(construct), region};
     return region;
 }
+}  // namespace detail
 
 }  // namespace strata::openmp

@@ -25,9 +25,10 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
-#include <vector>
+#include <utility>
 
 #include "config/config.hpp"
 #include "construct_regions.hpp"
@@ -41,79 +42,110 @@ namespace {
 
 std::uint32_t g_groups = all_groups;
 
-/// What a parallel region's threads share (ompt parallel_data->ptr).  Owned
-/// by the forking thread until the parallel end; the team's threads read it
-/// only before the team joins (at their implicit task's begin and barriers).
+/// What a parallel region's threads need from its forking thread: the region
+/// they enter and where the construct is.  Kept in the fork context (see
+/// events::thread_fork), which the team's threads read anyway; only when
+/// nothing is recorded (no fork context: recording is off) does ompt
+/// parallel_data point to a ParallelInfo instead, tagged by its lowest bit.
+/// A ParallelInfo is owned by the forking thread until the parallel end.
 struct ParallelInfo {
     RegionHandle region = 0;
-    const void* codeptr_ra = nullptr;  ///< where the parallel construct is
-    events::ForkContext* fork = nullptr;
+    const void* codeptr_ra = nullptr;
+    ParallelInfo* next_spare = nullptr;  ///< in the forking thread's list of free ones
 };
+
+constexpr std::uintptr_t kInfoTag = 1;
 
 /// A construct open on this thread.
 struct Frame {
     enum Kind : std::uint8_t { team, parallel, work, sync, masked, mutex_wait, mutex_held, lock_wait, task };
     Kind kind;
+    /// Team frames: this thread is thread 0 of the team (the forking thread),
+    /// whose ends the runtime reports on time.
+    bool forking;
     RegionHandle region;  ///< 0: nothing entered (the team marker)
-    const void* key;      ///< what the end callback names: construct, wait id or task data
+    /// What the end callback names: construct, wait id or task data; for a
+    /// team, where its parallel construct is.
+    const void* key;
 };
 
+/// Per-thread state: plain data in initial-exec TLS, so that every callback
+/// finds it with one segment-relative load (no constructor, no lookup).
 struct ThreadState {
-    std::vector<Frame> open;
-    std::vector<ParallelInfo*> spare;  ///< freed ParallelInfo objects of the parallel regions this thread forked
+    Frame* open;             ///< the open constructs, innermost last
+    std::uint32_t size;
+    std::uint32_t capacity;
+    ParallelInfo* spare;     ///< freed ParallelInfo objects of the parallel regions this thread forked
+    std::uint32_t spare_count;
 };
 
-__thread ThreadState* t_state __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread ThreadState t_state __attribute__((tls_model("initial-exec")));
 
-ThreadState& state() {
-    if (__builtin_expect(t_state == nullptr, 0)) {
-        t_state = new ThreadState();
-        t_state->open.reserve(16);
+__attribute__((noinline)) void grow_open() {
+    const std::uint32_t capacity = t_state.capacity == 0 ? 16 : t_state.capacity * 2;
+    auto* grown = static_cast<Frame*>(std::realloc(t_state.open, capacity * sizeof(Frame)));
+    if (grown == nullptr) std::abort();  // a few hundred bytes
+    t_state.open = grown;
+    t_state.capacity = capacity;
+}
+
+inline void push_frame(Frame frame) {
+    if (__builtin_expect(t_state.size == t_state.capacity, 0)) grow_open();
+    t_state.open[t_state.size++] = frame;
+}
+
+/// The innermost team frame of this thread (nullptr: none).
+const Frame* innermost_team() {
+    for (std::uint32_t i = t_state.size; i-- > 0;) {
+        if (t_state.open[i].kind == Frame::team) return &t_state.open[i];
     }
-    return *t_state;
+    return nullptr;
 }
 
 /// The time of an end event: now, or for a worker whose team has already joined,
-/// the join (the runtime reports the worker's ends late, see above).
+/// the join (the runtime reports the worker's ends late, see above; the join
+/// happened before this callback, so the clock need not be read).  The
+/// forking thread's ends are never late: it does not ask.
 Ticks end_time() {
-    const Ticks now = events::now();
-    const Ticks joined = events::thread_team_joined();
-    return joined != 0 && joined < now ? joined : now;
+    const Frame* team = innermost_team();
+    if (team == nullptr || !team->forking) {
+        const Ticks joined = events::thread_team_joined();
+        if (joined != 0) return joined;
+    }
+    return events::now();
 }
 
 /// Where the parallel construct of the innermost team of this thread is.
 const void* innermost_parallel_code() {
-    const std::vector<Frame>& open = state().open;
-    for (std::size_t i = open.size(); i-- > 0;) {
-        if (open[i].kind != Frame::team) continue;
-        const auto* info = static_cast<const ParallelInfo*>(open[i].key);
-        if (info == nullptr) return nullptr;
-        const void* code = info->codeptr_ra;
-        strata_tsan_release(info);  // read before the join, which frees it (see thread_sanitizer.hpp)
-        return code;
-    }
-    return nullptr;
+    const Frame* team = innermost_team();
+    return team != nullptr ? team->key : nullptr;
 }
 
 const void* construct_key(Construct c) { return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(c) + 1); }
 
 void open(Frame::Kind kind, RegionHandle region, const void* key) {
     if (region != 0) events::enter(region);
-    state().open.push_back(Frame{kind, region, key});
+    push_frame(Frame{kind, false, region, key});
 }
 
 /// Closes the innermost open construct of `kind` named `key`, and what was
 /// opened inside it; false when there is none.  `late`: an end libomp may
 /// report after the team joined (see end_time); the others are on time.
 bool close(Frame::Kind kind, const void* key, bool late = false) {
-    std::vector<Frame>& open = state().open;
-    for (std::size_t i = open.size(); i-- > 0;) {
+    Frame* const open = t_state.open;
+    for (std::uint32_t i = t_state.size; i-- > 0;) {
         if (open[i].kind == Frame::team) return false;  // never close across a team boundary
         if (open[i].kind != kind || open[i].key != key) continue;
+        if (!late && i + 1 == t_state.size) {
+            // The usual case: the innermost construct, on time (the event API reads the clock).
+            t_state.size = i;
+            if (open[i].region != 0) events::exit(open[i].region);
+            return true;
+        }
         const Ticks time = late ? end_time() : events::now();
-        while (open.size() > i) {
-            if (open.back().region != 0) events::exit_at(time, open.back().region);
-            open.pop_back();
+        while (t_state.size > i) {
+            const Frame& top = open[--t_state.size];
+            if (top.region != 0) events::exit_at(time, top.region);
         }
         return true;
     }
@@ -125,18 +157,19 @@ bool close(Frame::Kind kind, const void* key, bool late = false) {
 /// ParallelInfo objects are made and freed by the forking thread: it keeps the
 /// freed ones for its next parallel regions instead of a malloc/free pair each.
 ParallelInfo* take_parallel_info() {
-    std::vector<ParallelInfo*>& spare = state().spare;
-    if (spare.empty()) return new ParallelInfo();
-    ParallelInfo* info = spare.back();
-    spare.pop_back();
-    *info = ParallelInfo{};
+    ParallelInfo* info = t_state.spare;
+    if (info == nullptr) return new ParallelInfo();
+    t_state.spare = info->next_spare;
+    --t_state.spare_count;
+    info->next_spare = nullptr;
     return info;
 }
 
 void give_back(ParallelInfo* info) {
-    std::vector<ParallelInfo*>& spare = state().spare;
-    if (spare.size() < 16) {
-        spare.push_back(info);
+    if (t_state.spare_count < 16) {
+        info->next_spare = t_state.spare;
+        t_state.spare = info;
+        ++t_state.spare_count;
     } else {
         delete info;
     }
@@ -144,20 +177,27 @@ void give_back(ParallelInfo* info) {
 
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned int requested,
                        int, const void* codeptr_ra) {
-    ParallelInfo* info = take_parallel_info();
-    info->region = construct_region(Construct::parallel, codeptr_ra);
-    info->codeptr_ra = codeptr_ra;
-    info->fork = events::thread_fork(Paradigm::openmp, requested);
-    parallel_data->ptr = info;
-    strata_tsan_release(info);  // read by the team's threads (see thread_sanitizer.hpp)
+    const RegionHandle region = construct_region(Construct::parallel, codeptr_ra);
+    events::ForkContext* fork = events::thread_fork(
+        Paradigm::openmp, requested, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(region)), codeptr_ra);
+    if (fork != nullptr) {
+        parallel_data->ptr = fork;
+    } else {
+        ParallelInfo* info = take_parallel_info();
+        info->region = region;
+        info->codeptr_ra = codeptr_ra;
+        parallel_data->ptr = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(info) | kInfoTag);
+        strata_tsan_release(info);  // read by the team's threads (see thread_sanitizer.hpp)
+    }
     strata_tsan_release(parallel_data);
 }
 
 void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*) {
-    auto* info = static_cast<ParallelInfo*>(parallel_data->ptr);
-    if (info == nullptr) return;
-    events::thread_join(info->fork);  // notes the join time for the team's late ends
-    strata_tsan_acquire(info);        // the team's reads happened before the join
+    const auto value = reinterpret_cast<std::uintptr_t>(parallel_data->ptr);
+    if (value == 0) return;
+    if ((value & kInfoTag) == 0) return events::thread_join(static_cast<events::ForkContext*>(parallel_data->ptr));
+    auto* info = reinterpret_cast<ParallelInfo*>(value & ~kInfoTag);
+    strata_tsan_acquire(info);  // the team's reads happened before the join
     give_back(info);
 }
 
@@ -166,23 +206,37 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
     if (flags & ompt_task_initial) return;  // the program's initial task: no team
     if (endpoint == ompt_scope_begin) {
         if (parallel_data != nullptr) strata_tsan_acquire(parallel_data);
-        auto* info = parallel_data != nullptr ? static_cast<ParallelInfo*>(parallel_data->ptr) : nullptr;
-        if (info != nullptr) strata_tsan_acquire(info);
-        ThreadState& s = state();
-        events::thread_team_begin(info != nullptr ? info->fork : nullptr, index, actual_parallelism);
-        s.open.push_back(Frame{Frame::team, 0, info});
-        if (info != nullptr) {
-            open(Frame::parallel, info->region, nullptr);
+        const auto value = parallel_data != nullptr ? reinterpret_cast<std::uintptr_t>(parallel_data->ptr) : 0;
+        events::ForkContext* fork = nullptr;
+        RegionHandle region = 0;
+        const void* code = nullptr;
+        if ((value & kInfoTag) != 0) {
+            const auto* info = reinterpret_cast<const ParallelInfo*>(value & ~kInfoTag);
+            strata_tsan_acquire(info);
+            region = info->region;
+            code = info->codeptr_ra;
             strata_tsan_release(info);  // read before the join, which frees it
+        } else if (value != 0) {
+            fork = reinterpret_cast<events::ForkContext*>(value);
+            strata_tsan_acquire(fork);
+            const void* const* user = events::thread_fork_user_data(fork);
+            region = static_cast<RegionHandle>(reinterpret_cast<std::uintptr_t>(user[0]));
+            code = user[1];
+        }
+        // The team's begin and the parallel region's enter: one clock reading.
+        const Ticks time = events::now();
+        events::thread_team_begin_at(time, fork, index, actual_parallelism);
+        push_frame(Frame{Frame::team, index == 0, 0, code});
+        if (value != 0) {
+            if (region != 0) events::enter_at(time, region);
+            push_frame(Frame{Frame::parallel, false, region, nullptr});
         }
         return;
     }
     // End: leave everything opened in the team, then the team.
-    ThreadState& s = state();
     const Ticks time = end_time();
-    while (!s.open.empty()) {
-        const Frame top = s.open.back();
-        s.open.pop_back();
+    while (t_state.size > 0) {
+        const Frame top = t_state.open[--t_state.size];
         if (top.region != 0) events::exit_at(time, top.region);
         if (top.kind == Frame::team) break;
     }
@@ -209,8 +263,9 @@ Construct work_construct(ompt_work_t kind) {
 /// construct is the innermost open one means the runtime did not report that
 /// construct's end (libomp's GCC entry points do not for single), so it ends here.
 void end_unreported_work() {
-    const std::vector<Frame>& open = state().open;
-    if (!open.empty() && open.back().kind == Frame::work) close(Frame::work, open.back().key);
+    if (t_state.size > 0 && t_state.open[t_state.size - 1].kind == Frame::work) {
+        close(Frame::work, t_state.open[t_state.size - 1].key);
+    }
 }
 
 void on_work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*, uint64_t,
@@ -349,10 +404,9 @@ void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_tas
 }
 
 void on_thread_end(ompt_data_t*) {
-    if (t_state == nullptr) return;
-    for (ParallelInfo* info : t_state->spare) delete info;
-    delete t_state;
-    t_state = nullptr;
+    while (t_state.spare != nullptr) delete std::exchange(t_state.spare, t_state.spare->next_spare);
+    std::free(t_state.open);
+    t_state = ThreadState{};
 }
 
 // --- start-up -------------------------------------------------------------------

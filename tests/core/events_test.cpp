@@ -2,6 +2,10 @@
 // The event path: nesting repair, recording on/off, parameters, inactive runtime.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "core/location.hpp"
@@ -190,6 +194,91 @@ TEST_F(EventsTest, ThreadTeamEventsAndTheInheritedCallPath) {
     ASSERT_EQ(defs.communicators.size(), 1u);
     EXPECT_EQ(defs.communicators[0].paradigm, Paradigm::openmp);
     EXPECT_EQ(defs.communicators[0].world_ranks, (std::vector<std::int32_t>{0, 1}));
+}
+
+/// A thread that runs one job at a time while the caller waits (the recording
+/// substrate is not thread-safe, so the two never record at the same time).
+class StepThread {
+public:
+    StepThread() : thread_([this] { loop(); }) {}
+    ~StepThread() {
+        run(nullptr);
+        thread_.join();
+    }
+    void run(std::function<void()> job) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        job_ = std::move(job);
+        quit_ = !job_;
+        pending_ = true;
+        cv_.notify_all();
+        cv_.wait(lock, [this] { return !pending_; });
+    }
+
+private:
+    void loop() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            cv_.wait(lock, [this] { return pending_; });
+            if (quit_) {
+                pending_ = false;
+                cv_.notify_all();
+                return;
+            }
+            job_();
+            pending_ = false;
+            cv_.notify_all();
+        }
+    }
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::function<void()> job_;
+    bool pending_ = false;
+    bool quit_ = false;
+    std::thread thread_;
+};
+
+TEST_F(EventsTest, ForkContextsAreReusedOnlyAfterTheTeamReleasedThem) {
+    start({&recording_substrate()});
+    // As libomp reports it: the worker ends its part of team i only when it
+    // wakes for team i + 1, at the join of team i.  More forks than one batch
+    // of contexts holds; each worker must still see its own team's join time
+    // and user data, and the contexts must be reused.
+    constexpr int kForks = 40;
+    StepThread worker;
+    std::set<events::ForkContext*> contexts;
+    std::vector<Ticks> joins, late_ends;
+    for (int i = 0; i < kForks; ++i) {
+        const void* user = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(i + 1));
+        events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 2, user, &contexts);
+        ASSERT_NE(fork, nullptr);
+        contexts.insert(fork);
+        events::thread_team_begin(fork, 0, 2);
+        worker.run([&] {
+            if (i > 0) {
+                const Ticks joined = events::thread_team_joined();
+                late_ends.push_back(joined);
+                events::thread_team_end_at(joined);
+            }
+            events::thread_team_begin(fork, 1, 2);
+            EXPECT_EQ(events::thread_team_joined(), 0u);
+            EXPECT_EQ(events::thread_fork_user_data(fork)[0], user);
+            EXPECT_EQ(events::thread_fork_user_data(fork)[1], &contexts);
+        });
+        events::thread_team_end();
+        events::thread_join(fork);
+        joins.push_back(seen_events().back().time);
+    }
+    worker.run([&] {
+        const Ticks joined = events::thread_team_joined();
+        late_ends.push_back(joined);
+        events::thread_team_end_at(joined);
+    });
+    EXPECT_EQ(late_ends, joins);
+    EXPECT_LE(contexts.size(), 16u);  // reused (one batch of contexts), not one per fork
+    std::string expected;
+    for (int i = 0; i < kForks; ++i) expected += i == 0 ? "FBBXJ" : "FBXBXJ";
+    expected += "X";
+    EXPECT_EQ(kinds(), expected);
 }
 
 TEST_F(EventsTest, ThreadTeamEndClosesRegionsLeftOpenInIt) {

@@ -386,62 +386,116 @@ void mpi_nonblocking_collective_complete(CollectiveOp op, CommunicatorHandle com
 
 // --- threads ------------------------------------------------------------------
 
+struct ForkSlab;
+
 struct ForkContext {
-    Location* owner = nullptr;        ///< the forking thread, which reuses the context
-    ForkContext* next = nullptr;      ///< in the owner's list of returned contexts
+    // Read by the team's threads.  The forking thread reuses a context for a
+    // later fork and then writes only what differs, so that in a loop of the
+    // same parallel region these lines stay shared in every cache.
+    ForkSlab* slab = nullptr;         ///< where the context lives (set once)
+    std::uint32_t slot = 0;           ///< its index there (set once)
     Paradigm model = Paradigm::openmp;
     std::uint32_t master = 0;         ///< location index of the forking thread
     std::uint32_t level = 1;          ///< nesting level of the team (1: outermost)
     std::vector<RegionHandle> path;   ///< call path open there at the fork
+    const void* user[2] = {};         ///< the adapter's (thread_fork_user_data)
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
     std::atomic<std::uint64_t> team{0};
-    /// When the team joined (0: not yet).  Own cache lines: the team's threads
-    /// read it at their ends while the references change.
+    /// When the team joined (0: not yet): written by the forking thread at the
+    /// join, read once by each other thread of the team.
     alignas(64) std::atomic<Ticks> join_time{0};
-    /// The forking thread and every other thread of the team hold a reference.
-    alignas(64) std::atomic<int> references{1};
+};
+
+/// A forking thread's fork contexts, kSize at a time.  A context is reused
+/// once every other thread of its last team has released it.  The releases
+/// are counted on one line that only those threads write, and the forking
+/// thread looks at it only when it has no context known to be free (each look
+/// finds most of them free): a parallel region costs no cache-line transfer
+/// for the reuse, only the join time's.
+struct ForkSlab {
+    static constexpr std::uint32_t kSize = 16;  // at most 32 (bit masks)
+    static constexpr std::uint32_t kAll = (1u << kSize) - 1;
+    ForkContext forks[kSize];
+    /// Per context, the references released in all, by the team's other threads.
+    alignas(64) std::atomic<std::uint32_t> released[kSize] = {};
+    // The forking thread's own.
+    alignas(64) Location* owner = nullptr;
+    std::uint32_t handed_out[kSize] = {};  ///< references handed out in all (added at each join)
+    std::int32_t workers[kSize] = {};      ///< the current team's other threads; -1: unknown
+    std::uint32_t in_use = 0;              ///< bit i: forks[i] forked and not joined
+    std::uint32_t dead = 0;                ///< bit i: never reused (its team size was unknown)
+    std::uint32_t known_free = 0;          ///< bit i: forks[i] was free at the last look
+    ForkSlab* next = nullptr;
+
+    /// The contexts free now (one look at `released`).
+    std::uint32_t free_now() const {
+        std::uint32_t mask = 0;
+        for (std::uint32_t i = 0; i < kSize; ++i) {
+            if (((in_use | dead) >> i) & 1u) continue;
+            if (released[i].load(std::memory_order_acquire) == handed_out[i]) mask |= 1u << i;
+        }
+        return mask;
+    }
 };
 
 namespace {
-/// The last reference hands the context back to its forking thread (a fork per
-/// parallel region: no malloc/free pair each time, and no free on another
-/// thread than the one that allocated).  Many threads may push; only the owner
-/// takes, and it takes the whole list at once, so there is no ABA problem.
+/// A thread other than the forking one is done with `fork`.
 void release(ForkContext* fork) {
-    if (fork == nullptr || fork->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-    std::atomic<ForkContext*>& returned = fork->owner->returned_forks;
-    ForkContext* head = returned.load(std::memory_order_relaxed);
-    do {
-        fork->next = head;
-    } while (!returned.compare_exchange_weak(head, fork, std::memory_order_release, std::memory_order_relaxed));
+    if (fork != nullptr) fork->slab->released[fork->slot].fetch_add(1, std::memory_order_release);
 }
 
-/// A context for a new fork of `loc`: a returned one, else a new one (nullptr: out of memory).
+/// A context for a new fork of `loc` (nullptr: out of memory).
 ForkContext* reuse_or_make(Location* loc) {
-    if (loc->spare_forks == nullptr) loc->spare_forks = loc->returned_forks.exchange(nullptr, std::memory_order_acquire);
-    ForkContext* fork = loc->spare_forks;
-    if (fork == nullptr) {
-        fork = new (std::nothrow) ForkContext;
-        if (fork != nullptr) fork->owner = loc;
+    ForkSlab** link = &loc->fork_slabs;
+    for (ForkSlab* slab = *link; slab != nullptr; link = &slab->next, slab = slab->next) {
+        if (slab->known_free == 0) slab->known_free = slab->free_now();
+        if (slab->known_free == 0) continue;
+        const auto i = static_cast<std::uint32_t>(__builtin_ctz(slab->known_free));
+        slab->known_free &= ~(1u << i);
+        slab->in_use |= 1u << i;
+        slab->workers[i] = -1;
+        ForkContext* fork = &slab->forks[i];
+        fork->join_time.store(0, std::memory_order_relaxed);
         return fork;
     }
-    loc->spare_forks = fork->next;
-    fork->next = nullptr;
-    fork->path.clear();  // keeps its capacity
-    fork->team.store(0, std::memory_order_relaxed);
-    fork->join_time.store(0, std::memory_order_relaxed);
-    fork->references.store(1, std::memory_order_relaxed);
-    return fork;
+    auto* slab = new (std::nothrow) ForkSlab;
+    if (slab == nullptr) return nullptr;
+    slab->owner = loc;
+    for (std::uint32_t i = 0; i < ForkSlab::kSize; ++i) {
+        slab->forks[i].slab = slab;
+        slab->forks[i].slot = i;
+    }
+    *link = slab;
+    slab->known_free = ForkSlab::kAll & ~1u;
+    slab->in_use = 1u;
+    slab->workers[0] = -1;
+    return &slab->forks[0];
+}
+
+/// The forking thread has joined `fork`: its team's other threads hold the
+/// references it hands out now (unknown team size: never reused).
+void note_join(ForkContext* fork) {
+    ForkSlab& slab = *fork->slab;
+    const std::uint32_t i = fork->slot;
+    slab.in_use &= ~(1u << i);
+    if (slab.workers[i] < 0) {
+        slab.dead |= 1u << i;
+    } else {
+        slab.handed_out[i] += static_cast<std::uint32_t>(slab.workers[i]);
+    }
+}
+
+/// Writes `value` to `field` only when it differs (see ForkContext).
+template <typename T>
+inline void set_if_changed(T& field, const T& value) {
+    if (field != value) field = value;
 }
 }  // namespace
 
 namespace detail {
 void free_fork_contexts(Location& loc) {
-    for (ForkContext* list : {loc.spare_forks, loc.returned_forks.exchange(nullptr)}) {
-        while (list != nullptr) delete std::exchange(list, list->next);
-    }
-    loc.spare_forks = nullptr;
+    while (loc.fork_slabs != nullptr) delete std::exchange(loc.fork_slabs, loc.fork_slabs->next);
 }
 }  // namespace detail
 
@@ -493,7 +547,7 @@ void end_team(const EventTable* table, Location* loc, Ticks time, bool warn) {
     close_regions_above(table, loc, time, membership.depth, warn);
     const auto inherited = static_cast<std::uint32_t>(loc->inherited.size()) - membership.inherited_size;
     loc->inherited.resize(membership.inherited_size);
-    release(membership.fork);
+    release(membership.fork);  // unless the join time was seen (thread_team_joined)
     if (membership.team == 0 || table == nullptr) return;
     substrate::ThreadEvent e;
     e.kind = substrate::ThreadEvent::team_end;
@@ -504,6 +558,12 @@ void end_team(const EventTable* table, Location* loc, Ticks time, bool warn) {
 }  // namespace
 
 ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
+    return thread_fork(model, requested_threads, nullptr, nullptr);
+}
+
+const void* const* thread_fork_user_data(const ForkContext* fork) { return fork->user; }
+
+ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads, const void* user0, const void* user1) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table != &runtime::detail::on_table) return nullptr;  // inactive, or recording off
     Location* loc = location::current();
@@ -512,13 +572,36 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
     loc->busy = true;  // the context may allocate
     ForkContext* fork = reuse_or_make(loc);
     if (fork != nullptr) {
-        fork->model = model;
-        fork->master = loc->index;
-        fork->level = static_cast<std::uint32_t>(loc->teams.size()) + 1;
-        fork->path.assign(loc->inherited.begin(), loc->inherited.end());
-        for (std::uint32_t i = 0; i < loc->depth; ++i) {
-            if ((loc->stack[i] & kUndelivered) == 0) fork->path.push_back(loc->stack[i]);
+        const auto level = static_cast<std::uint32_t>(loc->teams.size()) + 1;
+        set_if_changed(fork->model, model);
+        set_if_changed(fork->user[0], user0);
+        set_if_changed(fork->user[1], user1);
+        set_if_changed(fork->master, loc->index);
+        if (fork->level != level) {
+            fork->level = level;
+            fork->team.store(0, std::memory_order_relaxed);  // another team
         }
+        // The call path, compared before it is written (usually the same as last time).
+        std::vector<RegionHandle>& path = fork->path;
+        std::size_t n = 0;
+        bool same = true;
+        auto add = [&](RegionHandle r) {
+            if (same && n < path.size() && path[n] == r) {
+                ++n;
+                return;
+            }
+            if (same) {
+                path.resize(n);
+                same = false;
+            }
+            path.push_back(r);
+            ++n;
+        };
+        for (const RegionHandle r : loc->inherited) add(r);
+        for (std::uint32_t i = 0; i < loc->depth; ++i) {
+            if ((loc->stack[i] & kUndelivered) == 0) add(loc->stack[i]);
+        }
+        if (same && n != path.size()) path.resize(n);
     }
     loc->busy = false;
     if (fork == nullptr) return nullptr;
@@ -543,15 +626,21 @@ void thread_join(ForkContext* fork) {
         e.model = fork->model;
         thread_dispatch(table, *loc, time, e);
     }
-    release(fork);
+    note_join(fork);
 }
 
 void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
+    thread_team_begin_at(timer::now(), fork, thread_number, team_size);
+}
+
+void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (table == nullptr) return;
-    Location* loc = location::current();
-    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
-    const Ticks time = timer::now();
+    Location* loc = table != nullptr ? location::current() : nullptr;
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) {
+        // Not a member: this thread will not hold the context.
+        if (fork != nullptr && thread_number != 0) release(fork);
+        return;
+    }
     if (fork != nullptr) strata_tsan_acquire(fork);
     const std::uint32_t team = fork != nullptr ? team_of(*loc, *fork, team_size) : 0;
     loc->busy = true;  // the membership lists and the definitions may allocate
@@ -560,10 +649,15 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
         loc->last_noted_team = team;
     }
     const auto inherited_before = static_cast<std::uint32_t>(loc->inherited.size());
+    // The other threads hold the context until their part ends (see release()); the
+    // forking thread says at the join how many they are.
     ForkContext* reference = nullptr;
-    if (team != 0 && thread_number != 0) {
-        reference = fork;
-        fork->references.fetch_add(1, std::memory_order_relaxed);
+    if (fork != nullptr) {
+        if (thread_number != 0) {
+            reference = fork;
+        } else if (fork->slab->owner == loc) {
+            fork->slab->workers[fork->slot] = team_size > 0 ? static_cast<std::int32_t>(team_size) - 1 : 0;
+        }
     }
     loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth, reference});
     // Thread 0 is the forking thread: its own call path is already open.
@@ -592,9 +686,17 @@ void thread_team_end_at(Ticks time) {
 }
 
 Ticks thread_team_joined() {
-    const Location* loc = location::detail::current;
-    if (loc == nullptr || loc->teams.empty() || loc->teams.back().fork == nullptr) return 0;
-    return loc->teams.back().fork->join_time.load(std::memory_order_acquire);
+    Location* loc = location::detail::current;
+    if (loc == nullptr || loc->teams.empty()) return 0;
+    Location::TeamMembership& membership = loc->teams.back();
+    if (membership.joined != 0 || membership.fork == nullptr) return membership.joined;
+    const Ticks joined = membership.fork->join_time.load(std::memory_order_acquire);
+    if (joined != 0) {
+        // Nothing else of the context is needed: release it now for its next fork.
+        membership.joined = joined;
+        release(std::exchange(membership.fork, nullptr));
+    }
+    return joined;
 }
 
 namespace detail {
@@ -602,7 +704,7 @@ void close_open_teams(const EventTable* table, Location& loc, Ticks end) {
     while (!loc.teams.empty()) {
         // A team that joined ended for this thread at the join at the latest.
         const ForkContext* fork = loc.teams.back().fork;
-        const Ticks joined = fork != nullptr ? fork->join_time.load(std::memory_order_acquire) : 0;
+        const Ticks joined = fork != nullptr ? fork->join_time.load(std::memory_order_acquire) : loc.teams.back().joined;
         end_team(table, &loc, joined != 0 && joined < end ? joined : end, false);
     }
 }

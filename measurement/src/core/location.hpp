@@ -19,6 +19,7 @@ namespace strata {
 
 namespace events {
 struct ForkContext;
+struct ForkSlab;
 }
 namespace metrics {
 class ThreadCounters;
@@ -44,18 +45,17 @@ struct Location {
         std::uint32_t depth = 0;           ///< region stack depth when this team began
         /// For threads other than the forking one, a reference to the fork: it
         /// knows when the team joined (the end of this thread's part, should
-        /// the runtime never report it).
+        /// the runtime never report it).  Released once the join time is known.
         events::ForkContext* fork = nullptr;
+        Ticks joined = 0;  ///< the join time, once seen (then `fork` is released)
     };
     std::vector<TeamMembership> teams;
     /// The call path taken over from forking threads (outermost first); it
     /// precedes `stack` when this thread forks a team itself (nested parallelism).
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
-    /// Fork contexts of this thread's finished forks, for its next ones (events.cpp):
-    /// returned by whichever thread releases them last, taken only by this thread.
-    std::atomic<events::ForkContext*> returned_forks{nullptr};
-    events::ForkContext* spare_forks = nullptr;
+    /// The fork contexts this thread made, which it reuses (events.cpp).
+    events::ForkSlab* fork_slabs = nullptr;
     std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle
     std::uint32_t team_cache_handle = 0;
     /// The counters of this thread (STRATA_METRIC_*) as read right before the

@@ -284,23 +284,33 @@ void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) {
     write_record(loc, time, type, f);
 }
 
-void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
+/// A thread event when the buffer is full: the generic record path makes room.
+__attribute__((noinline)) void write_thread_event_slow(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
     using K = substrate::ThreadEvent;
     std::uint64_t f[kMaxFields] = {};
     RecordType type = RecordType::thread_fork;
     switch (e.kind) {
-        case K::fork:
-            f[0] = static_cast<std::uint64_t>(e.model);
-            f[1] = e.requested_threads;
-            break;
-        case K::join:
-            type = RecordType::thread_join;
-            f[0] = static_cast<std::uint64_t>(e.model);
-            break;
+        case K::fork: f[0] = static_cast<std::uint64_t>(e.model); f[1] = e.requested_threads; break;
+        case K::join: type = RecordType::thread_join; f[0] = static_cast<std::uint64_t>(e.model); break;
         case K::team_begin: type = RecordType::thread_team_begin; f[0] = e.team; break;
         case K::team_end: type = RecordType::thread_team_end; f[0] = e.team; break;
     }
     write_record(loc, time, type, f);
+}
+
+void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
+    using K = substrate::ThreadEvent;
+    TraceLocation& tl = state(loc);
+    // A few every parallel region: written in place as enter/exit are.
+    if (__builtin_expect(!tl.buffer.has_room(), 0)) return write_thread_event_slow(loc, time, e);
+    switch (e.kind) {
+        case K::fork:
+            tl.buffer.write(RecordType::thread_fork, time, static_cast<std::uint64_t>(e.model), e.requested_threads);
+            break;
+        case K::join: tl.buffer.write(RecordType::thread_join, time, static_cast<std::uint64_t>(e.model)); break;
+        case K::team_begin: tl.buffer.write(RecordType::thread_team_begin, time, e.team); break;
+        case K::team_end: tl.buffer.write(RecordType::thread_team_end, time, e.team); break;
+    }
 }
 
 constexpr substrate::Callbacks kCallbacks = {

@@ -132,12 +132,22 @@ struct ForkContext;
 /// becomes its thread 0.  Returns nullptr when nothing is recorded; pass the
 /// result to thread_team_begin() of every thread and to thread_join().
 STRATA_API ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads);
+/// The same, keeping two words of the adapter's own about this fork (e.g. the
+/// region its threads enter) in the context for the team's threads, on the
+/// cache line they read anyway: thread_fork_user_data(fork)[0] and [1].
+STRATA_API ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads, const void* user0,
+                                    const void* user1);
+STRATA_API const void* const* thread_fork_user_data(const ForkContext* fork);
 /// The team of `fork` has joined on the forking thread; `fork` is released
 /// (threads may still end their team afterwards).
 STRATA_API void thread_join(ForkContext* fork);
 /// The calling thread starts working as thread `thread_number` of the team of
 /// `team_size` threads forked by `fork` (must happen before thread_join).
 STRATA_API void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size);
+/// The same at an explicit time (not before this thread's last event), e.g.
+/// one clock reading shared with the enter of the region the thread begins with.
+STRATA_API void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_number,
+                                     std::uint32_t team_size);
 /// The calling thread ends its work in the team it began last.
 STRATA_API void thread_team_end();
 /// The same at an explicit time, for runtimes that report the end late (not
