@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include "trace/clock_correction.hpp"
@@ -47,9 +48,14 @@ struct Frame {
     Ticks enter = 0;
     std::uint64_t block = 0;  ///< instance id, given when a record needs it
     std::uint64_t correlation = 0;  ///< CUDA_CORRELATION_ID of the Enter (GPU streams), 0 none
+    std::size_t pending_from = 0;   ///< its records waiting for X start here in Replay::pending
     bool mpi_outermost = false;
-    std::vector<std::pair<int, std::size_t>>
-        pending;  ///< (0 send, 1 receive, 2 collective; index) waiting for X
+};
+
+/// A record waiting for the X of the innermost open region.
+struct Pending {
+    enum Kind : std::uint8_t { send, receive, collective } kind;
+    std::size_t index;
 };
 
 /// The state of one location's replay, passed to OTF2 as user data.
@@ -60,13 +66,20 @@ struct Replay {
     std::uint32_t rank = 0;
     ClockCorrection clock;
     std::vector<Frame> stack;
+    /// Records wait only for the innermost region, so the waiting ones of
+    /// all open frames form one stack (no vector per frame).
+    std::vector<Pending> pending;
+    std::uint64_t events = 0;  ///< added to ShareRecords::counts at the end
+    Ticks mpi_time = 0;        ///< in outermost MPI calls, added to ShareRecords::mpi_time at the end
+    bool any_mpi_time = false;
+    std::vector<Ticks>* key_ends = nullptr;  ///< the location's, once the key region was left
     std::size_t open_mpi = 0;  ///< open MPI regions that count as MPI time
     std::map<std::uint64_t, std::pair<Ticks, std::uint64_t>> irecv_posts;  ///< request -> (E, position)
     std::map<std::uint64_t, std::size_t> isends;                           ///< request -> index in sends
     Ticks last = 0;
     std::string problem;
     TimelineWriter* timeline = nullptr;
-    std::vector<char> mpi_time;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
+    std::vector<char> mpi_region;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
     bool gpu = false;            ///< the location is a GPU stream
     std::vector<char> gpu_op;    ///< per region: a kernel, copy or memset (GPU streams)
     std::vector<std::uint64_t> visits;  ///< per region: Enter events (CPU threads)
@@ -99,12 +112,12 @@ Frame* blocking_frame(Replay& s) {
 }
 
 /// Fills the blocking call of `side` from the innermost region, or from the event alone.
-void set_block(Replay& s, MessageSide& side, Ticks time, int kind, std::size_t index) {
+void set_block(Replay& s, MessageSide& side, Ticks time, Pending::Kind kind, std::size_t index) {
     if (Frame* f = blocking_frame(s)) {
         side.block_enter = f->enter;
         side.block = f->block;
         side.callpath = f->callpath;
-        f->pending.emplace_back(kind, index);
+        s.pending.push_back({kind, index});
     } else {
         side.block_enter = side.block_exit = time;
         side.block = s.out->next_block++;
@@ -130,7 +143,7 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
                            OTF2_AttributeList* attributes, OTF2_RegionRef region) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     if (region >= s.defs->regions.size()) {
         s.problem = "an Enter event names region " + std::to_string(region) + ", which is not defined";
         return OTF2_CALLBACK_INTERRUPT;
@@ -152,7 +165,8 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     }
     f.callpath = s.out->callpaths.child(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath,
                                         region, r.name);
-    const bool mpi = s.mpi_time[region] != 0;
+    f.pending_from = s.pending.size();
+    const bool mpi = s.mpi_region[region] != 0;
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
     if (f.correlation != 0 && !s.gpu)
@@ -164,21 +178,25 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
 /// Closes the innermost region at `exit`.
 void close_frame(Replay& s, Ticks exit) {
     Frame& f = s.stack.back();
-    for (const auto& [kind, index] : f.pending) {
-        if (kind == 0) s.out->sends[index].block_exit = exit;
-        if (kind == 1) s.out->receives[index].block_exit = exit;
-        if (kind == 2) s.out->collectives[index].exit = exit;
+    for (std::size_t p = f.pending_from; p < s.pending.size(); ++p) {
+        const Pending& waiting = s.pending[p];
+        if (waiting.kind == Pending::send) s.out->sends[waiting.index].block_exit = exit;
+        if (waiting.kind == Pending::receive) s.out->receives[waiting.index].block_exit = exit;
+        if (waiting.kind == Pending::collective) s.out->collectives[waiting.index].exit = exit;
     }
-    if (s.mpi_time[f.region] != 0) --s.open_mpi;
+    s.pending.resize(f.pending_from);
+    if (s.mpi_region[f.region] != 0) --s.open_mpi;
     if (f.mpi_outermost) {
-        s.out->mpi_time[s.rank] += exit - f.enter;
+        s.mpi_time += exit - f.enter;
+        s.any_mpi_time = true;
         if (s.out->keep_mpi_intervals) s.out->mpi_intervals.emplace_back(f.enter, exit);
     }
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
     if (s.gpu && s.gpu_op[f.region] != 0) {
         s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
     } else if (!s.gpu && s.out->key_region.size() > f.region && s.out->key_region[f.region] != 0) {
-        s.iterations->key_ends[s.location].push_back(exit);
+        if (s.key_ends == nullptr) s.key_ends = &s.iterations->key_ends[s.location];
+        s.key_ends->push_back(exit);
     }
     s.stack.pop_back();
 }
@@ -186,7 +204,7 @@ void close_frame(Replay& s, Ticks exit) {
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     s.last = s.clock.correct(time);
     if (s.stack.empty() || s.stack.back().region != region) {
         ++s.out->counts.unbalanced;
@@ -199,18 +217,17 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
 void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiver, OTF2_CommRef comm,
               uint32_t tag, bool blocking, uint64_t request) {
     MessageSide side;
-    if (!resolve_peer(s, comm, receiver, &side.key.destination)) return;
+    std::uint32_t destination = 0;
+    if (!resolve_peer(s, comm, receiver, &destination)) return;
     const Ticks t = s.last = s.clock.correct(time);
-    side.key.comm = comm;
-    side.key.source = s.rank;
-    side.key.tag = tag;
+    side.channel = s.out->send_channels.id(comm, s.rank, destination, tag);
     side.post = enter_or(s, t);
     side.event = t;
     side.location = s.location;
     side.position = position;
     const std::size_t index = s.out->sends.size();
     if (blocking) {
-        set_block(s, side, t, 0, index);
+        set_block(s, side, t, Pending::send, index);
     } else {
         s.isends[request] = index;
         side.callpath = s.stack.empty() ? 0 : s.stack.back().callpath;
@@ -220,7 +237,7 @@ void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiv
 
 OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_send(state(user), time, position, receiver, comm, tag, true, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -228,7 +245,7 @@ OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t positi
 OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                            OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t,
                            uint64_t request) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_send(state(user), time, position, receiver, comm, tag, false, request);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -236,10 +253,10 @@ OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t posit
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
                                     OTF2_AttributeList*, uint64_t request) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     const auto it = s.isends.find(request);
     if (it == s.isends.end()) return OTF2_CALLBACK_SUCCESS;
-    set_block(s, s.out->sends[it->second], s.last = s.clock.correct(time), 0, it->second);
+    set_block(s, s.out->sends[it->second], s.last = s.clock.correct(time), Pending::send, it->second);
     s.isends.erase(it);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -247,7 +264,7 @@ OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp time, uint6
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                                    OTF2_AttributeList*, uint64_t request) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     s.irecv_posts[request] = {enter_or(s, s.last = s.clock.correct(time)), position};
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -266,19 +283,18 @@ void add_receive(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t sen
             s.irecv_posts.erase(it);
         }
     }
-    if (!resolve_peer(s, comm, sender, &side.key.source)) return;
-    side.key.comm = comm;
-    side.key.destination = s.rank;
-    side.key.tag = tag;
+    std::uint32_t source = 0;
+    if (!resolve_peer(s, comm, sender, &source)) return;
+    side.channel = s.out->receive_channels.id(comm, source, s.rank, tag);
     side.location = s.location;
     const std::size_t index = s.out->receives.size();
-    set_block(s, side, t, 1, index);
+    set_block(s, side, t, Pending::receive, index);
     s.out->receives.push_back(side);
 }
 
 OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_receive(state(user), time, position, sender, comm, tag, true, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -286,7 +302,7 @@ OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t positi
 OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                            OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t,
                            uint64_t request) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_receive(state(user), time, position, sender, comm, tag, false, request);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -294,7 +310,7 @@ OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t posit
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* user, OTF2_AttributeList*,
                                uint64_t request) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     const auto it = s.isends.find(request);
     if (it != s.isends.end()) {
         s.out->sends[it->second].cancelled = true;
@@ -308,7 +324,7 @@ OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint6
                                     OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
                                     uint32_t root, uint64_t, uint64_t) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     const Ticks t = s.last = s.clock.correct(time);
     CollectiveCall c;
     c.comm = comm;
@@ -331,7 +347,7 @@ OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint6
     if (Frame* f = blocking_frame(s)) {
         c.enter = f->enter;
         c.callpath = f->callpath;
-        f->pending.emplace_back(2, index);
+        s.pending.push_back({Pending::collective, index});
     } else {
         c.enter = c.exit = t;
         c.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, "(outside any region)");
@@ -399,8 +415,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.location = static_cast<std::uint32_t>(index);
     s.rank = static_cast<std::uint32_t>(location.rank);
     s.timeline = timeline;
-    s.mpi_time.reserve(definitions.regions.size());
-    for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
+    s.mpi_region.reserve(definitions.regions.size());
+    for (const TraceRegion& r : definitions.regions) s.mpi_region.push_back(counts_as_mpi_time(r) ? 1 : 0);
     s.gpu = location.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
     if (s.gpu) {
         for (const TraceRegion& r : definitions.regions) s.gpu_op.push_back(is_gpu_operation(r) ? 1 : 0);
@@ -436,6 +452,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     // Regions left open (a truncated file) end at the last time seen.
     if (!s.stack.empty()) records.counts.unterminated += s.stack.size();
     while (!s.stack.empty()) close_frame(s, s.last);
+    records.counts.events += s.events;
+    if (s.any_mpi_time) records.mpi_time[s.rank] += s.mpi_time;
     if (!s.gpu) {
         RankIterationRecords& it = *s.iterations;
         if (s.first != no_time && (it.first == no_time || s.first < it.first)) it.first = s.first;
@@ -472,39 +490,56 @@ RecordMarks record_marks(const ShareRecords& records) {
 
 namespace {
 
-/// The indices [from, size) sorted by `before`.
-template <typename Less>
-std::vector<std::size_t> ordered(std::size_t from, std::size_t size, Less before) {
+/// Calls `visit` with the indices [from, size) in the order of `before`
+/// (stable).  A location's records mostly come in that order already, so the
+/// sort is skipped when they do.
+template <typename Less, typename Visit>
+void in_order(std::size_t from, std::size_t size, Less before, Visit visit) {
+    bool sorted = true;
+    for (std::size_t i = from + 1; i < size && sorted; ++i) sorted = !before(i, i - 1);
+    if (sorted) {
+        for (std::size_t i = from; i < size; ++i) visit(i);
+        return;
+    }
     std::vector<std::size_t> ids;
+    ids.reserve(size - from);
     for (std::size_t i = from; i < size; ++i) ids.push_back(i);
     std::stable_sort(ids.begin(), ids.end(), before);
-    return ids;
+    for (std::size_t i : ids) visit(i);
 }
 
 }  // namespace
 
 void number_records(ShareRecords& records, const RecordMarks& from) {
-    const std::pair<std::vector<MessageSide>*, std::size_t> lists[] = {{&records.sends, from.sends},
-                                                                       {&records.receives, from.receives}};
-    for (const auto& [sides, start] : lists) {
+    const std::tuple<std::vector<MessageSide>*, MessageChannels*, std::size_t> lists[] = {
+        {&records.sends, &records.send_channels, from.sends},
+        {&records.receives, &records.receive_channels, from.receives}};
+    for (const auto& [sides, channels, start] : lists) {
         auto& m = *sides;
-        const auto ids = ordered(start, m.size(), [&](std::size_t a, std::size_t b) {
-            return std::tie(m[a].post, m[a].location, m[a].position) <
-                   std::tie(m[b].post, m[b].location, m[b].position);
-        });
-        std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> next;
-        for (std::size_t i : ids) {
-            if (m[i].cancelled) continue;
-            m[i].key.seq = next[{m[i].key.comm, m[i].key.source, m[i].key.destination, m[i].key.tag}]++;
-        }
+        auto& numbers = *channels;
+        in_order(
+            start, m.size(),
+            [&](std::size_t a, std::size_t b) {
+                return std::tie(m[a].post, m[a].location, m[a].position) <
+                       std::tie(m[b].post, m[b].location, m[b].position);
+            },
+            [&](std::size_t i) {
+                if (m[i].cancelled) return;
+                std::uint64_t& next = numbers.next_seq(m[i].channel);
+                if (next > UINT32_MAX)
+                    throw std::length_error("more than 2^32 messages between two ranks with one tag");
+                m[i].seq = static_cast<std::uint32_t>(next++);
+            });
     }
     auto& calls = records.collectives;
-    const auto ids = ordered(from.collectives, calls.size(), [&](std::size_t a, std::size_t b) {
-        return std::tie(calls[a].enter, calls[a].location, calls[a].position) <
-               std::tie(calls[b].enter, calls[b].location, calls[b].position);
-    });
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> next;
-    for (std::size_t i : ids) calls[i].seq = next[{calls[i].rank, calls[i].comm}]++;
+    in_order(
+        from.collectives, calls.size(),
+        [&](std::size_t a, std::size_t b) {
+            return std::tie(calls[a].enter, calls[a].location, calls[a].position) <
+                   std::tie(calls[b].enter, calls[b].location, calls[b].position);
+        },
+        [&](std::size_t i) { calls[i].seq = next[{calls[i].rank, calls[i].comm}]++; });
 }
 
 }  // namespace strata::analysis::trace
