@@ -21,12 +21,8 @@ bool operator==(const MessageKey& a, const MessageKey& b) {
            std::tie(b.comm, b.source, b.destination, b.tag, b.seq);
 }
 
-std::uint32_t CallPaths::child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
-    // none_id + 1 wraps to 0, so roots and children never share a key.
-    const std::uint64_t key =
-        static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
-    auto& slot = recent_[(key * 0x9E3779B97F4A7C15ull) >> 56];
-    if (slot.first == key + 1) return slot.second;
+std::uint32_t CallPaths::lookup(std::uint64_t key, std::uint32_t parent, const std::string& region_name,
+                                std::pair<std::uint64_t, std::uint32_t>& slot) {
     const auto found = ids_.find(key);  // find first: emplace would allocate a node on every call
     if (found != ids_.end()) {
         slot = {key + 1, found->second};
@@ -79,13 +75,19 @@ struct Replay {
     Ticks last = 0;
     std::string problem;
     TimelineWriter* timeline = nullptr;
-    std::vector<char> mpi_region;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
+    /// Per region, what its Enter and Leave do here (RegionFlag bits), computed once: one load per event.
+    std::vector<std::uint8_t> region_flags;
     bool gpu = false;            ///< the location is a GPU stream
-    std::vector<char> gpu_op;    ///< per region: a kernel, copy or memset (GPU streams)
     std::vector<std::uint64_t> visits;  ///< per region: Enter events (CPU threads)
     std::vector<Ticks> first_visit;     ///< per region: the first Enter
     Ticks first = no_time;
     RankIterationRecords* iterations = nullptr;  ///< the rank's (CPU threads)
+};
+
+enum RegionFlag : std::uint8_t {
+    counts_as_mpi = 1,  ///< counts as MPI time (counts_as_mpi_time())
+    gpu_operation = 2,  ///< a kernel, copy or memset, on a GPU stream
+    key_end = 4,        ///< the key region of the iterations, on a CPU thread
 };
 
 Replay& state(void* user) {
@@ -140,31 +142,39 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
     return true;
 }
 
+// The rare cases of an Enter, out of line so that the common one stays short.
+[[gnu::noinline]] OTF2_CallbackCode undefined_region(Replay& s, OTF2_RegionRef region) {
+    s.problem = "an Enter event names region " + std::to_string(region) + ", which is not defined";
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+/// The CUDA_CORRELATION_ID of an Enter, 0 none: a kernel on a stream, or the
+/// host call that launched it (experiment-format.md).
+[[gnu::noinline]] std::uint64_t correlation_of(const Replay& s, OTF2_AttributeList* attributes) {
+    uint64_t id = 0;
+    if (OTF2_AttributeList_GetUint64(attributes, s.defs->correlation_attribute, &id) == OTF2_SUCCESS) return id;
+    return 0;
+}
+
+[[gnu::noinline]] void record_launch(Replay& s, const Frame& f) {
+    s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation, f.enter, s.location});
+}
+
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
                            OTF2_AttributeList* attributes, OTF2_RegionRef region) {
     Replay& s = state(user);
     ++s.events;
-    if (region >= s.defs->regions.size()) {
-        s.problem = "an Enter event names region " + std::to_string(region) + ", which is not defined";
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    const TraceRegion& r = s.defs->regions[region];
+    if (region >= s.region_flags.size()) return undefined_region(s, region);
     const Ticks enter = s.last = s.clock.correct(time);
     if (s.first == no_time) s.first = enter;
-    std::uint64_t correlation = 0;
-    if (attributes != nullptr && s.defs->correlation_attribute != UINT32_MAX) {
-        // A kernel on a stream, or the host call that launched it (experiment-format.md).
-        uint64_t id = 0;
-        if (OTF2_AttributeList_GetUint64(attributes, s.defs->correlation_attribute, &id) == OTF2_SUCCESS) {
-            correlation = id;
-        }
-    }
+    const std::uint64_t correlation =
+        attributes != nullptr && s.defs->correlation_attribute != UINT32_MAX ? correlation_of(s, attributes) : 0;
     if (!s.gpu) {
         if (s.visits[region]++ == 0) s.first_visit[region] = enter;
     }
     const std::uint32_t callpath = s.out->callpaths.child(
-        s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, r.name);
-    const bool mpi = s.mpi_region[region] != 0;
+        s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, s.defs->regions[region].name);
+    const bool mpi = (s.region_flags[region] & counts_as_mpi) != 0;
     // Filled in place: building a Frame on the stack and copying it stalled
     // on the store-to-load forwarding of its fields (a quarter of the replay).
     Frame& f = s.stack.emplace_back();
@@ -176,31 +186,41 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     f.pending_from = s.pending.size();
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
-    if (correlation != 0 && !s.gpu)
-        s.out->launches.push_back(LaunchRecord{s.rank, callpath, correlation, enter, s.location});
+    if (correlation != 0 && !s.gpu) record_launch(s, f);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/// Closes the innermost region at `exit`.
-void close_frame(Replay& s, Ticks exit) {
-    Frame& f = s.stack.back();
-    for (std::size_t p = f.pending_from; p < s.pending.size(); ++p) {
+/// Gives the records waiting for the innermost region its X.
+[[gnu::noinline]] void complete_pending(Replay& s, std::size_t from, Ticks exit) {
+    for (std::size_t p = from; p < s.pending.size(); ++p) {
         const Pending& waiting = s.pending[p];
         if (waiting.kind == Pending::send) s.out->sends[waiting.index].block_exit = exit;
         if (waiting.kind == Pending::receive) s.out->receives[waiting.index].block_exit = exit;
         if (waiting.kind == Pending::collective) s.out->collectives[waiting.index].exit = exit;
     }
-    s.pending.resize(f.pending_from);
-    if (s.mpi_region[f.region] != 0) --s.open_mpi;
+    s.pending.resize(from);
+}
+
+[[gnu::noinline]] void record_gpu_op(Replay& s, const Frame& f, Ticks exit) {
+    s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
+}
+
+/// Closes the innermost region at `exit`.
+/// Inlined into on_leave: a call for every Leave cost as much as its body.
+[[gnu::always_inline]] inline void close_frame(Replay& s, Ticks exit) {
+    Frame& f = s.stack.back();
+    if (f.pending_from != s.pending.size()) complete_pending(s, f.pending_from, exit);
+    const std::uint8_t flags = s.region_flags[f.region];
+    if ((flags & counts_as_mpi) != 0) --s.open_mpi;
     if (f.mpi_outermost) {
         s.mpi_time += exit - f.enter;
         s.any_mpi_time = true;
         if (s.out->keep_mpi_intervals) s.out->mpi_intervals.emplace_back(f.enter, exit);
     }
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
-    if (s.gpu && s.gpu_op[f.region] != 0) {
-        s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
-    } else if (!s.gpu && s.out->key_region.size() > f.region && s.out->key_region[f.region] != 0) {
+    if ((flags & gpu_operation) != 0) {
+        record_gpu_op(s, f, exit);
+    } else if ((flags & key_end) != 0) {
         if (s.key_ends == nullptr) s.key_ends = &s.iterations->key_ends[s.location];
         s.key_ends->push_back(exit);
     }
@@ -421,12 +441,16 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.location = static_cast<std::uint32_t>(index);
     s.rank = static_cast<std::uint32_t>(location.rank);
     s.timeline = timeline;
-    s.mpi_region.reserve(definitions.regions.size());
-    for (const TraceRegion& r : definitions.regions) s.mpi_region.push_back(counts_as_mpi_time(r) ? 1 : 0);
     s.gpu = location.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
-    if (s.gpu) {
-        for (const TraceRegion& r : definitions.regions) s.gpu_op.push_back(is_gpu_operation(r) ? 1 : 0);
-    } else {
+    s.region_flags.assign(definitions.regions.size(), 0);
+    for (std::size_t r = 0; r < definitions.regions.size(); ++r) {
+        const TraceRegion& region = definitions.regions[r];
+        std::uint8_t& flags = s.region_flags[r];
+        if (counts_as_mpi_time(region)) flags |= counts_as_mpi;
+        if (s.gpu && is_gpu_operation(region)) flags |= gpu_operation;
+        if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
+    }
+    if (!s.gpu) {
         s.visits.assign(definitions.regions.size(), 0);
         s.first_visit.assign(definitions.regions.size(), no_time);
         s.iterations = &records.iterations[s.rank];

@@ -131,13 +131,22 @@ struct CollectiveCall {
 class CallPaths {
 public:
     /// The call path of `region` below `parent` (none_id for a root).
-    std::uint32_t child(std::uint32_t parent, std::uint32_t region, const std::string& region_name);
+    std::uint32_t child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
+        // none_id + 1 wraps to 0, so roots and children never share a key.
+        const std::uint64_t key =
+            static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
+        auto& slot = recent_[(key * 0x9E3779B97F4A7C15ull) >> 56];
+        if (slot.first == key + 1) return slot.second;  // inline: every Enter asks
+        return lookup(key, parent, region_name, slot);
+    }
     /// Its full name, "main/compute/MPI_Recv".
     const std::string& name(std::uint32_t id) const { return names_[id]; }
 
     static constexpr std::uint32_t none_id = UINT32_MAX;
 
 private:
+    std::uint32_t lookup(std::uint64_t key, std::uint32_t parent, const std::string& region_name,
+                         std::pair<std::uint64_t, std::uint32_t>& slot);
     std::unordered_map<std::uint64_t, std::uint32_t> ids_;  ///< (parent + 1) << 32 | region -> id
     std::vector<std::string> names_;
     /// A direct-mapped cache in front of ids_ (every Enter looks up its call
