@@ -541,7 +541,7 @@ void in_order(std::size_t from, std::size_t size, Less before, Visit visit) {
 }  // namespace
 
 void number_records(ShareRecords& records, const RecordMarks& from) {
-    const std::tuple<std::vector<MessageSide>*, MessageChannels*, std::size_t> lists[] = {
+    const std::tuple<RecordList<MessageSide>*, MessageChannels*, std::size_t> lists[] = {
         {&records.sends, &records.send_channels, from.sends},
         {&records.receives, &records.receive_channels, from.receives}};
     for (const auto& [sides, channels, start] : lists) {

