@@ -28,7 +28,8 @@ enum Kind {
     k_join,
     k_team_begin,
     k_team_end,
-    k_enter_correlated
+    k_enter_correlated,
+    k_cancelled
 };
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
@@ -158,6 +159,9 @@ void TraceBuilder::isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer
 void TraceBuilder::isend_complete(std::uint32_t rank, std::uint64_t t, std::uint64_t request) {
     add(rank, k_isend_complete, t, request);
 }
+void TraceBuilder::request_cancelled(std::uint32_t rank, std::uint64_t t, std::uint64_t request) {
+    add(rank, k_cancelled, t, request);
+}
 void TraceBuilder::irecv_request(std::uint32_t rank, std::uint64_t t, std::uint64_t request) {
     add(rank, k_irecv_request, t, request);
 }
@@ -263,6 +267,9 @@ void TraceBuilder::write(const std::string& directory) const {
                     break;
                 case k_irecv_request:
                     check(OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, e.a), "MpiIrecvRequest");
+                    break;
+                case k_cancelled:
+                    check(OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, t, e.a), "MpiRequestCancelled");
                     break;
                 case k_irecv:
                     check(OTF2_EvtWriter_MpiIrecv(w, nullptr, t, static_cast<uint32_t>(e.a), comm,

@@ -64,6 +64,7 @@ public:
     void isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
                std::uint64_t request);
     void isend_complete(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
+    void request_cancelled(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
     void irecv_request(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
     void irecv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
                std::uint64_t request);
