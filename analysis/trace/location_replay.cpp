@@ -69,6 +69,11 @@ struct Replay {
     Ticks mpi_time = 0;        ///< in outermost MPI calls, added to ShareRecords::mpi_time at the end
     bool any_mpi_time = false;
     std::vector<Ticks>* key_ends = nullptr;  ///< the location's, once the key region was left
+    /// The location's mapping tables of regions and communicators, local id
+    /// -> global id (ids past the end map to themselves), applied here: OTF2
+    /// looks its tables up for every event, a fifth of its decoding.
+    std::vector<std::uint32_t> region_map, comm_map;
+    bool otf2_maps = false;  ///< a table of another kind (or an odd one): OTF2 applies them all
     std::size_t open_mpi = 0;  ///< open MPI regions that count as MPI time
     std::map<std::uint64_t, std::pair<Ticks, std::uint64_t>> irecv_posts;  ///< request -> (E, position)
     std::map<std::uint64_t, std::size_t> isends;                           ///< request -> index in sends
@@ -92,6 +97,10 @@ enum RegionFlag : std::uint8_t {
 
 Replay& state(void* user) {
     return *static_cast<Replay*>(user);
+}
+
+std::uint32_t mapped(const std::vector<std::uint32_t>& map, std::uint32_t id) {
+    return id < map.size() ? map[id] : id;
 }
 
 bool counts_as_mpi_time(const TraceRegion& r) {
@@ -164,6 +173,7 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
                            OTF2_AttributeList* attributes, OTF2_RegionRef region) {
     Replay& s = state(user);
     ++s.events;
+    region = mapped(s.region_map, region);
     if (region >= s.region_flags.size()) return undefined_region(s, region);
     const Ticks enter = s.last = s.clock.correct(time);
     if (s.first == no_time) s.first = enter;
@@ -232,6 +242,7 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     Replay& s = state(user);
     ++s.events;
     s.last = s.clock.correct(time);
+    region = mapped(s.region_map, region);
     if (s.stack.empty() || s.stack.back().region != region) {
         ++s.out->counts.unbalanced;
         return OTF2_CALLBACK_SUCCESS;
@@ -242,6 +253,7 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
 
 void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiver, OTF2_CommRef comm,
               uint32_t tag, bool blocking, uint64_t request) {
+    comm = mapped(s.comm_map, comm);
     MessageSide side;
     std::uint32_t destination = 0;
     if (!resolve_peer(s, comm, receiver, &destination)) return;
@@ -297,6 +309,7 @@ OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp time, uint64
 
 void add_receive(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t sender, OTF2_CommRef comm,
                  uint32_t tag, bool blocking, uint64_t request) {
+    comm = mapped(s.comm_map, comm);
     MessageSide side;
     const Ticks t = s.last = s.clock.correct(time);
     side.post = enter_or(s, t);
@@ -351,6 +364,7 @@ OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint6
                                     uint32_t root, uint64_t, uint64_t) {
     Replay& s = state(user);
     ++s.events;
+    comm = mapped(s.comm_map, comm);
     const Ticks t = s.last = s.clock.correct(time);
     CollectiveCall c;
     c.comm = comm;
@@ -387,6 +401,38 @@ OTF2_CallbackCode on_clock_offset(void* user, OTF2_TimeStamp time, int64_t offse
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/// A table as a vector, or false when it does not make a small dense one.
+bool dense_map(const OTF2_IdMap* table, std::vector<std::uint32_t>* map) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+    OTF2_IdMap_Traverse(
+        table,
+        [](uint64_t local, uint64_t global, void* into) {
+            static_cast<std::vector<std::pair<std::uint64_t, std::uint64_t>>*>(into)->emplace_back(local, global);
+        },
+        &pairs);
+    constexpr std::uint64_t largest = std::uint64_t{1} << 24;
+    std::uint64_t size = 0;
+    for (const auto& [local, global] : pairs) {
+        if (local >= largest || global > UINT32_MAX) return false;
+        size = std::max(size, local + 1);
+    }
+    map->resize(size);
+    for (std::uint64_t id = 0; id < size; ++id) (*map)[id] = static_cast<std::uint32_t>(id);
+    for (const auto& [local, global] : pairs) (*map)[local] = static_cast<std::uint32_t>(global);
+    return true;
+}
+
+OTF2_CallbackCode on_mapping_table(void* user, OTF2_MappingType type, const OTF2_IdMap* table) {
+    Replay& s = state(user);
+    // Parameters and strings appear only in events and attribute values the replay does not read.
+    if (type == OTF2_MAPPING_PARAMETER || type == OTF2_MAPPING_STRING) return OTF2_CALLBACK_SUCCESS;
+    std::vector<std::uint32_t>* map =
+        type == OTF2_MAPPING_REGION ? &s.region_map : type == OTF2_MAPPING_COMM ? &s.comm_map : nullptr;
+    // Other kinds (attributes, ...) or a second table of one kind: OTF2 applies them as it always did.
+    if (map == nullptr || !map->empty() || !dense_map(table, map)) s.otf2_maps = true;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /// Reads the location's ClockOffset definitions; "" or the problem.
 std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Replay& s) {
     OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), id);
@@ -397,6 +443,7 @@ std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Repl
         return "out of memory";
     }
     OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(callbacks, on_clock_offset);
+    if (rc == OTF2_SUCCESS) rc = OTF2_DefReaderCallbacks_SetMappingTableCallback(callbacks, on_mapping_table);
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, &s);
     OTF2_DefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
@@ -467,6 +514,12 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     if (events == nullptr) return where + ": its event file (.evt) cannot be opened";
     // We interpolate ourselves (clock_correction.hpp), on the raw timestamps.
     OTF2_ErrorCode rc = OTF2_EvtReader_ApplyClockOffsets(events, false);
+    if (s.otf2_maps) {
+        s.region_map.clear();
+        s.comm_map.clear();
+    } else if (rc == OTF2_SUCCESS) {
+        rc = OTF2_EvtReader_ApplyMappingTables(events, false);  // region_map and comm_map instead
+    }
     OTF2_EvtReaderCallbacks* callbacks = event_callbacks();
     if (callbacks == nullptr) rc = OTF2_ERROR_MEM_ALLOC_FAILED;
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterEvtCallbacks(reader.get(), events, callbacks, &s);

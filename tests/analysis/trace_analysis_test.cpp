@@ -261,6 +261,25 @@ TEST(TraceAnalysisNonblockingTest, LateReceiverOfAnIsendIsChargedToItsWait) {
     }
 }
 
+TEST(TraceAnalysisMappingTest, LocalIdsAreMappedWhetherTheReplayOrOtf2AppliesTheTables) {
+    // Ranks 1-3 write their regions and communicators under local ids
+    // (reversed) with mapping tables.  The replay applies REGION and COMM
+    // tables itself; with a table of another kind OTF2 applies them all.
+    // Either way the wait states are those of the global ids.
+    for (const auto ids : {TraceBuilder::LocalIds::reversed, TraceBuilder::LocalIds::with_attribute}) {
+        TempDir dir;
+        TraceBuilder b = wait_states_trace();
+        b.local_ids(ids);
+        b.write(dir.path());
+        const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+        for (std::size_t k = 1; k <= 2; ++k) {
+            const WaitStateReport r = analyze_trace_in_process(d, k);
+            EXPECT_EQ(waitstates_csv(r), expected_csv) << k << " shares";
+            EXPECT_EQ(r.counts.unresolved, 0u);
+        }
+    }
+}
+
 TEST(TraceAnalysisMessageOrderTest, OneChannelIsMatchedInPostingOrderWithoutCancelledSends) {
     // MPI matches the messages of one channel (0 -> 1, tag 4) in the order
     // their calls were posted.  Rank 1 posts an Irecv at 10 ms, then a
