@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -66,6 +67,8 @@ public:
         if (last_ != UINT32_MAX && last_high_ == high && last_low_ == low) return last_;
         const auto [it, added] = ids_.try_emplace(Packed{high, low}, static_cast<std::uint32_t>(channels_.size()));
         if (added) {
+            if (channels_.size() >= (std::size_t{1} << 31))  // MessageSide::channel has 31 bits
+                throw std::length_error("more than 2^31 message channels on one analysis rank");
             channels_.push_back({comm, source, destination, tag});
             next_seq_.push_back(0);
         }
