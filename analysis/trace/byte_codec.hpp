@@ -4,6 +4,7 @@
 // machine, so trivially copyable values travel as their bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -20,6 +21,12 @@ public:
     void put(const T& value) {
         static_assert(std::is_trivially_copyable_v<T>);
         bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    }
+    /// `count` values as one block, without a size (the reader knows it).
+    template <typename T>
+    void put_array(const T* values, std::size_t count) {
+        static_assert(std::is_trivially_copyable_v<T>);
+        bytes_.append(reinterpret_cast<const char*>(values), count * sizeof(T));
     }
     void put_string(const std::string& text) {
         put<std::uint64_t>(text.size());
@@ -44,6 +51,13 @@ public:
         std::memcpy(&value, bytes_.data(), sizeof value);
         bytes_.remove_prefix(sizeof value);
         return value;
+    }
+    /// The next `bytes` bytes, left in place (they live as long as the buffer).
+    std::string_view get_block(std::size_t bytes) {
+        if (bytes_.size() < bytes) throw std::runtime_error("trace analysis: short exchange buffer");
+        const std::string_view block = bytes_.substr(0, bytes);
+        bytes_.remove_prefix(bytes);
+        return block;
     }
     std::string get_string() {
         const auto n = get<std::uint64_t>();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 #include "trace/clock_correction.hpp"
@@ -20,12 +21,8 @@ bool operator==(const MessageKey& a, const MessageKey& b) {
            std::tie(b.comm, b.source, b.destination, b.tag, b.seq);
 }
 
-std::uint32_t CallPaths::child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
-    // none_id + 1 wraps to 0, so roots and children never share a key.
-    const std::uint64_t key =
-        static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
-    auto& slot = recent_[(key * 0x9E3779B97F4A7C15ull) >> 56];
-    if (slot.first == key + 1) return slot.second;
+std::uint32_t CallPaths::lookup(std::uint64_t key, std::uint32_t parent, const std::string& region_name,
+                                std::pair<std::uint64_t, std::uint32_t>& slot) {
     const auto found = ids_.find(key);  // find first: emplace would allocate a node on every call
     if (found != ids_.end()) {
         slot = {key + 1, found->second};
@@ -47,9 +44,14 @@ struct Frame {
     Ticks enter = 0;
     std::uint64_t block = 0;  ///< instance id, given when a record needs it
     std::uint64_t correlation = 0;  ///< CUDA_CORRELATION_ID of the Enter (GPU streams), 0 none
+    std::size_t pending_from = 0;   ///< its records waiting for X start here in Replay::pending
     bool mpi_outermost = false;
-    std::vector<std::pair<int, std::size_t>>
-        pending;  ///< (0 send, 1 receive, 2 collective; index) waiting for X
+};
+
+/// A record waiting for the X of the innermost open region.
+struct Pending {
+    enum Kind : std::uint8_t { send, receive, collective } kind;
+    std::size_t index;
 };
 
 /// The state of one location's replay, passed to OTF2 as user data.
@@ -60,23 +62,45 @@ struct Replay {
     std::uint32_t rank = 0;
     ClockCorrection clock;
     std::vector<Frame> stack;
+    /// Records wait only for the innermost region, so the waiting ones of
+    /// all open frames form one stack (no vector per frame).
+    std::vector<Pending> pending;
+    std::uint64_t events = 0;  ///< added to ShareRecords::counts at the end
+    Ticks mpi_time = 0;        ///< in outermost MPI calls, added to ShareRecords::mpi_time at the end
+    bool any_mpi_time = false;
+    std::vector<Ticks>* key_ends = nullptr;  ///< the location's, once the key region was left
+    /// The location's mapping tables of regions and communicators, local id
+    /// -> global id (ids past the end map to themselves), applied here: OTF2
+    /// looks its tables up for every event, a fifth of its decoding.
+    std::vector<std::uint32_t> region_map, comm_map;
+    bool otf2_maps = false;  ///< a table of another kind (or an odd one): OTF2 applies them all
     std::size_t open_mpi = 0;  ///< open MPI regions that count as MPI time
     std::map<std::uint64_t, std::pair<Ticks, std::uint64_t>> irecv_posts;  ///< request -> (E, position)
     std::map<std::uint64_t, std::size_t> isends;                           ///< request -> index in sends
     Ticks last = 0;
     std::string problem;
     TimelineWriter* timeline = nullptr;
-    std::vector<char> mpi_time;  ///< per region: counts as MPI time (counts_as_mpi_time), computed once
+    /// Per region, what its Enter and Leave do here (RegionFlag bits), computed once: one load per event.
+    std::vector<std::uint8_t> region_flags;
     bool gpu = false;            ///< the location is a GPU stream
-    std::vector<char> gpu_op;    ///< per region: a kernel, copy or memset (GPU streams)
     std::vector<std::uint64_t> visits;  ///< per region: Enter events (CPU threads)
     std::vector<Ticks> first_visit;     ///< per region: the first Enter
     Ticks first = no_time;
     RankIterationRecords* iterations = nullptr;  ///< the rank's (CPU threads)
 };
 
+enum RegionFlag : std::uint8_t {
+    counts_as_mpi = 1,  ///< counts as MPI time (counts_as_mpi_time())
+    gpu_operation = 2,  ///< a kernel, copy or memset, on a GPU stream
+    key_end = 4,        ///< the key region of the iterations, on a CPU thread
+};
+
 Replay& state(void* user) {
     return *static_cast<Replay*>(user);
+}
+
+std::uint32_t mapped(const std::vector<std::uint32_t>& map, std::uint32_t id) {
+    return id < map.size() ? map[id] : id;
 }
 
 bool counts_as_mpi_time(const TraceRegion& r) {
@@ -99,12 +123,12 @@ Frame* blocking_frame(Replay& s) {
 }
 
 /// Fills the blocking call of `side` from the innermost region, or from the event alone.
-void set_block(Replay& s, MessageSide& side, Ticks time, int kind, std::size_t index) {
+void set_block(Replay& s, MessageSide& side, Ticks time, Pending::Kind kind, std::size_t index) {
     if (Frame* f = blocking_frame(s)) {
         side.block_enter = f->enter;
         side.block = f->block;
         side.callpath = f->callpath;
-        f->pending.emplace_back(kind, index);
+        s.pending.push_back({kind, index});
     } else {
         side.block_enter = side.block_exit = time;
         side.block = s.out->next_block++;
@@ -127,58 +151,88 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
     return true;
 }
 
+// The rare cases of an Enter, out of line so that the common one stays short.
+[[gnu::noinline]] OTF2_CallbackCode undefined_region(Replay& s, OTF2_RegionRef region) {
+    s.problem = "an Enter event names region " + std::to_string(region) + ", which is not defined";
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+/// The CUDA_CORRELATION_ID of an Enter, 0 none: a kernel on a stream, or the
+/// host call that launched it (experiment-format.md).
+[[gnu::noinline]] std::uint64_t correlation_of(const Replay& s, OTF2_AttributeList* attributes) {
+    uint64_t id = 0;
+    if (OTF2_AttributeList_GetUint64(attributes, s.defs->correlation_attribute, &id) == OTF2_SUCCESS) return id;
+    return 0;
+}
+
+[[gnu::noinline]] void record_launch(Replay& s, const Frame& f) {
+    s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation, f.enter, s.location});
+}
+
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
                            OTF2_AttributeList* attributes, OTF2_RegionRef region) {
     Replay& s = state(user);
-    ++s.out->counts.events;
-    if (region >= s.defs->regions.size()) {
-        s.problem = "an Enter event names region " + std::to_string(region) + ", which is not defined";
-        return OTF2_CALLBACK_INTERRUPT;
-    }
-    const TraceRegion& r = s.defs->regions[region];
-    Frame f;
-    f.region = region;
-    f.enter = s.last = s.clock.correct(time);
-    if (s.first == no_time) s.first = f.enter;
-    if (attributes != nullptr && s.defs->correlation_attribute != UINT32_MAX) {
-        // A kernel on a stream, or the host call that launched it (experiment-format.md).
-        uint64_t id = 0;
-        if (OTF2_AttributeList_GetUint64(attributes, s.defs->correlation_attribute, &id) == OTF2_SUCCESS) {
-            f.correlation = id;
-        }
-    }
+    ++s.events;
+    region = mapped(s.region_map, region);
+    if (region >= s.region_flags.size()) return undefined_region(s, region);
+    const Ticks enter = s.last = s.clock.correct(time);
+    if (s.first == no_time) s.first = enter;
+    const std::uint64_t correlation =
+        attributes != nullptr && s.defs->correlation_attribute != UINT32_MAX ? correlation_of(s, attributes) : 0;
     if (!s.gpu) {
-        if (s.visits[region]++ == 0) s.first_visit[region] = f.enter;
+        if (s.visits[region]++ == 0) s.first_visit[region] = enter;
     }
-    f.callpath = s.out->callpaths.child(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath,
-                                        region, r.name);
-    const bool mpi = s.mpi_time[region] != 0;
+    const std::uint32_t callpath = s.out->callpaths.child(
+        s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, s.defs->regions[region].name);
+    const bool mpi = (s.region_flags[region] & counts_as_mpi) != 0;
+    // Filled in place: building a Frame on the stack and copying it stalled
+    // on the store-to-load forwarding of its fields (a quarter of the replay).
+    Frame& f = s.stack.emplace_back();
+    f.region = region;
+    f.callpath = callpath;
+    f.enter = enter;
+    f.block = 0;
+    f.correlation = correlation;
+    f.pending_from = s.pending.size();
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
-    if (f.correlation != 0 && !s.gpu)
-        s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation, f.enter, s.location});
-    s.stack.push_back(std::move(f));
+    if (correlation != 0 && !s.gpu) record_launch(s, f);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/// Closes the innermost region at `exit`.
-void close_frame(Replay& s, Ticks exit) {
-    Frame& f = s.stack.back();
-    for (const auto& [kind, index] : f.pending) {
-        if (kind == 0) s.out->sends[index].block_exit = exit;
-        if (kind == 1) s.out->receives[index].block_exit = exit;
-        if (kind == 2) s.out->collectives[index].exit = exit;
+/// Gives the records waiting for the innermost region its X.
+[[gnu::noinline]] void complete_pending(Replay& s, std::size_t from, Ticks exit) {
+    for (std::size_t p = from; p < s.pending.size(); ++p) {
+        const Pending& waiting = s.pending[p];
+        if (waiting.kind == Pending::send) s.out->sends[waiting.index].block_exit = exit;
+        if (waiting.kind == Pending::receive) s.out->receives[waiting.index].block_exit = exit;
+        if (waiting.kind == Pending::collective) s.out->collectives[waiting.index].exit = exit;
     }
-    if (s.mpi_time[f.region] != 0) --s.open_mpi;
+    s.pending.resize(from);
+}
+
+[[gnu::noinline]] void record_gpu_op(Replay& s, const Frame& f, Ticks exit) {
+    s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
+}
+
+/// Closes the innermost region at `exit`.
+/// Inlined into on_leave: a call for every Leave cost as much as its body.
+[[gnu::always_inline]] inline void close_frame(Replay& s, Ticks exit) {
+    Frame& f = s.stack.back();
+    if (f.pending_from != s.pending.size()) complete_pending(s, f.pending_from, exit);
+    const std::uint8_t flags = s.region_flags[f.region];
+    if ((flags & counts_as_mpi) != 0) --s.open_mpi;
     if (f.mpi_outermost) {
-        s.out->mpi_time[s.rank] += exit - f.enter;
+        s.mpi_time += exit - f.enter;
+        s.any_mpi_time = true;
         if (s.out->keep_mpi_intervals) s.out->mpi_intervals.emplace_back(f.enter, exit);
     }
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
-    if (s.gpu && s.gpu_op[f.region] != 0) {
-        s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
-    } else if (!s.gpu && s.out->key_region.size() > f.region && s.out->key_region[f.region] != 0) {
-        s.iterations->key_ends[s.location].push_back(exit);
+    if ((flags & gpu_operation) != 0) {
+        record_gpu_op(s, f, exit);
+    } else if ((flags & key_end) != 0) {
+        if (s.key_ends == nullptr) s.key_ends = &s.iterations->key_ends[s.location];
+        s.key_ends->push_back(exit);
     }
     s.stack.pop_back();
 }
@@ -186,8 +240,9 @@ void close_frame(Replay& s, Ticks exit) {
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
                            OTF2_RegionRef region) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     s.last = s.clock.correct(time);
+    region = mapped(s.region_map, region);
     if (s.stack.empty() || s.stack.back().region != region) {
         ++s.out->counts.unbalanced;
         return OTF2_CALLBACK_SUCCESS;
@@ -198,19 +253,19 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
 
 void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiver, OTF2_CommRef comm,
               uint32_t tag, bool blocking, uint64_t request) {
+    comm = mapped(s.comm_map, comm);
     MessageSide side;
-    if (!resolve_peer(s, comm, receiver, &side.key.destination)) return;
+    std::uint32_t destination = 0;
+    if (!resolve_peer(s, comm, receiver, &destination)) return;
     const Ticks t = s.last = s.clock.correct(time);
-    side.key.comm = comm;
-    side.key.source = s.rank;
-    side.key.tag = tag;
+    side.channel = s.out->send_channels.id(comm, s.rank, destination, tag);
     side.post = enter_or(s, t);
     side.event = t;
     side.location = s.location;
     side.position = position;
     const std::size_t index = s.out->sends.size();
     if (blocking) {
-        set_block(s, side, t, 0, index);
+        set_block(s, side, t, Pending::send, index);
     } else {
         s.isends[request] = index;
         side.callpath = s.stack.empty() ? 0 : s.stack.back().callpath;
@@ -220,7 +275,7 @@ void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiv
 
 OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                           OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_send(state(user), time, position, receiver, comm, tag, true, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -228,7 +283,7 @@ OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t positi
 OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                            OTF2_AttributeList*, uint32_t receiver, OTF2_CommRef comm, uint32_t tag, uint64_t,
                            uint64_t request) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_send(state(user), time, position, receiver, comm, tag, false, request);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -236,10 +291,10 @@ OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t posit
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
                                     OTF2_AttributeList*, uint64_t request) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     const auto it = s.isends.find(request);
     if (it == s.isends.end()) return OTF2_CALLBACK_SUCCESS;
-    set_block(s, s.out->sends[it->second], s.last = s.clock.correct(time), 0, it->second);
+    set_block(s, s.out->sends[it->second], s.last = s.clock.correct(time), Pending::send, it->second);
     s.isends.erase(it);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -247,13 +302,14 @@ OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp time, uint6
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                                    OTF2_AttributeList*, uint64_t request) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     s.irecv_posts[request] = {enter_or(s, s.last = s.clock.correct(time)), position};
     return OTF2_CALLBACK_SUCCESS;
 }
 
 void add_receive(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t sender, OTF2_CommRef comm,
                  uint32_t tag, bool blocking, uint64_t request) {
+    comm = mapped(s.comm_map, comm);
     MessageSide side;
     const Ticks t = s.last = s.clock.correct(time);
     side.post = enter_or(s, t);
@@ -266,19 +322,18 @@ void add_receive(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t sen
             s.irecv_posts.erase(it);
         }
     }
-    if (!resolve_peer(s, comm, sender, &side.key.source)) return;
-    side.key.comm = comm;
-    side.key.destination = s.rank;
-    side.key.tag = tag;
+    std::uint32_t source = 0;
+    if (!resolve_peer(s, comm, sender, &source)) return;
+    side.channel = s.out->receive_channels.id(comm, source, s.rank, tag);
     side.location = s.location;
     const std::size_t index = s.out->receives.size();
-    set_block(s, side, t, 1, index);
+    set_block(s, side, t, Pending::receive, index);
     s.out->receives.push_back(side);
 }
 
 OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                           OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_receive(state(user), time, position, sender, comm, tag, true, 0);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -286,7 +341,7 @@ OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t positi
 OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t position, void* user,
                            OTF2_AttributeList*, uint32_t sender, OTF2_CommRef comm, uint32_t tag, uint64_t,
                            uint64_t request) {
-    ++state(user).out->counts.events;
+    ++state(user).events;
     add_receive(state(user), time, position, sender, comm, tag, false, request);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -294,7 +349,7 @@ OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t posit
 OTF2_CallbackCode on_cancelled(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* user, OTF2_AttributeList*,
                                uint64_t request) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
     const auto it = s.isends.find(request);
     if (it != s.isends.end()) {
         s.out->sends[it->second].cancelled = true;
@@ -308,7 +363,8 @@ OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint6
                                     OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
                                     uint32_t root, uint64_t, uint64_t) {
     Replay& s = state(user);
-    ++s.out->counts.events;
+    ++s.events;
+    comm = mapped(s.comm_map, comm);
     const Ticks t = s.last = s.clock.correct(time);
     CollectiveCall c;
     c.comm = comm;
@@ -331,7 +387,7 @@ OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint6
     if (Frame* f = blocking_frame(s)) {
         c.enter = f->enter;
         c.callpath = f->callpath;
-        f->pending.emplace_back(2, index);
+        s.pending.push_back({Pending::collective, index});
     } else {
         c.enter = c.exit = t;
         c.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, "(outside any region)");
@@ -345,6 +401,38 @@ OTF2_CallbackCode on_clock_offset(void* user, OTF2_TimeStamp time, int64_t offse
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/// A table as a vector, or false when it does not make a small dense one.
+bool dense_map(const OTF2_IdMap* table, std::vector<std::uint32_t>* map) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+    OTF2_IdMap_Traverse(
+        table,
+        [](uint64_t local, uint64_t global, void* into) {
+            static_cast<std::vector<std::pair<std::uint64_t, std::uint64_t>>*>(into)->emplace_back(local, global);
+        },
+        &pairs);
+    constexpr std::uint64_t largest = std::uint64_t{1} << 24;
+    std::uint64_t size = 0;
+    for (const auto& [local, global] : pairs) {
+        if (local >= largest || global > UINT32_MAX) return false;
+        size = std::max(size, local + 1);
+    }
+    map->resize(size);
+    for (std::uint64_t id = 0; id < size; ++id) (*map)[id] = static_cast<std::uint32_t>(id);
+    for (const auto& [local, global] : pairs) (*map)[local] = static_cast<std::uint32_t>(global);
+    return true;
+}
+
+OTF2_CallbackCode on_mapping_table(void* user, OTF2_MappingType type, const OTF2_IdMap* table) {
+    Replay& s = state(user);
+    // Parameters and strings appear only in events and attribute values the replay does not read.
+    if (type == OTF2_MAPPING_PARAMETER || type == OTF2_MAPPING_STRING) return OTF2_CALLBACK_SUCCESS;
+    std::vector<std::uint32_t>* map =
+        type == OTF2_MAPPING_REGION ? &s.region_map : type == OTF2_MAPPING_COMM ? &s.comm_map : nullptr;
+    // Other kinds (attributes, ...) or a second table of one kind: OTF2 applies them as it always did.
+    if (map == nullptr || !map->empty() || !dense_map(table, map)) s.otf2_maps = true;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /// Reads the location's ClockOffset definitions; "" or the problem.
 std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Replay& s) {
     OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), id);
@@ -355,6 +443,7 @@ std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Repl
         return "out of memory";
     }
     OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(callbacks, on_clock_offset);
+    if (rc == OTF2_SUCCESS) rc = OTF2_DefReaderCallbacks_SetMappingTableCallback(callbacks, on_mapping_table);
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, &s);
     OTF2_DefReaderCallbacks_Delete(callbacks);
     uint64_t read = 0;
@@ -399,12 +488,16 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.location = static_cast<std::uint32_t>(index);
     s.rank = static_cast<std::uint32_t>(location.rank);
     s.timeline = timeline;
-    s.mpi_time.reserve(definitions.regions.size());
-    for (const TraceRegion& r : definitions.regions) s.mpi_time.push_back(counts_as_mpi_time(r) ? 1 : 0);
     s.gpu = location.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
-    if (s.gpu) {
-        for (const TraceRegion& r : definitions.regions) s.gpu_op.push_back(is_gpu_operation(r) ? 1 : 0);
-    } else {
+    s.region_flags.assign(definitions.regions.size(), 0);
+    for (std::size_t r = 0; r < definitions.regions.size(); ++r) {
+        const TraceRegion& region = definitions.regions[r];
+        std::uint8_t& flags = s.region_flags[r];
+        if (counts_as_mpi_time(region)) flags |= counts_as_mpi;
+        if (s.gpu && is_gpu_operation(region)) flags |= gpu_operation;
+        if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
+    }
+    if (!s.gpu) {
         s.visits.assign(definitions.regions.size(), 0);
         s.first_visit.assign(definitions.regions.size(), no_time);
         s.iterations = &records.iterations[s.rank];
@@ -421,6 +514,12 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     if (events == nullptr) return where + ": its event file (.evt) cannot be opened";
     // We interpolate ourselves (clock_correction.hpp), on the raw timestamps.
     OTF2_ErrorCode rc = OTF2_EvtReader_ApplyClockOffsets(events, false);
+    if (s.otf2_maps) {
+        s.region_map.clear();
+        s.comm_map.clear();
+    } else if (rc == OTF2_SUCCESS) {
+        rc = OTF2_EvtReader_ApplyMappingTables(events, false);  // region_map and comm_map instead
+    }
     OTF2_EvtReaderCallbacks* callbacks = event_callbacks();
     if (callbacks == nullptr) rc = OTF2_ERROR_MEM_ALLOC_FAILED;
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterEvtCallbacks(reader.get(), events, callbacks, &s);
@@ -436,6 +535,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     // Regions left open (a truncated file) end at the last time seen.
     if (!s.stack.empty()) records.counts.unterminated += s.stack.size();
     while (!s.stack.empty()) close_frame(s, s.last);
+    records.counts.events += s.events;
+    if (s.any_mpi_time) records.mpi_time[s.rank] += s.mpi_time;
     if (!s.gpu) {
         RankIterationRecords& it = *s.iterations;
         if (s.first != no_time && (it.first == no_time || s.first < it.first)) it.first = s.first;
@@ -472,39 +573,56 @@ RecordMarks record_marks(const ShareRecords& records) {
 
 namespace {
 
-/// The indices [from, size) sorted by `before`.
-template <typename Less>
-std::vector<std::size_t> ordered(std::size_t from, std::size_t size, Less before) {
+/// Calls `visit` with the indices [from, size) in the order of `before`
+/// (stable).  A location's records mostly come in that order already, so the
+/// sort is skipped when they do.
+template <typename Less, typename Visit>
+void in_order(std::size_t from, std::size_t size, Less before, Visit visit) {
+    bool sorted = true;
+    for (std::size_t i = from + 1; i < size && sorted; ++i) sorted = !before(i, i - 1);
+    if (sorted) {
+        for (std::size_t i = from; i < size; ++i) visit(i);
+        return;
+    }
     std::vector<std::size_t> ids;
+    ids.reserve(size - from);
     for (std::size_t i = from; i < size; ++i) ids.push_back(i);
     std::stable_sort(ids.begin(), ids.end(), before);
-    return ids;
+    for (std::size_t i : ids) visit(i);
 }
 
 }  // namespace
 
 void number_records(ShareRecords& records, const RecordMarks& from) {
-    const std::pair<std::vector<MessageSide>*, std::size_t> lists[] = {{&records.sends, from.sends},
-                                                                       {&records.receives, from.receives}};
-    for (const auto& [sides, start] : lists) {
+    const std::tuple<RecordList<MessageSide>*, MessageChannels*, std::size_t> lists[] = {
+        {&records.sends, &records.send_channels, from.sends},
+        {&records.receives, &records.receive_channels, from.receives}};
+    for (const auto& [sides, channels, start] : lists) {
         auto& m = *sides;
-        const auto ids = ordered(start, m.size(), [&](std::size_t a, std::size_t b) {
-            return std::tie(m[a].post, m[a].location, m[a].position) <
-                   std::tie(m[b].post, m[b].location, m[b].position);
-        });
-        std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::uint64_t> next;
-        for (std::size_t i : ids) {
-            if (m[i].cancelled) continue;
-            m[i].key.seq = next[{m[i].key.comm, m[i].key.source, m[i].key.destination, m[i].key.tag}]++;
-        }
+        auto& numbers = *channels;
+        in_order(
+            start, m.size(),
+            [&](std::size_t a, std::size_t b) {
+                return std::tie(m[a].post, m[a].location, m[a].position) <
+                       std::tie(m[b].post, m[b].location, m[b].position);
+            },
+            [&](std::size_t i) {
+                if (m[i].cancelled) return;
+                std::uint64_t& next = numbers.next_seq(m[i].channel);
+                if (next > UINT32_MAX)
+                    throw std::length_error("more than 2^32 messages between two ranks with one tag");
+                m[i].seq = static_cast<std::uint32_t>(next++);
+            });
     }
     auto& calls = records.collectives;
-    const auto ids = ordered(from.collectives, calls.size(), [&](std::size_t a, std::size_t b) {
-        return std::tie(calls[a].enter, calls[a].location, calls[a].position) <
-               std::tie(calls[b].enter, calls[b].location, calls[b].position);
-    });
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint64_t> next;
-    for (std::size_t i : ids) calls[i].seq = next[{calls[i].rank, calls[i].comm}]++;
+    in_order(
+        from.collectives, calls.size(),
+        [&](std::size_t a, std::size_t b) {
+            return std::tie(calls[a].enter, calls[a].location, calls[a].position) <
+                   std::tie(calls[b].enter, calls[b].location, calls[b].position);
+        },
+        [&](std::size_t i) { calls[i].seq = next[{calls[i].rank, calls[i].comm}]++; });
 }
 
 }  // namespace strata::analysis::trace

@@ -2,6 +2,9 @@
 // MPI_Alltoallv and MPI_Gatherv of byte buffers (see message_exchange_mpi.hpp).
 #include "trace/message_exchange_mpi.hpp"
 
+#include <time.h>
+
+#include <algorithm>
 #include <climits>
 #include <stdexcept>
 
@@ -18,6 +21,23 @@ void agree_on_size(bool local_too_large, MPI_Comm comm) {
     int any = local_too_large ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any != 0) throw std::length_error(too_large);
+}
+
+/// Waits, sleeping, until every rank of `comm` has come here.  The ranks
+/// reach an exchange at different times (their shares differ, or share a
+/// core with other processes); an MPI collective would spin meanwhile and
+/// take the CPU from the ranks still replaying.
+void quiet_barrier(MPI_Comm comm) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Ibarrier(comm, &request);
+    long nap_ns = 20000;
+    for (int done = 0;;) {
+        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done != 0) return;
+        const timespec nap{0, nap_ns};
+        nanosleep(&nap, nullptr);
+        nap_ns = std::min(nap_ns * 2, 1000000L);  // at most 1 ms late
+    }
 }
 
 bool fits(std::size_t bytes) {
@@ -44,6 +64,7 @@ MpiExchange::MpiExchange(MPI_Comm comm) : comm_(comm) {
 }
 
 std::vector<std::string> MpiExchange::all_to_all(const std::vector<std::string>& outbox) {
+    if (size_ > 1) quiet_barrier(comm_);
     const auto n = static_cast<std::size_t>(size_);
     std::vector<int> send_counts(n, 0), receive_counts(n, 0);
     std::size_t total = 0;
@@ -73,6 +94,7 @@ std::vector<std::string> MpiExchange::all_to_all(const std::vector<std::string>&
 }
 
 std::vector<std::string> MpiExchange::gather(const std::string& mine) {
+    if (size_ > 1) quiet_barrier(comm_);
     agree_on_size(!fits(mine.size()), comm_);
     const int count = static_cast<int>(mine.size());
     std::vector<int> counts(rank_ == 0 ? static_cast<std::size_t>(size_) : 0);

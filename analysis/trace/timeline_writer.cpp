@@ -108,12 +108,12 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
     return true;
 }
 
-void TimelineWriter::flow(const MessageSide& side, bool start, std::size_t thread) {
-    if (side.event == no_time) return;
+void TimelineWriter::flow(const MessageKey& key, Ticks event, bool start, std::size_t thread) {
+    if (event == no_time) return;
     out_ << ",\n{\"ph\": \"" << (start ? "s" : "f") << "\", " << (start ? "" : "\"bp\": \"e\", ")
-         << "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" << flow_id(side.key)
-         << "\", \"ts\": " << micros(side.event) << ", "
-         << where(start ? side.key.source : side.key.destination, thread) << "}";
+         << "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" << flow_id(key)
+         << "\", \"ts\": " << micros(event) << ", " << where(start ? key.source : key.destination, thread)
+         << "}";
 }
 
 void TimelineWriter::launch_flow(std::uint32_t rank, std::uint64_t correlation, Ticks time,

@@ -43,7 +43,7 @@ public:
     /// A region instance of the current location.  False once the cap is reached.
     bool slice(std::uint32_t region, Ticks enter, Ticks exit);
     /// A message's start (at the sender) or end (at the receiver), `thread` as in begin_location.
-    void flow(const MessageSide& side, bool start, std::size_t thread);
+    void flow(const MessageKey& key, Ticks event, bool start, std::size_t thread);
     /// A kernel or copy launch: its start at the host call, its end at the operation on the stream.
     void launch_flow(std::uint32_t rank, std::uint64_t correlation, Ticks time, std::size_t thread, bool start);
 

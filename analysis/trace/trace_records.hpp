@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -44,18 +45,102 @@ struct MessageKey {
 bool operator<(const MessageKey& a, const MessageKey& b);
 bool operator==(const MessageKey& a, const MessageKey& b);
 
-/// One side (send or receive) of a point-to-point message.
+/// A message channel: MPI orders the messages from one rank to another with
+/// one tag on one communicator, so a message is its channel and a sequence number.
+struct MessageChannel {
+    std::uint32_t comm = 0;
+    std::uint32_t source = 0;       ///< world rank
+    std::uint32_t destination = 0;  ///< world rank
+    std::uint32_t tag = 0;
+};
+
+/// The channels of one share's sends (or receives), numbered in order of
+/// appearance, with how many sequence numbers each has given out.  A rank
+/// talks on few channels, so records carry a 32-bit id instead of the key.
+class MessageChannels {
+public:
+    /// The id of (comm, source, destination, tag), added if new.
+    std::uint32_t id(std::uint32_t comm, std::uint32_t source, std::uint32_t destination, std::uint32_t tag) {
+        const std::uint64_t high = static_cast<std::uint64_t>(comm) << 32 | source;
+        const std::uint64_t low = static_cast<std::uint64_t>(destination) << 32 | tag;
+        // Consecutive messages of a location mostly use the channel of the last one.
+        if (last_ != UINT32_MAX && last_high_ == high && last_low_ == low) return last_;
+        const auto [it, added] = ids_.try_emplace(Packed{high, low}, static_cast<std::uint32_t>(channels_.size()));
+        if (added) {
+            if (channels_.size() >= (std::size_t{1} << 31))  // MessageSide::channel has 31 bits
+                throw std::length_error("more than 2^31 message channels on one analysis rank");
+            channels_.push_back({comm, source, destination, tag});
+            next_seq_.push_back(0);
+        }
+        last_high_ = high;
+        last_low_ = low;
+        return last_ = it->second;
+    }
+    const MessageChannel& operator[](std::uint32_t id) const { return channels_[id]; }
+    std::size_t size() const { return channels_.size(); }
+    /// The next sequence number of channel `id` (how many it has given out).
+    std::uint64_t& next_seq(std::uint32_t id) { return next_seq_[id]; }
+    std::uint64_t given(std::uint32_t id) const { return next_seq_[id]; }
+
+private:
+    struct Packed {
+        std::uint64_t high, low;
+        bool operator==(const Packed& o) const { return high == o.high && low == o.low; }
+    };
+    struct PackedHash {
+        std::size_t operator()(const Packed& p) const {
+            return static_cast<std::size_t>((p.high * 0x9E3779B97F4A7C15ull) ^ (p.low * 0xC2B2AE3D27D4EB4Full));
+        }
+    };
+    std::vector<MessageChannel> channels_;
+    std::vector<std::uint64_t> next_seq_;
+    std::unordered_map<Packed, std::uint32_t, PackedHash> ids_;
+    std::uint64_t last_high_ = 0, last_low_ = 0;
+    std::uint32_t last_ = UINT32_MAX;
+};
+
+/// One side (send or receive) of a point-to-point message: 64 bytes, since a
+/// rank's share may hold millions of them (most of the replay's memory).
 struct MessageSide {
-    MessageKey key;
     Ticks post = no_time;         ///< E of the posting call
     Ticks event = no_time;        ///< the MpiSend/MpiIsend or MpiRecv/MpiIrecv event itself
     Ticks block_enter = no_time;  ///< E of the blocking call (no_time: never completed in a recorded call)
     Ticks block_exit = no_time;   ///< X of the blocking call
     std::uint64_t block = 0;      ///< the blocking call instance (unique in the share), groups Waitall
-    std::uint32_t callpath = 0;   ///< of the blocking call (CallPaths index)
-    std::uint32_t location = 0;   ///< index in TraceDefinitions::locations
     std::uint64_t position = 0;   ///< event position of the post, for ordering
-    bool cancelled = false;
+    std::uint32_t seq = 0;        ///< in its channel (number_records())
+    std::uint32_t channel : 31;   ///< in ShareRecords::send_channels or receive_channels
+    std::uint32_t cancelled : 1;
+    std::uint32_t callpath = 0;  ///< of the blocking call (CallPaths index)
+    std::uint32_t location = 0;  ///< index in TraceDefinitions::locations
+
+    MessageSide() : channel(0), cancelled(0) {}
+};
+
+/// A list of records that grows in blocks of 2^14: growth never copies what
+/// is stored nor touches its memory twice (a vector's doubling did both, and
+/// its page faults and copies were a tenth of the replay), and references stay valid.
+template <typename T>
+class RecordList {
+public:
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    T& operator[](std::size_t i) { return blocks_[i >> block_bits][i & (block_size - 1)]; }
+    const T& operator[](std::size_t i) const { return blocks_[i >> block_bits][i & (block_size - 1)]; }
+    void push_back(const T& value) {
+        if ((size_ & (block_size - 1)) == 0) {
+            blocks_.emplace_back();
+            blocks_.back().reserve(block_size);
+        }
+        blocks_.back().push_back(value);
+        ++size_;
+    }
+
+private:
+    static constexpr std::size_t block_bits = 14;
+    static constexpr std::size_t block_size = std::size_t{1} << block_bits;
+    std::vector<std::vector<T>> blocks_;
+    std::size_t size_ = 0;
 };
 
 /// One rank's part in a collective operation.
@@ -75,13 +160,22 @@ struct CollectiveCall {
 class CallPaths {
 public:
     /// The call path of `region` below `parent` (none_id for a root).
-    std::uint32_t child(std::uint32_t parent, std::uint32_t region, const std::string& region_name);
+    std::uint32_t child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
+        // none_id + 1 wraps to 0, so roots and children never share a key.
+        const std::uint64_t key =
+            static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
+        auto& slot = recent_[(key * 0x9E3779B97F4A7C15ull) >> 56];
+        if (slot.first == key + 1) return slot.second;  // inline: every Enter asks
+        return lookup(key, parent, region_name, slot);
+    }
     /// Its full name, "main/compute/MPI_Recv".
     const std::string& name(std::uint32_t id) const { return names_[id]; }
 
     static constexpr std::uint32_t none_id = UINT32_MAX;
 
 private:
+    std::uint32_t lookup(std::uint64_t key, std::uint32_t parent, const std::string& region_name,
+                         std::pair<std::uint64_t, std::uint32_t>& slot);
     std::unordered_map<std::uint64_t, std::uint32_t> ids_;  ///< (parent + 1) << 32 | region -> id
     std::vector<std::string> names_;
     /// A direct-mapped cache in front of ids_ (every Enter looks up its call
@@ -125,7 +219,8 @@ struct ReplayCounts {
 
 /// Everything a replay of one analysis rank's share keeps.
 struct ShareRecords {
-    std::vector<MessageSide> sends, receives;
+    RecordList<MessageSide> sends, receives;
+    MessageChannels send_channels, receive_channels;
     std::vector<CollectiveCall> collectives;
     CallPaths callpaths;
     std::map<std::uint32_t, Ticks>
@@ -144,5 +239,11 @@ struct ShareRecords {
     std::vector<GpuOp> gpu_ops;                                ///< of the share's GPU streams
     std::vector<LaunchRecord> launches;                        ///< host regions carrying a correlation id
 };
+
+/// The matching key of a send (`send`) or receive of `records`.
+inline MessageKey message_key(const ShareRecords& records, const MessageSide& side, bool send) {
+    const MessageChannel& c = (send ? records.send_channels : records.receive_channels)[side.channel];
+    return MessageKey{c.comm, c.source, c.destination, c.tag, side.seq};
+}
 
 }  // namespace strata::analysis::trace

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <new>
 #include <set>
@@ -21,11 +22,14 @@ namespace strata::analysis::trace {
 
 namespace {
 
-/// A send's or receive's post time, travelling to the partner's analysis rank.
-struct PostNote {
-    MessageKey key;
-    Ticks post = 0;
-    std::uint8_t side = 0;  ///< 0: a send (for the receiver), 1: a receive (for the sender)
+/// The post times of one channel's sends or receives travel to the partner's
+/// analysis rank as this header and then `count` times, by sequence number
+/// (a message costs 8 bytes in the exchange, and the partner finds it by index).
+struct ChannelNote {
+    MessageChannel channel;
+    std::uint64_t count = 0;
+    std::uint32_t side = 0;  ///< 0: sends (for the receiver), 1: receives (for the sender)
+    std::uint32_t unused = 0;
 };
 
 /// A collective call, travelling to its instance's owner.
@@ -223,18 +227,17 @@ void TraceShareAnalysis::replay_share() {
         number_records(records_, marks);
         if (!timeline) continue;
         for (std::size_t m = marks.sends; m < records_.sends.size(); ++m) {
-            if (!records_.sends[m].cancelled)
-                timeline->flow(records_.sends[m], true, thread_of_[records_.sends[m].location]);
+            const MessageSide& send = records_.sends[m];
+            if (!send.cancelled)
+                timeline->flow(message_key(records_, send, true), send.event, true, thread_of_[send.location]);
         }
         for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
-            timeline->flow(records_.receives[m], false, thread_of_[records_.receives[m].location]);
+            const MessageSide& receive = records_.receives[m];
+            timeline->flow(message_key(records_, receive, false), receive.event, false,
+                           thread_of_[receive.location]);
         }
         launch_flows(*timeline, marks);
     }
-    // The records are complete: give back what the vectors' growth reserved.
-    records_.sends.shrink_to_fit();
-    records_.receives.shrink_to_fit();
-    records_.collectives.shrink_to_fit();
     if (timeline && !timeline->finish())
         records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
@@ -273,12 +276,29 @@ void TraceShareAnalysis::iteration_inbox(const std::vector<std::string>& inbox) 
 
 std::vector<std::string> TraceShareAnalysis::message_outbox() const {
     std::vector<ByteWriter> out(k_);
-    auto route = [&](const MessageSide& m, std::uint32_t partner, std::uint8_t side) {
-        if (m.cancelled || partner >= owner_of_rank_.size() || owner_of_rank_[partner] < 0) return;
-        out[static_cast<std::size_t>(owner_of_rank_[partner])].put(PostNote{m.key, m.post, side});
-    };
-    for (const MessageSide& m : records_.sends) route(m, m.key.destination, 0);
-    for (const MessageSide& m : records_.receives) route(m, m.key.source, 1);
+    const std::pair<const RecordList<MessageSide>*, const MessageChannels*> sides[] = {
+        {&records_.sends, &records_.send_channels}, {&records_.receives, &records_.receive_channels}};
+    for (std::uint32_t side = 0; side < 2; ++side) {
+        const RecordList<MessageSide>& records = *sides[side].first;
+        const MessageChannels& channels = *sides[side].second;
+        // Every channel's post times by sequence number (non-cancelled sides have 0 .. given - 1).
+        std::vector<std::size_t> first(channels.size() + 1, 0);
+        for (std::uint32_t c = 0; c < channels.size(); ++c) first[c + 1] = first[c] + channels.given(c);
+        std::vector<Ticks> posts(first.back(), no_time);
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            const MessageSide& m = records[i];
+            if (!m.cancelled) posts[first[m.channel] + m.seq] = m.post;
+        }
+        for (std::uint32_t c = 0; c < channels.size(); ++c) {
+            const MessageChannel& channel = channels[c];
+            const std::uint32_t partner = side == 0 ? channel.destination : channel.source;
+            const std::size_t count = first[c + 1] - first[c];
+            if (count == 0 || partner >= owner_of_rank_.size() || owner_of_rank_[partner] < 0) continue;
+            ByteWriter& to = out[static_cast<std::size_t>(owner_of_rank_[partner])];
+            to.put(ChannelNote{channel, count, side, 0});
+            to.put_array(posts.data() + first[c], count);
+        }
+    }
     std::vector<std::string> boxes;
     for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
     return boxes;
@@ -294,67 +314,47 @@ void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::
 
 namespace {
 
-/// The posting times of the other side by message key: a compact vector of
-/// (key, time) and an open-addressing hash table of 32-bit indices into it
-/// (linear probing, at most half full), so a lookup is a probe or two and
-/// memory is about that of a sorted vector.  Of equal keys the one added
-/// last counts, as with a std::map.
-class PostIndex {
+/// The other side's post times of each of this share's channels, as
+/// received: a channel's times by sequence number, left in the inbox buffers.
+class ChannelPosts {
 public:
-    explicit PostIndex(std::size_t expected) {
-        entries_.reserve(expected);
-        rebuild(expected);
-    }
-    void add(const MessageKey& key, Ticks post) {
-        if (2 * (entries_.size() + 1) > table_.size()) rebuild(entries_.size() + 1);
-        std::uint32_t& slot = table_[probe(key)];
-        if (slot != 0) {
-            entries_[slot - 1].post = post;
-            return;
+    /// Finds the channels of `mine` among the notes of `side` in `inbox` (which must outlive this).
+    ChannelPosts(const std::vector<std::string>& inbox, std::uint32_t side, const MessageChannels& mine) {
+        std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string_view> sent;
+        for (const std::string& box : inbox) {
+            ByteReader in(box);
+            while (!in.done()) {
+                const auto note = in.get<ChannelNote>();
+                const std::string_view times = in.get_block(note.count * sizeof(Ticks));
+                if (note.side != side) continue;
+                const MessageChannel& c = note.channel;
+                sent[{c.comm, c.source, c.destination, c.tag}] = times;
+            }
         }
-        entries_.push_back({key, post});
-        slot = static_cast<std::uint32_t>(entries_.size());
+        of_channel_.resize(mine.size());
+        for (std::uint32_t c = 0; c < mine.size(); ++c) {
+            const auto it = sent.find({mine[c].comm, mine[c].source, mine[c].destination, mine[c].tag});
+            if (it != sent.end()) of_channel_[c] = it->second;
+        }
     }
-    /// The posting time of `key`, or nullptr.
-    const Ticks* find(const MessageKey& key) const {
-        const std::uint32_t slot = table_[probe(key)];
-        return slot != 0 ? &entries_[slot - 1].post : nullptr;
+    /// The post time of message `seq` of channel `channel`; false when the other side has none.
+    bool find(std::uint32_t channel, std::uint32_t seq, Ticks* post) const {
+        const std::string_view times = of_channel_[channel];
+        if (seq >= times.size() / sizeof(Ticks)) return false;
+        std::memcpy(post, times.data() + seq * sizeof(Ticks), sizeof(Ticks));
+        return true;
     }
 
 private:
-    struct Entry {
-        MessageKey key;
-        Ticks post;
-    };
-    static std::uint64_t hash(const MessageKey& k) {
-        std::uint64_t h = (static_cast<std::uint64_t>(k.comm) << 32 | k.source) * 0x9E3779B97F4A7C15ull;
-        h ^= ((static_cast<std::uint64_t>(k.destination) << 32 | k.tag) + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull;
-        h ^= k.seq * 0xC2B2AE3D27D4EB4Full;
-        return h ^ (h >> 29);
-    }
-    /// The table position holding `key`, or the empty one where it belongs.
-    std::size_t probe(const MessageKey& key) const {
-        const std::size_t mask = table_.size() - 1;
-        for (std::size_t i = hash(key) & mask;; i = (i + 1) & mask) {
-            if (table_[i] == 0 || entries_[table_[i] - 1].key == key) return i;
-        }
-    }
-    /// A table for at least `count` entries, holding the present ones.
-    void rebuild(std::size_t count) {
-        if (count >= UINT32_MAX / 2) throw std::length_error("more than 2^31 message records on one analysis rank");
-        std::size_t size = 16;
-        while (size < 2 * count) size *= 2;
-        table_.assign(size, 0);
-        for (std::size_t e = 0; e < entries_.size(); ++e)
-            table_[probe(entries_[e].key)] = static_cast<std::uint32_t>(e + 1);
-    }
-    std::vector<Entry> entries_;
-    std::vector<std::uint32_t> table_;  ///< 0: empty, else index + 1 in entries_
+    std::vector<std::string_view> of_channel_;
 };
 
 /// (blocking call, index of a record), sorted by call and stable, so that the
 /// records of one call are visited in record order.
 std::vector<std::pair<std::uint64_t, std::size_t>> by_call(std::vector<std::pair<std::uint64_t, std::size_t>> v) {
+    // Blocking calls are numbered as they are replayed: mostly in order already.
+    const auto call_less = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (std::is_sorted(v.begin(), v.end(), call_less)) return v;
     std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     return v;
 }
@@ -362,28 +362,21 @@ std::vector<std::pair<std::uint64_t, std::size_t>> by_call(std::vector<std::pair
 }  // namespace
 
 void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
-    // Each side is about as many notes as this share has records of the other kind.
-    PostIndex send_posts(records_.receives.size()), receive_posts(records_.sends.size());
-    for (const std::string& box : inbox) {
-        ByteReader in(box);
-        while (!in.done()) {
-            const auto note = in.get<PostNote>();
-            (note.side == 0 ? send_posts : receive_posts).add(note.key, note.post);
-        }
-    }
+    const ChannelPosts send_posts(inbox, 0, records_.receive_channels),
+        receive_posts(inbox, 1, records_.send_channels);
     // Late sender, at the receiver: per blocking call, the latest sender.
     std::vector<Ticks> sent(records_.receives.size(), no_time);
     std::vector<std::pair<std::uint64_t, std::size_t>> matched;
     for (std::size_t i = 0; i < records_.receives.size(); ++i) {
         const MessageSide& r = records_.receives[i];
-        const Ticks* post = send_posts.find(r.key);
-        if (post == nullptr) {
+        Ticks post = no_time;
+        if (!send_posts.find(r.channel, r.seq, &post)) {
             ++counts_.receives_unmatched;
             continue;
         }
         ++counts_.messages_matched;
-        if (r.block_exit != no_time && r.block_exit < *post) ++counts_.clock_violations;
-        sent[i] = *post;
+        if (r.block_exit != no_time && r.block_exit < post) ++counts_.clock_violations;
+        sent[i] = post;
         matched.emplace_back(r.block, i);
     }
     matched = by_call(std::move(matched));
@@ -396,16 +389,17 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         for (; end < matched.size() && matched[end].first == matched[g].first; ++end) {
             const MessageSide& r = records_.receives[matched[end].second];
             const Ticks send = sent[matched[end].second];
+            const std::uint32_t source = records_.receive_channels[r.channel].source;
             if (receive == nullptr || send > latest ||
-                (send == latest && static_cast<std::int64_t>(r.key.source) < sender)) {
+                (send == latest && static_cast<std::int64_t>(source) < sender)) {
                 latest = send;
-                sender = r.key.source;
+                sender = source;
                 receive = &r;
             }
         }
         g = end;
         if (receive->block_exit == no_time) continue;
-        charge(WaitMetric::late_sender, receive->callpath, receive->key.destination, sender,
+        charge(WaitMetric::late_sender, receive->callpath, records_.receive_channels[receive->channel].destination, sender,
                std::min(latest, receive->block_exit) - receive->block_enter, receive->block_enter);
     }
     // Late receiver, at the sender: per blocking call, the largest wait.
@@ -414,13 +408,13 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
     for (std::size_t i = 0; i < records_.sends.size(); ++i) {
         const MessageSide& s = records_.sends[i];
         if (s.cancelled) continue;
-        const Ticks* posted = receive_posts.find(s.key);
-        if (posted == nullptr) {
+        Ticks posted = no_time;
+        if (!receive_posts.find(s.channel, s.seq, &posted)) {
             ++counts_.sends_unmatched;
             continue;
         }
         if (s.block_enter == no_time || s.block_exit == no_time) continue;  // an Isend never completed
-        waits[i] = (*posted > s.block_enter && s.block_exit > *posted) ? *posted - s.block_enter : 0;
+        waits[i] = (posted > s.block_enter && s.block_exit > posted) ? posted - s.block_enter : 0;
         waiting.emplace_back(s.block, i);
     }
     waiting = by_call(std::move(waiting));
@@ -436,7 +430,8 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
             }
         }
         g = end;
-        charge(WaitMetric::late_receiver, send->callpath, send->key.source, send->key.destination, largest,
+        const MessageChannel& channel = records_.send_channels[send->channel];
+        charge(WaitMetric::late_receiver, send->callpath, channel.source, channel.destination, largest,
                send->block_enter);
     }
 }

@@ -28,7 +28,8 @@ enum Kind {
     k_join,
     k_team_begin,
     k_team_end,
-    k_enter_correlated
+    k_enter_correlated,
+    k_cancelled
 };
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
@@ -158,6 +159,9 @@ void TraceBuilder::isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer
 void TraceBuilder::isend_complete(std::uint32_t rank, std::uint64_t t, std::uint64_t request) {
     add(rank, k_isend_complete, t, request);
 }
+void TraceBuilder::request_cancelled(std::uint32_t rank, std::uint64_t t, std::uint64_t request) {
+    add(rank, k_cancelled, t, request);
+}
 void TraceBuilder::irecv_request(std::uint32_t rank, std::uint64_t t, std::uint64_t request) {
     add(rank, k_irecv_request, t, request);
 }
@@ -225,23 +229,31 @@ void TraceBuilder::write(const std::string& directory) const {
             // The rank's local clock: true time minus its offset.
             const auto t = static_cast<OTF2_TimeStamp>(static_cast<std::int64_t>(e.t) - offsets_[r]);
             end = std::max<std::uint64_t>(end, e.t);
-            const auto comm = static_cast<OTF2_CommRef>(e.c);
+            // A rank's local ids (mapping tables written below); ids past the definitions stay.
+            const bool local = local_ids_ != LocalIds::global && r != 0;
+            const auto region_id = [&](std::uint64_t id) {
+                return static_cast<OTF2_RegionRef>(local && id < regions_.size() ? regions_.size() - 1 - id : id);
+            };
+            const auto comm_id = [&](std::uint64_t id) {
+                return static_cast<OTF2_CommRef>(local && id < comms_.size() ? comms_.size() - 1 - id : id);
+            };
+            const auto comm = comm_id(e.c);
             switch (e.kind) {
                 case k_enter:
-                    check(OTF2_EvtWriter_Enter(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Enter");
+                    check(OTF2_EvtWriter_Enter(w, nullptr, t, region_id(e.a)), "Enter");
                     break;
                 case k_enter_correlated: {
                     OTF2_AttributeList* attributes = OTF2_AttributeList_New();
                     if (attributes == nullptr) throw std::runtime_error("OTF2 fixture: no attribute list");
                     check(OTF2_AttributeList_AddUint64(attributes, 0, e.b), "AddUint64");
                     const OTF2_ErrorCode rc =
-                        OTF2_EvtWriter_Enter(w, attributes, t, static_cast<OTF2_RegionRef>(e.a));
+                        OTF2_EvtWriter_Enter(w, attributes, t, region_id(e.a));
                     OTF2_AttributeList_Delete(attributes);
                     check(rc, "Enter");
                     break;
                 }
                 case k_leave:
-                    check(OTF2_EvtWriter_Leave(w, nullptr, t, static_cast<OTF2_RegionRef>(e.a)), "Leave");
+                    check(OTF2_EvtWriter_Leave(w, nullptr, t, region_id(e.a)), "Leave");
                     break;
                 case k_send:
                     check(OTF2_EvtWriter_MpiSend(w, nullptr, t, static_cast<uint32_t>(e.a), comm,
@@ -264,6 +276,9 @@ void TraceBuilder::write(const std::string& directory) const {
                 case k_irecv_request:
                     check(OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, e.a), "MpiIrecvRequest");
                     break;
+                case k_cancelled:
+                    check(OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, t, e.a), "MpiRequestCancelled");
+                    break;
                 case k_irecv:
                     check(OTF2_EvtWriter_MpiIrecv(w, nullptr, t, static_cast<uint32_t>(e.a), comm,
                                                   static_cast<uint32_t>(e.b), 8, e.d),
@@ -274,7 +289,7 @@ void TraceBuilder::write(const std::string& directory) const {
                     break;
                 case k_end:
                     check(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, t, static_cast<OTF2_CollectiveOp>(e.a),
-                                                          static_cast<OTF2_CommRef>(e.b),
+                                                          comm_id(e.b),
                                                           static_cast<uint32_t>(e.c), 8, 8),
                           "MpiCollectiveEnd");
                     break;
@@ -291,11 +306,11 @@ void TraceBuilder::write(const std::string& directory) const {
                     check(OTF2_EvtWriter_ThreadJoin(w, nullptr, t, OTF2_PARADIGM_OPENMP), "ThreadJoin");
                     break;
                 case k_team_begin:
-                    check(OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)),
+                    check(OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, t, comm_id(e.a)),
                           "ThreadTeamBegin");
                     break;
                 case k_team_end:
-                    check(OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, static_cast<OTF2_CommRef>(e.a)),
+                    check(OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, comm_id(e.a)),
                           "ThreadTeamEnd");
                     break;
             }
@@ -314,6 +329,28 @@ void TraceBuilder::write(const std::string& directory) const {
         if (write_offsets_) {
             check(OTF2_DefWriter_WriteClockOffset(d, 0, offsets_[r], 0.0), "ClockOffset");
             check(OTF2_DefWriter_WriteClockOffset(d, end + 10 * ms, offsets_[r], 0.0), "ClockOffset");
+        }
+        if (local_ids_ != LocalIds::global && r != 0) {
+            const auto reversed = [](std::size_t n) {
+                std::vector<std::uint64_t> global(n);
+                for (std::size_t id = 0; id < n; ++id) global[id] = n - 1 - id;
+                return global;
+            };
+            const std::pair<OTF2_MappingType, std::vector<std::uint64_t>> tables[] = {
+                {OTF2_MAPPING_REGION, reversed(regions_.size())}, {OTF2_MAPPING_COMM, reversed(comms_.size())}};
+            for (const auto& [type, global] : tables) {
+                OTF2_IdMap* map = OTF2_IdMap_CreateFromUint64Array(global.size(), global.data(), false);
+                if (map == nullptr) throw std::runtime_error("OTF2 fixture: no id map");
+                check(OTF2_DefWriter_WriteMappingTable(d, type, map), "MappingTable");
+                OTF2_IdMap_Free(map);
+            }
+            if (local_ids_ == LocalIds::with_attribute) {
+                OTF2_IdMap* map = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 1);
+                if (map == nullptr) throw std::runtime_error("OTF2 fixture: no id map");
+                check(OTF2_IdMap_AddIdPair(map, 0, 0), "AddIdPair");
+                check(OTF2_DefWriter_WriteMappingTable(d, OTF2_MAPPING_ATTRIBUTE, map), "MappingTable");
+                OTF2_IdMap_Free(map);
+            }
         }
         check(OTF2_Archive_CloseDefWriter(archive, d), "closing a definition writer");
     }

@@ -64,6 +64,7 @@ public:
     void isend(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
                std::uint64_t request);
     void isend_complete(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
+    void request_cancelled(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
     void irecv_request(std::uint32_t rank, std::uint64_t t, std::uint64_t request);
     void irecv(std::uint32_t rank, std::uint64_t t, std::uint32_t peer, std::uint32_t tag,
                std::uint64_t request);
@@ -91,6 +92,14 @@ public:
     /// Leaves the ClockOffset records out (the local timestamps stay as they are).
     void write_clock_offsets(bool write) { write_offsets_ = write; }
 
+    /// How the ranks after rank 0 name regions and communicators in their events.
+    enum class LocalIds {
+        global,         ///< the global ids, no mapping tables
+        reversed,       ///< local ids in reverse order, with REGION and COMM mapping tables
+        with_attribute  ///< reversed, plus an (identity) ATTRIBUTE mapping table
+    };
+    void local_ids(LocalIds ids) { local_ids_ = ids; }
+
     /// Writes traces.otf2, traces.def and traces/ into `directory` (created).
     void write(const std::string& directory) const;
 
@@ -105,6 +114,7 @@ private:
 
     std::uint32_t ranks_;
     bool write_offsets_ = true;
+    LocalIds local_ids_ = LocalIds::global;
     std::vector<std::int64_t> offsets_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<Event>> events_;  ///< (rank, thread)
     struct Region {

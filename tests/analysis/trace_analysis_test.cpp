@@ -261,6 +261,70 @@ TEST(TraceAnalysisNonblockingTest, LateReceiverOfAnIsendIsChargedToItsWait) {
     }
 }
 
+TEST(TraceAnalysisMappingTest, LocalIdsAreMappedWhetherTheReplayOrOtf2AppliesTheTables) {
+    // Ranks 1-3 write their regions and communicators under local ids
+    // (reversed) with mapping tables.  The replay applies REGION and COMM
+    // tables itself; with a table of another kind OTF2 applies them all.
+    // Either way the wait states are those of the global ids.
+    for (const auto ids : {TraceBuilder::LocalIds::reversed, TraceBuilder::LocalIds::with_attribute}) {
+        TempDir dir;
+        TraceBuilder b = wait_states_trace();
+        b.local_ids(ids);
+        b.write(dir.path());
+        const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+        for (std::size_t k = 1; k <= 2; ++k) {
+            const WaitStateReport r = analyze_trace_in_process(d, k);
+            EXPECT_EQ(waitstates_csv(r), expected_csv) << k << " shares";
+            EXPECT_EQ(r.counts.unresolved, 0u);
+        }
+    }
+}
+
+TEST(TraceAnalysisMessageOrderTest, OneChannelIsMatchedInPostingOrderWithoutCancelledSends) {
+    // MPI matches the messages of one channel (0 -> 1, tag 4) in the order
+    // their calls were posted.  Rank 1 posts an Irecv at 10 ms, then a
+    // blocking Recv at 12 ms, and completes the Irecv last: its records come
+    // in the other order, so numbering must sort them.  Rank 0's first Isend
+    // is cancelled and takes no place.  Right: the Irecv gets the send at
+    // 11 ms (no wait), the Recv the one at 18 ms (a late sender of 6 ms).
+    TempDir dir;
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    const std::uint32_t send = b.mpi_region("MPI_Send"), recv = b.mpi_region("MPI_Recv"),
+                        isend = b.mpi_region("MPI_Isend"), irecv = b.mpi_region("MPI_Irecv"),
+                        wait = b.mpi_region("MPI_Wait"), cancel = b.mpi_region("MPI_Cancel");
+    const std::uint64_t ms = 1000000, us = 1000;
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 1 * ms, main);
+    b.enter(0, 5 * ms, isend);
+    b.isend(0, 5 * ms + 1, 1, 4, 77);
+    b.leave(0, 5 * ms + 10, isend);
+    b.enter(0, 6 * ms, cancel);
+    b.request_cancelled(0, 6 * ms + 1, 77);
+    b.leave(0, 6 * ms + 10, cancel);
+    b.blocking_send(0, send, 11 * ms, 11 * ms + 100 * us, 1, 4);
+    b.blocking_send(0, send, 18 * ms, 18 * ms + 100 * us, 1, 4);
+    b.enter(1, 10 * ms, irecv);
+    b.irecv_request(1, 10 * ms + 1, 5);
+    b.leave(1, 10 * ms + 10, irecv);
+    b.blocking_recv(1, recv, 12 * ms, 20 * ms, 0, 4);
+    b.enter(1, 21 * ms, wait);
+    b.irecv(1, 30 * ms - 10, 0, 4, 5);
+    b.leave(1, 30 * ms, wait);
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 40 * ms, main);
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    for (std::size_t k = 1; k <= 3; ++k) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        EXPECT_EQ(waitstates_csv(r),
+                  "metric,callpath,rank,partner,time_s,instances\n"
+                  "late_sender,main/MPI_Recv,1,0,0.006,1\n")
+            << k << " shares";
+        EXPECT_EQ(r.counts.messages_matched, 2u) << k << " shares";
+        EXPECT_EQ(r.counts.sends_unmatched, 0u) << k << " shares";
+        EXPECT_EQ(r.counts.receives_unmatched, 0u) << k << " shares";
+    }
+}
+
 TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
     // The fixture's local timestamps without their ClockOffset records: rank
     // 1's clock is 7 ms behind, so its receive seems to end before the send
