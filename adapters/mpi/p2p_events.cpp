@@ -38,7 +38,6 @@ std::uint64_t next_request_id() {
 
 // --- sizes --------------------------------------------------------------------
 
-namespace {
 std::uint64_t received_bytes_from_mpi(const MPI_Status* status) {
     int n = 0;
     PMPI_Get_count(status, MPI_BYTE, &n);
@@ -47,32 +46,26 @@ std::uint64_t received_bytes_from_mpi(const MPI_Status* status) {
     PMPI_Get_elements_x(status, MPI_BYTE, &large);
     return large < 0 ? 0 : static_cast<std::uint64_t>(large);
 }
-}  // namespace
 
-std::uint64_t received_bytes(const MPI_Status* status) {
 #if defined(OPEN_MPI)
-    // Open MPI keeps the received bytes in the status (_ucount), which saves a
-    // library call per receive.  The field is not part of the MPI standard, so
-    // the first receives of the process compare it with PMPI_Get_count; a
-    // single difference and MPI is asked from then on.
-    constexpr int kTrusted = 16;
-    static std::atomic<int> agreed{0};  // kTrusted: use _ucount; -1: never
-    const int state = agreed.load(std::memory_order_relaxed);
-    if (__builtin_expect(state == kTrusted, 1)) return status->_ucount;
+namespace detail {
+std::atomic<int> status_bytes_agreed{0};
+
+std::uint64_t received_bytes_checked(const MPI_Status* status) {
     const std::uint64_t bytes = received_bytes_from_mpi(status);
-    if (state >= 0) {
+    const int state = status_bytes_agreed.load(std::memory_order_relaxed);
+    if (state >= 0 && state < kStatusBytesTrusted) {
         if (bytes == status->_ucount) {
             int expected = state;
-            agreed.compare_exchange_strong(expected, state + 1, std::memory_order_relaxed);
+            status_bytes_agreed.compare_exchange_strong(expected, state + 1, std::memory_order_relaxed);
         } else {
-            agreed.store(-1, std::memory_order_relaxed);
+            status_bytes_agreed.store(-1, std::memory_order_relaxed);
         }
     }
     return bytes;
-#else
-    return received_bytes_from_mpi(status);
-#endif
 }
+}  // namespace detail
+#endif
 
 // --- blocking -----------------------------------------------------------------
 

@@ -24,6 +24,8 @@
 // Sent bytes: count × datatype_size() (datatype_sizes.hpp).
 #pragma once
 
+#include <atomic>
+
 #include "communicators.hpp"
 #include "datatype_sizes.hpp"
 #include "mpi_adapter.hpp"
@@ -37,8 +39,32 @@ struct CollectiveRecord;
 inline std::uint64_t message_bytes(int count, MPI_Datatype type) {
     return count > 0 ? static_cast<std::uint64_t>(count) * datatype_size(type) : 0;
 }
+/// Bytes a status says were received, asked from MPI (PMPI_Get_count).
+std::uint64_t received_bytes_from_mpi(const MPI_Status* status);
+
+#if defined(OPEN_MPI)
+namespace detail {
+// Open MPI keeps the received bytes in the status (_ucount), which saves a
+// library call per receive.  The field is not part of the MPI standard, so the
+// first receives of the process compare it with PMPI_Get_count; a single
+// difference and MPI is asked from then on.
+inline constexpr int kStatusBytesTrusted = 16;
+extern std::atomic<int> status_bytes_agreed;  ///< kStatusBytesTrusted: use _ucount; -1: never
+std::uint64_t received_bytes_checked(const MPI_Status* status);
+}  // namespace detail
+#endif
+
 /// Bytes a status says were received.
-std::uint64_t received_bytes(const MPI_Status* status);
+inline std::uint64_t received_bytes(const MPI_Status* status) {
+#if defined(OPEN_MPI)
+    if (__builtin_expect(detail::status_bytes_agreed.load(std::memory_order_relaxed) == detail::kStatusBytesTrusted,
+                         1))
+        return status->_ucount;
+    return detail::received_bytes_checked(status);
+#else
+    return received_bytes_from_mpi(status);
+#endif
+}
 
 /// A status of a receive that got a message (not one from MPI_PROC_NULL).
 inline bool from_a_peer(const MPI_Status* status) {

@@ -231,6 +231,13 @@ namespace {
 /// Delivers the MPI event `make()` builds to the substrates that take `kind`.
 /// The event is built only when one takes it (profiling takes only the message
 /// bytes: a collective's begin costs it a load and a test).
+/// Calls every substrate's MPI callback; with one substrate a tail call.
+inline void deliver_mpi(const EventTable* table, Location& loc, Ticks time, const substrate::MpiEvent& event) {
+    const substrate::MpiEventFn* f = table->mpi_event;
+    if (f[1] == nullptr) return f[0](loc, time, event);
+    for (; *f; ++f) (*f)(loc, time, event);
+}
+
 /// `time`: the event's time, or 0 to read the clock (when a substrate needs the time).
 template <typename Make>
 inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time = 0) {
@@ -242,9 +249,7 @@ inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time
     if (time == 0 && table->mpi_event_time) time = timer::now();  // profiling alone needs no time
     substrate::MpiEvent event = make();
     event.kind = kind;
-    const substrate::MpiEventFn* f = table->mpi_event;
-    if (f[1] == nullptr) return f[0](*loc, time, event);
-    for (; *f; ++f) (*f)(*loc, time, event);
+    deliver_mpi(table, *loc, time, event);
 }
 
 /// enter(region) and then the MPI event: one location look-up, one timestamp.
@@ -268,7 +273,7 @@ inline void enter_then_mpi(RegionHandle region, substrate::MpiEvent::Kind kind, 
     if ((table->mpi_event_kinds & (1u << kind)) == 0 || loc->busy) return;
     substrate::MpiEvent event = make();
     event.kind = kind;
-    for (const substrate::MpiEventFn* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
+    deliver_mpi(table, *loc, time, event);
 }
 
 /// The MPI event and then exit(region), likewise.
@@ -288,7 +293,7 @@ inline void mpi_then_exit(RegionHandle region, substrate::MpiEvent::Kind kind, M
     if ((table->mpi_event_kinds & (1u << kind)) != 0) {
         substrate::MpiEvent event = make();
         event.kind = kind;
-        for (const substrate::MpiEventFn* f = table->mpi_event; *f; ++f) (*f)(*loc, time, event);
+        deliver_mpi(table, *loc, time, event);
         // A substrate busy with the location now (flushing) takes no exit either: exit_at() decides.
         if (STRATA_UNLIKELY(loc->busy)) return exit_at(time, region);
     }
