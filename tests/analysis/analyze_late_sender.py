@@ -63,8 +63,11 @@ def main():
     outputs = {}
     for k in (1, 2):
         outputs[k] = os.path.join(args.work_dir, 'analysis-k%d' % k)
-        stdout = run([args.mpirun, '-np', str(k), '--oversubscribe', args.analyze, '--output', outputs[k], experiment],
-                     cwd=args.work_dir, env=environment())
+        # The late sender is about 20 ms of some 200 ms of MPI time, near the default
+        # 10 % advice threshold; on a loaded machine the barriers' waits grow and it
+        # falls below.  The test is about naming the ranks, so the threshold is 2 %.
+        stdout = run([args.mpirun, '-np', str(k), '--oversubscribe', args.analyze, '--wait-threshold', '0.02',
+                      '--output', outputs[k], experiment], cwd=args.work_dir, env=environment())
         if k == 1:
             print(stdout)
     for name in REPORTS:
