@@ -512,6 +512,16 @@ def substitute_status(plan, b):
     plan.arguments[b.param('status').name] = 'strata_status'
 
 
+def collective_record(plan, f, b, op):
+    """strata_collective: the bytes of collective `op` from the call's arguments, before it starts."""
+    plan.before_enter.append('mpi::CollectiveArgs strata_args;')
+    for role in COLLECTIVE_ROLES:
+        if role in f.roles:
+            plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
+    plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
+                             'mpi::collective_bytes<strata::events::CollectiveOp::%s>(strata_args);' % op)
+
+
 def event_plan(f, b):
     plan = Plan()
     kind = family(f)
@@ -583,24 +593,14 @@ def event_plan(f, b):
                                  % (' or MpiRequestTest' if is_test == 'true' else ''))
     elif kind == 'icollective':
         op = nonblocking_collective_op(f)
-        plan.before_enter.append('mpi::CollectiveArgs strata_args;')
-        for role in COLLECTIVE_ROLES:
-            if role in f.roles:
-                plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
-        plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
-                                 'mpi::collective_bytes<strata::events::CollectiveOp::%s>(strata_args);' % op)
+        collective_record(plan, f, b, op)
         plan.after_call.append('if (%s) mpi::icollective_posted(strata_collective, %s);'
                                % (ok, b.pointed('newrequest')))
         plan.events_after.append('NonBlockingCollectiveRequest(%s); NonBlockingCollectiveComplete at its completion'
                                  % op)
     elif kind == 'collective':
         op = collective_op(f)
-        plan.before_enter.append('mpi::CollectiveArgs strata_args;')
-        for role in COLLECTIVE_ROLES:
-            if role in f.roles:
-                plan.before_enter.append('strata_args.%s = %s;' % (role, b.value(role)))
-        plan.before_enter.append('const mpi::CollectiveRecord strata_collective = '
-                                 'mpi::collective_bytes<strata::events::CollectiveOp::%s>(strata_args);' % op)
+        collective_record(plan, f, b, op)
         plan.begin = 'mpi::begin_collective(Function::%s)' % f.name
         plan.end = 'mpi::end_collective(strata_region, strata_collective);'
         plan.events_before.append('MpiCollectiveBegin')
