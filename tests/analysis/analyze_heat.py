@@ -14,31 +14,17 @@ import csv
 import filecmp
 import os
 import shutil
-import subprocess
 import sys
+
+from e2e_support import Checks  # this folder: Python puts the script's own first on the path
 
 ATTEMPTS = 4
 REPORTS = ['summary.txt', 'summary.csv', 'summary.json', 'loadbalance.csv', 'loadbalance.json',
            'loadbalance_ranks.csv', 'loadbalance_ranks.json', 'advice.csv', 'advice.json', 'report.html']
 
 
-def fail(message):
-    sys.exit('analyze_heat: ' + message)
-
-
-def environment(extra=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith('STRATA_')}
-    env.update({'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'})
-    env.update(extra or {})
-    return env
-
-
-def run(command, cwd, env):
-    done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, timeout=240)
-    if done.returncode != 0:
-        fail('%s exited with %d\nstdout:\n%s\nstderr:\n%s' % (command, done.returncode, done.stdout, done.stderr))
-    return done.stdout
+CHECKS = Checks('analyze_heat')
+fail, environment, run = CHECKS.fail, CHECKS.environment, CHECKS.run
 
 
 def check_no_runtime(analyze):

@@ -19,30 +19,15 @@ import filecmp
 import json
 import os
 import shutil
-import subprocess
-import sys
+
+from e2e_support import Checks  # this folder: Python puts the script's own first on the path
 
 REPORTS = ['summary.txt', 'summary.csv', 'summary.json', 'loadbalance.csv', 'advice.csv', 'advice.json',
            'waitstates.csv', 'waitstates.json', 'trace.json', 'report.html']
 
 
-def fail(message):
-    sys.exit('analyze_late_sender: ' + message)
-
-
-def environment(extra=None):
-    env = {k: v for k, v in os.environ.items() if not k.startswith('STRATA_')}
-    env.update({'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'})
-    env.update(extra or {})
-    return env
-
-
-def run(command, cwd, env):
-    done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, timeout=240)
-    if done.returncode != 0:
-        fail('%s exited with %d\nstdout:\n%s\nstderr:\n%s' % (command, done.returncode, done.stdout, done.stderr))
-    return done.stdout
+CHECKS = Checks('analyze_late_sender')
+fail, environment, run = CHECKS.fail, CHECKS.environment, CHECKS.run
 
 
 def main():
