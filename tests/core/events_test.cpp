@@ -329,6 +329,28 @@ TEST_F(EventsTest, MpiCallsDeliverTheRegionAndItsMessageEventTogether) {
     for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_LE(seen[i - 1].time, seen[i].time);
 }
 
+// The separate message events (the API of DESIGN.md; the combined calls are
+// built from the same dispatch): each inside the region, in call order.
+TEST_F(EventsTest, SeparateMpiEventsArriveInsideTheirRegions) {
+    using K = substrate::MpiEvent;
+    start({&recording_substrate()});
+    const RegionHandle call = region("MPI_Sendrecv", Paradigm::mpi);
+    events::enter(call);
+    events::mpi_send(0, 1, 7, 64);
+    events::mpi_recv(0, 1, 7, 32);
+    events::mpi_collective_begin();
+    events::mpi_collective_end(events::CollectiveOp::barrier, 0, -1, 8, 4);
+    events::exit(call);
+    EXPECT_EQ(kinds(), "EMMMML");
+    const std::vector<SeenEvent>& seen = seen_events();
+    ASSERT_EQ(seen.size(), 6u);
+    EXPECT_EQ(std::vector<std::uint64_t>({seen[1].id, seen[2].id, seen[3].id, seen[4].id}),
+              std::vector<std::uint64_t>({K::send, K::recv, K::collective_begin, K::collective_end}));
+    EXPECT_EQ(std::vector<std::int64_t>({seen[1].value, seen[2].value, seen[3].value, seen[4].value}),
+              std::vector<std::int64_t>({64, 32, 0, 8}));
+    for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_LE(seen[i - 1].time, seen[i].time);
+}
+
 TEST_F(EventsTest, MpiCallsRepairNestingAndRespectRecordingOff) {
     start({&recording_substrate()});
     const RegionHandle recv = region("MPI_Recv", Paradigm::mpi), inner = region("inner");
