@@ -19,6 +19,13 @@
 // count as barrier time of the previous one.  The forking thread therefore
 // notes when the team joined (events::thread_team_joined), and a worker's
 // late ends are recorded at that time: nothing of that team can happen after it.
+//
+// The forking thread's callbacks at the fork (parallel begin, its implicit
+// task's begin) and at the join (the end of the implicit barrier, of its
+// implicit task, parallel end) come back to back from inside the runtime, with
+// no program code between them: each group shares one clock reading
+// (ThreadState::fork_time, join_time).  A clock reading is a large part of a
+// callback's cost.
 #include <omp-tools.h>
 
 #include <dlfcn.h>
@@ -77,6 +84,12 @@ struct ThreadState {
     std::uint32_t capacity;
     ParallelInfo* spare;     ///< freed ParallelInfo objects of the parallel regions this thread forked
     std::uint32_t spare_count;
+    /// Shared clock readings (see the top of this file); 0: none pending.
+    /// fork_time: taken at parallel begin, for this thread's implicit task begin
+    /// as thread 0.  join_time: taken at the first end on the way to the join,
+    /// for the later ends and parallel end, which clears it.
+    Ticks fork_time;
+    Ticks join_time;
 };
 
 __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
@@ -102,17 +115,19 @@ const Frame* innermost_team() {
     return nullptr;
 }
 
-/// The time of an end event: now, or for a worker whose team has already joined,
-/// the join (the runtime reports the worker's ends late, see above; the join
-/// happened before this callback, so the clock need not be read).  The
-/// forking thread's ends are never late: it does not ask.
+/// The time of an end event of a team's work: for a worker whose team has
+/// already joined, the join (the runtime reports the worker's ends late, see
+/// above; the join happened before this callback, so the clock need not be
+/// read).  The forking thread's ends are never late: they are on its way to
+/// the join and share one reading with it.
 Ticks end_time() {
     const Frame* team = innermost_team();
-    if (team == nullptr || !team->forking) {
-        const Ticks joined = events::thread_team_joined();
-        if (joined != 0) return joined;
+    if (team != nullptr && team->forking) {
+        if (t_state.join_time == 0) t_state.join_time = events::now();
+        return t_state.join_time;
     }
-    return events::now();
+    const Ticks joined = events::thread_team_joined();
+    return joined != 0 ? joined : events::now();
 }
 
 /// Where the parallel construct of the innermost team of this thread is.
@@ -178,8 +193,11 @@ void give_back(ParallelInfo* info) {
 void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_data, unsigned int requested,
                        int, const void* codeptr_ra) {
     const RegionHandle region = construct_region(Construct::parallel, codeptr_ra);
-    events::ForkContext* fork = events::thread_fork(
-        Paradigm::openmp, requested, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(region)), codeptr_ra);
+    const Ticks time = events::now();
+    t_state.fork_time = time;
+    events::ForkContext* fork =
+        events::thread_fork_at(time, Paradigm::openmp, requested,
+                               reinterpret_cast<const void*>(static_cast<std::uintptr_t>(region)), codeptr_ra);
     if (fork != nullptr) {
         parallel_data->ptr = fork;
     } else {
@@ -193,9 +211,13 @@ void on_parallel_begin(ompt_data_t*, const ompt_frame_t*, ompt_data_t* parallel_
 }
 
 void on_parallel_end(ompt_data_t* parallel_data, ompt_data_t*, int, const void*) {
+    const Ticks joined = std::exchange(t_state.join_time, 0);
     const auto value = reinterpret_cast<std::uintptr_t>(parallel_data->ptr);
     if (value == 0) return;
-    if ((value & kInfoTag) == 0) return events::thread_join(static_cast<events::ForkContext*>(parallel_data->ptr));
+    if ((value & kInfoTag) == 0) {
+        return events::thread_join_at(joined != 0 ? joined : events::now(),
+                                      static_cast<events::ForkContext*>(parallel_data->ptr));
+    }
     auto* info = reinterpret_cast<ParallelInfo*>(value & ~kInfoTag);
     strata_tsan_acquire(info);  // the team's reads happened before the join
     give_back(info);
@@ -223,8 +245,9 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
             region = static_cast<RegionHandle>(reinterpret_cast<std::uintptr_t>(user[0]));
             code = user[1];
         }
-        // The team's begin and the parallel region's enter: one clock reading.
-        const Ticks time = events::now();
+        // The team's begin and the parallel region's enter: one clock reading,
+        // on thread 0 the fork's.
+        const Ticks time = index == 0 && t_state.fork_time != 0 ? std::exchange(t_state.fork_time, 0) : events::now();
         events::thread_team_begin_at(time, fork, index, actual_parallelism);
         push_frame(Frame{Frame::team, index == 0, 0, code});
         if (value != 0) {

@@ -130,6 +130,22 @@ def check_thread_structure(events, teams):
                                                                                          open_teams)
 
 
+def check_fork_join_times(events):
+    """Time never goes back on a location.  The forking thread's team begin is at
+    its fork, and its team end, with the leaves right before it, at its join:
+    the runtime reports them back to back, and the adapter takes one clock
+    reading for each group (ompt_tool.cpp)."""
+    for key, evs in events.items():
+        times = [t for _, t, _ in evs]
+        assert times == sorted(times), '%s: time goes back' % key
+        for i, (kind, time, _) in enumerate(evs):
+            if kind == 'fork':
+                expect_equal(evs[i + 1][:2], ('team_begin', time), '%s: the event after a fork' % key)
+            elif kind == 'join':
+                expect_equal(evs[i - 1][:2], ('team_end', time), '%s: the event before a join' % key)
+                expect_equal(evs[i - 2][:2], ('L', time), '%s: the leave before a join\'s team end' % key)
+
+
 def enters(events, predicate):
     """Enter counts over all locations of the regions `predicate` accepts."""
     counts = collections.Counter()
@@ -169,6 +185,7 @@ def check_constructs(args, compiler):
     expect_equal(sorted(events), threads, 'locations')
     extra = threads[2:]
     check_thread_structure(events, teams)
+    check_fork_join_times(events)
     counts = kind_counts(events)
     forks = {k: c['fork'] for k, c in counts.items()}
     expect_equal(forks, dict({'thread 0': 5, 'thread 1': 1}, **{t: 0 for t in extra}), 'forks per location')

@@ -569,11 +569,15 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads) {
 const void* const* thread_fork_user_data(const ForkContext* fork) { return fork->user; }
 
 ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads, const void* user0, const void* user1) {
+    return thread_fork_at(timer::now(), model, requested_threads, user0, user1);
+}
+
+ForkContext* thread_fork_at(Ticks time, Paradigm model, std::uint32_t requested_threads, const void* user0,
+                            const void* user1) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table != &runtime::detail::on_table) return nullptr;  // inactive, or recording off
     Location* loc = location::current();
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return nullptr;
-    const Ticks time = timer::now();
     loc->busy = true;  // the context may allocate
     ForkContext* fork = reuse_or_make(loc);
     if (fork != nullptr) {
@@ -620,10 +624,13 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads, const 
 }
 
 void thread_join(ForkContext* fork) {
+    if (fork != nullptr) thread_join_at(timer::now(), fork);
+}
+
+void thread_join_at(Ticks time, ForkContext* fork) {
     if (fork == nullptr) return;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
-    const Ticks time = timer::now();
     fork->join_time.store(time, std::memory_order_release);
     if (table != nullptr && loc != nullptr && !loc->busy) {
         substrate::ThreadEvent e;

@@ -137,10 +137,17 @@ STRATA_API ForkContext* thread_fork(Paradigm model, std::uint32_t requested_thre
 /// cache line they read anyway: thread_fork_user_data(fork)[0] and [1].
 STRATA_API ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads, const void* user0,
                                     const void* user1);
+/// The same at an explicit time (not before this thread's last event), e.g. one
+/// clock reading shared with the forking thread's own team begin.
+STRATA_API ForkContext* thread_fork_at(Ticks time, Paradigm model, std::uint32_t requested_threads,
+                                       const void* user0, const void* user1);
 STRATA_API const void* const* thread_fork_user_data(const ForkContext* fork);
 /// The team of `fork` has joined on the forking thread; `fork` is released
 /// (threads may still end their team afterwards).
 STRATA_API void thread_join(ForkContext* fork);
+/// The same at an explicit time (not before this thread's last event), e.g. one
+/// clock reading shared with the ends the runtime reports right before the join.
+STRATA_API void thread_join_at(Ticks time, ForkContext* fork);
 /// The calling thread starts working as thread `thread_number` of the team of
 /// `team_size` threads forked by `fork` (must happen before thread_join).
 STRATA_API void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size);
