@@ -4,7 +4,12 @@
 // callbacks, empty apart from a count) and nothing else, location by
 // location in batches of 65536 events, as the replay reads them.
 //
-//   bench-otf2-read-floor ANCHOR     (the traces.otf2 of an experiment)
+//   bench-otf2-read-floor ANCHOR [PART PARTS]
+//
+// ANCHOR is the traces.otf2 of an experiment.  With PART and PARTS, only part
+// PART (0-based) of PARTS equal runs of consecutive locations is read: the
+// share one of PARTS analysis ranks replays, for a floor of PARTS readers
+// running at the same time.
 //
 // Prints "events <n> seconds <wall time of the reading>".
 #include <otf2/otf2.h>
@@ -12,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 namespace {
@@ -59,8 +65,16 @@ bool ok(OTF2_ErrorCode code, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: bench-otf2-read-floor ANCHOR\n");
+    long part = 0, parts = 1;
+    if (argc == 4) {
+        char* end1 = nullptr;
+        char* end2 = nullptr;
+        part = std::strtol(argv[2], &end1, 10);
+        parts = std::strtol(argv[3], &end2, 10);
+        if (*end1 != '\0' || *end2 != '\0' || parts < 1 || part < 0 || part >= parts) argc = 0;
+    }
+    if (argc != 2 && argc != 4) {
+        std::fprintf(stderr, "usage: bench-otf2-read-floor ANCHOR [PART PARTS]  (0 <= PART < PARTS)\n");
         return 2;
     }
     const auto started = std::chrono::steady_clock::now();
@@ -93,6 +107,10 @@ int main(int argc, char** argv) {
     OTF2_DefReaderCallbacks* def_callbacks = OTF2_DefReaderCallbacks_New();
     OTF2_DefReaderCallbacks_SetClockOffsetCallback(def_callbacks, on_clock_offset);
 
+    // This reader's run of locations (the whole list without PART PARTS).
+    const std::size_t n = locations.size();
+    locations = std::vector<OTF2_LocationRef>(locations.begin() + static_cast<long>(n * part / parts),
+                                              locations.begin() + static_cast<long>(n * (part + 1) / parts));
     Count count;
     for (OTF2_LocationRef id : locations) {
         if (!ok(OTF2_Reader_SelectLocation(reader, id), "selecting a location")) return 1;

@@ -7,6 +7,9 @@
 # default 5: one per 56 events) is read by
 #   (a) the floor: bench-otf2-read-floor, a plain OTF2 reader decoding the
 #       same events with empty callbacks, one process;
+#   (a2) the floor of two readers: two such readers at the same time, each
+#       decoding half of the locations, as the two ranks of (c) share them
+#       (the machine's own speed-up from one reader to two);
 #   (b) mpirun -np 1 strata-analyze, (c) mpirun -np 2 strata-analyze
 #       (--timeline-events 0: the replay and the wait states, no trace.json);
 # alternating, REPETITIONS times, medians.  Events per second per analysis
@@ -18,7 +21,10 @@
 #
 #   bench/run_analysis.sh [BUILD_DIR] [ITERATIONS] [REPETITIONS] [MESSAGE_EVERY]
 #
-# Set TMPDIR to put the trace on another file system.
+# Set TMPDIR to put the trace on another file system.  MPIRUN_OPTIONS are
+# added to every mpirun: with Open MPI, `--mca pml ob1` skips the probing of
+# UCX and libfabric at MPI_Init (about 0.2 s on a machine without such
+# networks), the same for K = 1 and K = 2.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 iterations=${2:-560000}
@@ -36,6 +42,7 @@ done
 
 events=$("$gen" "$work/trace" 8 "$iterations" "$message_every")
 "$gen" "$work/tiny" 8 1 > /dev/null
+[[ -n ${MPIRUN_OPTIONS:-} ]] && echo "mpirun options: $MPIRUN_OPTIONS"
 echo "trace: 8 ranks, $iterations iterations, a message every $message_every, $events events, $(du -sh "$work/trace" | cut -f1) on disk"
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -54,6 +61,18 @@ run_floor() {  # wall seconds to $work/floor, CPU seconds to $work/cpu-floor
   echo >> "$work/floor"
   cpu_of "$work/time.floor" >> "$work/cpu-floor"
 }
+run_floor_pair() {  # wall seconds of the slower reader to $work/floor2, its CPU seconds to $work/cpu-floor2
+  local start end
+  start=$(now)
+  /usr/bin/time -v -o "$work/time.floor0" "$floor" "$work/trace/traces.otf2" 0 2 > /dev/null &
+  /usr/bin/time -v -o "$work/time.floor1" "$floor" "$work/trace/traces.otf2" 1 2 > /dev/null
+  wait
+  end=$(now)
+  calc "$end - $start" 3 >> "$work/floor2"
+  echo >> "$work/floor2"
+  awk -v a="$(cpu_of "$work/time.floor0")" -v b="$(cpu_of "$work/time.floor1")" \
+    'BEGIN {print (b > a) ? b : a}' >> "$work/cpu-floor2"
+}
 # Every analysis rank under /usr/bin/time -v, each writing its own file.
 cat > "$work/timed" <<'WRAP'
 #!/bin/sh
@@ -64,7 +83,8 @@ export TIMED_DIR=$work
 run_analyze() {  # run_analyze K EXPERIMENT NAME: wall seconds to $work/NAME-K, peak RSS (kB) per rank to $work/rss-NAME-K
   local k=$1 experiment=$2 name=$3 start end
   start=$(now)
-  mpirun -np "$k" --oversubscribe -x TIMED_DIR "$work/timed" \
+  # shellcheck disable=SC2086 # options are words
+  mpirun -np "$k" --oversubscribe ${MPIRUN_OPTIONS:-} -x TIMED_DIR "$work/timed" \
     "$analyze" --force --timeline-events 0 --output "$work/out" "$experiment" < /dev/null > /dev/null
   end=$(now)
   calc "$end - $start" 3 >> "$work/$name-$k"
@@ -80,6 +100,7 @@ run_analyze() {  # run_analyze K EXPERIMENT NAME: wall seconds to $work/NAME-K, 
 
 for ((i = 0; i < reps; i++)); do
   run_floor
+  run_floor_pair
   run_analyze 1 "$work/trace" big
   run_analyze 2 "$work/trace" big
   run_analyze 1 "$work/tiny" tiny
@@ -91,6 +112,11 @@ floor_rate=$(calc "$events / $f / 1e6" 1) floor_cpu_rate=$(calc "$events / $fc /
 echo "medians of $reps runs; M = million events per second; CPU = user + system seconds of the busiest rank"
 printf '  floor (plain OTF2 reader, 1 process)  wall %6.2f s %6s M/s | CPU %6.2f s %6s M/s\n' \
   "$f" "$floor_rate" "$fc" "$floor_cpu_rate"
+f2=$(median < "$work/floor2") fc2=$(median < "$work/cpu-floor2")
+floor2_rate=$(calc "$events / $f2 / 2 / 1e6" 1) floor2_cpu_rate=$(calc "$events / $fc2 / 2 / 1e6" 1)
+printf '  floor of two readers at once, per reader  wall %6.2f s %6s M/s | CPU %6.2f s %6s M/s (the slower reader)\n' \
+  "$f2" "$floor2_rate" "$fc2" "$floor2_cpu_rate"
+echo "  the machine's speed-up from one reader to two: wall $(calc "$f / $f2"), CPU $(calc "$fc / $fc2")"
 for k in 1 2; do
   t=$(median < "$work/big-$k") c=$(median < "$work/cpu-big-$k")
   s=$(median < "$work/tiny-$k") sc=$(median < "$work/cpu-tiny-$k")
@@ -99,6 +125,10 @@ for k in 1 2; do
   rss=$(sort -g "$work/rss-big-$k" | tail -1)
   printf '  strata-analyze K=%d per rank           wall %6.2f s %6s M/s (%s x floor) | CPU %6.2f s %6s M/s (%s x floor) | peak RSS %d MB\n' \
     "$k" "$t" "$rate" "$(calc "$rate / $floor_rate")" "$c" "$cpu_rate" "$(calc "$cpu_rate / $floor_cpu_rate")" $((rss / 1024))
+  if ((k == 2)); then
+    printf '      against the floor of two readers at once: wall %s x, CPU %s x\n' \
+      "$(calc "$rate / $floor2_rate")" "$(calc "$cpu_rate / $floor2_cpu_rate")"
+  fi
   printf '      without the start-up (wall %.2f s, CPU %.2f s on a 1-iteration trace): wall %s M/s (%s x floor), CPU %s M/s (%s x floor)\n' \
     "$s" "$sc" "$net" "$(calc "$net / $floor_rate")" "$cpu_net" "$(calc "$cpu_net / $floor_cpu_rate")"
 done
