@@ -20,7 +20,8 @@ public:
     virtual std::size_t rank() const = 0;
     virtual std::size_t size() const = 0;
     /// outbox[r] goes to rank r; returns inbox[r], what rank r sent here.  Collective.
-    virtual std::vector<std::string> all_to_all(const std::vector<std::string>& outbox) = 0;
+    /// (By value: this rank's own part moves to its inbox without a copy.)
+    virtual std::vector<std::string> all_to_all(std::vector<std::string> outbox) = 0;
     /// Every rank's `mine`, by rank, on rank 0; empty elsewhere.  Collective.
     virtual std::vector<std::string> gather(const std::string& mine) = 0;
 };

@@ -16,7 +16,7 @@ public:
     explicit MpiExchange(MPI_Comm comm);
     std::size_t rank() const override { return static_cast<std::size_t>(rank_); }
     std::size_t size() const override { return static_cast<std::size_t>(size_); }
-    std::vector<std::string> all_to_all(const std::vector<std::string>& outbox) override;
+    std::vector<std::string> all_to_all(std::vector<std::string> outbox) override;
     std::vector<std::string> gather(const std::string& mine) override;
 
 private:

@@ -14,10 +14,14 @@
 // ranks (MPI_COMM_WORLD), translated from communicator ranks.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -117,7 +121,34 @@ struct MessageSide {
     MessageSide() : channel(0), cancelled(0) {}
 };
 
-/// A list of records that grows in blocks of 2^14: growth never copies what
+/// Memory in whole, aligned 2 MiB pieces that the kernel may back with one huge
+/// page each (madvise; transparent huge pages in "madvise" mode, Debian's
+/// default): a million records then cost a few dozen page faults instead of
+/// tens of thousands, and fewer TLB misses when they are matched.
+template <typename T>
+struct HugePageAllocator {
+    using value_type = T;
+    static constexpr std::size_t kPiece = std::size_t{2} << 20;
+    HugePageAllocator() = default;
+    template <typename U>
+    HugePageAllocator(const HugePageAllocator<U>&) {}
+    T* allocate(std::size_t n) {
+        const std::size_t bytes = (n * sizeof(T) + kPiece - 1) / kPiece * kPiece;
+        void* memory = std::aligned_alloc(kPiece, bytes);
+        if (memory == nullptr) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+        madvise(memory, bytes, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
+#endif
+        return static_cast<T*>(memory);
+    }
+    void deallocate(T* p, std::size_t) { std::free(p); }
+    template <typename U>
+    bool operator==(const HugePageAllocator<U>&) const { return true; }
+    template <typename U>
+    bool operator!=(const HugePageAllocator<U>&) const { return false; }
+};
+
+/// A list of records that grows in blocks of 2 MiB: growth never copies what
 /// is stored nor touches its memory twice (a vector's doubling did both, and
 /// its page faults and copies were a tenth of the replay), and references stay valid.
 template <typename T>
@@ -137,9 +168,11 @@ public:
     }
 
 private:
-    static constexpr std::size_t block_bits = 14;
+    static_assert(sizeof(T) <= HugePageAllocator<T>::kPiece && (sizeof(T) & (sizeof(T) - 1)) == 0,
+                  "a block is one 2 MiB piece of records whose size is a power of two");
+    static constexpr std::size_t block_bits = __builtin_ctzll(HugePageAllocator<T>::kPiece / sizeof(T));
     static constexpr std::size_t block_size = std::size_t{1} << block_bits;
-    std::vector<std::vector<T>> blocks_;
+    std::vector<std::vector<T, HugePageAllocator<T>>> blocks_;
     std::size_t size_ = 0;
 };
 
