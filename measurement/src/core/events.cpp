@@ -407,8 +407,11 @@ struct ForkContext {
     /// (team size << 32) | team handle of the last team_begin: the threads of
     /// one fork look the team up once instead of taking the definitions lock.
     std::atomic<std::uint64_t> team{0};
-    /// When the team joined (0: not yet): written by the forking thread at the
-    /// join, read once by each other thread of the team.
+    /// When the team joined: written by the forking thread at the join, read
+    /// once by each other thread of the team.  Not cleared when the context is
+    /// reused (that write would move the line to the forking thread once more
+    /// per fork): a time before a thread's team begin is the previous team's,
+    /// so the team has not joined yet (joined_after()).
     alignas(64) std::atomic<Ticks> join_time{0};
 };
 
@@ -460,9 +463,7 @@ ForkContext* reuse_or_make(Location* loc) {
         slab->known_free &= ~(1u << i);
         slab->in_use |= 1u << i;
         slab->workers[i] = -1;
-        ForkContext* fork = &slab->forks[i];
-        fork->join_time.store(0, std::memory_order_relaxed);
-        return fork;
+        return &slab->forks[i];
     }
     auto* slab = new (std::nothrow) ForkSlab;
     if (slab == nullptr) return nullptr;
@@ -489,6 +490,12 @@ void note_join(ForkContext* fork) {
     } else {
         slab.handed_out[i] += static_cast<std::uint32_t>(slab.workers[i]);
     }
+}
+
+/// The join time of the team `membership` began in `fork`; 0: not joined yet.
+inline Ticks joined_after(const ForkContext& fork, const Location::TeamMembership& membership) {
+    const Ticks joined = fork.join_time.load(std::memory_order_acquire);
+    return joined >= membership.begun ? joined : 0;
 }
 
 /// Writes `value` to `field` only when it differs (see ForkContext).
@@ -671,7 +678,7 @@ void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_nu
             fork->slab->workers[fork->slot] = team_size > 0 ? static_cast<std::int32_t>(team_size) - 1 : 0;
         }
     }
-    loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth, reference});
+    loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth, reference, 0, time});
     // Thread 0 is the forking thread: its own call path is already open.
     const bool inherits = team != 0 && thread_number != 0 && !fork->path.empty();
     if (inherits) loc->inherited.insert(loc->inherited.end(), fork->path.begin(), fork->path.end());
@@ -702,7 +709,7 @@ Ticks thread_team_joined() {
     if (loc == nullptr || loc->teams.empty()) return 0;
     Location::TeamMembership& membership = loc->teams.back();
     if (membership.joined != 0 || membership.fork == nullptr) return membership.joined;
-    const Ticks joined = membership.fork->join_time.load(std::memory_order_acquire);
+    const Ticks joined = joined_after(*membership.fork, membership);
     if (joined != 0) {
         // Nothing else of the context is needed: release it now for its next fork.
         membership.joined = joined;
@@ -715,8 +722,8 @@ namespace detail {
 void close_open_teams(const EventTable* table, Location& loc, Ticks end) {
     while (!loc.teams.empty()) {
         // A team that joined ended for this thread at the join at the latest.
-        const ForkContext* fork = loc.teams.back().fork;
-        const Ticks joined = fork != nullptr ? fork->join_time.load(std::memory_order_acquire) : loc.teams.back().joined;
+        const Location::TeamMembership& membership = loc.teams.back();
+        const Ticks joined = membership.fork != nullptr ? joined_after(*membership.fork, membership) : membership.joined;
         end_team(table, &loc, joined != 0 && joined < end ? joined : end, false);
     }
 }

@@ -48,6 +48,9 @@ struct Location {
         /// the runtime never report it).  Released once the join time is known.
         events::ForkContext* fork = nullptr;
         Ticks joined = 0;  ///< the join time, once seen (then `fork` is released)
+        /// When this thread began its part: a join time before it is the fork
+        /// context's previous team's (the context is reused without clearing it).
+        Ticks begun = 0;
     };
     std::vector<TeamMembership> teams;
     /// The call path taken over from forking threads (outermost first); it
