@@ -2,6 +2,9 @@
 // The compact trace buffer: encoding round trip, page chaining, sizes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "core/memory_pool.hpp"
@@ -92,6 +95,28 @@ TEST(PagePool, TraceLeavesAReserveForTheProfile) {
     for (void* p : pages) pool.release(p);
     EXPECT_EQ(pool.stats().pages_in_use, 0u);
     EXPECT_EQ(pool.stats().refused[0], 1u);
+}
+
+TEST(PagePool, PagesCutFromChunksAreDisjointForAnyPageSize) {
+    // Pages come from 2 MiB chunks: a size that divides a chunk, one that does
+    // not (the rest of a chunk stays unused), and one larger than a chunk.
+    for (const std::size_t size : {std::size_t{64} << 10, std::size_t{96} << 10, std::size_t{3} << 20}) {
+        PagePool pool;
+        pool.configure(40 * size, size);
+        std::vector<char*> pages;
+        for (int i = 0; i < 40; ++i) {
+            auto* p = static_cast<char*>(pool.acquire(PagePool::Purpose::profile));
+            ASSERT_NE(p, nullptr) << "page " << i << " of " << size << " bytes";
+            std::memset(p, i + 1, size);  // all of it is writable
+            pages.push_back(p);
+        }
+        EXPECT_EQ(pool.acquire(PagePool::Purpose::profile), nullptr);  // the budget holds
+        std::sort(pages.begin(), pages.end());
+        for (std::size_t i = 1; i < pages.size(); ++i) EXPECT_GE(pages[i] - pages[i - 1], static_cast<std::ptrdiff_t>(size));
+        // Released pages are handed out again, not new ones.
+        pool.release(pages[7]);
+        EXPECT_EQ(pool.acquire(PagePool::Purpose::profile), pages[7]);
+    }
 }
 
 }  // namespace

@@ -2,13 +2,19 @@
 // Page pool: a budget, a free list and a reserve for non-trace storage.
 #include "core/memory_pool.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 
 namespace strata {
 
+namespace {
+constexpr std::size_t kChunk = std::size_t{2} << 20;  // one x86-64 huge page
+}  // namespace
+
 PagePool::~PagePool() {
-    for (void* p : all_) std::free(p);
+    for (void* p : chunks_) std::free(p);
 }
 
 void PagePool::configure(std::uint64_t total_bytes, std::uint64_t page_size) {
@@ -33,12 +39,23 @@ void* PagePool::acquire(Purpose purpose) {
         page = free_.back();
         free_.pop_back();
     } else {
-        page = std::malloc(page_size_);
-        if (page == nullptr) {
-            ++stats_.refused[static_cast<int>(purpose)];
-            return nullptr;
+        if (static_cast<std::size_t>(chunk_end_ - chunk_next_) < page_size_) {
+            // A new chunk; the rest of the old one (less than a page) stays unused.
+            const std::size_t bytes = (page_size_ + kChunk - 1) / kChunk * kChunk;
+            auto* chunk = static_cast<char*>(std::aligned_alloc(kChunk, bytes));
+            if (chunk == nullptr) {
+                ++stats_.refused[static_cast<int>(purpose)];
+                return nullptr;
+            }
+#ifdef MADV_HUGEPAGE
+            madvise(chunk, bytes, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
+#endif
+            chunks_.push_back(chunk);
+            chunk_next_ = chunk;
+            chunk_end_ = chunk + bytes;
         }
-        all_.push_back(page);
+        page = chunk_next_;
+        chunk_next_ += page_size_;
         ++created_;
     }
     ++stats_.pages_in_use;
