@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <utility>
 
 #include "config/config.hpp"
@@ -382,46 +383,59 @@ void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void*) {
 }
 
 // --- tasks ------------------------------------------------------------------------
-// An explicit task's data holds its region; bit 32 says it has started running.
+// An explicit task's data points to its TaskRecord from its creation to its
+// completion.  Its execution is a region; creation, start or resumption and
+// completion are also OTF2's ThreadTask events, which name the task by its
+// creating thread and that thread's count of tasks (events::TaskId).
 
-constexpr std::uint64_t kTaskStarted = 1ull << 32;
+struct TaskRecord {
+    RegionHandle region;
+    events::TaskId id;
+    bool started;
+};
 
 void on_task_create(ompt_data_t*, const ompt_frame_t*, ompt_data_t* new_task_data, int flags, int,
                     const void* codeptr_ra) {
     if ((flags & ompt_task_explicit) == 0 || new_task_data == nullptr) return;
     strata_tsan_acquire(new_task_data);  // the runtime may reuse the memory of a finished task
-    new_task_data->value = construct_region(Construct::task, codeptr_ra);
-    strata_tsan_release(new_task_data);  // read by the thread that runs the task
     const RegionHandle create = construct_region(Construct::task_create, codeptr_ra);
-    if (create != 0) {
-        events::enter(create);
-        events::exit(create);
-    }
+    if (create != 0) events::enter(create);
+    auto* task = new (std::nothrow) TaskRecord{construct_region(Construct::task, codeptr_ra), {}, false};
+    if (task != nullptr) task->id = events::task_create();
+    new_task_data->ptr = task;
+    strata_tsan_release(new_task_data);  // read by the thread that runs the task
+    if (create != 0) events::exit(create);
 }
 
 void on_task_schedule(ompt_data_t* prior_task_data, ompt_task_status_t prior_task_status,
                       ompt_data_t* next_task_data) {
     if (prior_task_data != nullptr) strata_tsan_acquire(prior_task_data);
     if (next_task_data != nullptr) strata_tsan_acquire(next_task_data);
-    if (prior_task_data != nullptr && (prior_task_data->value & kTaskStarted) != 0) {
+    // Implicit and initial tasks have no record (their data stays null).
+    auto* prior = prior_task_data != nullptr ? static_cast<TaskRecord*>(prior_task_data->ptr) : nullptr;
+    if (prior != nullptr) {
         switch (prior_task_status) {
             case ompt_task_complete:
             case ompt_task_cancel:
-            case ompt_task_detach:
-                close(Frame::task, prior_task_data);
-                prior_task_data->value &= ~kTaskStarted;
+            case ompt_task_detach:  // its body is done; a late fulfilment finds no record
+                if (prior->started) {
+                    close(Frame::task, prior);
+                    events::task_complete(prior->id);
+                }
+                prior_task_data->ptr = nullptr;
                 strata_tsan_release(prior_task_data);
+                delete prior;
                 break;
             default: break;  // suspended (yield, switch): resumes later, still open
         }
     }
-    if (next_task_data != nullptr) {
-        const std::uint64_t value = next_task_data->value;
-        const auto region = static_cast<RegionHandle>(value);
-        if (region != 0 && (value >> 32) == 0 && value <= 0xffffffffu) {
-            next_task_data->value |= kTaskStarted;
+    auto* next = next_task_data != nullptr ? static_cast<TaskRecord*>(next_task_data->ptr) : nullptr;
+    if (next != nullptr) {
+        events::task_switch(next->id);  // starts or resumes
+        if (!next->started) {
+            next->started = true;
             strata_tsan_release(next_task_data);
-            open(Frame::task, region, next_task_data);
+            open(Frame::task, next->region, next);
         }
     }
 }

@@ -281,6 +281,55 @@ TEST_F(EventsTest, ForkContextsAreReusedOnlyAfterTheTeamReleasedThem) {
     EXPECT_EQ(kinds(), expected);
 }
 
+TEST_F(EventsTest, TasksAreNamedByTheirCreatorsNumberInTheTeamAndItsCount) {
+    start({&recording_substrate()});
+    // Outside a team there is no task to name: nothing is recorded.
+    EXPECT_EQ(events::task_create().generation, 0u);
+    events::task_switch(events::TaskId{0, 0});
+    EXPECT_EQ(kinds(), "");
+
+    events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 2);
+    events::thread_team_begin(fork, 0, 2);
+    const events::TaskId first = events::task_create();
+    events::TaskId by_worker{};
+    std::thread worker([&] {
+        // seen_events() is not thread-safe: the main thread waits in join() meanwhile.
+        events::thread_team_begin(fork, 1, 2);
+        by_worker = events::task_create();  // the worker's own count
+        events::task_switch(first);          // runs the forking thread's task
+        events::task_complete(first);
+        events::thread_team_end();
+    });
+    worker.join();
+    const events::TaskId second = events::task_create();
+    events::task_switch(by_worker);
+    events::set_recording(false);
+    events::task_complete(by_worker);  // not recorded while recording is off
+    events::set_recording(true);
+    events::thread_team_end();
+    events::thread_join(fork);
+
+    EXPECT_EQ(first.creator, 0u);
+    EXPECT_EQ(first.generation, 1u);
+    EXPECT_EQ(second.creator, 0u);
+    EXPECT_EQ(second.generation, 2u);
+    EXPECT_EQ(by_worker.creator, 1u);
+    EXPECT_EQ(by_worker.generation, 1u);
+    const std::string k = kinds();
+    EXPECT_EQ(k.substr(0, 3), "FBC");  // fork, team begin, first task created
+    std::vector<std::pair<std::uint64_t, std::int64_t>> tasks;  // (creator, generation) of C, W, D in order
+    std::string task_kinds;
+    for (const SeenEvent& e : seen_events()) {
+        if (e.kind == 'C' || e.kind == 'W' || e.kind == 'D') {
+            task_kinds += e.kind;
+            tasks.emplace_back(e.id, e.value);
+        }
+    }
+    EXPECT_EQ(task_kinds, "CCWDCW");
+    const std::vector<std::pair<std::uint64_t, std::int64_t>> expected = {{0, 1}, {1, 1}, {0, 1}, {0, 1}, {0, 2}, {1, 1}};
+    EXPECT_EQ(tasks, expected);
+}
+
 TEST_F(EventsTest, ThreadTeamEndClosesRegionsLeftOpenInIt) {
     start({&recording_substrate()});
     const RegionHandle a = region("a");

@@ -92,6 +92,12 @@ def read_thread_events(archive):
                 events[key].append(('team_begin', event.time, (team_scope(key), event.thread_team.name)))
             elif isinstance(event, otf2.events.ThreadTeamEnd):
                 events[key].append(('team_end', event.time, (team_scope(key), event.thread_team.name)))
+            elif isinstance(event, (otf2.events.ThreadTaskCreate, otf2.events.ThreadTaskSwitch,
+                                    otf2.events.ThreadTaskComplete)):
+                kind = {otf2.events.ThreadTaskCreate: 'task_create', otf2.events.ThreadTaskSwitch: 'task_switch',
+                        otf2.events.ThreadTaskComplete: 'task_complete'}[type(event)]
+                task = (team_scope(key), event.thread_team.name, event.creating_thread, event.generation_number)
+                events[key].append((kind, event.time, task))
         roles = {r.name: str(r.region_role).split('.')[-1] for r in trace.definitions.regions}
         paradigms = {r.name: str(r.paradigm).split('.')[-1] for r in trace.definitions.regions}
     return dict(events), teams, roles, paradigms
@@ -105,6 +111,31 @@ def team_scope(location_key):
 def kind_counts(events):
     return {key: collections.Counter(kind for kind, _, _ in evs if kind not in ('E', 'L'))
             for key, evs in events.items()}
+
+
+def check_tasks(events, created):
+    """OTF2 ThreadTask events: `created` tasks, each (team, creating thread's number,
+    generation) created once, started (switched to) before it completes on the thread
+    that completes it, and completed once; a thread numbers the tasks it creates 1, 2, ..."""
+    creates, completes = [], []
+    for key, evs in events.items():
+        switched = set()
+        generations = []
+        for kind, _, task in evs:
+            if kind == 'task_create':
+                creates.append(task)
+                generations.append(task[3])
+                # Here the tasks are created in the outer team, whose thread n is location n.
+                expect_equal(task[2], int(key.rsplit(' ', 1)[-1]), '%s: creating thread of %r' % (key, task))
+            elif kind == 'task_switch':
+                switched.add(task)
+            elif kind == 'task_complete':
+                assert task in switched, '%s: task %r completes without having started here' % (key, task)
+                completes.append(task)
+        expect_equal(generations, list(range(1, len(generations) + 1)), '%s: generation numbers' % key)
+    expect_equal(len(creates), created, 'ThreadTaskCreate events')
+    expect_equal(len(set(creates)), created, 'distinct tasks created')
+    expect_equal(sorted(completes), sorted(creates), 'the tasks completed are the tasks created, once each')
 
 
 def check_thread_structure(events, teams):
@@ -203,6 +234,9 @@ def check_constructs(args, compiler):
     expect_equal(len(re.findall(r'^THREAD_JOIN ', printed, re.M)), 6, 'THREAD_JOIN lines of otf2-print')
     expect_equal(len(re.findall(r'^THREAD_TEAM_BEGIN ', printed, re.M)), 12, 'THREAD_TEAM_BEGIN lines')
     expect_equal(len(re.findall(r'^THREAD_TEAM_END ', printed, re.M)), 12, 'THREAD_TEAM_END lines')
+    expect_equal(len(re.findall(r'^THREAD_TASK_CREATE ', printed, re.M)), 12, 'THREAD_TASK_CREATE lines')
+    expect_equal(len(re.findall(r'^THREAD_TASK_COMPLETE ', printed, re.M)), 12, 'THREAD_TASK_COMPLETE lines')
+    check_tasks(events, 12)
 
     # Constructs, by source line: 3 rounds x 2 threads.
     def total(construct, line):

@@ -15,7 +15,8 @@ void on_pstr(Location&, Ticks t, ParameterHandle p, StringHandle v) {
     g_seen.push_back({'S', t, p, static_cast<std::int64_t>(v)});
 }
 // Thread events: 'F' fork (value: requested threads), 'J' join, 'B' team begin
-// (region field: team, value: depth of the inherited call path), 'X' team end.
+// (region field: team, value: depth of the inherited call path), 'X' team end,
+// tasks 'C' create, 'W' switch, 'D' complete (region field: creator, value: generation).
 void on_thread(Location&, Ticks t, const substrate::ThreadEvent& e) {
     using K = substrate::ThreadEvent;
     switch (e.kind) {
@@ -23,6 +24,9 @@ void on_thread(Location&, Ticks t, const substrate::ThreadEvent& e) {
         case K::join: g_seen.push_back({'J', t, 0, 0}); break;
         case K::team_begin: g_seen.push_back({'B', t, e.team, e.inherited_depth}); break;
         case K::team_end: g_seen.push_back({'X', t, e.team, 0}); break;
+        case K::task_create: g_seen.push_back({'C', t, e.task_creator, e.task_generation}); break;
+        case K::task_switch: g_seen.push_back({'W', t, e.task_creator, e.task_generation}); break;
+        case K::task_complete: g_seen.push_back({'D', t, e.task_creator, e.task_generation}); break;
     }
 }
 // MPI events: 'M' (region field: the kind, value: bytes sent).

@@ -678,7 +678,8 @@ void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_nu
             fork->slab->workers[fork->slot] = team_size > 0 ? static_cast<std::int32_t>(team_size) - 1 : 0;
         }
     }
-    loc->teams.push_back(Location::TeamMembership{team, inherited_before, loc->depth, reference, 0, time});
+    loc->teams.push_back(
+        Location::TeamMembership{team, inherited_before, loc->depth, reference, 0, time, thread_number});
     // Thread 0 is the forking thread: its own call path is already open.
     const bool inherits = team != 0 && thread_number != 0 && !fork->path.empty();
     if (inherits) loc->inherited.insert(loc->inherited.end(), fork->path.begin(), fork->path.end());
@@ -717,6 +718,36 @@ Ticks thread_team_joined() {
     }
     return joined;
 }
+
+namespace {
+/// A task event in the calling thread's innermost team (none: not recorded).
+bool task_event(substrate::ThreadEvent::Kind kind, TaskId task) {
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (table != &runtime::detail::on_table || task.generation == 0) return false;
+    Location* loc = location::current();
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy) || loc->teams.empty() || loc->teams.back().team == 0) return false;
+    substrate::ThreadEvent e;
+    e.kind = kind;
+    e.team = loc->teams.back().team;
+    e.task_creator = task.creator;
+    e.task_generation = task.generation;
+    thread_dispatch(table, *loc, timer::now(), e);
+    return true;
+}
+}  // namespace
+
+TaskId task_create() {
+    Location* loc = location::detail::current;
+    if (loc == nullptr || loc->teams.empty()) return TaskId{};
+    const TaskId task{loc->teams.back().thread_number, loc->tasks_created + 1};
+    if (!task_event(substrate::ThreadEvent::task_create, task)) return TaskId{};
+    ++loc->tasks_created;
+    return task;
+}
+
+void task_switch(TaskId task) { task_event(substrate::ThreadEvent::task_switch, task); }
+
+void task_complete(TaskId task) { task_event(substrate::ThreadEvent::task_complete, task); }
 
 namespace detail {
 void close_open_teams(const EventTable* table, Location& loc, Ticks end) {

@@ -51,12 +51,14 @@ struct Location {
         /// When this thread began its part: a join time before it is the fork
         /// context's previous team's (the context is reused without clearing it).
         Ticks begun = 0;
+        std::uint32_t thread_number = 0;  ///< this thread's number in the team
     };
     std::vector<TeamMembership> teams;
     /// The call path taken over from forking threads (outermost first); it
     /// precedes `stack` when this thread forks a team itself (nested parallelism).
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
+    std::uint32_t tasks_created = 0;    ///< explicit tasks this thread created (events::task_create)
     /// The fork contexts this thread made, which it reuses (events.cpp).
     events::ForkSlab* fork_slabs = nullptr;
     std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle

@@ -63,7 +63,7 @@ using MpiEventFn = void (*)(Location&, Ticks, const MpiEvent&);
 
 /// A thread event (events.hpp, "threads").
 struct ThreadEvent {
-    enum Kind : std::uint8_t { fork, join, team_begin, team_end };
+    enum Kind : std::uint8_t { fork, join, team_begin, team_end, task_create, task_switch, task_complete };
     Kind kind = fork;
     Paradigm model = Paradigm::openmp;
     std::uint32_t requested_threads = 0;  ///< fork
@@ -74,6 +74,9 @@ struct ThreadEvent {
     /// work continues.  Empty for the forking thread itself.
     const RegionHandle* inherited = nullptr;
     std::uint32_t inherited_depth = 0;
+    /// task_*: the explicit task, in the team `team` (events::TaskId).
+    std::uint32_t task_creator = 0;
+    std::uint32_t task_generation = 0;
 };
 using ThreadEventFn = void (*)(Location&, Ticks, const ThreadEvent&);
 

@@ -46,11 +46,14 @@ enum class RecordType : std::uint8_t {
     thread_team_end = 19,        ///< team (communicator)
     mpi_nonblocking_collective_request = 20,   ///< request
     mpi_nonblocking_collective_complete = 21,  ///< operation, communicator, zig-zag root, sent, received, request
+    thread_task_create = 22,                   ///< team (communicator), creating thread's number, generation
+    thread_task_switch = 23,                   ///< team (communicator), creating thread's number, generation
+    thread_task_complete = 24,                 ///< team (communicator), creating thread's number, generation
 };
 
 /// Number of varint fields after the time, per record type (metrics: the count;
 /// its values follow).
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6};
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6, 3, 3, 3};
 constexpr int kMaxFields = 6;
 
 /// Largest record: type + time + 6 fields, varints of at most 10 bytes each.

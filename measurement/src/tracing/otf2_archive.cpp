@@ -142,6 +142,15 @@ OTF2_ErrorCode convert_thread(OTF2_EvtWriter* w, const Record& r) {
             return OTF2_EvtWriter_ThreadJoin(w, nullptr, r.time, to_otf2(static_cast<Paradigm>(f[0])));
         case RecordType::thread_team_begin: return OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, r.time, comm_ref(f[0]));
         case RecordType::thread_team_end: return OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, r.time, comm_ref(f[0]));
+        case RecordType::thread_task_create:
+            return OTF2_EvtWriter_ThreadTaskCreate(w, nullptr, r.time, comm_ref(f[0]), static_cast<uint32_t>(f[1]),
+                                                   static_cast<uint32_t>(f[2]));
+        case RecordType::thread_task_switch:
+            return OTF2_EvtWriter_ThreadTaskSwitch(w, nullptr, r.time, comm_ref(f[0]), static_cast<uint32_t>(f[1]),
+                                                   static_cast<uint32_t>(f[2]));
+        case RecordType::thread_task_complete:
+            return OTF2_EvtWriter_ThreadTaskComplete(w, nullptr, r.time, comm_ref(f[0]), static_cast<uint32_t>(f[1]),
+                                                     static_cast<uint32_t>(f[2]));
         default: return OTF2_SUCCESS;
     }
 }
@@ -258,6 +267,9 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
             case RecordType::thread_join:
             case RecordType::thread_team_begin:
             case RecordType::thread_team_end:
+            case RecordType::thread_task_create:
+            case RecordType::thread_task_switch:
+            case RecordType::thread_task_complete:
                 rc = convert_thread(state.writer, r);
                 break;
             case RecordType::metrics:

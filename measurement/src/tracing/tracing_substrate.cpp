@@ -294,6 +294,14 @@ __attribute__((noinline)) void write_thread_event_slow(Location& loc, Ticks time
         case K::join: type = RecordType::thread_join; f[0] = static_cast<std::uint64_t>(e.model); break;
         case K::team_begin: type = RecordType::thread_team_begin; f[0] = e.team; break;
         case K::team_end: type = RecordType::thread_team_end; f[0] = e.team; break;
+        case K::task_create: type = RecordType::thread_task_create; break;
+        case K::task_switch: type = RecordType::thread_task_switch; break;
+        case K::task_complete: type = RecordType::thread_task_complete; break;
+    }
+    if (type >= RecordType::thread_task_create) {
+        f[0] = e.team;
+        f[1] = e.task_creator;
+        f[2] = e.task_generation;
     }
     write_record(loc, time, type, f);
 }
@@ -310,6 +318,7 @@ void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e)
         case K::join: tl.buffer.write(RecordType::thread_join, time, static_cast<std::uint64_t>(e.model)); break;
         case K::team_begin: tl.buffer.write(RecordType::thread_team_begin, time, e.team); break;
         case K::team_end: tl.buffer.write(RecordType::thread_team_end, time, e.team); break;
+        default: write_thread_event_slow(loc, time, e); break;  // tasks: the generic record path
     }
 }
 

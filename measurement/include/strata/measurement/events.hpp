@@ -164,6 +164,21 @@ STRATA_API void thread_team_end_at(Ticks time);
 /// forking thread; 0 when it has not joined yet, or for the forking thread itself.
 STRATA_API Ticks thread_team_joined();
 
+/// An explicit task (OpenMP `task`) of the team the calling thread works in
+/// (its innermost one), as OTF2's ThreadTask events name it: the number in the
+/// team of the thread that created it and that thread's count of the tasks it
+/// created.  generation 0: not recorded (no team, recording off).
+struct TaskId {
+    std::uint32_t creator = 0;
+    std::uint32_t generation = 0;
+};
+/// The calling thread creates a task (ThreadTaskCreate).
+STRATA_API TaskId task_create();
+/// The calling thread starts or resumes running `task` (ThreadTaskSwitch).
+STRATA_API void task_switch(TaskId task);
+/// `task` has finished on the calling thread (ThreadTaskComplete).
+STRATA_API void task_complete(TaskId task);
+
 /// A nonblocking collective (MPI_Iallreduce, ...): the request inside the
 /// call's region; the completion inside the region of the call that completes
 /// it (MPI_Wait, MPI_Test, ...), with what the blocking form records at its end.
