@@ -117,6 +117,17 @@ TEST(PagePool, PagesCutFromChunksAreDisjointForAnyPageSize) {
         pool.release(pages[7]);
         EXPECT_EQ(pool.acquire(PagePool::Purpose::profile), pages[7]);
     }
+    // A new page size: the pages handed out stay valid, new ones have the new size.
+    PagePool pool;
+    pool.configure(std::size_t{64} << 20, std::size_t{64} << 10);
+    auto* small = static_cast<char*>(pool.acquire(PagePool::Purpose::profile));
+    ASSERT_NE(small, nullptr);
+    std::memset(small, 1, std::size_t{64} << 10);
+    pool.configure(std::size_t{64} << 20, std::size_t{3} << 20);
+    auto* large = static_cast<char*>(pool.acquire(PagePool::Purpose::profile));
+    ASSERT_NE(large, nullptr);
+    std::memset(large, 2, std::size_t{3} << 20);
+    EXPECT_EQ(small[(64 << 10) - 1], 1);
 }
 
 }  // namespace

@@ -5,16 +5,34 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstdint>
 
 namespace strata {
 
 namespace {
 constexpr std::size_t kChunk = std::size_t{2} << 20;  // one x86-64 huge page
+
+std::size_t chunk_bytes(std::size_t page_size) { return (page_size + kChunk - 1) / kChunk * kChunk; }
+
+/// `bytes` (a multiple of kChunk) at a kChunk-aligned address, mapped directly:
+/// from malloc, the alignment would leave slack in the program's heap.
+char* map_chunk(std::size_t bytes) {
+    void* mapped = mmap(nullptr, bytes + kChunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) return nullptr;
+    auto* start = static_cast<char*>(mapped);
+    auto* aligned = reinterpret_cast<char*>((reinterpret_cast<std::uintptr_t>(start) + kChunk - 1) & ~(kChunk - 1));
+    if (aligned != start) munmap(start, static_cast<std::size_t>(aligned - start));
+    const std::size_t tail = static_cast<std::size_t>(start + bytes + kChunk - (aligned + bytes));
+    if (tail != 0) munmap(aligned + bytes, tail);
+#ifdef MADV_HUGEPAGE
+    madvise(aligned, bytes, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
+#endif
+    return aligned;
+}
 }  // namespace
 
 PagePool::~PagePool() {
-    for (void* p : chunks_) std::free(p);
+    for (const auto& [chunk, bytes] : chunks_) munmap(chunk, bytes);
 }
 
 void PagePool::configure(std::uint64_t total_bytes, std::uint64_t page_size) {
@@ -41,16 +59,13 @@ void* PagePool::acquire(Purpose purpose) {
     } else {
         if (static_cast<std::size_t>(chunk_end_ - chunk_next_) < page_size_) {
             // A new chunk; the rest of the old one (less than a page) stays unused.
-            const std::size_t bytes = (page_size_ + kChunk - 1) / kChunk * kChunk;
-            auto* chunk = static_cast<char*>(std::aligned_alloc(kChunk, bytes));
+            const std::size_t bytes = chunk_bytes(page_size_);
+            char* chunk = map_chunk(bytes);
             if (chunk == nullptr) {
                 ++stats_.refused[static_cast<int>(purpose)];
                 return nullptr;
             }
-#ifdef MADV_HUGEPAGE
-            madvise(chunk, bytes, MADV_HUGEPAGE);  // a hint: without it, ordinary pages
-#endif
-            chunks_.push_back(chunk);
+            chunks_.emplace_back(chunk, bytes);
             chunk_next_ = chunk;
             chunk_end_ = chunk + bytes;
         }

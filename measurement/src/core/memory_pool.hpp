@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 namespace strata {
@@ -57,7 +58,7 @@ private:
     std::size_t reserve_ = 0;
     std::size_t created_ = 0;
     std::vector<void*> free_;
-    std::vector<void*> chunks_;  ///< what was allocated (freed at the end)
+    std::vector<std::pair<char*, std::size_t>> chunks_;  ///< what was mapped, and its size (unmapped at the end)
     char* chunk_next_ = nullptr;  ///< the uncut rest of the newest chunk
     char* chunk_end_ = nullptr;
     Stats stats_;
