@@ -330,6 +330,29 @@ TEST_F(EventsTest, TasksAreNamedByTheirCreatorsNumberInTheTeamAndItsCount) {
     EXPECT_EQ(tasks, expected);
 }
 
+TEST_F(EventsTest, ASubstrateAskingForInheritedPathsOnlyGetsNoOtherThreadEvents) {
+    start({&recording_substrate_inherited_only()});
+    const RegionHandle outer = region("outer");
+    events::enter(outer);
+    events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 2);
+    ASSERT_NE(fork, nullptr);
+    events::thread_team_begin(fork, 0, 2);  // the forking thread inherits nothing: no event
+    events::TaskId task{};
+    std::thread worker([&] {
+        events::thread_team_begin(fork, 1, 2);  // inherits "outer": delivered
+        task = events::task_create();           // tasks: not delivered
+        events::task_switch(task);
+        events::thread_team_end();  // leaves the inherited path: delivered
+    });
+    worker.join();
+    events::thread_team_end();
+    events::thread_join(fork);
+    events::exit(outer);
+    EXPECT_EQ(kinds(), "EBXL");
+    EXPECT_EQ(seen_events()[1].value, 1);  // the inherited depth
+    EXPECT_EQ(task.generation, 0u);
+}
+
 TEST_F(EventsTest, ThreadTeamEndClosesRegionsLeftOpenInIt) {
     start({&recording_substrate()});
     const RegionHandle a = region("a");

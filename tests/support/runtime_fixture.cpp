@@ -36,9 +36,13 @@ void on_mpi(Location&, Ticks t, const substrate::MpiEvent& e) {
 void on_reset() { g_seen.clear(); }
 constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit,  on_pint,  on_pstr, on_mpi,
                                              on_thread,   nullptr, nullptr,  on_reset, nullptr,  nullptr};
+constexpr substrate::Callbacks kRecordingInheritedOnly = {
+    "recording", nullptr, on_enter, on_exit, on_pint, on_pstr, on_mpi, on_thread, nullptr, nullptr, on_reset,
+    nullptr,     nullptr, ~0u,      true,    true};
 }  // namespace
 
 const substrate::Callbacks& recording_substrate() { return kRecording; }
+const substrate::Callbacks& recording_substrate_inherited_only() { return kRecordingInheritedOnly; }
 std::vector<SeenEvent>& seen_events() { return g_seen; }
 
 void RuntimeTest::start(std::vector<const substrate::Callbacks*> substrates, std::uint64_t total_memory,

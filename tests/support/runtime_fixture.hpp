@@ -30,6 +30,9 @@ inline std::ostream& operator<<(std::ostream& os, const SeenEvent& e) {
 
 /// A substrate that appends every event to seen_events() (single-threaded tests).
 const substrate::Callbacks& recording_substrate();
+/// The same, asking only for the thread events that carry an inherited call
+/// path (as the profiling substrate does).
+const substrate::Callbacks& recording_substrate_inherited_only();
 std::vector<SeenEvent>& seen_events();
 
 /// Starts the runtime with the clock_gettime timer (ticks are nanoseconds),

@@ -560,7 +560,7 @@ void end_team(const EventTable* table, Location* loc, Ticks time, bool warn) {
     const auto inherited = static_cast<std::uint32_t>(loc->inherited.size()) - membership.inherited_size;
     loc->inherited.resize(membership.inherited_size);
     release(membership.fork);  // unless the join time was seen (thread_team_joined)
-    if (membership.team == 0 || table == nullptr) return;
+    if (membership.team == 0 || table == nullptr || (table->thread_events_inherited_only && inherited == 0)) return;
     substrate::ThreadEvent e;
     e.kind = substrate::ThreadEvent::team_end;
     e.team = membership.team;
@@ -621,11 +621,13 @@ ForkContext* thread_fork_at(Ticks time, Paradigm model, std::uint32_t requested_
     }
     loc->busy = false;
     if (fork == nullptr) return nullptr;
-    substrate::ThreadEvent e;
-    e.kind = substrate::ThreadEvent::fork;
-    e.model = model;
-    e.requested_threads = requested_threads;
-    thread_dispatch(table, *loc, time, e);
+    if (!table->thread_events_inherited_only) {
+        substrate::ThreadEvent e;
+        e.kind = substrate::ThreadEvent::fork;
+        e.model = model;
+        e.requested_threads = requested_threads;
+        thread_dispatch(table, *loc, time, e);
+    }
     strata_tsan_release(fork);  // the runtime hands it to the team's threads
     return fork;
 }
@@ -639,7 +641,7 @@ void thread_join_at(Ticks time, ForkContext* fork) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
     fork->join_time.store(time, std::memory_order_release);
-    if (table != nullptr && loc != nullptr && !loc->busy) {
+    if (table != nullptr && !table->thread_events_inherited_only && loc != nullptr && !loc->busy) {
         substrate::ThreadEvent e;
         e.kind = substrate::ThreadEvent::join;
         e.model = fork->model;
@@ -684,7 +686,7 @@ void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_nu
     const bool inherits = team != 0 && thread_number != 0 && !fork->path.empty();
     if (inherits) loc->inherited.insert(loc->inherited.end(), fork->path.begin(), fork->path.end());
     loc->busy = false;
-    if (team == 0) return;
+    if (team == 0 || (table->thread_events_inherited_only && !inherits)) return;
     substrate::ThreadEvent e;
     e.kind = substrate::ThreadEvent::team_begin;
     e.model = fork->model;
@@ -723,7 +725,7 @@ namespace {
 /// A task event in the calling thread's innermost team (none: not recorded).
 bool task_event(substrate::ThreadEvent::Kind kind, TaskId task) {
     const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (table != &runtime::detail::on_table || task.generation == 0) return false;
+    if (table != &runtime::detail::on_table || table->thread_events_inherited_only || task.generation == 0) return false;
     Location* loc = location::current();
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy) || loc->teams.empty() || loc->teams.back().team == 0) return false;
     substrate::ThreadEvent e;

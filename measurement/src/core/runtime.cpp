@@ -71,6 +71,7 @@ void ignore_region_event(Location&, Ticks, RegionHandle) {}
 void build_tables() {
     detail::on_table = substrate::EventTable{};
     int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0, n_thread = 0;
+    bool inherited_only = true;
     const bool counters = metrics::active();
     for (const substrate::Callbacks* s : state().substrates) {
         const substrate::EnterFn enter = counters && s->enter_with_metrics ? s->enter_with_metrics : s->enter;
@@ -84,8 +85,12 @@ void build_tables() {
             detail::on_table.mpi_event_kinds |= s->mpi_event_kinds;
             detail::on_table.mpi_event_time |= s->mpi_event_time;
         }
-        if (s->thread_event) detail::on_table.thread_event[n_thread++] = s->thread_event;
+        if (s->thread_event) {
+            detail::on_table.thread_event[n_thread++] = s->thread_event;
+            inherited_only = inherited_only && s->thread_events_inherited_only;
+        }
     }
+    detail::on_table.thread_events_inherited_only = inherited_only;
     // Counters are read on the general path only (events.cpp): no single entry then.
     if (n_enter == 1 && n_exit == 1 && !counters) {
         detail::on_table.single_enter = detail::on_table.enter[0];
@@ -102,6 +107,7 @@ void build_tables() {
         detail::off_table.exit[i] = detail::on_table.exit[i];
         detail::off_table.thread_event[i] = detail::on_table.thread_event[i];
     }
+    detail::off_table.thread_events_inherited_only = inherited_only;
 }
 
 void define_internal_regions() {

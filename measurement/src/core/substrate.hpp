@@ -120,6 +120,10 @@ struct Callbacks {
     /// whether it uses their time: an MPI call then skips what nobody records.
     std::uint32_t mpi_event_kinds = ~0u;
     bool mpi_event_time = true;
+    /// thread_event wants only the team begins and ends that carry an inherited
+    /// call path (the profile's continuity): forks, joins, tasks and the other
+    /// team events are then not built for it.
+    bool thread_events_inherited_only = false;
 };
 
 /// The per-event arrays that the hot path walks.
@@ -136,6 +140,8 @@ struct EventTable {
     std::uint32_t mpi_event_kinds = 0;  ///< union of the substrates' kinds
     bool mpi_event_time = false;        ///< some substrate uses the time of MPI events
     ThreadEventFn thread_event[kMaxSubstrates + 1] = {};
+    /// Every substrate with a thread_event wants only inherited call paths.
+    bool thread_events_inherited_only = false;
 };
 
 }  // namespace substrate

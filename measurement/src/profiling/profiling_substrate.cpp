@@ -160,6 +160,8 @@ constexpr substrate::Callbacks kCallbacks = {
         (1u << substrate::MpiEvent::irecv) | (1u << substrate::MpiEvent::collective_end) |
         (1u << substrate::MpiEvent::nonblocking_collective_complete),
     false,
+    // Thread events: only the call path a team's thread inherits (on_thread_event).
+    true,
 };
 
 }  // namespace
