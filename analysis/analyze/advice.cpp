@@ -186,6 +186,33 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
             class_share(result, TimeClass::gpu_wait, "gpu_wait_share", options.gpu_wait_threshold))
         findings.push_back(std::move(*f));
 
+    // The program region (a root call path of role artificial, paradigm user;
+    // experiment-format.md): the program's work outside every measured region.
+    const double computation = s.class_s[static_cast<std::size_t>(TimeClass::computation)];
+    for (const RowResult& row : result.callpaths) {
+        if (row.role != RegionRole::artificial || row.paradigm != "user" || row.name != row.region ||
+            computation <= 0 || row.total_s < options.unmeasured_threshold * computation)
+            continue;
+        const double share = row.total_s / computation;
+        Finding f{"unmeasured_computation",
+                  row.region,
+                  row.name,
+                  rank_numbers(largest(row)),
+                  "share_of_computation",
+                  share,
+                  options.unmeasured_threshold,
+                  row.total_s,
+                  ""};
+        f.message = text_percent(share) + " of the computation (" + text_seconds(row.total_s) + " of " +
+                    text_seconds(computation) + " summed over all CPU threads) is in the program region '" +
+                    row.region +
+                    "' itself, outside every measured region: the program was measured without function "
+                    "instrumentation (strata-preload, or strata --no-compiler), so the figures above cannot say "
+                    "which code it is. Build it with the strata compiler wrapper (strata mpicc ...), or mark "
+                    "its phases with the user API, and measure again to see where that time goes.";
+        findings.push_back(std::move(f));
+    }
+
     for (const RowResult& row : result.regions) {
         if (row.region != trace_buffer_flush_region || row.visits == 0) continue;
         const double share = s.run_s > 0 ? row.max_s / s.run_s : 0.0;

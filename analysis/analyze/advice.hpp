@@ -12,6 +12,9 @@
 //   mpi_share            MPI time / program time > --mpi-threshold
 //   gpu_wait_share       time the host waits for the GPU (gpu_wait) / program
 //                        time > gpu_wait_threshold (20 %)
+//   unmeasured_computation  the program region's own time (the program's work
+//                        outside every measured region) is at least half of all
+//                        computation: no function instrumentation tells where it goes
 //   trace_buffer_flush   STRATA_TRACE_BUFFER_FLUSH was entered (Strata wrote its buffers during the run)
 //   dropped_callpaths    the profile ran out of memory and folded call paths into their parents
 //
@@ -44,6 +47,7 @@ struct AdviceOptions {
     double mpi_threshold = 0.2;
     double gpu_wait_threshold = 0.2;
     double wait_threshold = 0.1;  ///< a wait state's share of the trace's MPI time (trace/wait_state_report.hpp)
+    double unmeasured_threshold = 0.5;  ///< the program region's share of the computation
 };
 
 /// One finding.

@@ -382,6 +382,51 @@ TEST_F(AnalyzeCoreTest, FlushesAndDroppedCallPathsAreAdvice) {
     EXPECT_EQ(findings[1].value, 7.0);
 }
 
+// A binary measured without function instrumentation: its computation is the
+// program region's own time (the root named after the program, role
+// artificial, paradigm user), and the advice says how to see into it.
+TEST_F(AnalyzeCoreTest, ComputationInTheProgramRegionItselfIsAdvice) {
+    ProfileBuilder b;
+    const auto program = b.region("hpcc", paradigm::user, role::artificial);
+    const auto solve = b.region("solve", paradigm::user, role::function);
+    const auto send = b.region("MPI_Send", paradigm::mpi, role::point_to_point);
+    b.location(0, 0);
+    b.location(1, 0);
+    const auto cp_program = b.callpath(-1, program);
+    const auto cp_solve = b.callpath(static_cast<std::int64_t>(cp_program), solve);
+    const auto cp_send = b.callpath(static_cast<std::int64_t>(cp_program), send);
+    for (std::size_t l = 0; l < 2; ++l) {
+        b.set(cp_program, l, 1, 3);  // exclusive: the program's own work
+        b.set(cp_solve, l, 1, 1);
+        b.set(cp_send, l, 10, 1);
+    }
+    const AnalysisResult r = analyze_in_process(write(b.build()), 1, false, false);
+    EXPECT_EQ(r.summary.class_s[static_cast<std::size_t>(TimeClass::computation)], 8.0);
+    EXPECT_EQ(r.summary.pop.max_useful_s, 4.0);
+    EXPECT_EQ(r.summary.run_s, 5.0);  // the program region's inclusive time
+    std::vector<Finding> findings = advise(r, AdviceOptions{});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].kind, "unmeasured_computation");
+    EXPECT_EQ(findings[0].region, "hpcc");
+    EXPECT_EQ(findings[0].value, 0.75);  // 6 s of 8 s
+    EXPECT_EQ(findings[0].time_s, 6.0);
+    EXPECT_NE(findings[0].message.find("75.0% of the computation (6 s of 8 s summed over all CPU threads) is in "
+                                       "the program region 'hpcc' itself"),
+              std::string::npos)
+        << findings[0].message;
+
+    // Below half of the computation: the functions measured say enough.
+    ProfileBuilder measured;
+    const auto p2 = measured.region("hpcc", paradigm::user, role::artificial);
+    const auto s2 = measured.region("solve", paradigm::user, role::function);
+    measured.location(0, 0);
+    const auto cp_p2 = measured.callpath(-1, p2);
+    measured.set(cp_p2, 0, 1, 1);
+    measured.set(measured.callpath(static_cast<std::int64_t>(cp_p2), s2), 0, 1, 1.5);
+    findings = advise(analyze_in_process(write(measured.build()), 1, false, false), AdviceOptions{});
+    EXPECT_TRUE(findings.empty()) << findings[0].message;
+}
+
 TEST_F(AnalyzeCoreTest, BalancedProfileHasNoFindings) {
     ProfileBuilder b;
     const auto main = b.region("main", paradigm::user, role::function);

@@ -3,14 +3,15 @@
 # End to end: run the integration program 'nesting' with Strata for real, then
 # check that strata-score reports the program's known structure
 #   outer x1 { step x5 { middle x2 { inner x3 } }, io x1 }
-# in its default table, per call path and as CSV.
+# in its default table, per call path and as CSV, below the program region
+# 'nesting' (the root, named after the program).
 import argparse
 import os
 import shutil
 import subprocess
 import sys
 
-EXPECTED_VISITS = {'inner': 30, 'middle': 10, 'step': 5, 'outer': 1, 'io': 1}
+EXPECTED_VISITS = {'inner': 30, 'middle': 10, 'step': 5, 'outer': 1, 'io': 1, 'nesting': 1}
 
 
 def fail(message):
@@ -65,21 +66,21 @@ def main():
     if visits != EXPECTED_VISITS:
         fail('visits per region: expected %r, got %r' % (EXPECTED_VISITS, visits))
     if any(paradigm != 'user' for _, paradigm, _ in rows):
-        fail('every region comes from the user API: %r' % rows)
+        fail('every region comes from the user API (the program region too): %r' % rows)
 
     # Per call path: the tree with the parameter nodes set in 'outer'.
     tree = [(name, count) for name, _, count in table(run([args.score, experiment, '--by', 'callpath']))]
-    expected_tree = [('outer', 1), ('  size=42', 1), ('    mode=fast', 1)]
-    if tree[:3] != expected_tree:
-        fail('call tree starts with %r, expected %r' % (tree[:3], expected_tree))
-    for name, count in (('      step', 5), ('        middle', 10), ('          inner', 30), ('      io', 1)):
+    expected_tree = [('nesting', 1), ('  outer', 1), ('    size=42', 1), ('      mode=fast', 1)]
+    if tree[:4] != expected_tree:
+        fail('call tree starts with %r, expected %r' % (tree[:4], expected_tree))
+    for name, count in (('        step', 5), ('          middle', 10), ('            inner', 30), ('        io', 1)):
         if (name, count) not in tree:
             fail('call tree lacks %r with %d visits: %r' % (name, count, tree))
 
     # CSV: same visits, full call-path names.
     csv = run([args.score, experiment, '--csv', '--by', 'callpath']).splitlines()
     paths = {line.split(',')[0]: int(line.split(',')[3]) for line in csv[1:]}
-    if paths.get('outer/size=42/mode=fast/step/middle/inner') != 30:
+    if paths.get('nesting/outer/size=42/mode=fast/step/middle/inner') != 30:
         fail('CSV call paths: %r' % paths)
     print('score_nesting: ok')
 

@@ -19,12 +19,38 @@ def location_key(location):
     return location.name if group == 'process' else '%s/%s' % (group, location.name)
 
 
-def read_otf2(archive):
-    """Returns {location key: [(kind, time, name)]} with kind 'E', 'L', 'P' (see location_key)."""
+def is_program_region(region):
+    """The program region (named after the program, the root on the thread that
+    started the measurement): role ARTIFICIAL, paradigm USER."""
+    return 'ARTIFICIAL' in str(region.region_role) and 'USER' in str(region.paradigm)
+
+
+def strip_program_region(events, program_regions, key, name):
+    """Checks that the events of one location begin with the Enter of its program
+    region and end with its Leave, and returns them without those two (the
+    scenarios check what the program did inside it).  Records the region's name
+    in program_regions[key]."""
+    assert events and events[0][0] == 'E' and events[0][2] == name, \
+        '%s: the program region %r is not the first event: %r' % (key, name, events[:1])
+    assert events[-1][0] == 'L' and events[-1][2] == name, \
+        '%s: the program region %r is not the last event: %r' % (key, name, events[-1:])
+    program_regions[key] = name
+    return events[1:-1]
+
+
+def read_otf2(archive, program_regions=None):
+    """Returns {location key: [(kind, time, name)]} with kind 'E', 'L', 'P' (see location_key).
+    The program region is checked and left out (strip_program_region); its name
+    per location goes to `program_regions` when given.  Locations with no other
+    event are left out."""
     import otf2  # only in Debian's interpreter
     events = collections.defaultdict(list)
+    programs = {}
     with otf2.reader.open(archive) as trace:
         for location, event in trace.events:
+            if isinstance(event, otf2.events.Enter) and is_program_region(event.region) and \
+                    location_key(location) not in events:
+                programs[location_key(location)] = event.region.name
             key = location_key(location)
             if isinstance(event, otf2.events.Enter):
                 events[key].append(('E', event.time, event.region.name))
@@ -34,7 +60,18 @@ def read_otf2(archive):
                 events[key].append(('P', event.time, '%s=%s' % (event.parameter.name, event.value)))
             elif isinstance(event, otf2.events.ParameterString):
                 events[key].append(('P', event.time, '%s=%s' % (event.parameter.name, event.string)))
-    return dict(events)
+    return without_program_regions(events, programs, program_regions)
+
+
+def without_program_regions(events, programs, program_regions):
+    found = {} if program_regions is None else program_regions
+    result = {}
+    for key, ev in events.items():
+        if key in programs:
+            ev = strip_program_region(ev, found, key, programs[key])
+        if ev:
+            result[key] = ev
+    return result
 
 
 def region_flags(archive):
@@ -66,15 +103,35 @@ def check_nesting(events):
 
 # ---------------------------------------------------------------- OTF2 (otf2-print)
 
+def otf2_print_program_regions(archive):
+    """Names of the program regions (see is_program_region) in otf2-print's definitions."""
+    out = subprocess.run(['otf2-print', '-G', archive], check=True, capture_output=True, text=True).stdout
+    return set(re.findall(r'^REGION\s+\d+\s+Name: "([^"]*)".*Role: ARTIFICIAL, Paradigm: USER,', out, re.M))
+
+
 def otf2_print_counts(archive):
-    """{(location, 'ENTER'|'LEAVE', region): count} from otf2-print's event listing."""
+    """{(location, 'ENTER'|'LEAVE', region): count} from otf2-print's event listing,
+    without the program region's enter and leave (see read_otf2), which are
+    checked: once each, on one location, first and last."""
+    programs = otf2_print_program_regions(archive)
     out = subprocess.run(['otf2-print', archive], check=True, capture_output=True, text=True).stdout
     counts = collections.Counter()
     pattern = re.compile(r'^(ENTER|LEAVE)\s+(\d+)\s+(\d+)\s+Region: "([^"]*)"')
+    first, last = {}, {}
     for line in out.splitlines():
         m = pattern.match(line)
         if m:
-            counts[(int(m.group(2)), m.group(1), m.group(4))] += 1
+            key = (int(m.group(2)), m.group(1), m.group(4))
+            first.setdefault(key[0], key)
+            last[key[0]] = key
+            counts[key] += 1
+    for name in programs:
+        places = [key for key in counts if key[2] == name]
+        for key in places:
+            assert counts[key] == 1, 'otf2-print: %d %s of the program region %r' % (counts[key], key[1], name)
+            assert first[key[0]] == (key[0], 'ENTER', name) and last[key[0]] == (key[0], 'LEAVE', name), \
+                'otf2-print: the program region %r does not enclose location %d' % (name, key[0])
+            del counts[key]
     return counts
 
 
@@ -147,28 +204,43 @@ def read_profile(path):
             return '%s=%s' % (strings[p['name']], value)
         return strings[regions[cp['region']]['name']]
 
-    paths = []
-    for cp in callpaths:
+    def is_program(cp):  # see is_program_region
+        if cp['parent'] >= 0 or cp['parameter'] >= 0:
+            return False
+        region = regions[cp['region']]
+        return region['role'] == 'artificial' and region['paradigm'] == 'user'
+
+    paths, program = [], {}
+    for index, cp in enumerate(callpaths):
         parts, c = [], cp
         while True:
             parts.append(label(c))
             if c['parent'] < 0:
                 break
             c = callpaths[c['parent']]
+        if is_program(c):
+            # Call paths below the program region are named as if it were not
+            # there (the scenarios check what the program did inside it); its
+            # own row is named '' and listed in 'program': {name: row}.
+            parts.pop()
+            if not parts:
+                program[label(c)] = index
         paths.append('/'.join(reversed(parts)))
     metrics = {}
     for name in ('visits', 'time_inclusive', 'time_exclusive'):
         flat = h5dump_dataset(path, '/metrics/' + name)
         metrics[name] = [flat[i * n_loc:(i + 1) * n_loc] for i in range(len(callpaths))]
-    return {'paths': paths, 'locations': n_loc, 'metrics': metrics,
+    return {'paths': paths, 'locations': n_loc, 'metrics': metrics, 'program': program,
             'location_ids': [l['id'] for l in locations], 'location_ranks': [l['rank'] for l in locations]}
 
 
 def visits_by_path(profile, location=None):
-    """{path: visits} summed over locations (or of one location)."""
+    """{path: visits} summed over locations (or of one location); the program
+    region's own row ('') is left out."""
     result = {}
     for path, row in zip(profile['paths'], profile['metrics']['visits']):
-        result[path] = row[location] if location is not None else sum(row)
+        if path:
+            result[path] = row[location] if location is not None else sum(row)
     return result
 
 
@@ -181,9 +253,12 @@ def read_otf2_metrics(archive):
     import otf2
     events = collections.defaultdict(list)
     members = None
+    programs = {}
     with otf2.reader.open(archive) as trace:
         for location, event in trace.events:
             key = location_key(location)
+            if isinstance(event, otf2.events.Enter) and is_program_region(event.region) and key not in events:
+                programs[key] = event.region.name
             if isinstance(event, otf2.events.Enter):
                 events[key].append(('E', event.time, event.region.name))
             elif isinstance(event, otf2.events.Leave):
@@ -193,7 +268,14 @@ def read_otf2_metrics(archive):
                     members = [{'name': m.name, 'unit': m.unit, 'type': str(m.metric_type),
                                 'mode': str(m.metric_mode)} for m in event.metric.members]
                 events[key].append(('M', event.time, list(event.values)))
-    return members or [], dict(events)
+    # The program region's enter and leave, each with its metric event (see read_otf2).
+    for key, name in programs.items():
+        ev = events[key]
+        assert len(ev) >= 4 and ev[0][:1] == ('E',) and ev[0][2] == name and ev[1][0] == 'M' and \
+            ev[-2][0] == 'L' and ev[-2][2] == name and ev[-1][0] == 'M', \
+            '%s: the program region %r does not enclose the events' % (key, name)
+        events[key] = ev[2:-2]
+    return members or [], {key: ev for key, ev in events.items() if ev}
 
 
 def region_counter_deltas(events, region, member):

@@ -70,8 +70,10 @@ def nesting(args):
     run = Run(args, 'nesting').program('nesting', env=TRACING)
     assert os.path.isfile(os.path.join(run.dir, 'strata.cfg'))
     # Trace, python3 otf2 bindings: exact pairs, nesting, monotonic time, phase flag.
-    events = reader.read_otf2(run.archive)
+    programs = {}
+    events = reader.read_otf2(run.archive, programs)
     expect_equal(list(events), ['thread 0'], 'locations')
+    expect_equal(programs, {'thread 0': 'nesting'}, 'the program region, named after the program, around all events')
     pairs = reader.check_nesting(events['thread 0'])
     expect_equal(dict(pairs), {'outer': 1, 'step': 5, 'middle': 10, 'inner': 30, 'io': 1}, 'enter/leave pairs')
     params = [e[2] for e in events['thread 0'] if e[0] == 'P']
@@ -92,6 +94,15 @@ def nesting(args):
     inner = profile['paths'].index('outer/size=42/mode=fast/step/middle/inner')
     middle = profile['paths'].index('outer/size=42/mode=fast/step/middle')
     assert profile['metrics']['time_inclusive'][middle][0] >= profile['metrics']['time_inclusive'][inner][0]
+    # The program region is the root, the only one: its inclusive time is the
+    # whole measurement, at least that of 'outer' (all of main's work).
+    expect_equal(list(profile['program']), ['nesting'], 'program region')
+    program = profile['program']['nesting']
+    outer = profile['paths'].index('outer')
+    expect_equal(profile['metrics']['visits'][program], [1], 'program region visits')
+    assert profile['metrics']['time_inclusive'][program][0] >= profile['metrics']['time_inclusive'][outer][0]
+    roots = [p for p, parent in zip(profile['paths'], reader.profile_parents(run.profile)) if parent < 0]
+    expect_equal(roots, [''], 'root call paths: the program region alone')
 
 
 @scenario
@@ -104,8 +115,10 @@ def profile_only(args):
 @scenario
 def threads(args):
     run = Run(args, 'threads').program('scope', env=TRACING)
-    events = reader.read_otf2(run.archive)
+    programs = {}
+    events = reader.read_otf2(run.archive, programs)
     expect_equal(len(events), 4, 'one location per thread')
+    expect_equal(programs, {'thread 0': 'scope'}, 'the program region: on the main thread only')
     leaves = sorted(reader.check_nesting(ev).get('leaf', 0) for ev in events.values())
     expect_equal(leaves, [5, 10, 20, 30], 'leaf calls per thread')
     profile = reader.read_profile(run.profile)
@@ -256,9 +269,14 @@ def clock_gettime_timer(args):
 @scenario
 def nothing_recorded(args):
     run = Run(args, 'empty').program('empty', env=TRACING)
-    expect_equal(reader.read_otf2(run.archive), {}, 'events')
+    # A program without events still ran: its program region holds its time.
+    programs = {}
+    expect_equal(reader.read_otf2(run.archive, programs), {}, 'events in the program region')
+    expect_equal(programs, {'thread 0': 'empty'}, 'the program region')
     subprocess.run(['otf2-print', run.archive], check=True, capture_output=True)
-    expect_equal(reader.read_profile(run.profile)['paths'], [], 'call paths')
+    profile = reader.read_profile(run.profile)
+    expect_equal(profile['paths'], [''], 'call paths: the program region alone')
+    expect_equal(profile['metrics']['visits'][profile['program']['empty']], [1], 'program region visits')
 
 
 @scenario

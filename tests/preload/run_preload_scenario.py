@@ -377,6 +377,22 @@ def mpi_ring(args, ranks, name='plain_ring', expected=mpi_checks.RING_C):
     # Every MPI call of every rank, exactly: python3 otf2, otf2-print, and profile.h5 (h5dump).
     for rank in range(ranks):
         mpi_checks.check_rank(rank, directory, expected)
+    # The program's own time, between its MPI calls, is in its program region (the
+    # root on every rank): without it a preloaded binary would show no computation.
+    profile = reader.read_profile(os.path.join(directory, 'profile.h5'))
+    expect_equal(list(profile['program']), [name], 'program region, named after the program')
+    row = profile['program'][name]
+    parents = reader.profile_parents(os.path.join(directory, 'profile.h5'))
+    children = [i for i, parent in enumerate(parents) if parent == row]
+    metrics = profile['metrics']
+    for column in range(profile['locations']):
+        expect_equal(metrics['visits'][row][column], 1, 'program region visits, column %d' % column)
+        inclusive = metrics['time_inclusive'][row][column]
+        below = sum(metrics['time_inclusive'][c][column] for c in children)
+        assert inclusive > below > 0, ('program region', column, inclusive, below)
+        # (h5dump prints 6 significant digits)
+        assert abs(metrics['time_exclusive'][row][column] - (inclusive - below)) <= 1e-5 * inclusive, \
+            ('program region exclusive time', column, metrics['time_exclusive'][row][column], inclusive, below)
 
 
 @scenario

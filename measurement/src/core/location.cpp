@@ -62,6 +62,7 @@ Location* create_current() {
     }
     current = loc;
     creating = false;
+    runtime::program_region_due();
     return loc;
 }
 }  // namespace detail

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -121,6 +122,53 @@ void define_internal_regions() {
     detail::recording_off_region = definitions().define_region(off);
 }
 
+/// The program's name as it was started (argv[0] without its directory).
+std::string program_name() {
+    if (program_invocation_short_name != nullptr && program_invocation_short_name[0] != '\0') {
+        return program_invocation_short_name;
+    }
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0) return "program";
+    path[n] = '\0';
+    const char* slash = std::strrchr(path, '/');
+    return slash != nullptr ? slash + 1 : path;
+}
+
+/// The program region, named after the program, is open on the thread that
+/// started the measurement (the main thread, before main) until finalize()
+/// closes it: the root of that thread's call paths, whose exclusive time is the
+/// program's own work outside every measured region.  Without it a binary
+/// measured through strata-preload (or built without function instrumentation)
+/// would show its computation nowhere: only its MPI calls would have time.
+/// Score-P and TAU open such a region as well.  Defined past the filter: it is
+/// never filtered out.
+///
+/// It begins when the measurement starts but is entered only with the thread's
+/// first event (program_region_due()), at that start time: the thread's location
+/// must not exist before every library of the program has started (see
+/// first_location_created()).
+struct ProgramRegion {
+    RegionHandle region = 0;
+    Ticks begin = 0;
+    pthread_t thread{};
+    std::atomic<bool> pending{false};
+};
+ProgramRegion g_program;
+
+void begin_program_region() {
+    const std::string name = program_name();
+    events::RegionSpec spec;
+    spec.name = name;
+    spec.paradigm = Paradigm::user;
+    spec.role = RegionRole::artificial;
+    g_program.region = definitions().define_region(spec);
+    if (g_program.region == 0) return;
+    g_program.begin = timer::now();
+    g_program.thread = pthread_self();
+    g_program.pending.store(true, std::memory_order_release);
+}
+
 void exit_handler() { finalize(); }
 
 struct SignalSlot {
@@ -188,6 +236,12 @@ void first_location_created() {
     for (const std::string& w : config::Registry::instance().unknown_variables()) {
         std::fprintf(stderr, "%s\n", w.c_str());
     }
+}
+
+void program_region_due() {
+    if (!g_program.pending.load(std::memory_order_acquire) || !pthread_equal(pthread_self(), g_program.thread)) return;
+    g_program.pending.store(false, std::memory_order_relaxed);
+    events::enter_at(g_program.begin, g_program.region);
 }
 
 void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end) {
@@ -289,8 +343,12 @@ void initialize_from_environment() {
     if (settings.enable_profiling) options.substrates.push_back(&profiling::substrate_callbacks());
     if (settings.enable_tracing) options.substrates.push_back(&tracing::substrate_callbacks());
     std::string error;
-    if (!initialize(options, &error)) std::fprintf(stderr, "%s\n", error.c_str());
+    if (!initialize(options, &error)) {
+        std::fprintf(stderr, "%s\n", error.c_str());
+        return;
+    }
     state().directory_deferred = mpi_program;
+    begin_program_region();
 }
 
 std::string create_experiment_directory(long id, std::string* problem) {
@@ -313,6 +371,12 @@ void stop_without_writing() {
 
 bool finalize() {
     if (g_finalized.exchange(true)) return true;
+    // A main thread without any event still ran the program: its program region
+    // (the location is made here, which enters it).
+    if (g_program.pending.load(std::memory_order_acquire) && pthread_equal(pthread_self(), g_program.thread) &&
+        detail::active_table.load(std::memory_order_acquire) != nullptr) {
+        location::current();
+    }
     const substrate::EventTable* table = detail::active_table.exchange(nullptr);
     if (table == nullptr) return true;
     const Ticks end = timer::now();

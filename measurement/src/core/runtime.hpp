@@ -62,6 +62,11 @@ void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, 
 /// in the environment that no module declared (typos).
 void first_location_created();
 
+/// Called when a thread's location has been made: on the thread that started
+/// the measurement, enters the program region (see runtime.cpp) at the time
+/// the measurement started.
+void program_region_due();
+
 /// Prints a warning once per key (thread-safe).
 void warn_once(const std::string& key, const std::string& message);
 
