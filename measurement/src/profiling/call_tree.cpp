@@ -120,7 +120,11 @@ void CallTree::exit_slow(Ticks time) {
 void CallTree::inherit(Ticks time, const RegionHandle* path, std::uint32_t depth) {
     for (std::uint32_t i = 0; i < depth; ++i) {
         Node* const current = top_->node;
-        Node* child = find_or_add(current, path[i], 0, 0, 0);
+        // The same team again and again: the child inherited last time (find_or_add sets the hint).
+        Node* child = current->hint;
+        if (child == nullptr || child->region != path[i] || child->parameter != 0) {
+            child = find_or_add(current, path[i], 0, 0, 0);
+        }
         if (child == nullptr) {  // out of memory: the time stays in the parent
             ++dropped_;
             child = current;
