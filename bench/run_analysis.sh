@@ -22,9 +22,9 @@
 #   bench/run_analysis.sh [BUILD_DIR] [ITERATIONS] [REPETITIONS] [MESSAGE_EVERY]
 #
 # Set TMPDIR to put the trace on another file system.  MPIRUN_OPTIONS are
-# added to every mpirun: with Open MPI, `--mca pml ob1` skips the probing of
-# UCX and libfabric at MPI_Init (about 0.2 s on a machine without such
-# networks), the same for K = 1 and K = 2.
+# added to every mpirun.  (On one node strata-analyze itself chooses Open
+# MPI's ob1 layer unless OMPI_MCA_pml is set, which skips the probing of UCX
+# and libfabric at MPI_Init: about 0.2 s, the same for K = 1 and K = 2.)
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 iterations=${2:-560000}

@@ -26,6 +26,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <filesystem>
@@ -310,9 +311,26 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     return broadcast_status(status);
 }
 
+/// On one node (a singleton, or every rank on the same host as Open MPI's
+/// launcher reports it), Open MPI's ob1 point-to-point layer with shared memory
+/// is all the analysis needs: choosing it spares MPI_Init the probing of UCX
+/// and libfabric networks, about 0.2 s of every run (0.33 -> 0.12 s on the
+/// development machines).  A choice of the user's (OMPI_MCA_pml, also as
+/// `mpirun --mca pml ...`) is kept; other MPI libraries ignore the variable.
+void prefer_shared_memory_transport_on_one_node() {
+    if (std::getenv("OMPI_MCA_pml") != nullptr) return;
+    const char* world = std::getenv("OMPI_COMM_WORLD_SIZE");
+    const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const bool singleton = world == nullptr && local == nullptr;
+    if (singleton || (world != nullptr && local != nullptr && std::strcmp(world, local) == 0)) {
+        setenv("OMPI_MCA_pml", "ob1", 0);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    prefer_shared_memory_transport_on_one_node();
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -55,6 +55,32 @@ protected:
     TempDir dir_;
 };
 
+// ---- start-up --------------------------------------------------------------------
+
+// On one node strata-analyze chooses Open MPI's ob1 point-to-point layer, so
+// that MPI_Init does not probe for UCX and libfabric networks; a layer the user
+// chose is kept.  Seen in Open MPI's own log of its selection (no timing).
+TEST_F(StrataAnalyzeTest, OnOneNodeOpenMpiIsNotProbedForNetworksUnlessTheUserChose) {
+    if (std::getenv("OMPI_MCA_pml") != nullptr) GTEST_SKIP() << "OMPI_MCA_pml is set for the tests";
+    write_experiment(imbalanced_profile(), experiment());
+    setenv("OMPI_MCA_pml_base_verbose", "10", 1);
+    const RunResult two = analyze(2, {"--force", experiment()});
+    const RunResult alone = analyze(0, {"--force", experiment()});
+    setenv("OMPI_MCA_pml", "^ucx", 1);  // the user's choice: any layer but UCX
+    const RunResult chosen = analyze(2, {"--force", experiment()});
+    unsetenv("OMPI_MCA_pml");
+    unsetenv("OMPI_MCA_pml_base_verbose");
+    if (two.err.find("mca: base: components_open: opening pml components") == std::string::npos) {
+        GTEST_SKIP() << "not Open MPI: " << two.err;
+    }
+    for (const RunResult* r : {&two, &alone, &chosen}) EXPECT_EQ(r->status, 0) << r->out << r->err;
+    for (const RunResult* r : {&two, &alone}) {
+        EXPECT_NE(r->err.find("select: component ob1 selected"), std::string::npos) << r->err;
+        EXPECT_EQ(r->err.find("found loaded component cm"), std::string::npos) << r->err;
+    }
+    EXPECT_NE(chosen.err.find("found loaded component cm"), std::string::npos) << chosen.err;
+}
+
 // ---- the imbalanced experiment: exact figures ---------------------------------
 
 TEST_F(StrataAnalyzeTest, ImbalancedExperimentExactLoadBalance) {
