@@ -323,6 +323,23 @@ Construct sync_construct(ompt_sync_region_t kind) {
     }
 }
 
+/// Whether the end of a barrier may be reported after its team joined (see
+/// end_time): the barrier at the end of a parallel region, on a thread other
+/// than the forking one, which libomp reports when the thread wakes up for the
+/// next parallel region.  LLVM 14's libomp names every implicit barrier
+/// ompt_sync_region_barrier_implicit (OpenMP 5.0), the one at the end of a
+/// parallel region included, so on those threads every implicit barrier
+/// takes the late path: before the join end_time() reads the clock as usual.
+/// On the forking thread only the one named as the parallel region's
+/// (OpenMP 5.1) shares the join's clock reading; its other implicit
+/// barriers end on time.
+bool may_end_late(ompt_sync_region_t kind, Construct construct) {
+    if (kind == ompt_sync_region_barrier_implicit_parallel) return true;
+    if (construct != Construct::implicit_barrier) return false;
+    const Frame* team = innermost_team();
+    return team != nullptr && !team->forking;
+}
+
 void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*,
                     const void* codeptr_ra) {
     const Construct construct = sync_construct(kind);
@@ -333,8 +350,7 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
         if (codeptr_ra == nullptr && construct == Construct::implicit_barrier) codeptr_ra = innermost_parallel_code();
         open(Frame::sync, construct_region(construct, codeptr_ra), construct_key(construct));
     } else {
-        // Only the barrier at the end of a parallel region ends late (reported at the next fork).
-        close(Frame::sync, construct_key(construct), kind == ompt_sync_region_barrier_implicit_parallel);
+        close(Frame::sync, construct_key(construct), may_end_late(kind, construct));
     }
 }
 
