@@ -90,6 +90,10 @@ struct ThreadState {
     /// for the later ends and parallel end, which clears it.
     Ticks fork_time;
     Ticks join_time;
+    /// 1 + the index in `open` of the innermost team frame; 0: none.  Kept
+    /// where team frames are pushed and popped (on_implicit_task), so that the
+    /// callbacks that ask for the innermost team do not search for it.
+    std::uint32_t team_plus1;
 };
 
 __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
@@ -109,10 +113,23 @@ inline void push_frame(Frame frame) {
 
 /// The innermost team frame of this thread (nullptr: none).
 const Frame* innermost_team() {
-    for (std::uint32_t i = t_state.size; i-- > 0;) {
-        if (t_state.open[i].kind == Frame::team) return &t_state.open[i];
+    return t_state.team_plus1 != 0 ? &t_state.open[t_state.team_plus1 - 1] : nullptr;
+}
+
+void push_team_frame(Frame frame) {
+    push_frame(frame);
+    t_state.team_plus1 = t_state.size;
+}
+
+/// After the team frame at `index` was popped: the enclosing team, if any.
+void popped_team_frame(std::uint32_t index) {
+    t_state.team_plus1 = 0;
+    for (std::uint32_t i = index; i-- > 0;) {
+        if (t_state.open[i].kind == Frame::team) {
+            t_state.team_plus1 = i + 1;
+            return;
+        }
     }
-    return nullptr;
 }
 
 /// The time of an end event of a team's work: for a worker whose team has
@@ -249,7 +266,7 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
         // on thread 0 the fork's.
         const Ticks time = index == 0 && t_state.fork_time != 0 ? std::exchange(t_state.fork_time, 0) : events::now();
         events::thread_team_begin_at(time, fork, index, actual_parallelism);
-        push_frame(Frame{Frame::team, index == 0, 0, code});
+        push_team_frame(Frame{Frame::team, index == 0, 0, code});
         if (value != 0) {
             if (region != 0) events::enter_at(time, region);
             push_frame(Frame{Frame::parallel, false, region, nullptr});
@@ -261,7 +278,10 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
     while (t_state.size > 0) {
         const Frame top = t_state.open[--t_state.size];
         if (top.region != 0) events::exit_at(time, top.region);
-        if (top.kind == Frame::team) break;
+        if (top.kind == Frame::team) {
+            popped_team_frame(t_state.size);
+            break;
+        }
     }
     events::thread_team_end_at(time);
 }
