@@ -186,6 +186,28 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
             class_share(result, TimeClass::gpu_wait, "gpu_wait_share", options.gpu_wait_threshold))
         findings.push_back(std::move(*f));
 
+    // Threads idle while their rank runs: for OpenMP, the work outside parallel regions.
+    if (s.thread_s > 0 && s.idle_s >= options.idle_threshold * s.thread_s) {
+        std::vector<std::pair<std::int64_t, double>> idle;
+        for (const RankResult& rank : result.ranks)
+            if (rank.idle_s > 0) idle.emplace_back(rank.rank, rank.idle_s);
+        std::sort(idle.begin(), idle.end(),
+                  [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first < b.first); });
+        if (idle.size() > 3) idle.resize(3);
+        const double share = s.idle_s / s.thread_s;
+        Finding f{"idle_threads", "", "", rank_numbers(idle), "idle_share_of_thread_time", share,
+                  options.idle_threshold, s.idle_s, ""};
+        f.message = "The CPU threads were in no measured region for " + text_seconds(s.idle_s) + " of " +
+                    text_seconds(s.thread_s) + " of thread time (" + text_percent(share) + ", above " +
+                    text_percent(options.idle_threshold) +
+                    "; thread time: each rank's wall time times its number of CPU threads, summed over the "
+                    "ranks), most on " + rank_list(idle) +
+                    ": while a rank's busiest thread worked, its other threads waited. For OpenMP threads that is "
+                    "the time outside parallel regions, where the work runs on one thread: parallelise the work "
+                    "the busiest thread does between parallel regions, or use fewer threads.";
+        findings.push_back(std::move(f));
+    }
+
     // The program region (a root call path of role artificial, paradigm user;
     // experiment-format.md): the program's work outside every measured region.
     const double computation = s.class_s[static_cast<std::size_t>(TimeClass::computation)];

@@ -12,6 +12,9 @@
 //   mpi_share            MPI time / program time > --mpi-threshold
 //   gpu_wait_share       time the host waits for the GPU (gpu_wait) / program
 //                        time > gpu_wait_threshold (20 %)
+//   idle_threads         CPU threads in no measured region while their rank's busiest
+//                        thread ran (OpenMP threads outside parallel regions): at least
+//                        idle_threshold (20 %) of the thread time
 //   unmeasured_computation  the program region's own time (the program's work
 //                        outside every measured region) is at least half of all
 //                        computation: no function instrumentation tells where it goes
@@ -48,6 +51,7 @@ struct AdviceOptions {
     double gpu_wait_threshold = 0.2;
     double wait_threshold = 0.1;  ///< a wait state's share of the trace's MPI time (trace/wait_state_report.hpp)
     double unmeasured_threshold = 0.5;  ///< the program region's share of the computation
+    double idle_threshold = 0.2;        ///< idle CPU threads' share of the thread time
 };
 
 /// One finding.

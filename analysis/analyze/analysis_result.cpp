@@ -112,6 +112,7 @@ AnalysisResult finish_analysis(const Profile& p, const RankLayout& layout, const
     WideSum useful_sum = 0;
     std::int64_t useful_max = -1, useful_min = std::numeric_limits<std::int64_t>::max();
     std::int64_t run_max = -1, wall_max = -1;
+    WideSum idle_total = 0, thread_total = 0;
     for (const RankRecord& record : combined.ranks) {
         RankResult rank;
         rank.rank = record.rank;
@@ -129,6 +130,9 @@ AnalysisResult finish_analysis(const Profile& p, const RankLayout& layout, const
         }
         rank.run_s = seconds(record.run_ns);
         rank.wall_s = seconds(record.wall_ns);
+        rank.idle_s = seconds(record.idle_ns);
+        idle_total += static_cast<WideSum>(record.idle_ns);
+        thread_total += static_cast<WideSum>(record.wall_ns) * static_cast<WideSum>(record.threads);
         if (record.run_ns > run_max) run_max = record.run_ns, s.run_rank = record.rank;
         if (record.wall_ns > wall_max) wall_max = record.wall_ns, s.wall_rank = record.rank;
         result.ranks.push_back(rank);
@@ -142,6 +146,8 @@ AnalysisResult finish_analysis(const Profile& p, const RankLayout& layout, const
         if (c != static_cast<std::size_t>(TimeClass::mpi_init_finalize)) program += class_total[c];
     }
     s.program_s = seconds(static_cast<long double>(program));
+    s.idle_s = seconds(static_cast<long double>(idle_total));
+    s.thread_s = seconds(static_cast<long double>(thread_total));
     s.wall_s = seconds(std::max<std::int64_t>(0, wall_max));
     s.run_s = seconds(std::max<std::int64_t>(0, run_max));
 

@@ -58,6 +58,9 @@ struct RankResult {
     double class_s[time_class_count] = {};  ///< by TimeClass; [computation] is U_p
     double run_s = 0;                       ///< its busiest thread's run time (MPI_Init/Finalize apart)
     double wall_s = 0;                      ///< the same with MPI_Init/Finalize
+    /// Summed over its CPU threads: the time each was in no measured region
+    /// while its busiest thread ran (wall_s minus the thread's own).
+    double idle_s = 0;
 
     double useful_s() const { return class_s[static_cast<std::size_t>(TimeClass::computation)]; }
 };
@@ -88,6 +91,8 @@ struct SummaryResult {
     std::int64_t wall_rank = -1, run_rank = -1;  ///< the rank with the longest wall / run time
     double class_s[time_class_count] = {};       ///< exclusive time summed over all CPU threads
     double program_s = 0;                        ///< the same, every class but mpi_init_finalize
+    double idle_s = 0;    ///< summed over all ranks' RankResult::idle_s
+    double thread_s = 0;  ///< summed over all ranks: CPU threads x wall_s (idle_s included)
     PopFigures pop;
     bool include_mpi_init = false;
     bool trace_present = false;

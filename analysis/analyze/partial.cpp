@@ -201,6 +201,7 @@ Partial accumulate_share(const Profile& slice, const RankLayout& layout, const A
             record.run_ns =
                 std::max(record.run_ns, std::max<std::int64_t>(0, thread_total[t] - thread_init[t]));
         }
+        for (std::size_t t = 0; t < threads; ++t) record.idle_ns += record.wall_ns - thread_total[t];
         partial.ranks.push_back(record);
     }
     return partial;

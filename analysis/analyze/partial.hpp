@@ -101,10 +101,13 @@ struct RankRecord {
     std::int64_t class_ns[time_class_count] = {};  ///< exclusive time per TimeClass, summed over the threads
     std::int64_t run_ns = 0;  ///< max over threads: root call paths' inclusive time without MPI_Init/Finalize
     std::int64_t wall_ns = 0;  ///< max over threads: root call paths' inclusive time
+    /// Summed over the threads: wall_ns minus the thread's root call paths'
+    /// inclusive time (the time it was in no measured region while the rank ran).
+    std::int64_t idle_ns = 0;
 };
 
 /// The number of int64 fields of a RankRecord.
-inline constexpr std::size_t rank_record_fields = 4 + time_class_count;
+inline constexpr std::size_t rank_record_fields = 5 + time_class_count;
 static_assert(sizeof(RankRecord) == rank_record_fields * sizeof(std::int64_t),
               "RankRecord must be int64 fields only");
 

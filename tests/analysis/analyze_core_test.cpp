@@ -427,6 +427,40 @@ TEST_F(AnalyzeCoreTest, ComputationInTheProgramRegionItselfIsAdvice) {
     EXPECT_TRUE(findings.empty()) << findings[0].message;
 }
 
+// Threads that wait while their rank's busiest thread works (OpenMP threads
+// outside parallel regions): their idle time against the thread time.
+TEST_F(AnalyzeCoreTest, IdleThreadsAreAdvice) {
+    auto profile = [](double worker_busy) {
+        ProfileBuilder b;
+        const auto main = b.region("main", paradigm::user, role::function);
+        const auto parallel = b.region("!$omp parallel @a.c:3", paradigm::openmp, role::parallel);
+        b.location(0, 0);
+        b.location(0, 1);
+        const auto cp_main = b.callpath(-1, main);
+        const auto cp_parallel = b.callpath(static_cast<std::int64_t>(cp_main), parallel);
+        b.set(cp_main, 0, 1, 6);  // serial work on the main thread
+        b.set(cp_parallel, 0, 1, 4);
+        b.set(cp_parallel, 1, 0, worker_busy);  // the other thread: in the parallel region only
+        return b.build();
+    };
+    const AnalysisResult r = analyze_in_process(write(profile(4)), 1, false, false);
+    EXPECT_EQ(r.summary.thread_s, 20.0);  // 2 threads x 10 s
+    EXPECT_EQ(r.summary.idle_s, 6.0);     // the other thread outside the parallel region
+    ASSERT_EQ(r.ranks.size(), 1u);
+    EXPECT_EQ(r.ranks[0].idle_s, 6.0);
+    const std::vector<Finding> findings = advise(r, AdviceOptions{});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].kind, "idle_threads");
+    EXPECT_EQ(findings[0].value, 0.3);
+    EXPECT_EQ(findings[0].time_s, 6.0);
+    EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{0}));
+    EXPECT_NE(findings[0].message.find("in no measured region for 6 s of 20 s of thread time (30.0%, above 20.0%"),
+              std::string::npos)
+        << findings[0].message;
+    // 1 s of 20 s: below the threshold.
+    EXPECT_TRUE(advise(analyze_in_process(write(profile(9)), 1, false, false), AdviceOptions{}).empty());
+}
+
 TEST_F(AnalyzeCoreTest, BalancedProfileHasNoFindings) {
     ProfileBuilder b;
     const auto main = b.region("main", paradigm::user, role::function);
