@@ -423,6 +423,15 @@ def serial_under_mpirun(args):
     assert run.status == 0, 'mpirun: ' + run.explain()
     expect_equal(len(run.experiments), 2, 'one experiment per process')
     expect_equal(run.stderr.count('does not use MPI: each of the 2 processes'), 1, 'the note, once')
+    # With one STRATA_EXPERIMENT_DIRECTORY for all: <directory>-rank<r> each (not all but one stopping).
+    named = Run(args, 'serial-mpirun-named',
+                [args.mpirun, '-np', '2', '--oversubscribe'] + preload(args, program(args, 'serial_work')),
+                {'STRATA_EXPERIMENT_DIRECTORY': 'exp'})
+    assert named.status == 0, 'mpirun: ' + named.explain()
+    expect_equal(sorted(os.listdir(named.dir)), ['exp-rank0', 'exp-rank1'], 'experiment directories')
+    for rank in range(2):
+        reader.read_profile(os.path.join(named.dir, 'exp-rank%d' % rank, 'profile.h5'))
+    expect_equal(named.stderr.count('each writes its own experiment, exp-rank<r>'), 1, 'the runtime\'s note, once')
 
 
 def main():

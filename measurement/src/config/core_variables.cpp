@@ -76,6 +76,9 @@ void register_core_variables(Registry& registry) {
         "When empty (the default), Strata creates strata-YYYYMMDD_HHMMSS_<id> in the "
         "working directory, named after the date and time at which the run started and "
         "a number that makes the name unique.\n\n"
+        "Processes that mpirun (or srun) starts together but that do not measure together "
+        "(the program does not use MPI, or never calls MPI_Init) each write their own "
+        "experiment: with this variable set, to <directory>-rank<r>.\n\n"
         "An existing directory is never overwritten silently: see "
         "STRATA_OVERWRITE_EXPERIMENT_DIRECTORY.",
         [](const std::string& v) { settings().experiment_directory = v; }});

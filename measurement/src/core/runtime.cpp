@@ -36,7 +36,7 @@ RegionHandle flush_region = 0;
 RegionHandle recording_off_region = 0;
 }  // namespace detail
 
-std::string create_experiment_directory(long id, std::string* problem);
+std::string create_experiment_directory(long id, std::string* problem, bool alone = false);
 void stop_without_writing();
 
 namespace {
@@ -333,7 +333,7 @@ void initialize_from_environment() {
     const bool mpi_program = dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr;
     if (!mpi_program) {
         std::string problem;
-        options.experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem);
+        options.experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem, true);
         if (!problem.empty()) {
             std::fprintf(stderr, "%s\n", problem.c_str());
             std::fflush(stderr);
@@ -351,10 +351,39 @@ void initialize_from_environment() {
     begin_program_region();
 }
 
-std::string create_experiment_directory(long id, std::string* problem) {
+/// This process's rank among the processes a launcher (mpirun, srun) started
+/// together, when there are several; -1 otherwise.
+long launcher_rank() {
+    static const char* const variables[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
+                                               {"PMI_SIZE", "PMI_RANK"},
+                                               {"PMIX_SIZE", "PMIX_RANK"},
+                                               {"SLURM_NTASKS", "SLURM_PROCID"}};
+    for (const auto& v : variables) {
+        const char* size = std::getenv(v[0]);
+        const char* rank = std::getenv(v[1]);
+        if (size != nullptr && rank != nullptr) return std::atol(size) > 1 ? std::atol(rank) : -1;
+    }
+    return -1;
+}
+
+/// `alone`: the process writes without the other ranks (it does not use MPI,
+/// or never called MPI_Init).  When a launcher started several such processes
+/// with one STRATA_EXPERIMENT_DIRECTORY, each takes <directory>-rank<r>:
+/// otherwise all but the first would find the directory taken and stop.
+std::string create_experiment_directory(long id, std::string* problem, bool alone) {
     const config::Settings& settings = config::settings();
-    const std::string path =
+    std::string path =
         settings.experiment_directory.empty() ? experiment::default_name(id) : settings.experiment_directory;
+    const long rank = alone && !settings.experiment_directory.empty() ? launcher_rank() : -1;
+    if (rank >= 0) {
+        path += "-rank" + std::to_string(rank);
+        if (rank == 0) {
+            std::fprintf(stderr,
+                         "strata: the processes of this job do not measure together (no MPI_Init in the "
+                         "measurement): each writes its own experiment, %s-rank<r>\n",
+                         settings.experiment_directory.c_str());
+        }
+    }
     *problem = experiment::create(path, settings.overwrite_experiment_directory);
     if (problem->empty()) {
         std::ostringstream cfg;
@@ -424,7 +453,7 @@ bool finalize() {
     if (state().directory_deferred && group == nullptr && state().alone_rank < 0) {
         // An MPI program that never called MPI_Init: write alone.
         std::string problem;
-        state().experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem);
+        state().experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem, true);
         if (!problem.empty()) {
             std::fprintf(stderr, "%s; nothing is written\n", problem.c_str());
             return false;
