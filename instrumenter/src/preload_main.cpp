@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
     const bool mpi = std::find(plan.features.begin(), plan.features.end(), "mpi") != plan.features.end();
     if (processes > 1 && first && !mpi && !plan.already_linked) {
         say("note: '" + program + "' does not use MPI: each of the " + std::to_string(processes) +
-            " processes writes an experiment directory of its own (--mpi if it does use MPI)");
+            " processes writes an experiment directory of its own (--mpi if it does use MPI: a program "
+            "that loads MPI at run time, such as Python with mpi4py, does not show it)");
     }
 
     const std::string assignment =
