@@ -204,7 +204,8 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
                     "ranks), most on " + rank_list(idle) +
                     ": while a rank's busiest thread worked, its other threads waited. For OpenMP threads that is "
                     "the time outside parallel regions, where the work runs on one thread: parallelise the work "
-                    "the busiest thread does between parallel regions, or use fewer threads.";
+                    "the busiest thread does between parallel regions, or use fewer threads. (Threads of the "
+                    "program's own that wait by design, for I/O or as helpers, count here too.)";
         findings.push_back(std::move(f));
     }
 
