@@ -211,25 +211,34 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
 
     // The program region (a root call path of role artificial, paradigm user;
     // experiment-format.md): the program's work outside every measured region.
+    // Several programs of one job (MPMD) have one each: their time together.
     const double computation = s.class_s[static_cast<std::size_t>(TimeClass::computation)];
+    const RowResult* largest_program = nullptr;
+    std::string programs;
+    std::size_t program_count = 0;
+    double unmeasured = 0;
     for (const RowResult& row : result.callpaths) {
-        if (row.role != RegionRole::artificial || row.paradigm != "user" || row.name != row.region ||
-            computation <= 0 || row.total_s < options.unmeasured_threshold * computation)
-            continue;
-        const double share = row.total_s / computation;
+        if (row.role != RegionRole::artificial || row.paradigm != "user" || row.name != row.region) continue;
+        unmeasured += row.total_s;
+        programs += (programs.empty() ? "'" : ", '") + row.region + "'";
+        ++program_count;
+        if (largest_program == nullptr || row.total_s > largest_program->total_s) largest_program = &row;
+    }
+    if (largest_program != nullptr && computation > 0 && unmeasured >= options.unmeasured_threshold * computation) {
+        const double share = unmeasured / computation;
         Finding f{"unmeasured_computation",
-                  row.region,
-                  row.name,
-                  rank_numbers(largest(row)),
+                  largest_program->region,
+                  largest_program->name,
+                  rank_numbers(largest(*largest_program)),
                   "share_of_computation",
                   share,
                   options.unmeasured_threshold,
-                  row.total_s,
+                  unmeasured,
                   ""};
-        f.message = text_percent(share) + " of the computation (" + text_seconds(row.total_s) + " of " +
-                    text_seconds(computation) + " summed over all CPU threads) is in the program region '" +
-                    row.region +
-                    "' itself, outside every measured region: the program was measured without function "
+        f.message = text_percent(share) + " of the computation (" + text_seconds(unmeasured) + " of " +
+                    text_seconds(computation) + " summed over all CPU threads) is in the program region" +
+                    (program_count > 1 ? "s " : " ") + programs +
+                    " itself, outside every measured region: the program was measured without function "
                     "instrumentation (strata-preload, or strata --no-compiler), so the figures above cannot say "
                     "which code it is. Build it with the strata compiler wrapper (strata mpicc ...), or mark "
                     "its phases with the user API, and measure again to see where that time goes.";

@@ -415,6 +415,23 @@ TEST_F(AnalyzeCoreTest, ComputationInTheProgramRegionItselfIsAdvice) {
               std::string::npos)
         << findings[0].message;
 
+    // Two programs in one job (MPMD), each below half of the computation, together above.
+    ProfileBuilder mpmd;
+    const std::size_t cps[2] = {mpmd.callpath(-1, mpmd.region("a", paradigm::user, role::artificial)),
+                                mpmd.callpath(-1, mpmd.region("b", paradigm::user, role::artificial))};
+    const auto work = mpmd.region("work", paradigm::user, role::function);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+        mpmd.location(r, 0);
+        mpmd.set(cps[r], r, 1, 3);
+        mpmd.set(mpmd.callpath(static_cast<std::int64_t>(cps[r]), work), r, 1, 1);
+    }
+    findings = advise(analyze_in_process(write(mpmd.build()), 1, false, false), AdviceOptions{});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].kind, "unmeasured_computation");
+    EXPECT_EQ(findings[0].value, 0.75);
+    EXPECT_NE(findings[0].message.find("in the program regions 'a', 'b' itself"), std::string::npos)
+        << findings[0].message;
+
     // Below half of the computation: the functions measured say enough.
     ProfileBuilder measured;
     const auto p2 = measured.region("hpcc", paradigm::user, role::artificial);
