@@ -48,10 +48,9 @@ def read_otf2(archive, program_regions=None):
     programs = {}
     with otf2.reader.open(archive) as trace:
         for location, event in trace.events:
-            if isinstance(event, otf2.events.Enter) and is_program_region(event.region) and \
-                    location_key(location) not in events:
-                programs[location_key(location)] = event.region.name
             key = location_key(location)
+            if isinstance(event, otf2.events.Enter) and is_program_region(event.region) and key not in events:
+                programs[key] = event.region.name
             if isinstance(event, otf2.events.Enter):
                 events[key].append(('E', event.time, event.region.name))
             elif isinstance(event, otf2.events.Leave):
@@ -64,6 +63,7 @@ def read_otf2(archive, program_regions=None):
 
 
 def without_program_regions(events, programs, program_regions):
+    """`events` without the program regions {location key: name} (strip_program_region)."""
     found = {} if program_regions is None else program_regions
     result = {}
     for key, ev in events.items():
