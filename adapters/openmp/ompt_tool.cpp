@@ -40,6 +40,7 @@
 #include "config/config.hpp"
 #include "construct_regions.hpp"
 #include "openmp_config.hpp"
+#include "source_location.hpp"
 #include "strata/measurement/events.hpp"
 #include "strata/measurement/thread_sanitizer.hpp"
 
@@ -381,7 +382,23 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
 
 const void* wait_key(ompt_wait_id_t wait_id) { return reinterpret_cast<const void*>(wait_id); }
 
+/// The code of the OpenMP runtime and of this adapter (set at initialisation).
+CodeRange g_runtime_code, g_adapter_code;
+
+/// libomp's GCC entry points sometimes report a return address inside libomp
+/// itself (GOMP_critical_start, seen when threads contend): the construct is
+/// then found as the first caller outside the runtime and this adapter.
+__attribute__((noinline)) const void* caller_outside_runtime(const void* codeptr_ra) {
+    const void* caller = first_caller_outside(g_runtime_code, g_adapter_code);
+    return caller != nullptr ? caller : codeptr_ra;
+}
+
+inline const void* program_code(const void* codeptr_ra) {
+    return __builtin_expect(g_runtime_code.contains(codeptr_ra), 0) ? caller_outside_runtime(codeptr_ra) : codeptr_ra;
+}
+
 void on_mutex_acquire(ompt_mutex_t kind, unsigned int, unsigned int, ompt_wait_id_t wait_id, const void* codeptr_ra) {
+    codeptr_ra = program_code(codeptr_ra);
     switch (kind) {
         case ompt_mutex_critical: open(Frame::mutex_wait, construct_region(Construct::critical, codeptr_ra), wait_key(wait_id)); break;
         case ompt_mutex_ordered: open(Frame::mutex_wait, construct_region(Construct::ordered, codeptr_ra), wait_key(wait_id)); break;
@@ -395,6 +412,7 @@ void on_mutex_acquire(ompt_mutex_t kind, unsigned int, unsigned int, ompt_wait_i
 }
 
 void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* codeptr_ra) {
+    codeptr_ra = program_code(codeptr_ra);
     switch (kind) {
         case ompt_mutex_critical:
             open(Frame::mutex_held, construct_region(Construct::critical_sblock, codeptr_ra), wait_key(wait_id));
@@ -526,6 +544,8 @@ void set_callback(ompt_set_callback_t set, ompt_callbacks_t which, Fn fn, const 
 int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
     auto set = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
     if (set == nullptr) return 0;
+    g_runtime_code = code_range_of(reinterpret_cast<const void*>(set));  // a function of the runtime
+    g_adapter_code = code_range_of(reinterpret_cast<const void*>(&caller_outside_runtime));
     set_callback(set, ompt_callback_thread_end, on_thread_end, "thread ends");
     if (g_groups & group_parallel) {
         set_callback(set, ompt_callback_parallel_begin, on_parallel_begin, "parallel regions");

@@ -3,6 +3,8 @@
 
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -133,6 +135,38 @@ CodeLocation describe_code_address(const void* return_address) {
     std::snprintf(text, sizeof text, "0x%zx", static_cast<std::size_t>(address));
     where.text = text;
     return where;
+}
+
+CodeRange code_range_of(const void* address) {
+    struct Search {
+        std::uintptr_t address;
+        CodeRange found;
+    } search{reinterpret_cast<std::uintptr_t>(address), {}};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+            auto* s = static_cast<Search*>(data);
+            for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+                const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+                if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+                const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+                if (s->address >= begin && s->address < begin + ph.p_memsz) {
+                    s->found = CodeRange{begin, begin + ph.p_memsz};
+                    return 1;
+                }
+            }
+            return 0;
+        },
+        &search);
+    return search.found;
+}
+
+const void* first_caller_outside(const CodeRange& a, const CodeRange& b) {
+    void* frames[48];
+    const int n = backtrace(frames, 48);
+    for (int i = 1; i < n; ++i) {  // frames[0]: this function
+        if (!a.contains(frames[i]) && !b.contains(frames[i])) return frames[i];
+    }
+    return nullptr;
 }
 
 }  // namespace strata::openmp
