@@ -13,6 +13,7 @@ source lines come from its "@name" markers, never from numbers written here.
 import argparse
 import collections
 import glob
+import json
 import os
 import re
 import shutil
@@ -400,6 +401,37 @@ def hybrid_np2(args):
     expect_equal(sorted(profile['location_ranks']), [0, 0, 1, 1], 'ranks of the profile columns')
 
 
+@scenario
+def serial_phase(args):
+    """A parallel phase, a serial one ten times as long, a parallel one again: the other
+    thread's part of the first team ends at its join, before the serial phase (its
+    idle time is no barrier time), and strata-analyze advises on the idle thread."""
+    p, experiments = run(args, 'serial-phase', [os.path.join(args.bin_dir, 'omp_serial_phase')],
+                         {'STRATA_ENABLE_TRACING': 'true'})
+    expect_equal(len(experiments), 1, 'experiments')
+    events, _, _, _ = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+    master, worker = events['thread 0'], events['thread 1']
+    serial_begins = [t for kind, t, name in master if kind == 'E' and name == 'serial_phase']
+    expect_equal(len(serial_begins), 1, 'serial_phase entered once')
+    worker_end = [t for kind, t, _ in worker if kind == 'team_end']
+    expect_equal(len(worker_end), 2, 'team ends of the other thread')
+    join = [t for kind, t, _ in master if kind == 'join']
+    expect_equal(worker_end, join, 'the other thread\'s team end at the join')
+    assert worker_end[0] < serial_begins[0], 'the other thread\'s part ends before the serial phase'
+    # The analysis: the other thread was idle for the serial phase (about 40 % of the
+    # thread time, against the 20 % threshold).
+    out = os.path.join(args.work_dir, 'serial-phase', 'analysis')
+    a = subprocess.run([args.analyze, '--output', out, experiments[0]], capture_output=True, text=True,
+                       timeout=240, stdin=subprocess.DEVNULL, env=clean_environment({}))
+    assert a.returncode == 0, a.stdout + a.stderr
+    with open(os.path.join(out, 'advice.json')) as f:
+        advice = json.load(f)
+    kinds = [finding['kind'] for finding in advice['findings']]
+    assert 'idle_threads' in kinds, kinds
+    idle = advice['findings'][kinds.index('idle_threads')]
+    expect_equal(idle['ranks'], [0], 'the rank with the idle thread')
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('scenario', choices=sorted(SCENARIOS))
@@ -407,6 +439,7 @@ def main():
     parser.add_argument('--work-dir', required=True)
     parser.add_argument('--source-dir', default=HERE)
     parser.add_argument('--mpirun', default='mpirun')
+    parser.add_argument('--analyze', default='')
     args = parser.parse_args()
     SCENARIOS[args.scenario](args)
     print('%s: ok' % args.scenario)
