@@ -445,7 +445,13 @@ std::string candidate_list(const IterationReport& r) {
              (c.min_calls == c.max_calls ? "" : "-" + std::to_string(c.max_calls)) + " calls per rank on " +
              std::to_string(c.ranks) + (c.ranks == 1 ? " rank)" : " ranks)");
     }
-    return t.empty() ? "none (no region is called twice or more)" : t;
+    if (!t.empty()) return t;
+    // MPI calls are left out above; a program measured without function
+    // instrumentation may have nothing else.
+    return "none: no region other than MPI calls, CUDA API calls and Strata's own is called twice or more "
+           "(a program measured through strata-preload or built with --no-compiler has only those). Mark the "
+           "step with STRATA_PHASE_BEGIN/STRATA_PHASE_END, build with the strata compiler wrapper, or name an "
+           "MPI call made once per step with --key-region";
 }
 
 }  // namespace

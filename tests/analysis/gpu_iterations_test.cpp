@@ -20,6 +20,7 @@
 #include "trace/gpu_analysis.hpp"
 #include "trace/iterations.hpp"
 #include "trace/trace_definitions.hpp"
+#include "trace/trace_summary.hpp"
 #include "trace/wait_state_analysis.hpp"
 #include "trace/wait_state_report.hpp"
 
@@ -288,6 +289,32 @@ TEST_F(GpuIterationsTest, WithoutKeyRegionTheCandidatesAreListed) {
         EXPECT_NE(text.find("0 iterations found"), std::string::npos) << text;
         EXPECT_NE(text.find("step (6 calls per rank on 2 ranks)"), std::string::npos) << text;
     }
+}
+
+TEST_F(GpuIterationsTest, WithOnlyMpiCallsThereAreNoCandidatesAndTheTextSaysWhatToDo) {
+    // As a program measured through strata-preload: MPI calls, nothing else.
+    TraceBuilder trace(2);
+    const std::uint32_t barrier = trace.mpi_region("MPI_Barrier");
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        for (std::uint64_t step = 0; step < 4; ++step)
+            trace.collective(rank, barrier, 1000000 * step + 100, 1000000 * step + 200, OTF2_COLLECTIVE_OP_BARRIER);
+    }
+    trace.write(dir_.path());
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    EXPECT_TRUE(r.iterations.plan.candidates.empty());
+    const std::string text = iterations_text(r.iterations);
+    EXPECT_NE(text.find("none: no region other than MPI calls"), std::string::npos) << text;
+    EXPECT_NE(text.find("STRATA_PHASE_BEGIN"), std::string::npos) << text;
+    EXPECT_NE(text.find("--key-region"), std::string::npos) << text;
+    bool advised = false;
+    for (const Finding& f : iteration_findings(r.iterations)) {
+        if (f.kind != "no_iterations") continue;
+        advised = true;
+        EXPECT_NE(f.message.find("No region other than MPI and CUDA API calls is called twice or more"),
+                  std::string::npos)
+            << f.message;
+    }
+    EXPECT_TRUE(advised);
 }
 
 TEST_F(GpuIterationsTest, UnknownKeyRegionAndRangeBeyondTheTraceAreProblems) {
