@@ -2,7 +2,9 @@
 // The command line of strata-score (see score_options.hpp).
 #include "score/score_options.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <cstdlib>
 
 namespace strata::analysis {
@@ -29,12 +31,25 @@ std::size_t parse_top(const std::string& value) {
     return static_cast<std::size_t>(n);
 }
 
+/// A non-negative finite number for `name`.
+double parse_limit(const std::string& name, const std::string& value) {
+    char* end = nullptr;
+    errno = 0;
+    const double v = value.empty() ? -1.0 : std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || errno == ERANGE || !(v >= 0.0) || v > 1e15)
+        throw UsageError(name + " needs a number of 0 or more, not '" + value + "'");
+    return v;
+}
+
 /// Applies `--name value` (or `--name=value`) at args[i]; advances i past the value.
 void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, ScoreOptions& options) {
     const std::string& arg = args[i];
     const std::size_t equals = arg.find('=');
     const std::string name = arg.substr(0, equals);
-    if (name != "--by" && name != "--top" && name != "--sort") throw UsageError("unknown option '" + arg + "'");
+    static const char* const valued[] = {"--by", "--top", "--sort", "--filter", "--suggest-filter",
+                                         "--max-us-per-visit", "--min-visit-percent"};
+    if (std::find(std::begin(valued), std::end(valued), name) == std::end(valued))
+        throw UsageError("unknown option '" + arg + "'");
     std::string value;
     if (equals != std::string::npos)
         value = arg.substr(equals + 1);
@@ -45,6 +60,16 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, S
     if (name == "--by") options.by = parse_grouping(value);
     if (name == "--top") options.top = parse_top(value);
     if (name == "--sort") options.sort = parse_sort(value);
+    if ((name == "--filter" || name == "--suggest-filter") && value.empty())
+        throw UsageError(name + " needs a file name");
+    if (name == "--filter") options.filter_file = value;
+    if (name == "--suggest-filter") options.suggest_filter = value;
+    if (name == "--max-us-per-visit") options.criteria.max_us_per_visit = parse_limit(name, value);
+    if (name == "--min-visit-percent") {
+        options.criteria.min_visit_percent = parse_limit(name, value);
+        if (options.criteria.min_visit_percent > 100.0)
+            throw UsageError("--min-visit-percent needs a number from 0 to 100, not '" + value + "'");
+    }
 }
 
 }  // namespace
@@ -72,12 +97,18 @@ ScoreOptions parse_score_options(const std::vector<std::string>& args) {
         }
     }
     if (!have_input && !options.help) throw UsageError("no experiment directory or profile.h5 given");
+    const bool criteria_given = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+        return a.rfind("--max-us-per-visit", 0) == 0 || a.rfind("--min-visit-percent", 0) == 0;
+    });
+    if (criteria_given && options.suggest_filter.empty())
+        throw UsageError("--max-us-per-visit and --min-visit-percent apply to --suggest-filter FILE only");
     return options;
 }
 
 const char* score_usage() {
     return "usage: strata-score <experiment-dir or profile.h5> [--by callpath|region] [--top N]\n"
-           "                    [--sort excl|incl|visits] [--csv]\n"
+           "                    [--sort excl|incl|visits] [--csv] [--filter FILE]\n"
+           "                    [--suggest-filter FILE [--max-us-per-visit US] [--min-visit-percent P]]\n"
            "\n"
            "Summarises a Strata call-path profile: time and visits per region (or per call\n"
            "path, as a tree), summed over all locations (ranks, threads, GPU streams).\n"
@@ -88,9 +119,17 @@ const char* score_usage() {
            "  --sort KEY       order by exclusive time (excl, default), inclusive time (incl)\n"
            "                   or visits, largest first; ties by name\n"
            "  --csv            comma-separated values on stdout, no header\n"
+           "  --filter FILE    mark (flt '-') the functions this filter file (Score-P syntax,\n"
+           "                   as STRATA_FILTERING_FILE reads it) would leave out, and sum them\n"
+           "  --suggest-filter FILE\n"
+           "                   write a filter file that leaves out the functions that are short\n"
+           "                   and called often: mean inclusive time per visit at most US\n"
+           "                   microseconds (--max-us-per-visit, default 1) and at least P % of\n"
+           "                   all visits (--min-visit-percent, default 1)\n"
            "  -h, --help       this text\n"
            "\n"
-           "Exit status: 0 success, 1 the profile cannot be read, 2 bad arguments.\n";
+           "Exit status: 0 success, 1 the profile cannot be read or the filter file cannot be\n"
+           "written, 2 bad arguments or a filter file that cannot be read.\n";
 }
 
 }  // namespace strata::analysis

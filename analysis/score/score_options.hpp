@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "score/filter_suggestion.hpp"
+
 namespace strata::analysis {
 
 /// Rows of the report: one per region, or the call tree.
@@ -23,6 +25,11 @@ struct ScoreOptions {
     std::size_t top = 0;  ///< show at most this many rows; 0: all
     bool csv = false;     ///< CSV on stdout instead of the header and table
     bool help = false;    ///< --help: print the usage and stop
+    /// --filter FILE: mark the regions this run-time filter file leaves out.
+    std::string filter_file;
+    /// --suggest-filter FILE: write a filter file for the short, frequent functions.
+    std::string suggest_filter;
+    FilterCriteria criteria;  ///< --max-us-per-visit, --min-visit-percent
 };
 
 /// A command line that cannot be followed; what() says why.

@@ -37,6 +37,7 @@ struct ScoreRow {
     std::uint64_t visits = 0;
     double time_inclusive = 0.0;  ///< s
     double time_exclusive = 0.0;  ///< s
+    std::uint32_t region = 0;     ///< the region (of the call path)
 };
 
 /// All rows in report order, before --top: regions on a call path sorted by
@@ -46,8 +47,16 @@ std::vector<ScoreRow> score_rows(const Profile& profile, ScoreGrouping by, Score
 /// Writes the report for `options` to `out`.  `experiment` is what the
 /// header calls the experiment.  The incomplete-profile warning goes to
 /// `out` with the header, or to `warnings` with --csv (stdout stays CSV).
-/// Throws ProfileError when a needed metric is missing.
+/// With `filter` (--filter, already read), a column says which rows the
+/// filter leaves out and the header sums them.  Throws ProfileError when a
+/// needed metric is missing.
 void write_score_report(std::ostream& out, std::ostream& warnings, const Profile& profile,
-                        const ScoreOptions& options, const std::string& experiment);
+                        const ScoreOptions& options, const std::string& experiment,
+                        const strata::filter::FilterFile* filter = nullptr);
+
+/// What --suggest-filter says once the file is written: how many functions,
+/// their visits, and how to use the file; or that none qualifies.
+std::string suggestion_summary(const FilterSuggestion& suggestion, const FilterCriteria& criteria,
+                               const std::string& file);
 
 }  // namespace strata::analysis

@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // strata-score: time and visits per region or call path of a Strata profile.
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
 #include <new>
 #include <string>
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "profile/profile_guard.hpp"
 #include "profile/profile_reader.hpp"
+#include "filter/filter_rules.hpp"
+#include "score/filter_suggestion.hpp"
 #include "score/score_options.hpp"
 #include "score/score_report.hpp"
 
@@ -20,6 +27,25 @@ std::string experiment_of(const std::string& input) {
     if (std::filesystem::is_directory(input, error)) return input;
     const std::string parent = std::filesystem::path(input).parent_path().string();
     return parent.empty() ? "." : parent;
+}
+
+/// Writes `text` to `path` through a temporary file, so that a full disk
+/// never leaves half a filter file; false (and a message) on failure.
+bool write_file(const std::string& path, const std::string& text) {
+    const std::string temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (out) {
+            out.close();
+            if (out && std::rename(temporary.c_str(), path.c_str()) == 0) return true;
+        }
+    }
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    std::cerr << "strata-score: cannot write the filter file " << path << " (" << std::strerror(errno) << ")\n";
+    return false;
 }
 
 }  // namespace
@@ -37,6 +63,16 @@ int main(int argc, char** argv) {
         std::cout << score_usage();
         return 0;
     }
+    // The filter is read first: a mistake in it is a bad argument (status 2).
+    std::unique_ptr<strata::filter::FilterFile> filter;
+    if (!options.filter_file.empty()) {
+        try {
+            filter = std::make_unique<strata::filter::FilterFile>(strata::filter::read_filter_file(options.filter_file));
+        } catch (const strata::filter::FilterError& problem) {
+            std::cerr << "strata-score: " << problem.what() << '\n';
+            return 2;
+        }
+    }
     try {
         // A file that crashes HDF5 itself is tried in a child process first.
         if (const std::string crash = check_profile_in_child(profile_path_of(options.input)); !crash.empty()) {
@@ -44,7 +80,17 @@ int main(int argc, char** argv) {
             return 1;
         }
         const Profile profile = read_profile(profile_path_of(options.input));
-        write_score_report(std::cout, std::cerr, profile, options, experiment_of(options.input));
+        const std::string experiment = experiment_of(options.input);
+        write_score_report(std::cout, std::cerr, profile, options, experiment, filter.get());
+        if (!options.suggest_filter.empty()) {
+            const FilterSuggestion suggestion = suggest_filter(profile, options.criteria);
+            if (!suggestion.regions.empty() &&
+                !write_file(options.suggest_filter, filter_file_text(suggestion, options.criteria, experiment)))
+                return 1;
+            // With --csv, stdout holds the CSV only.
+            (options.csv ? std::cerr : std::cout)
+                << (options.csv ? "" : "\n") << suggestion_summary(suggestion, options.criteria, options.suggest_filter);
+        }
     } catch (const ProfileError& problem) {
         std::cerr << "strata-score: " << problem.what() << '\n';
         return 1;
