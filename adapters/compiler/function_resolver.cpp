@@ -2,7 +2,6 @@
 // Resolution of an instrumented function's address to its name, source line and verdict.
 #include "function_resolver.hpp"
 
-#include <cxxabi.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -27,18 +26,6 @@ std::string hex(std::uint64_t value) {
 }
 
 }  // namespace
-
-std::string demangle(const char* symbol) {
-    // Only "_Z..." names are mangled functions: __cxa_demangle would read a C
-    // name such as "f" or "g" as a type ("float", "__float128").
-    if (symbol == nullptr || symbol[0] != '_' || symbol[1] != 'Z') return symbol != nullptr ? symbol : "";
-    int status = 0;
-    char* text = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
-    if (status != 0 || text == nullptr) return symbol;
-    std::string result(text);
-    std::free(text);
-    return result;
-}
 
 bool is_openmp_outlined(const std::string& symbol) {
     // Clang: .omp_outlined., .omp_outlined._debug__.2, .omp_task_entry.; GCC: main._omp_fn.0.
@@ -88,7 +75,7 @@ FunctionInfo FunctionResolver::resolve(std::uintptr_t address) {
         const std::uint64_t link_address = address - object->bias;
         if (const auto* symbol = object->symbols().find(link_address)) {
             info.mangled = symbol->name;
-            info.name = demangle(symbol->name);
+            info.name = filter::demangled_name(symbol->name);
             if (symbol->value != link_address) info.name += "+" + hex(link_address - symbol->value);
         } else {
             info.name = "function at " + base_name(object->path) + "+" + hex(link_address);
@@ -109,7 +96,8 @@ FunctionInfo FunctionResolver::describe(std::uintptr_t code, const char* mangled
     classify_object(code, info);
     if (info.verdict != Verdict::record) return info;
     info.mangled = mangled != nullptr ? mangled : "";
-    info.name = !info.mangled.empty() ? demangle(info.mangled.c_str()) : (name != nullptr ? name : "");
+    info.name =
+        !info.mangled.empty() ? filter::demangled_name(info.mangled.c_str()) : (name != nullptr ? name : "");
     if (info.name.empty()) info.name = "function at " + hex(code);
     info.file = file != nullptr ? file : "";
     info.line = info.file.empty() ? 0 : line;

@@ -36,10 +36,6 @@ struct FunctionInfo {
     Verdict verdict = Verdict::record;
 };
 
-/// The demangled form of a symbol (namespaces, templates, lambdas, member functions), or the
-/// symbol itself when it is not a mangled C++ name.
-std::string demangle(const char* symbol);
-
 /// True for the symbol of a compiler-outlined OpenMP construct body.
 bool is_openmp_outlined(const std::string& symbol);
 
@@ -57,7 +53,7 @@ public:
 
     /// The verdict on a function the compiler described itself (GCC plugin): `mangled`, `name`,
     /// `file` and `line` as compiled in; `code` is any address in the function's code, for the
-    /// object it belongs to.  The region name is demangle(mangled), as resolve() gives it, so
+    /// object it belongs to.  The region name is filter::demangled_name(mangled), as resolve() gives it, so
     /// that names and filters do not depend on how a program was instrumented.  Not thread-safe.
     FunctionInfo describe(std::uintptr_t code, const char* mangled, const char* name, const char* file,
                           std::uint32_t line);

@@ -99,22 +99,24 @@ void build_trees(Trees& t) {
     t.exit_fn = declare("strata_plugin_exit");
 }
 
-bool matches_any(const char* text, const std::vector<std::string>& parts) {
-    for (const auto& part : parts) {
-        if (std::strstr(text, part.c_str()) != nullptr) return true;
-    }
-    return false;
-}
-
 /// The assembler name without the '*' GCC puts before names given with asm("...").
 const char* assembler_name(tree fndecl) {
     const char* name = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fndecl));
     return name[0] == '*' ? name + 1 : name;
 }
 
-/// True for the functions GCC's -finstrument-functions would instrument, minus those the exclude
-/// lists name and the bodies of OpenMP constructs (the OpenMP adapter records the construct).
-bool wanted(tree fndecl, const ExcludeLists& excludes) {
+/// The source file as the descriptor holds it: as DWARF names it, a relative name is relative
+/// to the compilation directory; none for <built-in> and <command-line>.
+std::string descriptor_file(tree fndecl) {
+    std::string file = DECL_SOURCE_FILE(fndecl) != nullptr ? DECL_SOURCE_FILE(fndecl) : "";
+    if (!file.empty() && file[0] != '/' && file[0] != '<') file = std::string(getpwd()) + "/" + file;
+    if (!file.empty() && file[0] == '<') file.clear();
+    return file;
+}
+
+/// True for the functions GCC's -finstrument-functions would instrument, minus those the filter
+/// leaves out and the bodies of OpenMP constructs (the OpenMP adapter records the construct).
+bool wanted(tree fndecl, const CompileTimeFilter& filter) {
     // Without -finstrument-functions the front ends set DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT
     // on every function, so GCC's rule is applied from its sources: the attribute, and the
     // static constructors and destructors GCC itself generates (_GLOBAL__sub_I_...).
@@ -128,12 +130,8 @@ bool wanted(tree fndecl, const ExcludeLists& excludes) {
     const char* mangled = assembler_name(fndecl);
     if (std::strstr(mangled, "._omp_fn.") != nullptr || std::strstr(mangled, "._omp_cpyfn.") != nullptr)
         return false;
-    if (!excludes.functions.empty() &&
-        matches_any(lang_hooks.decl_printable_name(fndecl, 1), excludes.functions))
-        return false;
-    const char* file = DECL_SOURCE_FILE(fndecl);
-    if (!excludes.files.empty() && file != nullptr && matches_any(file, excludes.files)) return false;
-    return true;
+    // What the runtime would decide for the descriptor (function_resolver.cpp: describe()).
+    return !filter || !filter->excluded(strata::filter::demangled_name(mangled), mangled, descriptor_file(fndecl));
 }
 
 tree string_constant(const std::string& text, tree type) {
@@ -154,11 +152,7 @@ tree make_descriptor(tree fndecl, const Trees& t) {
     // Our own assembler name: the front end's mangler must not see a name with dots.
     SET_DECL_ASSEMBLER_NAME(var, get_identifier(label.c_str()));
 
-    std::string file = DECL_SOURCE_FILE(fndecl) != nullptr ? DECL_SOURCE_FILE(fndecl) : "";
-    // As DWARF does: a relative name is relative to the compilation directory.
-    if (!file.empty() && file[0] != '/' && file[0] != '<') file = std::string(getpwd()) + "/" + file;
-    if (!file.empty() && file[0] == '<') file.clear();  // <built-in>, <command-line>
-
+    const std::string file = descriptor_file(fndecl);
     const tree string_type = TREE_TYPE(DECL_CHAIN(DECL_CHAIN(t.handle_field)));
     vec<constructor_elt, va_gc>* values = nullptr;
     tree field = t.handle_field;
@@ -221,8 +215,8 @@ const pass_data instrument_pass_data = {
 
 class InstrumentPass : public gimple_opt_pass {
 public:
-    InstrumentPass(gcc::context* context, const ExcludeLists& excludes)
-        : gimple_opt_pass(instrument_pass_data, context), excludes_(excludes) {}
+    InstrumentPass(gcc::context* context, const CompileTimeFilter& filter)
+        : gimple_opt_pass(instrument_pass_data, context), filter_(filter) {}
 
     unsigned int execute(function* fun) override {
         tree fndecl = fun->decl;
@@ -231,7 +225,7 @@ public:
         if (body == nullptr || fun->cfg != nullptr || !gimple_seq_singleton_p(body) ||
             gimple_code(gimple_seq_first_stmt(body)) != GIMPLE_BIND)
             return 0;
-        if (!wanted(fndecl, excludes_)) return 0;
+        if (!wanted(fndecl, filter_)) return 0;
         if (g_trees.descriptor_type == NULL_TREE) build_trees(g_trees);
 
         tree descriptor = make_descriptor(fndecl, g_trees);
@@ -246,35 +240,17 @@ public:
     }
 
 private:
-    ExcludeLists excludes_;
+    CompileTimeFilter filter_;
 };
 
 }  // namespace
-
-std::vector<std::string> split_list(const char* text) {
-    std::vector<std::string> parts;
-    std::string part;
-    for (const char* c = text; *c != '\0'; ++c) {
-        if (*c == '\\' && c[1] == ',') {
-            part += ',';
-            ++c;
-        } else if (*c == ',') {
-            if (!part.empty()) parts.push_back(part);
-            part.clear();
-        } else {
-            part += *c;
-        }
-    }
-    if (!part.empty()) parts.push_back(part);
-    return parts;
-}
 
 const ggc_root_tab* gc_roots() {
     return g_roots;
 }
 
-opt_pass* make_instrument_pass(gcc::context* context, const ExcludeLists& excludes) {
-    return new InstrumentPass(context, excludes);
+opt_pass* make_instrument_pass(gcc::context* context, const CompileTimeFilter& filter) {
+    return new InstrumentPass(context, filter);
 }
 
 }  // namespace strata::gcc_plugin

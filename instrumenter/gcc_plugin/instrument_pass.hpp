@@ -2,8 +2,11 @@
 // The GIMPLE pass of Strata's GCC plugin: which functions it instruments and with what.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "filter/filter_rules.hpp"
 
 // Forward declarations only: GCC's headers are included by the .cpp files.
 namespace gcc {
@@ -14,16 +17,10 @@ struct ggc_root_tab;
 
 namespace strata::gcc_plugin {
 
-/// The compile-time exclude lists, as GCC's -finstrument-functions-exclude-{function,file}-list.
-struct ExcludeLists {
-    /// A function is excluded when one of these is a substring of its printable name.
-    std::vector<std::string> functions;
-    /// ... or of its source file name.
-    std::vector<std::string> files;
-};
-
-/// Splits "a,b\,c" into {"a", "b,c"}, as GCC splits its exclude lists.
-std::vector<std::string> split_list(const char* text);
+/// The wrapper's --instrument-filter file (none: every function GCC would instrument).  It is
+/// applied exactly as the runtime applies STRATA_FILTERING_FILE: to the name the runtime gives
+/// the region (the demangled symbol), the symbol for MANGLED rules, and the descriptor's file.
+using CompileTimeFilter = std::optional<strata::filter::FilterFile>;
 
 /// The trees the pass keeps between functions, for PLUGIN_REGISTER_GGC_ROOTS.
 const ggc_root_tab* gc_roots();
@@ -31,6 +28,6 @@ const ggc_root_tab* gc_roots();
 /// The pass, run on each function before the "lower" pass (while the body is still a
 /// GIMPLE_BIND with structured try/finally): it emits the function's descriptor and the
 /// checked calls of strata_plugin_enter/exit.
-opt_pass* make_instrument_pass(gcc::context* context, const ExcludeLists& excludes);
+opt_pass* make_instrument_pass(gcc::context* context, const CompileTimeFilter& filter);
 
 }  // namespace strata::gcc_plugin

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Strata's GCC plugin: loaded with -fplugin=strata_gcc.so (the `strata` wrapper adds it), it
-// replaces -finstrument-functions.  Arguments:
-//   -fplugin-arg-strata_gcc-exclude-function-list=a,b   as -finstrument-functions-exclude-function-list
-//   -fplugin-arg-strata_gcc-exclude-file-list=a,b       as -finstrument-functions-exclude-file-list
+// replaces -finstrument-functions.  Argument:
+//   -fplugin-arg-strata_gcc-filter=FILE   a Score-P filter file (the wrapper's --instrument-filter),
+//                                         applied exactly as STRATA_FILTERING_FILE is at run time
 // GCC's headers in the order they need (gcc-plugin.h first): not sorted.
 // clang-format off
 #include "gcc-plugin.h"
@@ -23,12 +23,11 @@ int plugin_is_GPL_compatible;
 
 namespace {
 
-strata::gcc_plugin::ExcludeLists g_excludes;
+strata::gcc_plugin::CompileTimeFilter g_filter;
 
 plugin_info g_info = {"0.1",
                       "Strata: records function entries and exits with a pre-registered region per function\n"
-                      "  -fplugin-arg-strata_gcc-exclude-function-list=NAME,...\n"
-                      "  -fplugin-arg-strata_gcc-exclude-file-list=FILE,...\n"};
+                      "  -fplugin-arg-strata_gcc-filter=FILE   (a Score-P filter file)\n"};
 
 }  // namespace
 
@@ -44,15 +43,16 @@ int plugin_init(plugin_name_args* plugin, plugin_gcc_version* version) {
     }
     for (int i = 0; i < plugin->argc; ++i) {
         const plugin_argument& arg = plugin->argv[i];
-        if (std::strcmp(arg.key, "exclude-function-list") == 0 && arg.value != nullptr) {
-            for (auto& name : strata::gcc_plugin::split_list(arg.value)) g_excludes.functions.push_back(name);
-        } else if (std::strcmp(arg.key, "exclude-file-list") == 0 && arg.value != nullptr) {
-            for (auto& name : strata::gcc_plugin::split_list(arg.value)) g_excludes.files.push_back(name);
+        if (std::strcmp(arg.key, "filter") == 0 && arg.value != nullptr) {
+            try {
+                g_filter = strata::filter::read_filter_file(arg.value);
+            } catch (const strata::filter::FilterError& problem) {
+                error("%qs: %s", plugin->full_name, problem.what());
+                return 1;
+            }
         } else {
-            error(
-                "%qs: unknown argument %<-fplugin-arg-%s-%s%>; the known arguments are "
-                "%<exclude-function-list%> and %<exclude-file-list%>",
-                plugin->full_name, plugin->base_name, arg.key);
+            error("%qs: unknown argument %<-fplugin-arg-%s-%s%>; the known argument is %<filter=FILE%>",
+                  plugin->full_name, plugin->base_name, arg.key);
             return 1;
         }
     }
@@ -61,7 +61,7 @@ int plugin_init(plugin_name_args* plugin, plugin_gcc_version* version) {
                       const_cast<ggc_root_tab*>(strata::gcc_plugin::gc_roots()));
 
     register_pass_info pass;
-    pass.pass = strata::gcc_plugin::make_instrument_pass(g, g_excludes);
+    pass.pass = strata::gcc_plugin::make_instrument_pass(g, g_filter);
     // Before "lower": the body is still one GIMPLE_BIND whose try/finally the EH lowering
     // turns into the exit calls of every return and every unwinding path, exactly as it does
     // for -finstrument-functions (which GCC adds while gimplifying).

@@ -3,6 +3,7 @@
 #include "command_builder.hpp"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "gcc_plugin_choice.hpp"
 
@@ -54,9 +55,16 @@ void add_filter_flags(const WrapperOptions& options, const BuildContext& context
                                  compiler + "; the run-time filter applies: " + run_time_hint);
         return;
     }
+    if (!context.gcc_plugin.empty() && !nvcc) {
+        // The plugin reads the file itself and applies every rule exactly, as the runtime would.
+        std::error_code ignored;
+        const std::filesystem::path absolute = std::filesystem::absolute(path, ignored);
+        argv.push_back("-fplugin-arg-" + std::string(gcc_plugin_name) + "-filter=" +
+                       (absolute.empty() ? path : absolute.string()));
+        return;
+    }
     const auto filter = compile_time_filter(*context.filter, nvcc);
-    const auto flags = context.gcc_plugin.empty() ? gcc_exclude_flags(filter, nvcc)
-                                                  : plugin_exclude_flags(filter, gcc_plugin_name);
+    const auto flags = gcc_exclude_flags(filter, nvcc);
     argv.insert(argv.end(), flags.begin(), flags.end());
     if (filter.run_time_only.empty()) return;
     built.messages.push_back("note: " + std::to_string(filter.run_time_only.size()) +

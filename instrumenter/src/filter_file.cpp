@@ -92,14 +92,4 @@ std::vector<std::string> gcc_exclude_flags(const CompileTimeFilter& filter, bool
     return flags;
 }
 
-std::vector<std::string> plugin_exclude_flags(const CompileTimeFilter& filter,
-                                              const std::string& plugin_name) {
-    std::vector<std::string> flags;
-    const std::string prefix = "-fplugin-arg-" + plugin_name + "-";
-    if (!filter.functions.empty())
-        flags.push_back(prefix + "exclude-function-list=" + joined_list(filter.functions));
-    if (!filter.files.empty()) flags.push_back(prefix + "exclude-file-list=" + joined_list(filter.files));
-    return flags;
-}
-
 }  // namespace strata::instrumenter

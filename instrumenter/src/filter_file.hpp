@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The part of Score-P filter files that GCC's -finstrument-functions-exclude-* lists express.
+// The part of Score-P filter files that GCC's -finstrument-functions-exclude-* lists express
+// (without Strata's GCC plugin, which reads the whole file and applies it exactly).
 //
 // The syntax is Score-P's (see measurement/src/filter/filter_rules.hpp).
 // GCC's exclude lists match substrings and cannot include back, so only an EXCLUDE rule
@@ -44,10 +45,5 @@ CompileTimeFilter compile_time_filter(const FilterFile& filter, bool through_nvc
 /// GCC flags for `filter`: one -finstrument-functions-exclude-{function,file}-list=a,b (commas in
 /// names escaped as "\,"); through nvcc, one "-Xcompiler" "-finstrument-...=a" pair per name.
 std::vector<std::string> gcc_exclude_flags(const CompileTimeFilter& filter, bool through_nvcc);
-
-/// The same lists for Strata's GCC plugin `plugin_name`, which applies them as GCC does:
-/// -fplugin-arg-<plugin_name>-exclude-{function,file}-list=a,b (commas escaped as "\,").
-std::vector<std::string> plugin_exclude_flags(const CompileTimeFilter& filter,
-                                              const std::string& plugin_name);
 
 }  // namespace strata::instrumenter

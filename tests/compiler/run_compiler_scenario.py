@@ -513,6 +513,41 @@ def instrument_filter(args):
                                 'main/fact/fact': 1, 'main/fact/fact/fact': 1, 'main/fact/fact/fact/fact': 1})
 
 
+def descriptors(work, name):
+    """The functions of `name` that Strata's GCC plugin instrumented: one descriptor each."""
+    symbols = subprocess.run(['nm', work.path(name)], capture_output=True, text=True, check=True).stdout
+    return sum(1 for line in symbols.splitlines() if line.split()[-1].startswith('__strata_fn.'))
+
+
+@scenario
+def instrument_filter_exact(args):
+    # With the plugin, --instrument-filter applies every rule as the run-time filter would:
+    # exact names, INCLUDE back, MANGLED.  Nothing is set at run time, and the functions left
+    # out carry no instrumentation at all.
+    if not GCC_PLUGIN:
+        print("Strata was built without its GCC plugin: skipped")
+        return SKIP
+    work = Work(args, 'instrument-filter-exact')
+    with open(work.path('compile.filter'), 'w') as f:
+        f.write('SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\n  INCLUDE main work lib_*\n  EXCLUDE lib_scale\n'
+                'SCOREP_REGION_NAMES_END\n')
+    work.options.append('--instrument-filter=' + work.path('compile.filter'))
+    build_c(work)
+    expect_equal((descriptors(work, 'calls'), descriptors(work, 'libmathlib.so')), (2, 1),
+                 'instrumented functions (main, work; lib_square)')
+    work.run('calls')
+    expect_equal(work.stdout, 'sum=35\n', 'program output')
+    check_experiment(work, {'main': 1, 'main/work': 3, 'main/work/lib_square': 3})
+
+    cpp = Work(args, 'instrument-filter-exact-mangled')
+    with open(cpp.path('compile.filter'), 'w') as f:
+        f.write(MANGLED_RULES)
+    cpp.options.append('--instrument-filter=' + cpp.path('compile.filter'))
+    build_cpp(cpp)
+    cpp.run('shapes')
+    check_experiment(cpp, paths_without_mangled_rules())
+
+
 @scenario
 def filter_include_back(args):
     # Later rules override earlier ones: everything out, some back in, one out again.
@@ -541,25 +576,33 @@ SCOREP_REGION_NAMES_END
     check_experiment(work, {'main': 1, 'main/work': 3, 'main/work/leaf': 3, 'main/work/helper': 3})
 
 
-@scenario
-@needs_source_lines
-def filter_mangled(args):
-    work = Work(args, 'filter-mangled')
-    build_cpp(work)
-    with open(work.path('rules.filter'), 'w') as f:
-        f.write("""\
+MANGLED_RULES = """\
 SCOREP_REGION_NAMES_BEGIN
   EXCLUDE MANGLED _ZN3geo5powerILi*        # every power<N>
   INCLUDE MANGLED _ZN3geo5powerILi0EEEii   # ... but power<0>
   EXCLUDE MANGLED _Z10count_downi _ZNK3geo6Square4areaEv
   EXCLUDE MANGLED _ZZ4mainENKUldE_clEd     # the lambda
 SCOREP_REGION_NAMES_END
-""")
-    work.run('shapes', env={'STRATA_FILTERING_FILE': work.path('rules.filter')})
+"""
+
+
+def paths_without_mangled_rules():
+    """The C++ program's call paths without what MANGLED_RULES leave out."""
     paths = {p: v for p, v in CPP_PATHS.items()
              if 'power' not in p and 'count_down' not in p and 'area' not in p and 'lambda' not in p}
     paths['main/' + POWER % 0] = 1
-    check_experiment(work, paths)
+    return paths
+
+
+@scenario
+@needs_source_lines
+def filter_mangled(args):
+    work = Work(args, 'filter-mangled')
+    build_cpp(work)
+    with open(work.path('rules.filter'), 'w') as f:
+        f.write(MANGLED_RULES)
+    work.run('shapes', env={'STRATA_FILTERING_FILE': work.path('rules.filter')})
+    check_experiment(work, paths_without_mangled_rules())
 
 
 @scenario

@@ -2,6 +2,8 @@
 // The GCC plugin in the wrapper: when it is chosen, and the commands built with it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "command_builder.hpp"
 #include "command_classifier.hpp"
 #include "gcc_plugin_choice.hpp"
@@ -97,16 +99,16 @@ TEST(GccPluginInCommand, ReplacesFinstrumentFunctions) {
               (Args{"gcc", "-E", "a.c", "-DSTRATA_USER_ENABLE", "-I/prefix/include"}));
 }
 
-TEST(GccPluginInCommand, ExcludeListsBecomePluginArguments) {
-    const auto built =
-        build_with_plugin({"gcc", "-c", "a.c"},
-                          "SCOREP_REGION_NAMES_BEGIN\n EXCLUDE *helper* *a,b*\nSCOREP_REGION_NAMES_END\n"
-                          "SCOREP_FILE_NAMES_BEGIN\n EXCLUDE */bits/*\nSCOREP_FILE_NAMES_END\n");
+TEST(GccPluginInCommand, TheFilterFileIsGivenToThePluginWhole) {
+    // Exact names, INCLUDE and MANGLED rules: nothing is left to the run-time filter.
+    const auto built = build_with_plugin({"gcc", "-c", "a.c"},
+                                         "SCOREP_REGION_NAMES_BEGIN\n EXCLUDE helper *a,b*\n INCLUDE main\n"
+                                         " EXCLUDE MANGLED _Z4leafv\nSCOREP_REGION_NAMES_END\n");
     EXPECT_EQ(built.argv, (Args{"gcc", "-c", "a.c", "-fplugin=" + plugin,
-                                "-fplugin-arg-strata_gcc-exclude-function-list=helper,a\\,b",
-                                "-fplugin-arg-strata_gcc-exclude-file-list=/bits/", "-DSTRATA_USER_ENABLE",
-                                "-I/prefix/include"}));
+                                "-fplugin-arg-strata_gcc-filter=" + (std::filesystem::current_path() / "f.filter").string(),
+                                "-DSTRATA_USER_ENABLE", "-I/prefix/include"}));
     EXPECT_TRUE(built.messages.empty());
+    EXPECT_TRUE(built.verbose_messages.empty());
 }
 
 TEST(GccPluginInCommand, NvccKeepsFinstrumentFunctions) {

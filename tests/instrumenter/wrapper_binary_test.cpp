@@ -192,7 +192,7 @@ TEST_F(WrapperBinary, FilterBecomesGccExcludeList) {
         run_strata({"--dry-run", "--instrument-filter=" + filter, "gcc", "-c", "a.c"}, dir_.path());
     EXPECT_EQ(r.status, 0);
     const std::string exclude = gcc_plugin.empty() ? "-finstrument-functions-exclude-function-list=helper"
-                                                   : "-fplugin-arg-strata_gcc-exclude-function-list=helper";
+                                                   : "-fplugin-arg-strata_gcc-filter=" + filter;
     EXPECT_TRUE(
         starts_with(r.out, "gcc -c a.c " + gcc_instrumentation + " " + exclude + " -DSTRATA_USER_ENABLE"))
         << r.out;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Score-P's matching of filter rules: fnmatch(3) patterns, rules in order, the last match decides.
+#include <cxxabi.h>
 #include <fnmatch.h>
+
+#include <cstdlib>
 
 #include "filter/filter_rules.hpp"
 
@@ -91,6 +94,18 @@ bool FilterFile::region_excluded(const std::string& region_name, const std::stri
 bool FilterFile::excluded(const std::string& region_name, const std::string& mangled_name,
                           const std::string& file) const {
     return file_excluded(file) || region_excluded(region_name, mangled_name);
+}
+
+std::string demangled_name(const char* symbol) {
+    // Only "_Z..." names are mangled functions: __cxa_demangle would read a C
+    // name such as "f" or "g" as a type ("float", "__float128").
+    if (symbol == nullptr || symbol[0] != '_' || symbol[1] != 'Z') return symbol != nullptr ? symbol : "";
+    int status = 0;
+    char* text = abi::__cxa_demangle(symbol, nullptr, nullptr, &status);
+    if (status != 0 || text == nullptr) return symbol;
+    std::string result(text);
+    std::free(text);
+    return result;
 }
 
 }  // namespace strata::filter

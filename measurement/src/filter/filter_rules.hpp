@@ -12,9 +12,11 @@
 //     EXCLUDE */third_party/*
 //   SCOREP_FILE_NAMES_END
 //
-// The `strata` wrapper turns the rules GCC can apply into compile-time exclude lists
-// (instrumenter/src/filter_file.*); the compiler adapter applies all of them at run time
-// (STRATA_FILTERING_FILE), once per function.  This library depends on nothing of the runtime.
+// The compiler adapter applies all of them at run time (STRATA_FILTERING_FILE), once per
+// function; Strata's GCC plugin applies all of them at compile time (--instrument-filter);
+// without the plugin the `strata` wrapper turns the rules GCC can apply into exclude lists
+// (instrumenter/src/filter_file.*); strata-score shows what a file leaves out and writes one.
+// This library depends on nothing of the runtime.
 #pragma once
 
 #include <optional>
@@ -87,5 +89,10 @@ std::optional<std::string> literal_pattern(std::string_view pattern);
 /// True when `pattern` matches all of `text`, as fnmatch(3) without flags (Score-P's
 /// matching): `*` and `?` also match '/', `[...]` are sets, a backslash quotes.
 bool pattern_matches(const std::string& pattern, const std::string& text);
+
+/// The name region rules match for a function whose symbol is `symbol`: the demangled form
+/// (namespaces, templates, lambdas, member functions), or the symbol itself when it is not a
+/// mangled C++ name.  The runtime names regions so, and the GCC plugin filters by it.
+std::string demangled_name(const char* symbol);
 
 }  // namespace strata::filter

@@ -27,16 +27,16 @@ FunctionResolver resolver_with(const std::string& filter_text = "") {
 }
 
 TEST(Demangle, CppNamesAreReadableAndCNamesStay) {
-    EXPECT_EQ(demangle("_ZN3geo5twiceIiEET_S1_"), "int geo::twice<int>(int)");
-    EXPECT_EQ(demangle("_ZZ4mainENKUliE_clEi"), "main::{lambda(int)#1}::operator()(int) const");
-    EXPECT_EQ(demangle("_ZNK3geo6Square4areaEv"), "geo::Square::area() const");
-    EXPECT_EQ(demangle("_Z10count_downi.constprop.0"), "count_down(int) [clone .constprop.0]");
-    EXPECT_EQ(demangle("main"), "main");
+    EXPECT_EQ(filter::demangled_name("_ZN3geo5twiceIiEET_S1_"), "int geo::twice<int>(int)");
+    EXPECT_EQ(filter::demangled_name("_ZZ4mainENKUliE_clEi"), "main::{lambda(int)#1}::operator()(int) const");
+    EXPECT_EQ(filter::demangled_name("_ZNK3geo6Square4areaEv"), "geo::Square::area() const");
+    EXPECT_EQ(filter::demangled_name("_Z10count_downi.constprop.0"), "count_down(int) [clone .constprop.0]");
+    EXPECT_EQ(filter::demangled_name("main"), "main");
     // One-letter C names are not read as type codes ("f" would demangle to "float").
-    EXPECT_EQ(demangle("f"), "f");
-    EXPECT_EQ(demangle("g"), "g");
-    EXPECT_EQ(demangle("i"), "i");
-    EXPECT_EQ(demangle("leaf.cold"), "leaf.cold");
+    EXPECT_EQ(filter::demangled_name("f"), "f");
+    EXPECT_EQ(filter::demangled_name("g"), "g");
+    EXPECT_EQ(filter::demangled_name("i"), "i");
+    EXPECT_EQ(filter::demangled_name("leaf.cold"), "leaf.cold");
 }
 
 TEST(SystemLibraries, AreRecognisedByTheirDirectory) {
