@@ -10,6 +10,7 @@
 
 #include "profile/profile_aggregates.hpp"
 #include "score/filter_suggestion.hpp"
+#include "score/trace_estimate.hpp"
 
 namespace strata::analysis {
 namespace {
@@ -191,6 +192,42 @@ std::string filter_line(const strata::filter::FilterFile& filter, const Profile&
            "\n";
 }
 
+/// "rank 1 thread 0": the location's name, with its rank when the name has none.
+std::string location_label(const Profile& profile, std::size_t location) {
+    const std::string& name = profile.location_name(location);
+    if (name.rfind("rank ", 0) == 0) return name;
+    return "rank " + std::to_string(profile.locations[location].rank) + " " + name;
+}
+
+/// "Trace: ..." and "Memory: ..." (scorep-score's estimate); with a filter, also as filtered.
+std::string estimate_lines(const Profile& profile, const strata::filter::FilterFile* filter) {
+    const TraceEstimate all = estimate_trace(profile);
+    if (all.events == 0) return "";
+    std::string text = "Trace:       about " + format_bytes(all.otf2_bytes) + " of OTF2 events (" +
+                       std::to_string(all.events) + " events) if traced; the largest location, " +
+                       location_label(profile, all.largest_location) + ": " +
+                       format_bytes(all.largest_location_otf2_bytes);
+    TraceEstimate shown = all;
+    if (filter != nullptr) {
+        std::vector<bool> left_out(profile.regions.size(), false);
+        for (std::uint32_t r = 0; r < profile.regions.size(); ++r) left_out[r] = filtered_out(*filter, profile, r);
+        shown = estimate_trace(profile, &left_out);
+        text += "; with the filter " + format_bytes(shown.otf2_bytes) + " (" + std::to_string(shown.events) +
+                " events)";
+    }
+    text += "\n";
+    // The budget also holds the profile and the definitions: 16 MiB more, in steps of 64 MiB.
+    constexpr double mib = 1024.0 * 1024.0;
+    const double need = shown.largest_rank_buffer_bytes;
+    const double budget = std::ceil((need / mib + 16.0) / 64.0) * 64.0;
+    text += "Memory:      rank " + std::to_string(shown.largest_rank) + " needs about " + format_bytes(need) +
+            " of trace buffers" + (filter != nullptr ? " with the filter" : "") +
+            (budget <= 64.0 ? "; the default STRATA_TOTAL_MEMORY=64M holds them\n"
+                            : ": STRATA_TOTAL_MEMORY=" + format("%.0f", budget) +
+                                  "M keeps Strata from flushing them during the run\n");
+    return text;
+}
+
 void write_header(std::ostream& out, const Profile& profile, const std::string& experiment,
                   const std::string& filter_line) {
     out << "Experiment:  " << experiment << '\n'
@@ -261,7 +298,8 @@ void write_score_report(std::ostream& out, std::ostream& warnings, const Profile
         write_csv(out, rows, shown, options.by, total_exclusive, filtered);
         return;
     }
-    write_header(out, profile, experiment, filter != nullptr ? filter_line(*filter, profile) : std::string());
+    write_header(out, profile, experiment,
+                 (filter != nullptr ? filter_line(*filter, profile) : std::string()) + estimate_lines(profile, filter));
     write_table(out, rows, shown, options.by, total_exclusive, filtered);
 }
 

@@ -11,6 +11,7 @@
 #include "profile/profile_reader.hpp"
 #include "profile_fixture.hpp"
 #include "score/filter_suggestion.hpp"
+#include "score/trace_estimate.hpp"
 #include "test_support.hpp"
 
 namespace strata::analysis::test {
@@ -118,7 +119,13 @@ TEST_F(FilterSuggestionTest, ToolWritesTheFileAndSaysWhatItLeavesOut) {
     ASSERT_EQ(marked.status, 0) << marked.err;
     EXPECT_NE(marked.out.find("Filter:      " + file +
                               " leaves out 2 of 5 function regions (flt -): 1500000 of 2500111 visits (60.0%); their "
-                              "callees would be recorded under their callers\n\nflt  paradigm"),
+                              "callees would be recorded under their callers\n"
+                              // 2500111 visits, 1000111 with the filter; in the buffer, main 14 bytes,
+                              // slow 100 x 12, rare 10 x 8, MPI_Send 1000000 x 8 (trace_estimate.hpp).
+                              "Trace:       about 60 MB of OTF2 events (5000222 events) if traced; the largest "
+                              "location, rank 0 thread 0: 60 MB; with the filter 24 MB (2000222 events)\n"
+                              "Memory:      rank 0 needs about 8.0 MB of trace buffers with the filter; the default "
+                              "STRATA_TOTAL_MEMORY=64M holds them\n\nflt  paradigm"),
               std::string::npos)
         << marked.out;
     EXPECT_NE(marked.out.find("\n-    compiler  1000000"), std::string::npos) << marked.out;
@@ -172,6 +179,36 @@ TEST_F(FilterSuggestionTest, BadFilterFileUnwritableSuggestionAndStrayCriteria) 
         EXPECT_EQ(r.status, 2) << args.back();
         EXPECT_EQ(r.err.rfind("strata-score: ", 0), 0u) << r.err;
     }
+}
+
+TEST(TraceEstimateTest, CountersMessagesAndTheBudget) {
+    // The same run with MPI_Send as point-to-point (one message event) and one counter.
+    FixtureProfile p = short_calls_profile();
+    p.regions[6].role = 8;  // point_to_point
+    p.metrics.push_back({"papi:perf::TASK-CLOCK_inclusive", "ns", "counter", true, 6, 1, {1, 2, 3, 4, 5, 6}, {}});
+    TempDir dir;
+    write_fixture(p, dir.file("profile.h5"));
+    const Profile profile = read_profile(dir.file("profile.h5"));
+    const TraceEstimate e = estimate_trace(profile);
+    // Per visit 2 events and 2 metric events, MPI_Send 1 more; OTF2 24 + 2 x 13 bytes, MPI_Send 12 more.
+    EXPECT_EQ(e.events, 4u * 2500111u + 1000000u);
+    EXPECT_DOUBLE_EQ(e.otf2_bytes, 50.0 * 2500111 + 12.0 * 1000000);
+    // Buffer: enter and leave 2 x (1 + time + region) bytes, 2 x 8 for the metric records, 12 for
+    // the message: main 14 + 16, leaf and operator* (0.5 us = 1000 ticks: 2 bytes) 8 + 16,
+    // slow 12 + 16, rare 8 + 16, MPI_Send 8 + 16 + 12.
+    EXPECT_DOUBLE_EQ(e.largest_rank_buffer_bytes, 30.0 + 1500000.0 * 24 + 100.0 * 28 + 10.0 * 24 + 1000000.0 * 36);
+    std::vector<bool> left_out(profile.regions.size(), true);
+    EXPECT_EQ(estimate_trace(profile, &left_out).events, 0u);
+    // 72003070 bytes = 68.7 MiB, and 16 MiB for the profile and definitions: 128M.
+    const RunResult r = run_score({dir.path(), "--top", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("Memory:      rank 0 needs about 72 MB of trace buffers: STRATA_TOTAL_MEMORY=128M keeps "
+                         "Strata from flushing them during the run\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(format_bytes(999), "999 bytes");
+    EXPECT_EQ(format_bytes(1500), "1.5 KB");
+    EXPECT_EQ(format_bytes(12.3e9), "12 GB");
 }
 
 }  // namespace

@@ -20,9 +20,17 @@ protected:
                "Written by:  Strata 0.1.0 at 2024-05-06T07:08:09Z\n"
                "Locations:   2 (ranks: 2, CPU threads: 2)\n"
                "Total time:  18.000000 s (sum over locations of the root call paths' inclusive time)\n"
-               "Timer:       tsc (2000000000 Hz)\n"
-               "\n";
+               "Timer:       tsc (2000000000 Hz)\n" +
+               estimate + "\n";
     }
+    /// The trace estimate of the known profile (trace_estimate.hpp): 11 visits, 2 events and 24
+    /// OTF2 bytes each; in the buffer 2 x (1 type + 5 time + 1 region) bytes per visit (every
+    /// call path's mean time per visit is more than 128^4 ticks), 6 visits on rank 0.
+    static constexpr const char* estimate =
+        "Trace:       about 264 bytes of OTF2 events (22 events) if traced; the largest location, rank 0 "
+        "thread 0: 144 bytes\n"
+        "Memory:      rank 0 needs about 84 bytes of trace buffers; the default STRATA_TOTAL_MEMORY=64M holds "
+        "them\n";
 
     TempDir dir_;
 };
