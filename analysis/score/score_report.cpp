@@ -216,10 +216,12 @@ std::string estimate_lines(const Profile& profile, const strata::filter::FilterF
                 " events)";
     }
     text += "\n";
-    // The budget also holds the profile and the definitions: 16 MiB more, in steps of 64 MiB.
+    // Trace buffers may take 7/8 of the budget (the rest is kept for the profile, see
+    // measurement/src/core/memory_pool.hpp); 16 MiB more for the profile and the definitions,
+    // in steps of 64 MiB.
     constexpr double mib = 1024.0 * 1024.0;
     const double need = shown.largest_rank_buffer_bytes;
-    const double budget = std::ceil((need / mib + 16.0) / 64.0) * 64.0;
+    const double budget = std::ceil((need / mib * 8.0 / 7.0 + 16.0) / 64.0) * 64.0;
     text += "Memory:      rank " + std::to_string(shown.largest_rank) + " needs about " + format_bytes(need) +
             " of trace buffers" + (filter != nullptr ? " with the filter" : "") +
             (budget <= 64.0 ? "; the default STRATA_TOTAL_MEMORY=64M holds them\n"

@@ -20,13 +20,25 @@ double varint_bytes(double value) {
     return bytes;
 }
 
-/// Message events of one call: a send or receive event for point-to-point, begin and end for a
-/// collective.
-double message_events(RegionRole role) {
-    if (role == RegionRole::point_to_point) return 1.0;
-    const bool collective = role == RegionRole::coll_one2all || role == RegionRole::coll_all2one ||
-                            role == RegionRole::coll_all2all || role == RegionRole::coll_other;
-    return collective ? 2.0 : 0.0;
+/// The message and request events of one MPI call, and their bytes in Strata's buffer.
+struct MpiEvents {
+    double events = 0.0;
+    double buffer_bytes = 0.0;
+};
+
+/// A send or receive event for point-to-point (12 bytes: time, communicator, peer, tag, size),
+/// begin and end for a collective (3 and 12), and for MPI_Wait* and MPI_Test* a completion or
+/// request-test event (5 bytes: time and request; at least one: a test records one per request
+/// it finds still active).
+MpiEvents mpi_events(const std::string& name, RegionRole role) {
+    if (role == RegionRole::point_to_point) return {1.0, 12.0};
+    if (role == RegionRole::coll_one2all || role == RegionRole::coll_all2one || role == RegionRole::coll_all2all ||
+        role == RegionRole::coll_other)
+        return {2.0, 15.0};
+    const bool completion = name == "MPI_Wait" || name == "MPI_Waitany" || name == "MPI_Waitall" ||
+                            name == "MPI_Waitsome" || name == "MPI_Test" || name == "MPI_Testany" ||
+                            name == "MPI_Testall" || name == "MPI_Testsome";
+    return completion ? MpiEvents{1.0, 5.0} : MpiEvents{};
 }
 
 /// Counters recorded at every enter and leave: one `<source>:<name>_inclusive` matrix each.
@@ -57,7 +69,8 @@ TraceEstimate estimate_trace(const Profile& profile, const std::vector<bool>* le
         if (path.is_parameter()) continue;  // its visits are its region's
         if (left_out != nullptr && path.region < left_out->size() && (*left_out)[path.region]) continue;
         const Region& region = profile.regions[path.region];
-        const double messages = region.paradigm == Paradigm::mpi ? message_events(region.role) : 0.0;
+        const MpiEvents mpi =
+            region.paradigm == Paradigm::mpi ? mpi_events(profile.region_name(path.region), region.role) : MpiEvents{};
         const double region_bytes = varint_bytes(static_cast<double>(path.region));
         for (std::size_t l = 0; l < profile.locations.size(); ++l) {
             const std::uint64_t v = visits.count_at(cp, l);
@@ -73,9 +86,9 @@ TraceEstimate estimate_trace(const Profile& profile, const std::vector<bool>* le
                 otf2 += 2.0 * (4.0 + 9.0 * counters);
                 events += 2.0;
             }
-            buffer += 12.0 * messages;
-            otf2 += 12.0 * messages;
-            events += messages;
+            buffer += mpi.buffer_bytes;
+            otf2 += 12.0 * mpi.events;
+            events += mpi.events;
             estimate.events += static_cast<std::uint64_t>(events) * v;
             location_otf2[l] += n * otf2;
             rank_buffer[profile.locations[l].rank] += n * buffer;
@@ -98,10 +111,11 @@ TraceEstimate estimate_trace(const Profile& profile, const std::vector<bool>* le
 }
 
 std::string format_bytes(double bytes) {
-    static const char* const units[] = {"bytes", "KB", "MB", "GB", "TB", "PB"};
+    // Binary units, as STRATA_TOTAL_MEMORY reads them.
+    static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
     std::size_t unit = 0;
-    while (bytes >= 1000.0 && unit + 1 < sizeof units / sizeof units[0]) {
-        bytes /= 1000.0;
+    while (bytes >= 1024.0 && unit + 1 < sizeof units / sizeof units[0]) {
+        bytes /= 1024.0;
         ++unit;
     }
     char text[64];

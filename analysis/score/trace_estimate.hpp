@@ -10,15 +10,16 @@
 //     LEB128 varints (the time: the call path's mean inclusive time per visit
 //     in timer ticks, as a bound for both); with counters a metric record
 //     after each (3 bytes and 5 per counter); for an MPI point-to-point call
-//     one message record of 12 bytes, for a collective two (begin and end);
+//     one message record of 12 bytes, for a collective two (begin 3, end 12),
+//     for MPI_Wait* and MPI_Test* one completion or request-test record (5);
 //   - the OTF2 files: 12 bytes per enter, leave and message event (record,
 //     length, references, and the timestamp OTF2 writes before an event of a
 //     new time), with counters a metric event of 4 + 9 per counter bytes
-//     after each enter and leave.  A real MPI trace (LAMMPS, 2 ranks) had
-//     12.8 bytes per event; the estimate for it was 15 % low, as it leaves
-//     out the completions of non-blocking receives (in MPI_Wait*).
-// Figures are estimates: the completion events of non-blocking calls,
-// parameters, OpenMP thread events and definitions are not counted.
+//     after each enter and leave.  Real MPI traces had 12.3 (HPCC) and 12.8
+//     (LAMMPS) bytes per event.
+// Figures are estimates: a wait or test of several requests may record more
+// than one event; parameters, OpenMP thread events and definitions are not
+// counted.
 #pragma once
 
 #include <cstddef>
@@ -44,8 +45,8 @@ struct TraceEstimate {
 /// filter leaves out), as if those regions were not recorded.
 TraceEstimate estimate_trace(const Profile& profile, const std::vector<bool>* left_out = nullptr);
 
-/// "4.2 GB", "512 KB", "17 bytes" (decimal units, two significant digits
-/// and more for large values).
+/// "4.2 GiB", "512 KiB", "17 bytes" (binary units, as STRATA_TOTAL_MEMORY
+/// reads them; two significant digits, more for large values).
 std::string format_bytes(double bytes);
 
 }  // namespace strata::analysis

@@ -122,9 +122,9 @@ TEST_F(FilterSuggestionTest, ToolWritesTheFileAndSaysWhatItLeavesOut) {
                               "callees would be recorded under their callers\n"
                               // 2500111 visits, 1000111 with the filter; in the buffer, main 14 bytes,
                               // slow 100 x 12, rare 10 x 8, MPI_Send 1000000 x 8 (trace_estimate.hpp).
-                              "Trace:       about 60 MB of OTF2 events (5000222 events) if traced; the largest "
-                              "location, rank 0 thread 0: 60 MB; with the filter 24 MB (2000222 events)\n"
-                              "Memory:      rank 0 needs about 8.0 MB of trace buffers with the filter; the default "
+                              "Trace:       about 57 MiB of OTF2 events (5000222 events) if traced; the largest "
+                              "location, rank 0 thread 0: 57 MiB; with the filter 23 MiB (2000222 events)\n"
+                              "Memory:      rank 0 needs about 7.6 MiB of trace buffers with the filter; the default "
                               "STRATA_TOTAL_MEMORY=64M holds them\n\nflt  paradigm"),
               std::string::npos)
         << marked.out;
@@ -202,13 +202,14 @@ TEST(TraceEstimateTest, CountersMessagesAndTheBudget) {
     // 72003070 bytes = 68.7 MiB, and 16 MiB for the profile and definitions: 128M.
     const RunResult r = run_score({dir.path(), "--top", "1"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("Memory:      rank 0 needs about 72 MB of trace buffers: STRATA_TOTAL_MEMORY=128M keeps "
+    EXPECT_NE(r.out.find("Memory:      rank 0 needs about 69 MiB of trace buffers: STRATA_TOTAL_MEMORY=128M keeps "
                          "Strata from flushing them during the run\n"),
               std::string::npos)
         << r.out;
     EXPECT_EQ(format_bytes(999), "999 bytes");
-    EXPECT_EQ(format_bytes(1500), "1.5 KB");
-    EXPECT_EQ(format_bytes(12.3e9), "12 GB");
+    EXPECT_EQ(format_bytes(1500), "1.5 KiB");
+    EXPECT_EQ(format_bytes(12.3e9), "11 GiB");
+    EXPECT_EQ(format_bytes(1023), "1023 bytes");
 }
 
 }  // namespace
