@@ -3,11 +3,19 @@
 #include "analyze/advice.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "analyze/report_format.hpp"
 
 namespace strata::analysis {
 namespace {
+
+/// A rate in millions with one decimal: "4.2".
+std::string millions(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f", value / 1e6);
+    return text;
+}
 
 /// "rank 3 (4 s)", "ranks 3 (4 s), 0 (2.5 s)".
 std::string rank_list(const std::vector<std::pair<std::int64_t, double>>& ranks) {
@@ -245,6 +253,42 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
         findings.push_back(std::move(f));
     }
 
+    // Functions whose calls are too short to measure: their own time per call is at most 1 us
+    // and each has at least 1 % of all visits (strata-score --suggest-filter uses inclusive time
+    // per visit, which the reduction does not carry; for such functions they mostly agree).
+    WideSum all_visits = 0;
+    for (const RowResult& row : result.regions) all_visits += row.visits;
+    std::vector<const RowResult*> frequent;
+    WideSum frequent_visits = 0;
+    for (const RowResult& row : result.regions) {
+        const double visits = static_cast<double>(row.visits);
+        if (row.paradigm != "compiler" || visits == 0 || visits < 0.01 * static_cast<double>(all_visits)) continue;
+        if (!(row.total_s / visits <= 1e-6)) continue;
+        frequent.push_back(&row);
+        frequent_visits += row.visits;
+    }
+    const double rate = s.thread_s > 0 ? static_cast<double>(frequent_visits) / s.thread_s : 0.0;
+    if (!frequent.empty() && rate >= options.filter_visit_rate) {
+        std::stable_sort(frequent.begin(), frequent.end(),
+                         [](const RowResult* a, const RowResult* b) { return a->visits > b->visits; });
+        std::string names;
+        for (std::size_t i = 0; i < frequent.size() && i < 3; ++i)
+            names += (i > 0 ? ", " : "") + std::string("'") + frequent[i]->region + "'";
+        if (frequent.size() > 3) names += ", ...";
+        Finding f{"short_frequent_functions", frequent.front()->region, "", {}, "visits_per_thread_second", rate,
+                  options.filter_visit_rate, std::nullopt, ""};
+        f.message = std::to_string(frequent.size()) + (frequent.size() == 1 ? " function" : " functions") + " (" +
+                    names + ") of at most 1 us own time per call made " + format_wide(frequent_visits) +
+                    " of the " + format_wide(all_visits) + " visits (" +
+                    text_percent(static_cast<double>(frequent_visits) / static_cast<double>(all_visits)) + "), " +
+                    millions(rate) +
+                    " million per second of thread time: each measured call costs Strata tens of nanoseconds, "
+                    "so these calls slow the run and inflate their callers' time. strata-score "
+                    "--suggest-filter FILE on this experiment writes a filter file for them; measure again with "
+                    "STRATA_FILTERING_FILE=FILE (or build with strata --instrument-filter=FILE).";
+        findings.push_back(std::move(f));
+    }
+
     for (const RowResult& row : result.regions) {
         if (row.region != trace_buffer_flush_region || row.visits == 0) continue;
         const double share = s.run_s > 0 ? row.max_s / s.run_s : 0.0;
@@ -264,7 +308,7 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
             std::to_string(row.rank_at_max) + " (" + text_percent(share) +
             " of the run time R). That time is Strata writing to disk, not the program: the call paths "
             "around the flushes are disturbed. Raise STRATA_TOTAL_MEMORY so that the buffers hold the "
-            "whole run.";
+            "whole run (strata-score on this experiment estimates the value).";
         findings.push_back(std::move(f));
     }
 

@@ -18,6 +18,11 @@
 //   unmeasured_computation  the program region's own time (the program's work
 //                        outside every measured region) is at least half of all
 //                        computation: no function instrumentation tells where it goes
+//   short_frequent_functions  functions (paradigm compiler) of at most 1 us own time per
+//                        call and at least 1 % of all visits each were called, together, at
+//                        least filter_visit_rate times per second of thread time: their
+//                        measurement costs a noticeable part of the run (strata-score
+//                        --suggest-filter writes a filter for them)
 //   trace_buffer_flush   STRATA_TRACE_BUFFER_FLUSH was entered (Strata wrote its buffers during the run)
 //   dropped_callpaths    the profile ran out of memory and folded call paths into their parents
 //
@@ -52,6 +57,9 @@ struct AdviceOptions {
     double wait_threshold = 0.1;  ///< a wait state's share of the trace's MPI time (trace/wait_state_report.hpp)
     double unmeasured_threshold = 0.5;  ///< the program region's share of the computation
     double idle_threshold = 0.2;        ///< idle CPU threads' share of the thread time
+    /// Visits per second of thread time of short, frequent functions: a measured call costs tens
+    /// of nanoseconds (bench/README.md), so a million a second is several percent of the run.
+    double filter_visit_rate = 1e6;
 };
 
 /// One finding.

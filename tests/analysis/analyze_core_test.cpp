@@ -444,6 +444,38 @@ TEST_F(AnalyzeCoreTest, ComputationInTheProgramRegionItselfIsAdvice) {
     EXPECT_TRUE(findings.empty()) << findings[0].message;
 }
 
+// Short functions called very often: the advice points to strata-score's filter.
+TEST_F(AnalyzeCoreTest, ShortFrequentFunctionsAreAdvice) {
+    auto profile = [](std::uint64_t leaf_visits) {
+        ProfileBuilder b;
+        const auto main = b.region("main", paradigm::compiler, role::function);
+        const auto leaf = b.region("leaf", paradigm::compiler, role::function);
+        const auto rare = b.region("rare", paradigm::compiler, role::function);  // short, < 1 % of the visits
+        const auto slow = b.region("slow", paradigm::compiler, role::function);  // frequent, 2 us per call
+        b.location(0, 0);
+        const auto cp_main = b.callpath(-1, main);
+        b.set(cp_main, 0, 1, 1);
+        b.set(b.callpath(static_cast<std::int64_t>(cp_main), leaf), 0, leaf_visits, 1.5);
+        b.set(b.callpath(static_cast<std::int64_t>(cp_main), rare), 0, 10, 1e-6);
+        b.set(b.callpath(static_cast<std::int64_t>(cp_main), slow), 0, 500000, 1);
+        return b.build();
+    };
+    const AnalysisResult r = analyze_in_process(write(profile(6000000)), 1, false, false);
+    EXPECT_EQ(r.summary.thread_s, 3.500001);
+    const std::vector<Finding> findings = advise(r, AdviceOptions{});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].kind, "short_frequent_functions");
+    EXPECT_EQ(findings[0].region, "leaf");
+    EXPECT_DOUBLE_EQ(findings[0].value, 6000000 / 3.500001);
+    EXPECT_NE(findings[0].message.find("1 function ('leaf') of at most 1 us own time per call made 6000000 of the "
+                                       "6500011 visits (92.3%), 1.7 million per second of thread time"),
+              std::string::npos)
+        << findings[0].message;
+    EXPECT_NE(findings[0].message.find("strata-score --suggest-filter FILE"), std::string::npos);
+    // 3000000 calls in 3.500001 s: 0.86 million a second, below the rate.
+    EXPECT_TRUE(advise(analyze_in_process(write(profile(3000000)), 1, false, false), AdviceOptions{}).empty());
+}
+
 // Threads that wait while their rank's busiest thread works (OpenMP threads
 // outside parallel regions): their idle time against the thread time.
 TEST_F(AnalyzeCoreTest, IdleThreadsAreAdvice) {
