@@ -253,9 +253,8 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
         findings.push_back(std::move(f));
     }
 
-    // Functions whose calls are too short to measure: their own time per call is at most 1 us
-    // and each has at least 1 % of all visits (strata-score --suggest-filter uses inclusive time
-    // per visit, which the reduction does not carry; for such functions they mostly agree).
+    // Functions whose calls are too short to measure: their mean inclusive time per call is at
+    // most 1 us and each has at least 1 % of all visits (strata-score --suggest-filter's rule).
     WideSum all_visits = 0;
     for (const RowResult& row : result.regions) all_visits += row.visits;
     std::vector<const RowResult*> frequent;
@@ -263,7 +262,7 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
     for (const RowResult& row : result.regions) {
         const double visits = static_cast<double>(row.visits);
         if (row.paradigm != "compiler" || visits == 0 || visits < 0.01 * static_cast<double>(all_visits)) continue;
-        if (!(row.total_s / visits <= 1e-6)) continue;
+        if (!(row.inclusive_total_s / visits <= 1e-6)) continue;
         frequent.push_back(&row);
         frequent_visits += row.visits;
     }
@@ -278,7 +277,7 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
         Finding f{"short_frequent_functions", frequent.front()->region, "", {}, "visits_per_thread_second", rate,
                   options.filter_visit_rate, std::nullopt, ""};
         f.message = std::to_string(frequent.size()) + (frequent.size() == 1 ? " function" : " functions") + " (" +
-                    names + ") of at most 1 us own time per call made " + format_wide(frequent_visits) +
+                    names + ") of at most 1 us per call (inclusive, on average) made " + format_wide(frequent_visits) +
                     " of the " + format_wide(all_visits) + " visits (" +
                     text_percent(static_cast<double>(frequent_visits) / static_cast<double>(all_visits)) + "), " +
                     millions(rate) +

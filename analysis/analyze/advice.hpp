@@ -18,8 +18,8 @@
 //   unmeasured_computation  the program region's own time (the program's work
 //                        outside every measured region) is at least half of all
 //                        computation: no function instrumentation tells where it goes
-//   short_frequent_functions  functions (paradigm compiler) of at most 1 us own time per
-//                        call and at least 1 % of all visits each were called, together, at
+//   short_frequent_functions  functions (paradigm compiler) of at most 1 us mean inclusive
+//                        time per call and at least 1 % of all visits each were called, together, at
 //                        least filter_visit_rate times per second of thread time: their
 //                        measurement costs a noticeable part of the run (strata-score
 //                        --suggest-filter writes a filter for them)

@@ -77,6 +77,7 @@ std::vector<RowResult> make_rows(const Profile& p, const RowStatistics& stats, R
         row.saved_s = seconds(max_ns - mean_ns);
         row.imbalance = max_ns > 0 ? static_cast<double>((max_ns - mean_ns) / max_ns) : 0.0;
         row.total_s = seconds(static_cast<long double>(stats.thread_total[i]));
+        row.inclusive_total_s = seconds(static_cast<long double>(stats.thread_inclusive[i]));
         row.visits = stats.visits[i];
         row.extremes = stats.extremes[i];
         rows.push_back(std::move(row));

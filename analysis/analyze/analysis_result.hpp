@@ -47,6 +47,7 @@ struct RowResult {
     double imbalance = 0;                                   ///< (max - mean) / max; 0 when max is 0
     double saved_s = 0;                                     ///< max - mean
     double total_s = 0;                                     ///< exclusive time summed over all CPU threads
+    double inclusive_total_s = 0;  ///< inclusive time summed over all CPU threads (per region: recursion once)
     WideSum visits = 0;                                     ///< summed over all CPU threads
     Extremes extremes{};                                    ///< the 3 slowest and 3 fastest ranks (ns)
 };

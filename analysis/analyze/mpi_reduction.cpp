@@ -87,6 +87,7 @@ void reduce_rows(RowStatistics& rows, const Datatype& wide, const Operation& wid
     reduce(rows.sum_squares, wide.get(), wide_sum.get(), rank, comm);
     reduce(rows.visits, wide.get(), wide_sum.get(), rank, comm);
     reduce(rows.thread_total, wide.get(), wide_sum.get(), rank, comm);
+    reduce(rows.thread_inclusive, wide.get(), wide_sum.get(), rank, comm);
     reduce(rows.max, MPI_LONG_INT, MPI_MAXLOC, rank, comm);
     reduce(rows.min, MPI_LONG_INT, MPI_MINLOC, rank, comm);
     reduce(rows.extremes, extremes.get(), extremes_merge.get(), rank, comm);

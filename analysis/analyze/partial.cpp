@@ -10,6 +10,8 @@
 #include <limits>
 #include <utility>
 
+#include "profile/profile_aggregates.hpp"
+
 namespace strata::analysis {
 
 std::int64_t to_ns(double seconds, const Profile& profile, const Metric& metric, std::size_t row,
@@ -96,6 +98,7 @@ RowStatistics::RowStatistics(std::size_t rows)
       sum_squares(rows, 0),
       visits(rows, 0),
       thread_total(rows, 0),
+      thread_inclusive(rows, 0),
       max(rows, ValueRank{-1, INT_MAX}),
       min(rows, ValueRank{LONG_MAX, INT_MAX}),
       extremes(rows, empty_extremes()) {}
@@ -119,6 +122,7 @@ void RowStatistics::merge(const RowStatistics& other) {
         sum_squares[row] += other.sum_squares[row];
         visits[row] += other.visits[row];
         thread_total[row] += other.thread_total[row];
+        thread_inclusive[row] += other.thread_inclusive[row];
         const ValueRank& high = other.max[row];
         if (high.value > max[row].value || (high.value == max[row].value && high.rank < max[row].rank))
             max[row] = high;
@@ -150,36 +154,39 @@ Partial accumulate_share(const Profile& slice, const RankLayout& layout, const A
                                " was not read for the columns analysed here");
     }
 
-    std::vector<WideSum> region_time(regions), region_visits(regions);
+    const std::vector<bool> outermost = outermost_of_region(slice, index_call_tree(slice));
+    std::vector<WideSum> region_time(regions), region_visits(regions), region_inclusive(regions);
     std::vector<bool> region_taken(regions);
     for (std::size_t i = share.first_rank; i < share.first_rank + share.rank_count; ++i) {
         const MeasuredRank& measured = layout.ranks[i];
         const std::size_t threads = measured.columns.size();
         std::fill(region_time.begin(), region_time.end(), 0);
         std::fill(region_visits.begin(), region_visits.end(), 0);
+        std::fill(region_inclusive.begin(), region_inclusive.end(), 0);
         std::fill(region_taken.begin(), region_taken.end(), false);
         std::vector<std::int64_t> thread_total(threads, 0), thread_init(threads, 0);
         std::array<WideSum, time_class_count> class_time{};
 
         for (std::size_t cp = 0; cp < callpaths; ++cp) {
-            WideSum time = 0, count = 0;
+            WideSum time = 0, count = 0, inclusive_time = 0;
             for (std::size_t t = 0; t < threads; ++t) {
                 const std::size_t column = measured.columns[t];
                 // Columns relative to each metric's slice (all three were read alike).
                 time += static_cast<WideSum>(to_ns(exclusive.at(cp, column - exclusive.first_column), slice,
                                                    exclusive, cp, column - exclusive.first_column));
                 count += visits.count_at(cp, column - visits.first_column);
-                if (classes.root[cp] || classes.outermost_init_finalize[cp]) {
-                    const std::int64_t incl = to_ns(inclusive.at(cp, column - inclusive.first_column), slice,
-                                                    inclusive, cp, column - inclusive.first_column);
-                    if (classes.root[cp]) thread_total[t] += incl;
-                    if (classes.outermost_init_finalize[cp]) thread_init[t] += incl;
-                }
+                const std::int64_t incl = to_ns(inclusive.at(cp, column - inclusive.first_column), slice, inclusive,
+                                                cp, column - inclusive.first_column);
+                inclusive_time += incl;
+                if (classes.root[cp]) thread_total[t] += incl;
+                if (classes.outermost_init_finalize[cp]) thread_init[t] += incl;
             }
             const CallPath& path = slice.callpaths[cp];
             class_time[static_cast<std::size_t>(classes.time_class[cp])] += time;
             partial.callpaths.thread_total[cp] += time;
             partial.callpaths.visits[cp] += count;
+            partial.callpaths.thread_inclusive[cp] += inclusive_time;
+            if (outermost[cp] && !path.is_parameter()) region_inclusive[path.region] += inclusive_time;
             const bool taken = time > 0 || count > 0;
             if (taken) partial.callpaths.add(cp, rounded_mean(time, threads), measured.rank);
             region_time[path.region] += time;
@@ -189,6 +196,7 @@ Partial accumulate_share(const Profile& slice, const RankLayout& layout, const A
         for (std::size_t r = 0; r < regions; ++r) {
             partial.regions.thread_total[r] += region_time[r];
             partial.regions.visits[r] += region_visits[r];
+            partial.regions.thread_inclusive[r] += region_inclusive[r];
             if (region_taken[r]) partial.regions.add(r, rounded_mean(region_time[r], threads), measured.rank);
         }
 

@@ -79,6 +79,9 @@ struct RowStatistics {
     std::vector<WideSum> sum_squares;   ///< sum of their squares (ns^2)
     std::vector<WideSum> visits;        ///< visits summed over CPU threads
     std::vector<WideSum> thread_total;  ///< exclusive time summed over CPU threads (ns)
+    /// Inclusive time summed over CPU threads (ns); for a region only its call paths not nested
+    /// in one of the same region (recursion counted once, as strata-score counts it).
+    std::vector<WideSum> thread_inclusive;
     std::vector<ValueRank> max;         ///< the largest time and its rank; {-1, INT_MAX} when none
     std::vector<ValueRank> min;         ///< the smallest time and its rank; {LONG_MAX, INT_MAX} when none
     std::vector<Extremes> extremes;

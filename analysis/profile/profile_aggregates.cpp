@@ -68,8 +68,18 @@ double RegionAggregate::total_time_exclusive() const {
 
 namespace {
 
-/// For every call path: true when no ancestor belongs to the same region.
-/// A depth-first walk that counts, per region, the call paths open above.
+/// The metric `name` with every location's column (these sums need the
+/// whole matrix, not a column slice).
+const Metric& whole_metric(const Profile& profile, const char* name) {
+    const Metric& metric = profile.metric(name);
+    if (!metric.whole(profile.locations.size()))
+        throw ProfileError(profile.path + ": /metrics/" + name + " was read as a column slice, not whole");
+    return metric;
+}
+
+}  // namespace
+
+// A depth-first walk that counts, per region, the call paths open above.
 std::vector<bool> outermost_of_region(const Profile& profile, const CallTreeIndex& tree) {
     std::vector<bool> outermost(profile.callpaths.size(), false);
     std::vector<std::uint32_t> open(profile.regions.size(), 0);
@@ -92,17 +102,6 @@ std::vector<bool> outermost_of_region(const Profile& profile, const CallTreeInde
     }
     return outermost;
 }
-
-/// The metric `name` with every location's column (these sums need the
-/// whole matrix, not a column slice).
-const Metric& whole_metric(const Profile& profile, const char* name) {
-    const Metric& metric = profile.metric(name);
-    if (!metric.whole(profile.locations.size()))
-        throw ProfileError(profile.path + ": /metrics/" + name + " was read as a column slice, not whole");
-    return metric;
-}
-
-}  // namespace
 
 std::vector<RegionAggregate> aggregate_regions(const Profile& profile) {
     const Metric& visits = whole_metric(profile, "visits");

@@ -45,6 +45,10 @@ struct CallTreeIndex {
 /// Builds the child lists and depths of `profile`'s call tree.
 CallTreeIndex index_call_tree(const Profile& profile);
 
+/// For every call path: true when no ancestor belongs to the same region (its
+/// inclusive time is not already in an enclosing call path of its region).
+std::vector<bool> outermost_of_region(const Profile& profile, const CallTreeIndex& tree);
+
 /// Sums over the call paths of one region, one value per location.
 struct RegionAggregate {
     std::uint32_t region = 0;

@@ -462,18 +462,53 @@ TEST_F(AnalyzeCoreTest, ShortFrequentFunctionsAreAdvice) {
     };
     const AnalysisResult r = analyze_in_process(write(profile(6000000)), 1, false, false);
     EXPECT_EQ(r.summary.thread_s, 3.500001);
+    for (const RowResult& row : r.regions) {
+        if (row.region == "leaf") EXPECT_EQ(row.inclusive_total_s, 1.5);
+        if (row.region == "main") EXPECT_EQ(row.inclusive_total_s, 3.500001);
+    }
     const std::vector<Finding> findings = advise(r, AdviceOptions{});
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].kind, "short_frequent_functions");
     EXPECT_EQ(findings[0].region, "leaf");
     EXPECT_DOUBLE_EQ(findings[0].value, 6000000 / 3.500001);
-    EXPECT_NE(findings[0].message.find("1 function ('leaf') of at most 1 us own time per call made 6000000 of the "
-                                       "6500011 visits (92.3%), 1.7 million per second of thread time"),
+    EXPECT_NE(findings[0].message.find("1 function ('leaf') of at most 1 us per call (inclusive, on average) made "
+                                       "6000000 of the 6500011 visits (92.3%), 1.7 million per second of thread "
+                                       "time"),
               std::string::npos)
         << findings[0].message;
     EXPECT_NE(findings[0].message.find("strata-score --suggest-filter FILE"), std::string::npos);
     // 3000000 calls in 3.500001 s: 0.86 million a second, below the rate.
     EXPECT_TRUE(advise(analyze_in_process(write(profile(3000000)), 1, false, false), AdviceOptions{}).empty());
+}
+
+// A region's inclusive time counts a recursion once, on 1 to 3 analysis ranks.
+TEST_F(AnalyzeCoreTest, RegionInclusiveTimeCountsRecursionOnce) {
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::compiler, role::function);
+    const auto fact = b.region("fact", paradigm::compiler, role::function);
+    for (std::uint32_t rank = 0; rank < 3; ++rank) b.location(rank, 0);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_fact = b.callpath(static_cast<std::int64_t>(cp_main), fact);
+    const auto cp_inner = b.callpath(static_cast<std::int64_t>(cp_fact), fact);
+    for (std::size_t l = 0; l < 3; ++l) {
+        b.set(cp_main, l, 1, 1);
+        b.set(cp_fact, l, 1, 2);   // inclusive 2 + 3 = 5
+        b.set(cp_inner, l, 1, 3);  // inclusive 3, inside the other fact
+    }
+    const std::string file = write(b.build());
+    for (std::size_t k : {1, 2, 3}) {
+        const AnalysisResult r = analyze_in_process(file, k, false, false);
+        bool seen = false;
+        for (const RowResult& row : r.regions) {
+            if (row.region != "fact") continue;
+            seen = true;
+            EXPECT_EQ(row.inclusive_total_s, 15.0) << "K = " << k;  // 3 ranks x 5 s, not 3 x (5 + 3)
+            EXPECT_EQ(row.visits, 6u);
+        }
+        EXPECT_TRUE(seen);
+        for (const RowResult& row : r.callpaths)
+            if (row.name == "main/fact/fact") EXPECT_EQ(row.inclusive_total_s, 9.0) << "K = " << k;
+    }
 }
 
 // Threads that wait while their rank's busiest thread works (OpenMP threads
