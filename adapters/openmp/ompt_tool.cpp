@@ -66,7 +66,7 @@ constexpr std::uintptr_t kInfoTag = 1;
 
 /// A construct open on this thread.
 struct Frame {
-    enum Kind : std::uint8_t { team, parallel, work, sync, masked, mutex_wait, mutex_held, lock_wait, task };
+    enum Kind : std::uint8_t { team, parallel, work, sync, masked, mutex_wait, mutex_held, task };
     Kind kind;
     /// Team frames: this thread is thread 0 of the team (the forking thread),
     /// whose ends the runtime reports on time.
@@ -95,6 +95,10 @@ struct ThreadState {
     /// where team frames are pushed and popped (on_implicit_task), so that the
     /// callbacks that ask for the innermost team do not search for it.
     std::uint32_t team_plus1;
+    /// A lock request not yet granted (see on_mutex_acquire); lock_wait_id 0: none.
+    ompt_wait_id_t lock_wait_id;
+    RegionHandle lock_region;
+    Ticks lock_requested;
 };
 
 __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
@@ -378,7 +382,11 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
 // --- mutual exclusion ------------------------------------------------------------
 // critical/ordered: the construct from the request to the release, its "sblock"
 // while held: the wait is the construct's time outside the sblock.  Locks: the
-// call that acquires (omp_set_lock) is the region, so its time is the wait.
+// call that acquires (omp_set_lock) is the region, so its time is the wait.  It
+// is recorded when the lock is granted, from the time of the request: libomp
+// reports omp_test_lock's request as a lock request too and nothing when the
+// test fails, and an owner taking its nest lock again gets no "acquired" either;
+// neither waits, and neither may leave a region open.
 
 const void* wait_key(ompt_wait_id_t wait_id) { return reinterpret_cast<const void*>(wait_id); }
 
@@ -403,11 +411,14 @@ void on_mutex_acquire(ompt_mutex_t kind, unsigned int, unsigned int, ompt_wait_i
         case ompt_mutex_critical: open(Frame::mutex_wait, construct_region(Construct::critical, codeptr_ra), wait_key(wait_id)); break;
         case ompt_mutex_ordered: open(Frame::mutex_wait, construct_region(Construct::ordered, codeptr_ra), wait_key(wait_id)); break;
         case ompt_mutex_atomic: open(Frame::mutex_wait, construct_region(Construct::atomic, codeptr_ra), wait_key(wait_id)); break;
-        case ompt_mutex_lock: open(Frame::lock_wait, construct_region(Construct::lock, codeptr_ra), wait_key(wait_id)); break;
+        case ompt_mutex_lock:
         case ompt_mutex_nest_lock:
-            open(Frame::lock_wait, construct_region(Construct::nest_lock, codeptr_ra), wait_key(wait_id));
+            t_state.lock_region =
+                construct_region(kind == ompt_mutex_lock ? Construct::lock : Construct::nest_lock, codeptr_ra);
+            t_state.lock_wait_id = wait_id;
+            t_state.lock_requested = events::now();
             break;
-        default: break;  // omp_test_lock: no wait to show, and no "acquired" when it fails
+        default: break;  // omp_test_lock as a runtime names it: no wait to show
     }
 }
 
@@ -421,7 +432,14 @@ void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* co
             open(Frame::mutex_held, construct_region(Construct::ordered_sblock, codeptr_ra), wait_key(wait_id));
             break;
         case ompt_mutex_lock:
-        case ompt_mutex_nest_lock: close(Frame::lock_wait, wait_key(wait_id)); break;
+        case ompt_mutex_nest_lock:
+            // Nothing was recorded on this thread since the request: its time may come first.
+            if (t_state.lock_wait_id == wait_id && t_state.lock_region != 0) {
+                events::enter_at(t_state.lock_requested, t_state.lock_region);
+                events::exit(t_state.lock_region);
+            }
+            t_state.lock_wait_id = 0;
+            break;
         default: break;
     }
 }

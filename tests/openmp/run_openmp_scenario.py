@@ -432,6 +432,44 @@ def serial_phase(args):
     expect_equal(idle['ranks'], [0], 'the rank with the idle thread')
 
 
+def check_well_nested(events):
+    """Every leave closes the innermost open region of its location, and nothing stays open."""
+    for key, evs in events.items():
+        stack = []
+        for kind, time, name in evs:
+            if kind == 'E':
+                stack.append(name)
+            elif kind == 'L':
+                assert stack and stack[-1] == name, '%s: leave of %r at %d, open: %r' % (key, name, time, stack)
+                stack.pop()
+        expect_equal(stack, [], '%s: regions open at the end' % key)
+
+
+@scenario
+def lock_requests(args):
+    """A failed omp_test_lock and a nest lock taken again by its owner wait for nothing:
+    no region for either, and nothing left open (clang and gcc builds)."""
+    lines = markers(os.path.join(args.source_dir, 'programs', 'omp_lock_requests.c'))
+    for compiler in ('gcc', 'clang'):
+        program = os.path.join(args.bin_dir, 'omp_lock_requests_' + compiler)
+        if not os.path.exists(program):
+            continue
+        p, experiments = run(args, 'lock-requests-' + compiler, [program], {'STRATA_ENABLE_TRACING': 'true'})
+        expect_equal(p.stdout, 'threads 2 tested 0\n', compiler + ': program output')
+        assert 'warning' not in p.stderr, p.stderr
+        expect_equal(len(experiments), 1, 'experiments')
+        events, _, _, _ = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+        check_well_nested(events)
+        locks = enters(events, lambda n: n.startswith(('omp_set_lock', 'omp_set_nest_lock')))
+        expect_equal(dict(locks), {'omp_set_lock @omp_lock_requests.c:%d' % lines['held']: 1,
+                                   'omp_set_nest_lock @omp_lock_requests.c:%d' % lines['nest']: 1},
+                     compiler + ': lock regions')
+        # The nest lock's region is inside take_twice on thread 0.
+        thread0 = [name for kind, _, name in events['thread 0'] if kind == 'E']
+        nest_at = thread0.index('omp_set_nest_lock @omp_lock_requests.c:%d' % lines['nest'])
+        expect_equal(thread0[nest_at - 1], 'take_twice', compiler + ': region entered before the nest lock')
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('scenario', choices=sorted(SCENARIOS))
