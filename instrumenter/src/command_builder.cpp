@@ -131,7 +131,8 @@ void add_link_flags(const Features& features, const Layout& layout, bool nvcc, s
 /// GCC's OpenMP runtime (libgomp) has no OMPT: a GCC-built OpenMP program is
 /// linked against LLVM's libomp, which runs GCC's OpenMP code (GOMP_* entry
 /// points) and reports its events.  libomp comes first among the libraries, so
-/// GCC's own -lgomp, added after it, is not needed any more.
+/// GCC's own -lgomp, added after it, is not needed any more.  libstrata-openmp-gnu
+/// gives libomp libgomp's kind of locks (gnu_program_defaults.cpp).
 void add_openmp_runtime(const BuildContext& context, std::vector<std::string>& argv, BuiltCommand& built) {
     if (context.host_family != CompilerFamily::gnu) return;  // clang links libomp itself
     const std::string& dir = context.layout.openmp_runtime_dir;
@@ -145,8 +146,13 @@ void add_openmp_runtime(const BuildContext& context, std::vector<std::string>& a
     argv.push_back("-L" + dir);
     argv.push_back("-Wl,-rpath," + dir);
     argv.push_back("-lomp");
+    const bool defaults = context.layout.available_libraries.count(openmp_gnu_defaults_library) > 0;
+    if (defaults) argv.push_back("-l" + std::string(openmp_gnu_defaults_library));
     built.verbose_messages.push_back("note: linked against LLVM's libomp (" + dir +
-                                     ") instead of GCC's libgomp, which has no OMPT interface");
+                                     ") instead of GCC's libgomp, which has no OMPT interface" +
+                                     (defaults ? "; its locks are futex locks, as libgomp's, unless "
+                                                 "KMP_LOCK_KIND is set"
+                                               : ""));
 }
 
 bool shell_safe(char c) {

@@ -16,6 +16,10 @@
 namespace strata::instrumenter {
 
 /// Strata's headers and libraries, as the command builder needs them.
+/// The library with libgomp-like settings of libomp, linked into GCC-built OpenMP programs after
+/// libomp and preloaded with it (adapters/openmp/gnu_program_defaults.cpp).
+inline constexpr const char* openmp_gnu_defaults_library = "strata-openmp-gnu";
+
 struct Layout {
     /// Added as -I<dir> when compiling and preprocessing.
     std::vector<std::string> include_dirs;

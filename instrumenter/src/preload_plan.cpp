@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "layout.hpp"
+
 namespace strata::instrumenter {
 namespace {
 
@@ -249,6 +251,13 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
             plan.notes.push_back("OpenMP: " + inputs.openmp_runtime + " (LLVM's libomp) runs the program's " +
                                  describe(*trigger) + " code: libgomp has no OMPT interface");
             plan.libraries.push_back(inputs.openmp_runtime);
+            // libgomp's kind of locks for libomp (adapters/openmp/gnu_program_defaults.cpp).
+            const std::string defaults = inputs.find_library(openmp_gnu_defaults_library);
+            if (!defaults.empty()) {
+                plan.notes.push_back("OpenMP: " + defaults +
+                                     ": libomp's locks are futex locks, as libgomp's, unless KMP_LOCK_KIND is set");
+                plan.libraries.push_back(defaults);
+            }
         }
     }
 

@@ -18,6 +18,32 @@ BuiltCommand build(const Args& command, WrapperOptions options = {}, Layout layo
     return build_command(options, classification, context);
 }
 
+// A GCC-built OpenMP program runs on LLVM's libomp, with libgomp-like locks when
+// libstrata-openmp-gnu is there; a clang-built one is left on its own runtime.
+TEST(OpenmpRuntimeInCommand, GccProgramsGetLibompAndItsLibgompLikeDefaults) {
+    auto build_for = [](const Args& command, CompilerFamily family, bool defaults) {
+        WrapperOptions options;
+        options.compiler_command = command;
+        BuildContext context;
+        context.layout = fixed_layout();
+        context.layout.openmp_runtime_dir = "/llvm/lib";
+        if (defaults) context.layout.available_libraries.insert(openmp_gnu_defaults_library);
+        context.host_family = family;
+        return build_command(options, classify(command[0], Args(command.begin() + 1, command.end())), context);
+    };
+    const Args gcc = {"gcc", "-fopenmp", "a.o", "-o", "app"};
+    const Args runtime = {"-L/llvm/lib", "-Wl,-rpath,/llvm/lib", "-lomp"};
+    const auto with = build_for(gcc, CompilerFamily::gnu, true);
+    EXPECT_EQ(with.argv, gcc + link_additions({"-lstrata-openmp"}) + runtime + Args{"-lstrata-openmp-gnu"});
+    ASSERT_EQ(with.verbose_messages.size(), 1u);
+    EXPECT_NE(with.verbose_messages[0].find("its locks are futex locks, as libgomp's, unless KMP_LOCK_KIND is set"),
+              std::string::npos);
+    // An install without the library: libomp alone.
+    EXPECT_EQ(build_for(gcc, CompilerFamily::gnu, false).argv, gcc + link_additions({"-lstrata-openmp"}) + runtime);
+    const Args clang = {"clang", "-fopenmp", "a.o", "-o", "app"};
+    EXPECT_EQ(build_for(clang, CompilerFamily::clang, true).argv, clang + link_additions({"-lstrata-openmp"}));
+}
+
 TEST(WrapperOptionsInCommand, NoUserDropsTheDefine) {
     WrapperOptions options;
     options.user = false;

@@ -505,6 +505,18 @@ TEST(PreloadPlan, OpenMpProgramsOfGccGetLlvmsRuntime) {
     plan = si::plan_preload(options_from({"./app"}), inputs);
     EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:/usr/lib/llvm/lib/libomp.so:" + core);
     EXPECT_TRUE(plan.warnings.empty());
+    // With libstrata-openmp-gnu, libomp gets libgomp's kind of locks.
+    auto with_defaults = inputs_with({needed("libgomp.so.1")},
+                                     {"strata-openmp", "strata-openmp-gnu", "strata-user", "strata-measurement"});
+    with_defaults.openmp_runtime = "/usr/lib/llvm/lib/libomp.so";
+    plan = si::plan_preload(options_from({"./app"}), with_defaults);
+    EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:/usr/lib/llvm/lib/libomp.so:"
+                               "/opt/strata/lib/libstrata-openmp-gnu.so:" + core);
+    // A program on libomp already keeps its own settings.
+    plan = si::plan_preload(
+        options_from({"./app"}),
+        inputs_with({needed("libomp.so.5")}, {"strata-openmp", "strata-openmp-gnu", "strata-user", "strata-measurement"}));
+    EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:" + core);
     // Without libomp, the program runs unmeasured for OpenMP, and the user is told why.
     inputs.openmp_runtime.clear();
     plan = si::plan_preload(options_from({"./app"}), inputs);

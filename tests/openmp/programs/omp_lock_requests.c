@@ -10,10 +10,12 @@
  * libomp reports the failed omp_test_lock as a lock request with no grant, and
  * the second omp_set_nest_lock as a request with no grant either (the owner
  * takes it again): neither may leave a region open.  The barriers order the
- * threads, so the test always fails.
+ * threads, so the test always fails.  It also prints the lock kind libomp was
+ * given (KMP_LOCK_KIND): futex for a GCC build, as libgomp's locks are.
  */
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static omp_lock_t held;
 static omp_nest_lock_t nest;
@@ -44,6 +46,7 @@ int main(void) {
     }
     omp_destroy_nest_lock(&nest);
     omp_destroy_lock(&held);
-    printf("threads %d tested %d\n", threads, tested);
+    const char* kind = getenv("KMP_LOCK_KIND");
+    printf("threads %d tested %d lock kind %s\n", threads, tested, kind != NULL ? kind : "(unset)");
     return 0;
 }
