@@ -18,10 +18,12 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/build-tsan}
 flags=-fsanitize=thread
+# The logs go inside the build directory, never beside it in the source tree.
+mkdir -p "$build"
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS=$flags -DCMAKE_CXX_FLAGS=$flags \
-  -DCMAKE_EXE_LINKER_FLAGS=$flags -DCMAKE_SHARED_LINKER_FLAGS=$flags > "$build.cmake.log"
+  -DCMAKE_EXE_LINKER_FLAGS=$flags -DCMAKE_SHARED_LINKER_FLAGS=$flags > "$build/tsan-cmake.log"
 cmake --build "$build" -j"$(nproc)" --target strata strata-openmp strata-user strata-compiler strata-measurement \
-  > "$build.build.log"
+  > "$build/tsan-build.log"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$build/instrumenter/strata" --no-plugin gcc -O1 -g $flags -fopenmp "$top/tests/openmp/programs/omp_constructs.c" -o "$work/omp"
