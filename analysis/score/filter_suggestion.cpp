@@ -3,18 +3,12 @@
 #include "score/filter_suggestion.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "profile/profile_aggregates.hpp"
+#include "score/number_text.hpp"
 
 namespace strata::analysis {
 namespace {
-
-std::string format(const char* spec, double value) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, spec, value);
-    return buffer;
-}
 
 bool is_keyword(const std::string& name) {
     return name == "EXCLUDE" || name == "INCLUDE" || name == "MANGLED" || name == "SCOREP_REGION_NAMES_BEGIN" ||
@@ -64,7 +58,8 @@ std::string filter_file_text(const FilterSuggestion& suggestion, const FilterCri
         "# Score-P filter file suggested by strata-score for " + experiment +
         ":\n"
         "# the functions with a mean inclusive time per visit of at most " +
-        format("%g", criteria.max_us_per_visit) + " us and at least " + format("%g", criteria.min_visit_percent) +
+        number_text("%g", criteria.max_us_per_visit) + " us and at least " +
+        number_text("%g", criteria.min_visit_percent) +
         "% of all visits.\n"
         "# Measure again with STRATA_FILTERING_FILE=<this file>, or build with\n"
         "# strata --instrument-filter=<this file> so that they are not instrumented at all.\n"
@@ -73,7 +68,7 @@ std::string filter_file_text(const FilterSuggestion& suggestion, const FilterCri
         "  EXCLUDE\n";
     for (const SuggestedRegion& region : suggestion.regions) {
         text += "    " + literal_filter_pattern(region.name) + "  # " + std::to_string(region.visits) + " visits, " +
-                format("%.3g", region.us_per_visit) + " us per visit\n";
+                number_text("%.3g", region.us_per_visit) + " us per visit\n";
     }
     return text + "SCOREP_REGION_NAMES_END\n";
 }

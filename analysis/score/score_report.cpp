@@ -10,17 +10,11 @@
 
 #include "profile/profile_aggregates.hpp"
 #include "score/filter_suggestion.hpp"
+#include "score/number_text.hpp"
 #include "score/trace_estimate.hpp"
 
 namespace strata::analysis {
 namespace {
-
-/// printf-style formatting of one number.
-std::string format(const char* spec, double value) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, spec, value);
-    return buffer;
-}
 
 /// A time as a sort key: NaN (a corrupt value) sorts last instead of
 /// breaking the ordering.
@@ -159,10 +153,10 @@ void write_csv(std::ostream& out, const std::vector<ScoreRow>& rows, std::size_t
         const ScoreRow& row = rows[i];
         out << csv_field(row.path) << ',';
         if (by == ScoreGrouping::callpath) out << row.depth << ',';
-        out << csv_field(row.paradigm) << ',' << row.visits << ',' << format("%.9f", row.time_inclusive) << ','
-            << format("%.9f", row.time_exclusive) << ',' << format("%.4f", percent(row.time_exclusive, total_exclusive))
-            << ',';
-        if (row.visits > 0) out << format("%.3f", 1e6 * row.time_exclusive / static_cast<double>(row.visits));
+        out << csv_field(row.paradigm) << ',' << row.visits << ',' << number_text("%.9f", row.time_inclusive)
+            << ',' << number_text("%.9f", row.time_exclusive) << ','
+            << number_text("%.4f", percent(row.time_exclusive, total_exclusive)) << ',';
+        if (row.visits > 0) out << number_text("%.3f", 1e6 * row.time_exclusive / static_cast<double>(row.visits));
         if (!filtered.empty()) out << ',' << (filtered[i] ? 1 : 0);
         out << '\n';
     }
@@ -186,7 +180,7 @@ std::string filter_line(const strata::filter::FilterFile& filter, const Profile&
     return "Filter:      " + filter.path + " leaves out " + std::to_string(left_out) + " of " +
            std::to_string(functions) + " function regions (flt -): " + std::to_string(left_out_visits) + " of " +
            std::to_string(visits) + " visits (" +
-           format("%.1f", percent(static_cast<double>(left_out_visits), static_cast<double>(visits))) +
+           number_text("%.1f", percent(static_cast<double>(left_out_visits), static_cast<double>(visits))) +
            "%); their callees would be recorded under their callers" +
            (mangled ? "; MANGLED rules are matched against the demangled names (the profile keeps only those)" : "") +
            "\n";
@@ -225,7 +219,7 @@ std::string estimate_lines(const Profile& profile, const strata::filter::FilterF
     text += "Memory:      rank " + std::to_string(shown.largest_rank) + " needs about " + format_bytes(need) +
             " of trace buffers" + (filter != nullptr ? " with the filter" : "") +
             (budget <= 64.0 ? "; the default STRATA_TOTAL_MEMORY=64M holds them\n"
-                            : ": STRATA_TOTAL_MEMORY=" + format("%.0f", budget) +
+                            : ": STRATA_TOTAL_MEMORY=" + number_text("%.0f", budget) +
                                   "M keeps Strata from flushing them during the run\n");
     return text;
 }
@@ -235,9 +229,9 @@ void write_header(std::ostream& out, const Profile& profile, const std::string& 
     out << "Experiment:  " << experiment << '\n'
         << "Written by:  Strata " << profile.strata_version << " at " << profile.creation_time << '\n'
         << "Locations:   " << describe_locations(profile) << '\n'
-        << "Total time:  " << format("%.6f", total_time(profile))
+        << "Total time:  " << number_text("%.6f", total_time(profile))
         << " s (sum over locations of the root call paths' inclusive time)\n"
-        << "Timer:       " << profile.timer << " (" << format("%.0f", profile.timer_resolution) << " Hz)\n"
+        << "Timer:       " << profile.timer << " (" << number_text("%.0f", profile.timer_resolution) << " Hz)\n"
         << filter_line;
     if (profile.dropped_callpaths > 0) out << '\n' << dropped_warning(profile);
     out << '\n';
@@ -252,10 +246,10 @@ void write_table(std::ostream& out, const std::vector<ScoreRow>& rows, std::size
     for (std::size_t i = 0; i < shown; ++i) {
         const ScoreRow& row = rows[i];
         const std::string per_visit =
-            row.visits > 0 ? format("%.2f", 1e6 * row.time_exclusive / static_cast<double>(row.visits)) : "-";
-        const std::string share = format("%.2f", percent(row.time_exclusive, total_exclusive));
-        cells.push_back({row.paradigm, std::to_string(row.visits), format("%.6f", row.time_inclusive),
-                         format("%.6f", row.time_exclusive), share, per_visit,
+            row.visits > 0 ? number_text("%.2f", 1e6 * row.time_exclusive / static_cast<double>(row.visits)) : "-";
+        const std::string share = number_text("%.2f", percent(row.time_exclusive, total_exclusive));
+        cells.push_back({row.paradigm, std::to_string(row.visits), number_text("%.6f", row.time_inclusive),
+                         number_text("%.6f", row.time_exclusive), share, per_visit,
                          std::string(2 * row.depth, ' ') + row.label});
     }
     std::vector<std::size_t> width(6, 0);
@@ -307,17 +301,19 @@ void write_score_report(std::ostream& out, std::ostream& warnings, const Profile
 
 std::string suggestion_summary(const FilterSuggestion& suggestion, const FilterCriteria& criteria,
                                const std::string& file) {
-    const std::string rule = "mean inclusive time per visit at most " + format("%g", criteria.max_us_per_visit) +
-                             " us, at least " + format("%g", criteria.min_visit_percent) + "% of all visits";
+    const std::string rule = "mean inclusive time per visit at most " + number_text("%g", criteria.max_us_per_visit) +
+                             " us, at least " + number_text("%g", criteria.min_visit_percent) + "% of all visits";
     if (suggestion.regions.empty())
         return "No function is short and called often enough to filter (" + rule + "); " + file + " not written.\n";
     std::string names;
-    for (std::size_t i = 0; i < suggestion.regions.size() && i < 5; ++i) names += (i > 0 ? ", " : "") + suggestion.regions[i].name;
+    for (std::size_t i = 0; i < suggestion.regions.size() && i < 5; ++i)
+        names += (i > 0 ? ", " : "") + suggestion.regions[i].name;
     if (suggestion.regions.size() > 5) names += ", ...";
     return "Suggested filter written to " + file + ": it leaves out " + std::to_string(suggestion.regions.size()) +
            (suggestion.regions.size() == 1 ? " function" : " functions") + " (" + names + ") with " +
            std::to_string(suggestion.visits) + " of " + std::to_string(suggestion.all_visits) + " visits (" +
-           format("%.1f", percent(static_cast<double>(suggestion.visits), static_cast<double>(suggestion.all_visits))) +
+           number_text("%.1f", percent(static_cast<double>(suggestion.visits),
+                                       static_cast<double>(suggestion.all_visits))) +
            "%; " + rule + "). Measure again with STRATA_FILTERING_FILE=" + file +
            ", or build with strata --instrument-filter=" + file + ".\n";
 }
