@@ -137,6 +137,8 @@ def openmp_gcc(args):
               {'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2'})
     expect_equal(run.status, 0, 'openmp-gcc: ' + run.explain())
     expect_in(run.stderr, "LLVM's libomp", 'the note on libomp')
+    expect_in(run.stderr, "libstrata-openmp-gnu.so: libomp's locks are futex locks, as libgomp's",
+              'the note on libgomp-like locks')
     assert 'has no OMPT interface: its OpenMP constructs are not recorded' not in run.stderr, run.stderr
     expect_equal(len(run.experiments), 1, 'experiment directories')
     printed = subprocess.run(['otf2-print', os.path.join(run.experiments[0], 'traces.otf2')], check=True,
