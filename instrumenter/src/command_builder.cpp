@@ -124,6 +124,15 @@ void add_link_flags(const Features& features, const Layout& layout, bool nvcc, s
             }
             built.messages.push_back("warning: " + where + "; is Strata completely built and installed?");
         }
+        if (library.wanted == &Features::mpi) {
+            // The adapter's MPI_* must come before the MPI library the command names itself
+            // (a plain compiler with -lmpi): the program binds to the first definition.
+            const std::size_t mpi = first_mpi_library_argument(argv);
+            if (mpi < argv.size()) {
+                argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(mpi), "-l" + name);
+                continue;
+            }
+        }
         argv.push_back("-l" + name);
     }
 }
@@ -167,7 +176,7 @@ Features resolve_features(const WrapperOptions& options, std::string_view compil
     Features features;
     features.user = options.user;
     features.compiler = options.compiler;
-    features.mpi = options.mpi.value_or(is_mpi_compiler(compiler));
+    features.mpi = options.mpi.value_or(is_mpi_compiler(compiler) || classification.links_mpi);
     features.openmp = options.openmp.value_or(classification.openmp);
     features.cuda = options.cuda.value_or(is_cuda_compiler(compiler));
     return features;

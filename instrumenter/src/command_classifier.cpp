@@ -177,6 +177,36 @@ bool is_shared_library_name(std::string_view name) {
 
 }  // namespace
 
+bool is_mpi_library(std::string_view library) {
+    const std::string base = base_name(library);
+    std::string_view name = base;
+    if (starts_with(name, "lib")) name.remove_prefix(3);
+    name = name.substr(0, name.find('.'));
+    // Open MPI: mpi, mpi_cxx, mpi_mpifh, mpi_usempif08, mpi_usempi_ignore_tkr; MPICH and
+    // its derivatives: mpich, mpichf90, mpichcxx, mpicxx, mpifort, mpi_f08 ...
+    return name == "mpi" || starts_with(name, "mpi_") || starts_with(name, "mpich") || name == "mpicxx" ||
+           name == "mpifort";
+}
+
+std::size_t first_mpi_library_argument(const std::vector<std::string>& argv) {
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+        const std::string& arg = argv[i];
+        if (arg == "-l" && i + 1 < argv.size() && is_mpi_library(argv[i + 1])) return i;
+        if (starts_with(arg, "-l") && arg.size() > 2 && is_mpi_library(std::string_view(arg).substr(2))) return i;
+        if (one_of(arg, separate_value_options)) {
+            ++i;  // -o libmpi_tools.so names the output, not an input
+            continue;
+        }
+        if (!starts_with(arg, "-")) {
+            const InputKind kind = classify_input(arg).kind;
+            if ((kind == InputKind::shared_library || kind == InputKind::static_library) && is_mpi_library(arg)) {
+                return i;
+            }
+        }
+    }
+    return argv.size();
+}
+
 bool Classification::compiles_sources() const {
     if (step == Step::query || step == Step::preprocess) return false;
     return std::any_of(inputs.begin(), inputs.end(),
@@ -245,6 +275,10 @@ Classification classify(std::string_view compiler, const std::vector<std::string
             } else if (arg == "-") {
                 input.kind = InputKind::source;
             }
+            if ((input.kind == InputKind::shared_library || input.kind == InputKind::static_library) &&
+                is_mpi_library(arg)) {
+                result.links_mpi = true;
+            }
             result.inputs.push_back(input);
             continue;
         }
@@ -256,6 +290,10 @@ Classification classify(std::string_view compiler, const std::vector<std::string
         bool enable = false;
         if (openmp_flag(arg, enable)) {
             result.openmp = enable;
+            continue;
+        }
+        if (starts_with(arg, "-l") && arg.size() > 2 && is_mpi_library(std::string_view(arg).substr(2))) {
+            result.links_mpi = true;
             continue;
         }
         // Options with a value, separate or joined.
@@ -289,6 +327,8 @@ Classification classify(std::string_view compiler, const std::vector<std::string
             result.output = value;
         } else if (name == "-x" || name == "--x") {
             forced = value == "none" ? Language::none : language_of_x(value);
+        } else if (name == "-l" && is_mpi_library(value)) {
+            result.links_mpi = true;
         } else if (nvcc && (name == "-Xcompiler" || name == "--compiler-options")) {
             scan_host_options(value, result.openmp);
         } else if (nvcc && (name == "-ccbin" || name == "--compiler-bindir")) {

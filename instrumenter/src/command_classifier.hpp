@@ -22,6 +22,14 @@ enum class Step {
 /// The kind of an input file, judged from its extension (or from `-x`).
 enum class InputKind { source, object, static_library, shared_library, other };
 
+/// True when `library` (the name after -l, or a library file's name) is an MPI library:
+/// mpi, mpi_cxx, mpi_mpifh, mpi_usempif08, mpich, mpichf90, mpicxx, mpifort, ...
+bool is_mpi_library(std::string_view library);
+
+/// The index in `argv` (a compiler command) of the first argument that links an MPI library
+/// (-lmpi, `-l mpi`, libmpi.so.40, ...); argv.size() when there is none.
+std::size_t first_mpi_library_argument(const std::vector<std::string>& argv);
+
 /// The language of a source input.
 enum class Language { none, c, cxx, cuda, fortran, assembler, objc, other };
 
@@ -41,6 +49,9 @@ struct Classification {
     std::string output;
     /// OpenMP is enabled by a flag (-fopenmp, -fopenmp=..., -fiopenmp, -qopenmp, -Xcompiler -fopenmp).
     bool openmp = false;
+    /// The command links an MPI library by name (-lmpi, -lmpich, libmpi.so, ...): an MPI
+    /// program built with a plain compiler.
+    bool links_mpi = false;
     /// -static or -static-pie: Strata's shared libraries cannot be linked.
     bool static_link = false;
     /// -MD or -MMD: a normal compile that also writes a dependency file.

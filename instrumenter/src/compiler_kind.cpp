@@ -79,7 +79,9 @@ CompilerFamily nvcc_host_family(std::string_view ccbin) {
 }
 
 bool is_mpi_compiler(std::string_view compiler) {
-    return base_name(compiler).rfind("mpi", 0) == 0;
+    const std::string base = base_name(compiler);
+    // h5pcc and h5pfc exist only in parallel HDF5 builds, where they wrap mpicc and mpif90.
+    return base.rfind("mpi", 0) == 0 || base == "h5pcc" || base == "h5pfc";
 }
 
 bool is_preprocessor(std::string_view compiler) {

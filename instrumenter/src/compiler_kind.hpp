@@ -31,7 +31,8 @@ CompilerFamily family_from_version_text(std::string_view text);
 /// directory or an ambiguous program), otherwise gcc, nvcc's default on Linux.
 CompilerFamily nvcc_host_family(std::string_view ccbin);
 
-/// True when the name says MPI: mpicc, mpicxx, mpic++, mpiCC, mpif90, mpifort, mpif77, mpiicc, ...
+/// True when the name says MPI: mpicc, mpicxx, mpic++, mpiCC, mpif90, mpifort, mpif77, mpiicc, ...,
+/// and parallel HDF5's h5pcc and h5pfc.
 bool is_mpi_compiler(std::string_view compiler);
 
 /// True when the program is a C preprocessor (cpp, clang-cpp, x86_64-linux-gnu-cpp-12):

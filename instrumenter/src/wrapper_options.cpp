@@ -110,13 +110,16 @@ Options (before the compiler):
                              GCC Strata was built with, else -finstrument-functions
   --plugin, --no-plugin      --no-plugin: always use -finstrument-functions
   --mpi, --no-mpi            link the MPI adapter (default: on when the compiler's
-                             name starts with "mpi", e.g. mpicc, mpicxx, mpif90)
+                             name starts with "mpi", e.g. mpicc, mpicxx, mpif90, for
+                             parallel HDF5's h5pcc and h5pfc, and when the command
+                             links an MPI library: -lmpi, -lmpich, libmpi.so, ...)
   --openmp, --no-openmp      link the OpenMP adapter (default: on with -fopenmp,
                              -fopenmp=..., -fiopenmp, -qopenmp, nvcc -Xcompiler -fopenmp)
   --cuda, --no-cuda          link the CUDA adapter (default: on for nvcc)
-  --instrument-filter=FILE   apply the EXCLUDE rules of a Score-P filter file at
-                             compile time where the compiler can express them
-                             exactly (GCC: rules of the form *text*; others: none);
+  --instrument-filter=FILE   apply a Score-P filter file at compile time: with
+                             Strata's GCC plugin every rule, exactly; with
+                             -finstrument-functions GCC's substring lists take the
+                             rules of the form EXCLUDE *text*, other compilers none;
                              the other rules apply when the program runs with
                              STRATA_FILTERING_FILE=FILE
   --verbose                  print the real command to stderr before running it

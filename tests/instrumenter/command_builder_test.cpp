@@ -2,6 +2,8 @@
 // The wrapper's options, response files, missing libraries and layouts in the built command.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "command_builder.hpp"
 #include "command_classifier.hpp"
 #include "test_support.hpp"
@@ -66,6 +68,35 @@ TEST(WrapperOptionsInCommand, NoMpiOverridesTheCompilerName) {
     options.mpi = false;
     EXPECT_EQ(build({"mpicc", "a.o", "-o", "app"}, options).argv,
               Args({"mpicc", "a.o", "-o", "app"}) + link_additions());
+}
+
+// A plain compiler that links an MPI library builds an MPI program: its calls are measured.
+TEST(WrapperOptionsInCommand, LinkingAnMpiLibraryLinksTheMpiAdapter) {
+    for (const Args& command : {Args{"gcc", "a.o", "-lmpi", "-o", "app"}, Args{"g++", "a.o", "-l", "mpi_cxx"},
+                                Args{"gfortran", "a.o", "-lmpi_mpifh", "-lm"}, Args{"cc", "a.o", "-lmpich"},
+                                Args{"gcc", "a.o", "/usr/lib/x86_64-linux-gnu/libmpi.so.40"},
+                                Args{"gcc", "a.o", "/opt/mpich/lib/libmpifort.a"}}) {
+        const Args argv = build(command).argv;
+        // Before the MPI library: the program binds its MPI calls to the first definition.
+        const auto adapter = std::find(argv.begin(), argv.end(), "-lstrata-mpi");
+        ASSERT_NE(adapter, argv.end()) << format_command(command);
+        EXPECT_EQ(adapter - argv.begin(), 2) << format_command(argv);
+        EXPECT_EQ(std::count(argv.begin(), argv.end(), "-lstrata-mpi"), 1) << format_command(argv);
+    }
+    // The output's name is not an input.
+    EXPECT_EQ(first_mpi_library_argument({"gcc", "-shared", "-o", "libmpi_tools.so", "t.o"}), 5u);
+    EXPECT_EQ(first_mpi_library_argument({"mpicc", "a.o", "-o", "app", "-L/x", "-l", "mpi"}), 5u);
+    for (const Args& command : {Args{"gcc", "a.o", "-lm", "-o", "app"}, Args{"gcc", "a.o", "-lmpfr", "-lmpc"},
+                                Args{"gcc", "a.o", "-lmpi", "-o", "app"}}) {
+        WrapperOptions options;
+        if (command[2] == "-lmpi") options.mpi = false;  // --no-mpi wins
+        const Args argv = build(command, options).argv;
+        EXPECT_EQ(std::find(argv.begin(), argv.end(), "-lstrata-mpi"), argv.end()) << format_command(command);
+    }
+    EXPECT_TRUE(is_mpi_library("libmpi_usempif08.so.40"));
+    EXPECT_TRUE(is_mpi_library("mpichf90"));
+    EXPECT_FALSE(is_mpi_library("mpfr"));
+    EXPECT_FALSE(is_mpi_library("libmpc.so.3"));
 }
 
 TEST(WrapperOptionsInCommand, ExplicitAdaptersForAPlainCompiler) {

@@ -100,11 +100,13 @@ TEST(CompilerNames, FamiliesFromVersionText) {
 
 TEST(CompilerNames, MpiAndCudaFromNames) {
     for (const char* mpi :
-         {"mpicc", "mpicxx", "mpic++", "mpiCC", "mpif90", "mpifort", "mpif77", "/opt/mpi/bin/mpiicc"}) {
+         {"mpicc", "mpicxx", "mpic++", "mpiCC", "mpif90", "mpifort", "mpif77", "/opt/mpi/bin/mpiicc", "h5pcc",
+          "/usr/bin/h5pfc"}) {
         EXPECT_TRUE(is_mpi_compiler(mpi)) << mpi;
     }
     EXPECT_FALSE(is_mpi_compiler("gcc"));
     EXPECT_FALSE(is_mpi_compiler("/opt/mpi/bin/gcc"));
+    EXPECT_FALSE(is_mpi_compiler("h5cc"));  // serial HDF5's wrapper
     EXPECT_TRUE(is_preprocessor("cpp"));
     EXPECT_TRUE(is_preprocessor("x86_64-linux-gnu-cpp-12"));
     EXPECT_FALSE(is_preprocessor("g++"));

@@ -447,6 +447,33 @@ def ring_np8(args):
 
 
 @scenario
+def plain_compiler_np2(args):
+    # Built with `strata gcc ... libmpi.so`: linking an MPI library links the MPI adapter too.
+    run = MpiRun(args, 'plain-compiler-np2', 'mpi_ring_plain_compiler', 2, TRACING)
+    check_all_ranks(run, RING_C)
+    ring_messages(run)
+
+
+@scenario
+def no_adapter_np2(args):
+    # Built with `strata --no-mpi mpicc`: the ranks measure separately, and the first says why, once.
+    directory = os.path.join(args.work_dir, 'no-adapter-np2')
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    p = subprocess.run([args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_ring_no_adapter')],
+                       cwd=directory, env=clean_environment(TRACING), capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, 'mpirun: status %d\nstderr:\n%s' % (p.returncode, p.stderr)
+    experiments = sorted(glob.glob(os.path.join(directory, 'strata-*')))
+    expect_equal(len(experiments), 2, 'one experiment per process: %s' % experiments)
+    expect_equal(p.stderr.count("this program was built without Strata's MPI adapter"), 1,
+                 'the note, once:\n' + p.stderr)
+    for experiment in experiments:
+        events = reader.read_otf2(os.path.join(experiment, 'traces.otf2'))
+        names = {name for location in events.values() for _, _, name in location}
+        assert 'main' in names and not any(n.startswith('MPI_') for n in names), (experiment, sorted(names))
+
+
+@scenario
 def directory_named_np4(args):
     # STRATA_EXPERIMENT_DIRECTORY names the one directory of all ranks.
     run = MpiRun(args, 'named-np4', 'mpi_ring', 4, dict(TRACING, STRATA_EXPERIMENT_DIRECTORY='strata-named'))

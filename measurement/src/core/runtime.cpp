@@ -366,6 +366,34 @@ long launcher_rank() {
     return -1;
 }
 
+/// Once per job (by its first process): why its processes write separate experiments.
+void say_why_processes_measure_separately(const std::string& named_directory) {
+    const std::string where =
+        named_directory.empty() ? std::string("strata-<date>_<time>_<process id>") : named_directory + "-rank<r>";
+    if (dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr) {
+        std::fprintf(stderr,
+                     "strata: the processes of this job do not measure together (no MPI_Init in the "
+                     "measurement): each writes its own experiment, %s\n",
+                     where.c_str());
+        return;
+    }
+    // strata-preload has judged from the program's libraries whether it uses MPI, and said so.
+    const char* preload = std::getenv("LD_PRELOAD");
+    if (preload != nullptr && std::strstr(preload, "libstrata-measurement") != nullptr) {
+        if (!named_directory.empty()) {
+            std::fprintf(stderr, "strata: the processes of this job measure separately: each writes its own "
+                                 "experiment, %s\n", where.c_str());
+        }
+        return;
+    }
+    std::fprintf(stderr,
+                 "strata: note: the processes of this job measure separately: this program was built without "
+                 "Strata's MPI adapter, so its MPI calls (if it makes any) are not recorded and each process "
+                 "writes its own experiment, %s.  For an MPI program, build it with an MPI compiler wrapper "
+                 "(strata mpicc ...) or strata --mpi, or run it under strata-preload.\n",
+                 where.c_str());
+}
+
 /// `alone`: the process writes without the other ranks (it does not use MPI,
 /// or never called MPI_Init).  When a launcher started several such processes
 /// with one STRATA_EXPERIMENT_DIRECTORY, each takes <directory>-rank<r>:
@@ -374,16 +402,9 @@ std::string create_experiment_directory(long id, std::string* problem, bool alon
     const config::Settings& settings = config::settings();
     std::string path =
         settings.experiment_directory.empty() ? experiment::default_name(id) : settings.experiment_directory;
-    const long rank = alone && !settings.experiment_directory.empty() ? launcher_rank() : -1;
-    if (rank >= 0) {
-        path += "-rank" + std::to_string(rank);
-        if (rank == 0) {
-            std::fprintf(stderr,
-                         "strata: the processes of this job do not measure together (no MPI_Init in the "
-                         "measurement): each writes its own experiment, %s-rank<r>\n",
-                         settings.experiment_directory.c_str());
-        }
-    }
+    const long rank = alone ? launcher_rank() : -1;
+    if (rank >= 0 && !settings.experiment_directory.empty()) path += "-rank" + std::to_string(rank);
+    if (rank == 0) say_why_processes_measure_separately(settings.experiment_directory);
     *problem = experiment::create(path, settings.overwrite_experiment_directory);
     if (problem->empty()) {
         std::ostringstream cfg;
