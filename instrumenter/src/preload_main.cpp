@@ -17,6 +17,7 @@
 #include "library_search.hpp"
 #include "preload_plan.hpp"
 #include "preload_program.hpp"
+#include "strata/measurement/preload_environment.hpp"
 
 namespace si = strata::instrumenter;
 
@@ -134,7 +135,11 @@ int main(int argc, char** argv) {
         if (!assignment.empty()) say(assignment);
         say(si::format_command(options.command));
     }
-    if (!plan.already_linked && ::setenv("LD_PRELOAD", plan.ld_preload.c_str(), 1) != 0) {
+    // The runtime gives the programs this one starts the LD_PRELOAD found here (see
+    // runtime.cpp): they are not measured, and do not write experiments of their own.
+    if (!plan.already_linked &&
+        (::setenv("LD_PRELOAD", plan.ld_preload.c_str(), 1) != 0 ||
+         ::setenv(strata::preload_original_variable, inputs.existing_preload.c_str(), 1) != 0)) {
         say(std::string("cannot set LD_PRELOAD: ") + std::strerror(errno));
         return refused;
     }

@@ -163,7 +163,8 @@ std::string preload_usage_text() {
            "  --dry-run              print LD_PRELOAD=... and the command to stdout, run nothing\n"
            "  --help, --version\n"
            "\n"
-           "An existing LD_PRELOAD is kept, after Strata's libraries.  Static programs, scripts and\n"
+           "An existing LD_PRELOAD is kept, after Strata's libraries.  Only the program is measured:\n"
+           "the programs it starts get the LD_PRELOAD found here.  Static programs, scripts and\n"
            "setuid programs are refused (exit status 2): the loader would not apply LD_PRELOAD, or\n"
            "would apply it to every program a script starts.  Configure the measurement with the\n"
            "usual STRATA_* variables ('strata-info config-vars').\n";

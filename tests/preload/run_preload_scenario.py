@@ -174,6 +174,23 @@ def user_preload_kept(args):
 
 
 @scenario
+def children_not_measured(args):
+    # The programs the measured program starts (here a shell and the program again) run with the
+    # LD_PRELOAD strata-preload found: they write no experiment of their own into the same place.
+    for name, env, seen in (('children', {}, 'unset'),
+                            ('children-user-preload', {'LD_PRELOAD': args.user_library}, args.user_library)):
+        run = Run(args, name, preload(args, program(args, 'serial_work'), 'spawn'),
+                  dict(env, STRATA_EXPERIMENT_DIRECTORY='exp'))
+        assert run.status == 0, run.explain()
+        expect_in(run.stdout, 'child LD_PRELOAD=[%s]\n' % seen, 'what the child got')
+        expect_equal(run.stdout.count('serial pid'), 2, 'the program and its child ran:\n' + run.stdout)
+        expect_equal(sorted(os.listdir(run.dir)), ['exp'], 'experiments')
+        expect_equal(run.stderr.count('experiment written to'), 1, 'one experiment:\n' + run.stderr)
+        assert 'already exists' not in run.stderr, run.stderr
+        assert 'STRATA_' not in run.stdout, run.stdout
+
+
+@scenario
 def already_linked(args):
     run = Run(args, 'already-linked', preload(args, '--verbose', program(args, 'linked_work')))
     expect_serial_experiment(run, 'program linked with Strata')

@@ -24,6 +24,7 @@
 #include "core/unification.hpp"
 #include "metrics/metrics.hpp"
 #include "profiling/profiling_substrate.hpp"
+#include "strata/measurement/preload_environment.hpp"
 #include "tracing/tracing_substrate.hpp"
 
 namespace strata::runtime {
@@ -305,7 +306,25 @@ bool initialize(const Options& options, std::string* error) {
     return true;
 }
 
+/// This process was started by strata-preload (see give_children_the_original_preload).
+bool g_started_by_preload = false;
+
+/// strata-preload measures the program it starts, not the ones that program starts in turn:
+/// they get the LD_PRELOAD strata-preload found (see preload_environment.hpp).
+void give_children_the_original_preload() {
+    const char* original = std::getenv(preload_original_variable);
+    if (original == nullptr) return;
+    g_started_by_preload = true;
+    if (*original == '\0') {
+        unsetenv("LD_PRELOAD");
+    } else {
+        setenv("LD_PRELOAD", original, 1);
+    }
+    unsetenv(preload_original_variable);
+}
+
 void initialize_from_environment() {
+    give_children_the_original_preload();
     // Only the core rows exist yet: adapter libraries add theirs when they start,
     // after this one.  Unknown names are reported with the first event.
     auto failure = config::Registry::instance().load_values(
@@ -378,8 +397,7 @@ void say_why_processes_measure_separately(const std::string& named_directory) {
         return;
     }
     // strata-preload has judged from the program's libraries whether it uses MPI, and said so.
-    const char* preload = std::getenv("LD_PRELOAD");
-    if (preload != nullptr && std::strstr(preload, "libstrata-measurement") != nullptr) {
+    if (g_started_by_preload) {
         if (!named_directory.empty()) {
             std::fprintf(stderr, "strata: the processes of this job measure separately: each writes its own "
                                  "experiment, %s\n", where.c_str());
