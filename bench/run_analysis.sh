@@ -136,5 +136,9 @@ t1=$(median < "$work/big-1") t2=$(median < "$work/big-2")
 c1=$(median < "$work/cpu-big-1") c2=$(median < "$work/cpu-big-2")
 s1=$(median < "$work/tiny-1") s2=$(median < "$work/tiny-2")
 echo "  speed-up K=1 -> K=2: wall $(calc "$t1 / $t2"), CPU of the busiest rank $(calc "$c1 / $c2"); wall without the start-up $(calc "($t1 - $s1) / ($t2 - $s2)")"
+# The machine's speed drifts over seconds; the runs of one repetition are
+# back to back, so the median of their ratios cancels the drift better.
+paired() { paste "$work/$1" "$work/$2" | awk 'NF == 2 && $2 > 0 {print $1 / $2}' | median; }
+echo "  the same as medians of each repetition's ratio (adjacent runs): K=1 -> K=2 wall $(calc "$(paired big-1 big-2)"), CPU $(calc "$(paired cpu-big-1 cpu-big-2)"); one reader -> two $(calc "$(paired floor floor2)")"
 echo "  peak RSS of a rank on the one-iteration trace: $(( $(sort -g "$work/rss-tiny-1" | tail -1) / 1024 )) MB"
 echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) cores)"
