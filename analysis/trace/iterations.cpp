@@ -62,8 +62,9 @@ std::string iteration_box(const ShareRecords& records, bool with_visits) {
         w.put<std::uint64_t>(it.visits.size());
         for (const auto& [region, v] : it.visits) {
             w.put(region);
+            w.put(v.calls);
             w.put(v.first);
-            w.put(v.second);
+            w.put(v.last);
         }
     }
     return std::move(w.bytes());
@@ -81,12 +82,12 @@ std::string range_text(std::size_t iterations) {
            ", numbered 0 to " + std::to_string(iterations == 0 ? 0 : iterations - 1);
 }
 
-std::vector<Candidate> candidates_of(
-    const std::map<std::uint32_t, std::map<std::uint32_t, std::pair<std::uint64_t, Ticks>>>& visits,
-    const TraceDefinitions& definitions, std::size_t ranks, std::size_t top) {
+std::vector<Candidate> candidates_of(const std::map<std::uint32_t, std::map<std::uint32_t, RegionVisits>>& visits,
+                                     const TraceDefinitions& definitions, std::size_t ranks, Ticks begin, Ticks end,
+                                     std::size_t top) {
     std::map<std::string, Candidate> by_name;
     for (const auto& [rank, regions] : visits) {
-        std::map<std::string, std::pair<std::uint64_t, Ticks>> mine;  // names may repeat across references
+        std::map<std::string, RegionVisits> mine;  // names may repeat across references
         for (const auto& [region, v] : regions) {
             if (region >= definitions.regions.size()) continue;
             const TraceRegion& r = definitions.regions[region];
@@ -94,25 +95,32 @@ std::vector<Candidate> candidates_of(
             if (r.paradigm == OTF2_PARADIGM_MPI || r.paradigm == OTF2_PARADIGM_CUDA ||
                 r.paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM)
                 continue;
-            auto& m = mine[r.name];
-            m.second = m.first == 0 ? v.second : std::min(m.second, v.second);
-            m.first += v.first;
+            RegionVisits& m = mine[r.name];
+            m.first = m.calls == 0 ? v.first : std::min(m.first, v.first);
+            m.last = m.calls == 0 ? v.last : std::max(m.last, v.last);
+            m.calls += v.calls;
         }
         for (const auto& [name, v] : mine) {
             Candidate& c = by_name[name];
             c.name = name;
-            c.first = c.ranks == 0 ? v.second : std::min(c.first, v.second);
-            c.min_calls = c.ranks == 0 ? v.first : std::min(c.min_calls, v.first);
-            c.max_calls = std::max(c.max_calls, v.first);
+            c.first = c.ranks == 0 ? v.first : std::min(c.first, v.first);
+            c.last = c.ranks == 0 ? v.last : std::max(c.last, v.last);
+            c.min_calls = c.ranks == 0 ? v.calls : std::min(c.min_calls, v.calls);
+            c.max_calls = std::max(c.max_calls, v.calls);
             ++c.ranks;
         }
     }
     std::vector<Candidate> list;
     for (auto& [name, c] : by_name) {
-        if (c.max_calls >= 2) list.push_back(c);
+        if (c.max_calls < 2) continue;
+        // A step's region recurs over the run: set-up and tear-down regions
+        // called a few times at one end of it do not.
+        c.spans_run = end > begin && 2 * (c.last - c.first) >= end - begin;
+        list.push_back(c);
     }
     // DLProf's advice: called once per step on every rank, early in the step.
     std::stable_sort(list.begin(), list.end(), [&](const Candidate& a, const Candidate& b) {
+        if (a.spans_run != b.spans_run) return a.spans_run;
         const bool ea = a.ranks == ranks && a.min_calls == a.max_calls,
                    eb = b.ranks == ranks && b.min_calls == b.max_calls;
         if (ea != eb) return ea;
@@ -131,7 +139,7 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
     IterationPlan plan;
     plan.key = key;
     std::map<std::uint32_t, RankBox> ranks;
-    std::map<std::uint32_t, std::map<std::uint32_t, std::pair<std::uint64_t, Ticks>>> visits;
+    std::map<std::uint32_t, std::map<std::uint32_t, RegionVisits>> visits;
     for (const std::string& box : boxes) {
         ByteReader in(box);
         if (in.done()) continue;
@@ -148,9 +156,10 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
             const auto v = in.get<std::uint64_t>();
             for (std::uint64_t e = 0; e < v; ++e) {
                 const auto region = in.get<std::uint32_t>();
-                const auto calls = in.get<std::uint64_t>();
-                const auto first = in.get<Ticks>();
-                visits[rank][region] = {calls, first};
+                RegionVisits& v = visits[rank][region];
+                v.calls = in.get<std::uint64_t>();
+                v.first = in.get<Ticks>();
+                v.last = in.get<Ticks>();
             }
         }
     }
@@ -163,8 +172,10 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
         plan.ranks.push_back(rank);
         plan.ends.push_back(r.ends);
     }
-    if (!visits.empty())
-        plan.candidates = candidates_of(visits, definitions, plan.ranks.size(), options.candidates);
+    if (!visits.empty()) {
+        plan.candidates =
+            candidates_of(visits, definitions, plan.ranks.size(), plan.begin, plan.end, options.candidates);
+    }
 
     // The Nth instance on each rank; the latest of them splits iterations N-1 and N.
     if (!key.name.empty() && !key.unknown && !plan.ranks.empty()) {
@@ -406,7 +417,9 @@ std::string iterations_json(const IterationReport& r) {
              ", \"min_calls_per_rank\": " + std::to_string(c.min_calls) +
              ", \"max_calls_per_rank\": " + std::to_string(c.max_calls) +
              ", \"ranks\": " + std::to_string(c.ranks) +
-             ", \"first_enter_s\": " + format_number(r.seconds(c.first - p.begin)) + "}";
+             ", \"first_enter_s\": " + format_number(r.seconds(c.first - p.begin)) +
+             ", \"last_enter_s\": " + format_number(r.seconds(c.last - p.begin)) +
+             ", \"spans_run\": " + (c.spans_run ? "true" : "false") + "}";
     }
     t += p.candidates.empty() ? "],\n" : "\n  ],\n";
     t += "  \"rows\": [";

@@ -63,6 +63,10 @@ struct Candidate {
     std::uint64_t min_calls = 0, max_calls = 0;  ///< per rank, over the ranks that call it
     std::size_t ranks = 0;                       ///< ranks that call it
     Ticks first = 0;                             ///< first Enter on any rank
+    Ticks last = 0;                              ///< last Enter on any rank
+    /// Its calls are spread over at least half of the run (last - first >= (T1 - T0) / 2), as a
+    /// step's are; listed before the others.
+    bool spans_run = false;
 };
 
 /// The plan every analysis rank agrees on.

@@ -85,6 +85,7 @@ struct Replay {
     bool gpu = false;            ///< the location is a GPU stream
     std::vector<std::uint64_t> visits;  ///< per region: Enter events (CPU threads)
     std::vector<Ticks> first_visit;     ///< per region: the first Enter
+    std::vector<Ticks> last_visit;      ///< per region: the last Enter
     Ticks first = no_time;
     RankIterationRecords* iterations = nullptr;  ///< the rank's (CPU threads)
 };
@@ -181,6 +182,7 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
         attributes != nullptr && s.defs->correlation_attribute != UINT32_MAX ? correlation_of(s, attributes) : 0;
     if (!s.gpu) {
         if (s.visits[region]++ == 0) s.first_visit[region] = enter;
+        s.last_visit[region] = enter;
     }
     const std::uint32_t callpath = s.out->callpaths.child(
         s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, s.defs->regions[region].name);
@@ -500,6 +502,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     if (!s.gpu) {
         s.visits.assign(definitions.regions.size(), 0);
         s.first_visit.assign(definitions.regions.size(), no_time);
+        s.last_visit.assign(definitions.regions.size(), no_time);
         s.iterations = &records.iterations[s.rank];
     }
     const std::string where =
@@ -543,9 +546,10 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         if (s.first != no_time && (it.last == no_time || s.last > it.last)) it.last = s.last;
         for (std::size_t r = 0; r < s.visits.size(); ++r) {
             if (s.visits[r] == 0) continue;
-            auto& v = it.visits[static_cast<std::uint32_t>(r)];
-            if (v.first == 0 || s.first_visit[r] < v.second) v.second = s.first_visit[r];
-            v.first += s.visits[r];
+            RegionVisits& v = it.visits[static_cast<std::uint32_t>(r)];
+            if (v.calls == 0 || s.first_visit[r] < v.first) v.first = s.first_visit[r];
+            if (v.calls == 0 || s.last_visit[r] > v.last) v.last = s.last_visit[r];
+            v.calls += s.visits[r];
         }
     }
     if (timeline != nullptr && timeline->dropped() > 0) {

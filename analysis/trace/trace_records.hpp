@@ -243,13 +243,20 @@ struct LaunchRecord {
     std::uint32_t location = 0;  ///< the host thread (index in TraceDefinitions::locations)
 };
 
+/// A region's Enter events on one rank's CPU threads (the candidates for a key region).
+struct RegionVisits {
+    std::uint64_t calls = 0;
+    Ticks first = no_time;  ///< the first Enter
+    Ticks last = no_time;   ///< the last Enter
+};
+
 /// What the iteration analysis needs of one measured rank.
 struct RankIterationRecords {
     /// Leaves of the key region per CPU location (index in TraceDefinitions::locations), in time order.
     std::map<std::uint32_t, std::vector<Ticks>> key_ends;
     Ticks first = no_time, last = no_time;  ///< the rank's first and last timestamps (CPU threads)
-    /// Per region: Enter events on the rank's CPU threads and the first Enter time.
-    std::map<std::uint32_t, std::pair<std::uint64_t, Ticks>> visits;
+    /// Per region: Enter events on the rank's CPU threads, the first and the last Enter time.
+    std::map<std::uint32_t, RegionVisits> visits;
 };
 
 /// Counts of what could not be used, for the report.

@@ -291,6 +291,48 @@ TEST_F(GpuIterationsTest, WithoutKeyRegionTheCandidatesAreListed) {
     }
 }
 
+// Set-up called twice at the start comes after the step, whose calls are spread over the run,
+// although it is called less often (as GROMACS's parallel regions of its set-up did).
+TEST_F(GpuIterationsTest, CandidatesSpreadOverTheRunComeFirst) {
+    constexpr std::uint64_t ms = 1000000;  // ns, as the fixture's timer
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        setup = b.region("setup", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        step = b.region("step", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        finish = b.region("finish", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+        b.enter(r, 0, main);
+        for (std::uint64_t i = 0; i < 2; ++i) {
+            b.enter(r, (1 + 2 * i) * ms, setup);
+            b.leave(r, (2 + 2 * i) * ms, setup);
+        }
+        for (std::uint64_t i = 0; i < 5; ++i) {
+            b.enter(r, (10 + 20 * i) * ms, step);
+            b.leave(r, (25 + 20 * i) * ms, step);
+        }
+        for (std::uint64_t i = 0; i < 3; ++i) {
+            b.enter(r, (100 + i) * ms, finish);
+            b.leave(r, (100 + i) * ms + ms / 2, finish);
+        }
+        b.leave(r, 110 * ms, main);
+    }
+    b.write(dir_.path());
+    for (std::size_t k : {1, 2, 3}) {
+        const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
+        ASSERT_EQ(r.iterations.plan.candidates.size(), 3u) << "K = " << k;
+        EXPECT_EQ(r.iterations.plan.candidates[0].name, "step");
+        EXPECT_TRUE(r.iterations.plan.candidates[0].spans_run);
+        EXPECT_EQ(r.iterations.plan.candidates[1].name, "setup");  // 2 calls, then 3
+        EXPECT_EQ(r.iterations.plan.candidates[2].name, "finish");
+        EXPECT_FALSE(r.iterations.plan.candidates[1].spans_run);
+        const std::string json = iterations_json(r.iterations);
+        EXPECT_NE(json.find("{\"region\": \"step\", \"min_calls_per_rank\": 5, \"max_calls_per_rank\": 5, "
+                            "\"ranks\": 2, \"first_enter_s\": 0.01, \"last_enter_s\": 0.09, \"spans_run\": true}"),
+                  std::string::npos)
+            << json;
+    }
+}
+
 TEST_F(GpuIterationsTest, WithOnlyMpiCallsThereAreNoCandidatesAndTheTextSaysWhatToDo) {
     // As a program measured through strata-preload: MPI calls, nothing else.
     TraceBuilder trace(2);
