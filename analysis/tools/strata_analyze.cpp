@@ -82,6 +82,14 @@ std::string broadcast_text(std::string text, int root) {
     return text;
 }
 
+/// Event files without the archive's anchor (traces.otf2, written last): the
+/// measurement began the trace but could not finish it.
+bool trace_begun(const std::string& experiment) {
+    std::error_code ignored;
+    const std::filesystem::path dir(experiment);
+    return std::filesystem::is_directory(dir / "traces", ignored) || std::filesystem::exists(dir / "traces.def", ignored);
+}
+
 /// The trace, when the experiment has one: definitions on every rank, then
 /// the phases of wait_state_analysis.hpp.  `problem` is set (the same on
 /// every rank) when the trace cannot be read at all.
@@ -266,6 +274,8 @@ int run(const AnalyzeOptions& options, int rank, int size) {
                     result.summary.trace = traced.problem.empty()
                                                ? trace::summarize(traced.report, timeline_written)
                                                : trace::unreadable(traced.problem);
+                } else if (trace_begun(options.experiment)) {
+                    result.summary.trace = trace::unfinished();
                 }
                 findings = advise(result, settings.advice);
                 findings.insert(findings.end(), waits.begin(), waits.end());

@@ -107,6 +107,15 @@ TraceSummary summarize(const WaitStateReport& report, bool timeline) {
     return s;
 }
 
+TraceSummary unfinished() {
+    TraceSummary s;
+    s.note = "The trace of this experiment is incomplete: traces/ holds event files, but traces.otf2, which the "
+             "measurement writes last, is missing (the measurement could not finish the trace: its messages say "
+             "why, such as a full disk; or the job was killed while writing it). The wait states need a complete "
+             "trace. Everything above comes from profile.h5.";
+    return s;
+}
+
 TraceSummary unreadable(const std::string& problem) {
     TraceSummary s;
     s.note = "The trace cannot be read (" + problem +

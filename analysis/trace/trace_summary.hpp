@@ -32,6 +32,9 @@ TraceSummary summarize(const WaitStateReport& report, bool timeline);
 /// The trace part when the trace could not be read at all: `problem` says why.
 TraceSummary unreadable(const std::string& problem);
 
+/// The note for an experiment whose trace was begun (traces/ exists) but not finished (no traces.otf2).
+TraceSummary unfinished();
+
 /// waitstates, iterations and (with GPU streams) gpu and gpu_kernels, as .csv and .json.
 std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitStateReport& report);
 

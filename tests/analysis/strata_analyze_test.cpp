@@ -303,6 +303,12 @@ TEST_F(StrataAnalyzeTest, TraceIsMentionedWhenAbsentOrUnreadable) {
     EXPECT_NE(report(without, "summary.txt").find("This experiment has no trace: the wait states"), std::string::npos);
     EXPECT_NE(report(without, "summary.txt").find("STRATA_ENABLE_TRACING=true"), std::string::npos);
     EXPECT_FALSE(fs::exists(fs::path(without) / "waitstates.csv"));
+    // Event files without the anchor: a trace the measurement began and could not finish.
+    fs::create_directories(fs::path(experiment()) / "traces");
+    const std::string unfinished = analyze_into(1, {"--force"});
+    EXPECT_NE(report(unfinished, "summary.txt").find("The trace of this experiment is incomplete: traces/ holds"),
+              std::string::npos);
+    EXPECT_EQ(report(unfinished, "summary.txt").find("STRATA_ENABLE_TRACING=true"), std::string::npos);
     std::ofstream(fs::path(experiment()) / "traces.otf2") << "not read";
     const std::string with = analyze_into(2);
     const std::string text = report(with, "summary.txt");

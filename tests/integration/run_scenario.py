@@ -29,7 +29,7 @@ class Run:
         if os.path.exists(self.dir):
             shutil.rmtree(self.dir)
 
-    def program(self, name, *argv, env=None, expect=0):
+    def program(self, name, *argv, env=None, expect=0, preexec=None):
         e = dict(os.environ)
         for k in list(e):
             if k.startswith('STRATA_'):
@@ -37,7 +37,7 @@ class Run:
         e['STRATA_EXPERIMENT_DIRECTORY'] = self.dir
         e.update(env or {})
         p = subprocess.run([os.path.join(self.bin_dir, name)] + list(argv), env=e,
-                           capture_output=True, text=True, timeout=300)
+                           capture_output=True, text=True, timeout=300, preexec_fn=preexec)
         self.stdout, self.stderr, self.status = p.stdout, p.stderr, p.returncode
         assert p.returncode == expect, 'exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s' % (
             p.returncode, expect, p.stdout, p.stderr)
@@ -178,6 +178,33 @@ def flush(args):
     expect_equal(visits['all/tick'], n, 'profile ticks')
     assert visits.get('all/STRATA_TRACE_BUFFER_FLUSH', 0) + visits.get('all/tick/STRATA_TRACE_BUFFER_FLUSH', 0) \
         == pairs['STRATA_TRACE_BUFFER_FLUSH'], visits
+
+
+def file_size_limit(limit):
+    """For preexec_fn: files may not grow beyond `limit` bytes; a write past it fails (EFBIG), as
+    on a full disk, instead of killing the process with SIGXFSZ."""
+    def apply():
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+@scenario
+def disk_full(args):
+    # The trace cannot be written (at the end, or at a flush during the run): the program runs to
+    # its end with its own exit status, one message says why, and the profile is complete.
+    n = 200000
+    for name, env in (('disk-full', TRACING),
+                      ('disk-full-flush', dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K'))):
+        run = Run(args, name).program('many_events', str(n), env=env, preexec=file_size_limit(128 << 10))
+        expect_equal(run.stdout, 'many_events: %d\n' % n, name + ': the program ran to its end')
+        expect_equal(run.stderr.count('strata: the trace could not be written: '), 1, name + ': ' + run.stderr)
+        assert 'File is too large' in run.stderr and 'the trace is incomplete' in run.stderr, run.stderr
+        assert '[OTF2]' not in run.stderr, name + ": OTF2's own messages are replaced by Strata's: " + run.stderr
+        assert not os.path.exists(run.archive), name + ': no anchor for an incomplete trace'
+        visits = reader.visits_by_path(reader.read_profile(run.profile))
+        expect_equal(visits['all/tick'], n, name + ': profile ticks')
 
 
 @scenario

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -114,8 +116,33 @@ OTF2_ErrorCode write_metrics(OTF2_EvtWriter* w, Ticks time, const std::vector<st
     return OTF2_EvtWriter_Metric(w, nullptr, time, 0, static_cast<uint8_t>(n), types, values);
 }
 
+/// OTF2 reports its errors through this callback instead of printing them
+/// (several lines for one failed write): the first message since the last
+/// describe() is kept, for the one message Strata prints.
+std::mutex g_otf2_message_mutex;
+std::string g_otf2_message;
+
+OTF2_ErrorCode keep_otf2_message(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char* format,
+                                 va_list arguments) {
+    char text[512] = "";
+    if (format != nullptr) std::vsnprintf(text, sizeof text, format, arguments);
+    std::lock_guard<std::mutex> lock(g_otf2_message_mutex);
+    if (g_otf2_message.empty()) g_otf2_message = text;
+    return code;
+}
+
 std::string describe(OTF2_ErrorCode code) {
-    return std::string(OTF2_Error_GetName(code)) + ": " + OTF2_Error_GetDescription(code);
+    std::string message;
+    {
+        std::lock_guard<std::mutex> lock(g_otf2_message_mutex);
+        message.swap(g_otf2_message);
+    }
+    // OTF2 names the errors of the system by their number alone: the description then suffices.
+    const std::string name = OTF2_Error_GetName(code);
+    const bool number = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
+    std::string text = (number ? "" : name + ": ") + OTF2_Error_GetDescription(code);
+    if (!message.empty()) text += " (" + message + ")";
+    return text;
 }
 
 OTF2_Paradigm to_otf2(Paradigm p) {
@@ -193,7 +220,8 @@ OTF2_RegionRole to_otf2(RegionRole r) {
 }  // namespace
 
 Otf2Archive::~Otf2Archive() {
-    if (archive_ != nullptr) OTF2_Archive_Close(archive_);
+    // Not after a failed write: closing flushes OTF2's broken buffers (see finish()).
+    if (archive_ != nullptr && !write_failed_.load()) OTF2_Archive_Close(archive_);
 }
 
 std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group,
@@ -203,6 +231,8 @@ std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_
     open_tried_ = true;
     group_ = group;
     rank_ = rank;
+    static const bool quiet = (OTF2_Error_RegisterCallback(keep_otf2_message, nullptr), true);
+    (void)quiet;
     // OTF2 chunks must be at least 256 KiB and at most 16 MiB.
     chunk_size = std::min<std::uint64_t>(std::max<std::uint64_t>(chunk_size, 256 << 10), 16 << 20);
     archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, chunk_size,
@@ -230,8 +260,22 @@ std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_
     return open_error_;
 }
 
+std::string Otf2Archive::failed(OTF2_ErrorCode code) {
+    const std::string error = describe(code);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (write_error_.empty()) write_error_ = error;
+    write_failed_.store(true, std::memory_order_release);
+    return error;
+}
+
+std::string Otf2Archive::earlier_failure() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return "nothing more is written after an earlier failure: " + write_error_;
+}
+
 std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& buffer) {
     if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
+    if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     if (state.writer == nullptr) {
         std::lock_guard<std::mutex> lock(mutex_);
         state.writer = OTF2_Archive_GetEvtWriter(archive_, location_id(state.location_index));
@@ -282,22 +326,23 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
         }
         ++state.events;
     });
-    return rc == OTF2_SUCCESS ? std::string() : describe(rc);
+    return rc == OTF2_SUCCESS ? std::string() : failed(rc);
 }
 
 std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end) {
     if (state.writer == nullptr) return {};
+    if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     end = std::max(end, state.last_time);
     while (!state.open.empty()) {
         OTF2_ErrorCode rc = OTF2_EvtWriter_Leave(state.writer, nullptr, end, region_ref(state.open.back()));
         state.open.pop_back();
-        if (rc != OTF2_SUCCESS) return describe(rc);
+        if (rc != OTF2_SUCCESS) return failed(rc);
         ++state.events;
         // Every leave of a location with counters has its Metric event (the
         // class is SYNCHRONOUS_STRICT): the last values known.
         if (state.last_metrics.empty()) continue;
         rc = write_metrics(state.writer, end, state.last_metrics);
-        if (rc != OTF2_SUCCESS) return describe(rc);
+        if (rc != OTF2_SUCCESS) return failed(rc);
         ++state.events;
     }
     return {};
@@ -625,11 +670,20 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
             if (empty != nullptr) writers_.push_back(empty);
         }
     }
-    for (OTF2_EvtWriter* w : writers_) check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing an event writer");
+    // After a failed write OTF2's buffers are broken: closing a writer (which
+    // flushes it) would crash the program.  This rank's part of the archive
+    // stays as it is on disk, and the handle is left open; the collective
+    // steps below still take place, so that the other ranks finish theirs.
+    const bool broken = write_failed_.load(std::memory_order_acquire);
+    if (broken) {
+        error = "the event files of rank " + std::to_string(rank_) + " are incomplete: " + write_error_;
+    } else {
+        for (OTF2_EvtWriter* w : writers_) check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing an event writer");
+        check(OTF2_Archive_CloseEvtFiles(archive_), "closing the event files");
+        const std::string local_error = write_local_definitions(defs, all_locations, clock_points);
+        if (error.empty()) error = local_error;
+    }
     writers_.clear();
-    check(OTF2_Archive_CloseEvtFiles(archive_), "closing the event files");
-    const std::string local_error = write_local_definitions(defs, all_locations, clock_points);
-    if (error.empty()) error = local_error;
 
     // Every rank's host, time span and locations go to rank 0, which writes the
     // global definitions (they are needed there once; O(locations) data).
@@ -675,6 +729,10 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
         ranks.push_back(mine);
     }
 
+    if (broken) {
+        archive_ = nullptr;  // see above: not closed
+        return error;
+    }
     if (rank_ == 0 || group_ == nullptr) {  // rank 0, or a rank that writes alone
         const std::string global_error = write_global_definitions(archive_, defs, ranks, alone ? 0 : rank_);
         if (error.empty()) error = global_error;

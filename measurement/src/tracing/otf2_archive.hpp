@@ -10,6 +10,7 @@
 
 #include <otf2/otf2.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -77,6 +78,13 @@ private:
     std::vector<OTF2_EvtWriter*> writers_;
     events::ProcessGroup* group_ = nullptr;
     int rank_ = 0;
+    /// A write failed (a full disk): OTF2 cannot be called on this archive any more.
+    std::atomic<bool> write_failed_{false};
+    std::string write_error_;  ///< the first failure (under mutex_)
+
+    /// Notes that an OTF2 write returned `code`; returns its description.
+    std::string failed(OTF2_ErrorCode code);
+    std::string earlier_failure();
 
     std::string write_local_definitions(const unification::Unified& defs,
                                         const std::vector<LocationDefinition>& locations,

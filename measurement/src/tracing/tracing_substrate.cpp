@@ -209,7 +209,10 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
                      static_cast<unsigned long long>(lost));
     }
     if (!problem.empty()) {
-        if (error) *error = "strata: the trace could not be written: " + problem;
+        if (error) {
+            *error = "strata: the trace could not be written: " + problem +
+                     "; the trace is incomplete, the other files of the experiment are written as usual";
+        }
         return false;
     }
     return true;
