@@ -200,6 +200,7 @@ def disk_full(args):
         run = Run(args, name).program('many_events', str(n), env=env, preexec=file_size_limit(128 << 10))
         expect_equal(run.stdout, 'many_events: %d\n' % n, name + ': the program ran to its end')
         expect_equal(run.stderr.count('strata: the trace could not be written: '), 1, name + ': ' + run.stderr)
+        assert 'experiment written to ' + run.dir + ', incomplete (see above)' in run.stderr, run.stderr
         assert 'File is too large' in run.stderr and 'the trace is incomplete' in run.stderr, run.stderr
         assert '[OTF2]' not in run.stderr, name + ": OTF2's own messages are replaced by Strata's: " + run.stderr
         assert not os.path.exists(run.archive), name + ': no anchor for an incomplete trace'

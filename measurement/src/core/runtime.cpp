@@ -535,7 +535,8 @@ bool finalize() {
     }
     if (ctx.experiment_directory != nullptr && rank == 0) {
         char* absolute = realpath(ctx.experiment_directory, nullptr);
-        std::fprintf(stderr, "strata: experiment written to %s\n", absolute ? absolute : ctx.experiment_directory);
+        std::fprintf(stderr, "strata: experiment written to %s%s\n", absolute ? absolute : ctx.experiment_directory,
+                     ok ? "" : ", incomplete (see above)");
         std::free(absolute);
     }
     return ok;
