@@ -209,6 +209,21 @@ def disk_full(args):
 
 
 @scenario
+def exit_from_thread(args):
+    # exit() from one thread while four threads record: the exit status is the program's, no
+    # thread is said to leave a region it did not enter, and every location is well nested.
+    # (The race is timing-dependent: several runs.)
+    for attempt in range(4):
+        run = Run(args, 'exit-from-thread').program('exit_from_thread', env=TRACING, expect=3)
+        assert 'warning' not in run.stderr, 'run %d: %s' % (attempt, run.stderr)
+        events = reader.read_otf2(run.archive)
+        assert len(events) >= 2, 'locations: the main thread and the one that exits, at least: %r' % sorted(events)
+        for name, ev in events.items():
+            reader.check_nesting(ev)
+        reader.otf2_print_counts(run.archive)
+
+
+@scenario
 def threads_flush(args):
     env = dict(TRACING, STRATA_TOTAL_MEMORY='512K', STRATA_PAGE_SIZE='16K')
     run = Run(args, 'threads-flush').program('threads_flush', env=env)

@@ -37,6 +37,33 @@
 namespace strata::events {
 
 namespace {
+/// Marks the calling thread's location while one of its events is recorded.
+/// runtime::finalize waits for the marks of other threads before it closes
+/// their locations (a thread may still record while another one calls
+/// exit()).  The mark is made before the event table is read, and finalize
+/// reads the marks after it has removed the table and run a process-wide
+/// memory barrier (membarrier): an event that read the old table is seen,
+/// one that did not finds no table.  Two stores on a line the thread owns.
+/// Event functions that call each other clear it early; each of them reads
+/// the table again after marking, so the rest finds no table.
+class EventScope {
+public:
+    EventScope() : loc_(location::detail::current) {
+        if (loc_ != nullptr) loc_->in_event.store(true, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    ~EventScope() {
+        if (loc_ != nullptr) loc_->in_event.store(false, std::memory_order_release);
+    }
+    EventScope(const EventScope&) = delete;
+    EventScope& operator=(const EventScope&) = delete;
+
+private:
+    Location* const loc_;
+};
+}  // namespace
+
+namespace {
 
 using runtime::detail::active_table;
 using substrate::EventTable;
@@ -69,6 +96,8 @@ __attribute__((noinline)) void exit_unmatched(const EventTable* table, Location*
         }
     }
     if (at < 0) {
+        // After the end of the measurement, finalisation has closed this thread's regions itself.
+        if (active_table.load(std::memory_order_acquire) == nullptr) return;
         ++loc->unmatched_exits;
         runtime::warn_once("exit-not-open/" + std::to_string(region),
                            "strata: warning: region '" + definitions().region_name(region) +
@@ -141,6 +170,7 @@ Ticks now() { return timer::now(); }
 bool is_active() { return active_table.load(std::memory_order_acquire) != nullptr; }
 
 void enter_at(Ticks time, RegionHandle region) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
     Location* loc = location::current();
@@ -156,6 +186,7 @@ void enter_at(Ticks time, RegionHandle region) {
 }
 
 void enter(RegionHandle region) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
     const substrate::EnterFn single = table != nullptr ? table->single_enter : nullptr;
@@ -170,6 +201,7 @@ void enter(RegionHandle region) {
 }
 
 void exit_at(Ticks time, RegionHandle region) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
     Location* loc = location::current();
@@ -185,6 +217,7 @@ void exit_at(Ticks time, RegionHandle region) {
 }
 
 void exit(RegionHandle region) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
     const substrate::ExitFn single = table == &runtime::detail::on_table ? table->single_exit : nullptr;
@@ -198,6 +231,7 @@ void exit(RegionHandle region) {
 }
 
 void parameter_int(ParameterHandle parameter, std::int64_t value) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr)) return;
     Location* loc = location::current();
@@ -210,6 +244,7 @@ void parameter_int(ParameterHandle parameter, std::int64_t value) {
 }
 
 void parameter_string(ParameterHandle parameter, std::string_view value) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr) || table->parameter_string[0] == nullptr) return;
     const StringHandle text = definitions().intern(value);
@@ -241,6 +276,7 @@ inline void deliver_mpi(const EventTable* table, Location& loc, Ticks time, cons
 /// `time`: the event's time, or 0 to read the clock (when a substrate needs the time).
 template <typename Make>
 inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time = 0) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr) || (table->mpi_event_kinds & (1u << kind)) == 0) return;
     Location* loc = location::current();
@@ -257,6 +293,7 @@ inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time
 /// general enter_at/exit_at and mpi_dispatch one after the other.
 template <typename Make>
 inline void enter_then_mpi(RegionHandle region, substrate::MpiEvent::Kind kind, Make&& make) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
     if (STRATA_UNLIKELY(table != &runtime::detail::on_table || loc == nullptr || region == 0 || loc->busy ||
@@ -279,6 +316,7 @@ inline void enter_then_mpi(RegionHandle region, substrate::MpiEvent::Kind kind, 
 /// The MPI event and then exit(region), likewise.
 template <typename Make>
 inline void mpi_then_exit(RegionHandle region, substrate::MpiEvent::Kind kind, Make&& make) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
     if (STRATA_UNLIKELY(table != &runtime::detail::on_table || loc == nullptr || loc->busy ||
@@ -581,6 +619,7 @@ ForkContext* thread_fork(Paradigm model, std::uint32_t requested_threads, const 
 
 ForkContext* thread_fork_at(Ticks time, Paradigm model, std::uint32_t requested_threads, const void* user0,
                             const void* user1) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table != &runtime::detail::on_table) return nullptr;  // inactive, or recording off
     Location* loc = location::current();
@@ -637,6 +676,7 @@ void thread_join(ForkContext* fork) {
 }
 
 void thread_join_at(Ticks time, ForkContext* fork) {
+    const EventScope scope;
     if (fork == nullptr) return;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = location::detail::current;
@@ -655,6 +695,7 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
 }
 
 void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = table != nullptr ? location::current() : nullptr;
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) {
@@ -702,12 +743,14 @@ void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_nu
 void thread_team_end() { thread_team_end_at(timer::now()); }
 
 void thread_team_end_at(Ticks time) {
+    const EventScope scope;
     Location* loc = location::detail::current;
     if (loc == nullptr || loc->busy || loc->teams.empty()) return;
     end_team(active_table.load(std::memory_order_acquire), loc, time, true);
 }
 
 Ticks thread_team_joined() {
+    const EventScope scope;
     Location* loc = location::detail::current;
     if (loc == nullptr || loc->teams.empty()) return 0;
     Location::TeamMembership& membership = loc->teams.back();
@@ -724,6 +767,7 @@ Ticks thread_team_joined() {
 namespace {
 /// A task event in the calling thread's innermost team (none: not recorded).
 bool task_event(substrate::ThreadEvent::Kind kind, TaskId task) {
+    const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table != &runtime::detail::on_table || table->thread_events_inherited_only || task.generation == 0) return false;
     Location* loc = location::current();
@@ -739,6 +783,7 @@ bool task_event(substrate::ThreadEvent::Kind kind, TaskId task) {
 }  // namespace
 
 TaskId task_create() {
+    const EventScope scope;
     Location* loc = location::detail::current;
     if (loc == nullptr || loc->teams.empty()) return TaskId{};
     const TaskId task{loc->teams.back().thread_number, loc->tasks_created + 1};

@@ -78,6 +78,11 @@ struct Location {
     /// events are ignored instead of re-entering (and dead-locking) Strata.
     bool busy = false;
 
+    /// An event function of this thread is running.  Only this thread writes
+    /// it; runtime::finalize reads it to wait for the events other threads
+    /// began before the measurement ended (events.cpp, EventScope).
+    std::atomic<bool> in_event{false};
+
     Location() = default;
     Location(const Location&) = delete;
     Location& operator=(const Location&) = delete;

@@ -3,7 +3,10 @@
 #include "core/runtime.hpp"
 
 #include <dlfcn.h>
+#include <linux/membarrier.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -306,6 +309,8 @@ bool initialize(const Options& options, std::string* error) {
     return true;
 }
 
+void register_process_barrier();  // see wait_for_events_in_flight
+
 /// This process was started by strata-preload (see give_children_the_original_preload).
 bool g_started_by_preload = false;
 
@@ -325,6 +330,7 @@ void give_children_the_original_preload() {
 
 void initialize_from_environment() {
     give_children_the_original_preload();
+    register_process_barrier();
     // Only the core rows exist yet: adapter libraries add theirs when they start,
     // after this one.  Unknown names are reported with the first event.
     auto failure = config::Registry::instance().load_values(
@@ -437,6 +443,47 @@ void stop_without_writing() {
     g_finalized.store(true);
 }
 
+/// MEMBARRIER_CMD_PRIVATE_EXPEDITED registered at start-up (finalize's barrier is then cheap).
+bool g_expedited_barrier = false;
+
+void register_process_barrier() {
+    g_expedited_barrier = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+/// A full memory barrier on every thread of the process that is running now;
+/// false when the kernel offers none.
+bool process_barrier() {
+    if (g_expedited_barrier && syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return true;
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0;
+}
+
+/// Waits (5 s at most) until the other threads have finished the events they
+/// began before the event table was removed (Location::in_event).  The
+/// barrier pairs with the compiler-only fence of events.cpp's EventScope:
+/// a thread that read the old table has its mark visible after it.
+void wait_for_events_in_flight() {
+    const std::vector<Location*> locations = location::all();
+    if (locations.size() < 2) return;
+    if (!process_barrier()) {
+        const timespec pause{0, 5000000};  // no barrier: a pause covers all but descheduled threads
+        nanosleep(&pause, nullptr);
+    }
+    const Location* self = location::detail::current;
+    long waited_us = 0;
+    for (Location* loc : locations) {
+        if (loc == self) continue;
+        while (loc->in_event.load(std::memory_order_acquire) && waited_us < 5000000) {
+            const timespec pause{0, 100000};
+            nanosleep(&pause, nullptr);
+            waited_us += 100;
+        }
+    }
+    if (waited_us >= 5000000) {
+        std::fprintf(stderr, "strata: warning: a thread was still recording an event 5 s after the end of the "
+                             "measurement; its last events may be incomplete\n");
+    }
+}
+
 bool finalize() {
     if (g_finalized.exchange(true)) return true;
     // A main thread without any event still ran the program: its program region
@@ -448,6 +495,9 @@ bool finalize() {
     const substrate::EventTable* table = detail::active_table.exchange(nullptr);
     if (table == nullptr) return true;
     const Ticks end = timer::now();
+    // Other threads may still run (exit() from one thread of many): the events
+    // they began before the table went away end before their locations are closed.
+    wait_for_events_in_flight();
     // Close what is still open (exit() inside regions, crashes), so that
     // profile and trace hold complete, well-nested regions.
     for (Location* loc : location::all()) {
