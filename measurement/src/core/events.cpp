@@ -112,7 +112,8 @@ __attribute__((noinline)) void exit_unmatched(const EventTable* table, Location*
                            "strata: warning: region '" + definitions().region_name(region) +
                                "' was left while '" + definitions().region_name(inner) +
                                "' inside it was still open; the inner regions are closed at the "
-                               "same time (reported once per region)");
+                               "same time (a longjmp past them, or code that leaves without its exit "
+                               "event, does this; reported once per region)");
     }
     while (static_cast<std::int64_t>(loc->depth) > at) {
         const RegionHandle top = loc->stack[--loc->depth];
