@@ -224,6 +224,31 @@ def exit_from_thread(args):
 
 
 @scenario
+def change_directory(args):
+    # A relative STRATA_EXPERIMENT_DIRECTORY, and the default name, are relative to where the
+    # program started, although it changes its working directory before the end.
+    top = os.path.join(args.work_dir, 'change-directory')
+    shutil.rmtree(top, ignore_errors=True)
+    os.makedirs(os.path.join(top, 'elsewhere'))
+    for named in (True, False):
+        e = {k: v for k, v in os.environ.items() if not k.startswith('STRATA_')}
+        e.update(TRACING)
+        if named:
+            e['STRATA_EXPERIMENT_DIRECTORY'] = 'exp'
+        p = subprocess.run([os.path.join(args.bin_dir, 'change_directory'), 'elsewhere'], cwd=top, env=e,
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0 and 'incomplete' not in p.stderr, p.stderr
+        expect_equal(os.listdir(os.path.join(top, 'elsewhere')), [], 'nothing written where it went')
+        found = [d for d in os.listdir(top) if d == 'exp' or d.startswith('strata-')]
+        expect_equal(len(found), 1, 'the experiment where it started: %r' % found)
+        experiment = os.path.join(top, found[0])
+        pairs = reader.check_nesting(reader.read_otf2(os.path.join(experiment, 'traces.otf2'))['thread 0'])
+        expect_equal((pairs['before'], pairs['after']), (1, 1), 'both regions')
+        reader.read_profile(os.path.join(experiment, 'profile.h5'))
+        shutil.rmtree(experiment)
+
+
+@scenario
 def threads_flush(args):
     env = dict(TRACING, STRATA_TOTAL_MEMORY='512K', STRATA_PAGE_SIZE='16K')
     run = Run(args, 'threads-flush').program('threads_flush', env=env)

@@ -311,6 +311,9 @@ bool initialize(const Options& options, std::string* error) {
 
 void register_process_barrier();  // see wait_for_events_in_flight
 
+/// The working directory when the measurement started ("" when unknown).
+std::string g_start_directory;
+
 /// This process was started by strata-preload (see give_children_the_original_preload).
 bool g_started_by_preload = false;
 
@@ -330,6 +333,10 @@ void give_children_the_original_preload() {
 
 void initialize_from_environment() {
     give_children_the_original_preload();
+    if (char* cwd = getcwd(nullptr, 0)) {
+        g_start_directory = cwd;
+        std::free(cwd);
+    }
     register_process_barrier();
     // Only the core rows exist yet: adapter libraries add theirs when they start,
     // after this one.  Unknown names are reported with the first event.
@@ -426,11 +433,18 @@ std::string create_experiment_directory(long id, std::string* problem, bool alon
     const config::Settings& settings = config::settings();
     std::string path =
         settings.experiment_directory.empty() ? experiment::default_name(id) : settings.experiment_directory;
+    // Relative to where the program started: it may have changed its working
+    // directory since (an MPI program's directory is made at MPI_Init).
+    if (!path.empty() && path[0] != '/' && !g_start_directory.empty()) path = g_start_directory + "/" + path;
     const long rank = alone ? launcher_rank() : -1;
     if (rank >= 0 && !settings.experiment_directory.empty()) path += "-rank" + std::to_string(rank);
     if (rank == 0) say_why_processes_measure_separately(settings.experiment_directory);
     *problem = experiment::create(path, settings.overwrite_experiment_directory);
     if (problem->empty()) {
+        // Without . and .. (and absolute even when the start directory was unknown).
+        char* absolute = realpath(path.c_str(), nullptr);
+        if (absolute != nullptr) path = absolute;
+        std::free(absolute);
         std::ostringstream cfg;
         config::Registry::instance().write_cfg(cfg);
         *problem = experiment::write_file(path + "/strata.cfg", cfg.str());
@@ -602,12 +616,7 @@ void begin_multi_process(ProcessGroup* group) {
     // Rank 0 creates the directory; everyone learns its name, or that it failed.
     std::string problem, path;
     if (group->rank() == 0) {
-        path = create_experiment_directory(static_cast<long>(getpid()), &problem);
-        if (problem.empty()) {
-            char* absolute = realpath(path.c_str(), nullptr);
-            if (absolute != nullptr) path = absolute;
-            std::free(absolute);
-        }
+        path = create_experiment_directory(static_cast<long>(getpid()), &problem);  // absolute
     }
     std::string message = problem.empty() ? "ok" + path : "no" + problem;
     unification::broadcast_bytes(*group, message, 0);
