@@ -128,6 +128,26 @@ def threads(args):
     expect_equal(visits['worker/leaf'], 60, 'worker threads path')
 
 
+@scenario
+def many_threads(args):
+    # 400 short-lived threads: each is a location (its event writer is closed as soon as its
+    # events are written, so that the end of the run does not hold 400 OTF2 buffers at once).
+    n = 400
+    run = Run(args, 'many-threads').program('many_threads', str(n), env=TRACING)
+    programs = {}
+    events = reader.read_otf2(run.archive, programs)
+    # The main thread records nothing itself: its location, made at the end, holds the program region.
+    expect_equal(programs, {'thread %d' % n: 'many_threads'}, 'the main thread with its program region')
+    expect_equal(len(events), n, 'locations with events: every worker')
+    tasks = sorted(reader.check_nesting(ev).get('task', 0) for ev in events.values())
+    expect_equal(tasks, [3] * n, 'tasks per worker')
+    expect_equal(sum(n for (loc, kind, name), n in reader.otf2_print_counts(run.archive).items()
+                     if kind == 'ENTER' and name == 'task'), 3 * n, 'otf2-print tasks')
+    profile = reader.read_profile(run.profile)
+    expect_equal(profile['locations'], n + 1, 'profile columns')
+    expect_equal(reader.visits_by_path(profile)['task'], 3 * n, 'task visits')
+
+
 def crash_common(args, how, status):
     run = Run(args, 'crash-' + how).program('crash', how, env=TRACING, expect=status)
     events = reader.read_otf2(run.archive)['thread 0']

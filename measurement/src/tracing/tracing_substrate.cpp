@@ -188,6 +188,7 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         if (tl == nullptr) continue;
         if (problem.empty()) problem = flush(*tl, true);
         if (problem.empty()) problem = archive().close_open_regions(tl->otf2, ctx.end_time);
+        if (problem.empty()) problem = archive().close_writer(tl->otf2);
         lost += tl->lost;
         flushes += tl->flushes;
         defs.push_back({archive().location_id(loc->index), loc->name, tl->otf2.events});
