@@ -270,25 +270,23 @@ void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data
         // The team's begin and the parallel region's enter: one clock reading,
         // on thread 0 the fork's.
         const Ticks time = index == 0 && t_state.fork_time != 0 ? std::exchange(t_state.fork_time, 0) : events::now();
-        events::thread_team_begin_at(time, fork, index, actual_parallelism);
+        events::thread_team_begin_enter_at(time, fork, index, actual_parallelism, value != 0 ? region : 0);
         push_team_frame(Frame{Frame::team, index == 0, 0, code});
-        if (value != 0) {
-            if (region != 0) events::enter_at(time, region);
-            push_frame(Frame{Frame::parallel, false, region, nullptr});
-        }
+        if (value != 0) push_frame(Frame{Frame::parallel, false, region, nullptr});
         return;
     }
-    // End: leave everything opened in the team, then the team.
+    // End: leave everything opened in the team, then the team (one call of the event API).
     const Ticks time = end_time();
+    std::uint32_t open_regions = 0;
     while (t_state.size > 0) {
         const Frame top = t_state.open[--t_state.size];
-        if (top.region != 0) events::exit_at(time, top.region);
         if (top.kind == Frame::team) {
             popped_team_frame(t_state.size);
             break;
         }
+        if (top.region != 0) ++open_regions;
     }
-    events::thread_team_end_at(time);
+    events::thread_team_end_closing_at(time, open_regions);
 }
 
 // --- worksharing --------------------------------------------------------------

@@ -365,6 +365,35 @@ TEST_F(EventsTest, ThreadTeamEndClosesRegionsLeftOpenInIt) {
     EXPECT_EQ(location::current()->depth, 0u);
 }
 
+// One call for a team's begin and its first region, one for closing the adapter's own
+// regions and the team: the same events as the separate calls, one time for each.
+TEST_F(EventsTest, TeamBeginWithItsRegionAndTeamEndClosingTheCallersRegions) {
+    start({&recording_substrate()});
+    const RegionHandle parallel = region("parallel"), loop = region("loop"), user = region("user");
+    events::ForkContext* fork = events::thread_fork(Paradigm::openmp, 1);
+    events::thread_team_begin_enter_at(100, fork, 0, 1, parallel);
+    events::enter_at(110, loop);
+    ::testing::internal::CaptureStderr();
+    events::thread_team_end_closing_at(120, 2);  // the caller's two: no warning
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    events::thread_join(fork);
+    EXPECT_EQ(kinds(), "FBEELLXJ");
+    const auto& seen = seen_events();
+    EXPECT_EQ(seen[2].time, 100u);  // the region at the team's begin
+    EXPECT_EQ(seen[4].time, 120u);
+    EXPECT_EQ(seen[5].time, 120u);
+    EXPECT_EQ(location::current()->depth, 0u);
+    // A region the program left open beyond the caller's is closed too, and reported.
+    fork = events::thread_fork(Paradigm::openmp, 1);
+    events::thread_team_begin_enter_at(200, fork, 0, 1, parallel);
+    events::enter_at(210, user);
+    ::testing::internal::CaptureStderr();
+    events::thread_team_end_closing_at(220, 1);
+    EXPECT_NE(::testing::internal::GetCapturedStderr().find("regions still open"), std::string::npos);
+    events::thread_join(fork);
+    EXPECT_EQ(location::current()->depth, 0u);
+}
+
 TEST_F(EventsTest, NoTeamIsRecordedWhileRecordingIsOff) {
     start({&recording_substrate()});
     events::set_recording(false);

@@ -170,13 +170,9 @@ Ticks now() { return timer::now(); }
 
 bool is_active() { return active_table.load(std::memory_order_acquire) != nullptr; }
 
-void enter_at(Ticks time, RegionHandle region) {
-    const EventScope scope;
-    const EventTable* table = active_table.load(std::memory_order_acquire);
-    if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
-    Location* loc = location::current();
-    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
-    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
+namespace {
+/// The enter of `region` on `loc` (not busy) under the non-null `table`.
+inline void enter_on(const EventTable* table, Location* loc, Ticks time, RegionHandle region) {
     if (table == &runtime::detail::off_table) {
         push(loc, region | kUndelivered);
         return;
@@ -184,6 +180,17 @@ void enter_at(Ticks time, RegionHandle region) {
     push(loc, region);
     if (STRATA_UNLIKELY(loc->metric_values != nullptr)) metrics::read(*loc);
     dispatch(table->enter, *loc, time, region);
+}
+}  // namespace
+
+void enter_at(Ticks time, RegionHandle region) {
+    const EventScope scope;
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;  // 0: a definition that failed
+    Location* loc = location::current();
+    // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
+    enter_on(table, loc, time, region);
 }
 
 void enter(RegionHandle region) {
@@ -696,6 +703,11 @@ void thread_team_begin(ForkContext* fork, std::uint32_t thread_number, std::uint
 }
 
 void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size) {
+    thread_team_begin_enter_at(time, fork, thread_number, team_size, 0);
+}
+
+void thread_team_begin_enter_at(Ticks time, ForkContext* fork, std::uint32_t thread_number, std::uint32_t team_size,
+                                RegionHandle region) {
     const EventScope scope;
     const EventTable* table = active_table.load(std::memory_order_acquire);
     Location* loc = table != nullptr ? location::current() : nullptr;
@@ -728,26 +740,32 @@ void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_nu
     const bool inherits = team != 0 && thread_number != 0 && !fork->path.empty();
     if (inherits) loc->inherited.insert(loc->inherited.end(), fork->path.begin(), fork->path.end());
     loc->busy = false;
-    if (team == 0 || (table->thread_events_inherited_only && !inherits)) return;
-    substrate::ThreadEvent e;
-    e.kind = substrate::ThreadEvent::team_begin;
-    e.model = fork->model;
-    e.team = team;
-    e.thread_number = thread_number;
-    if (inherits) {
-        e.inherited = fork->path.data();
-        e.inherited_depth = static_cast<std::uint32_t>(fork->path.size());
+    if (team != 0 && !(table->thread_events_inherited_only && !inherits)) {
+        substrate::ThreadEvent e;
+        e.kind = substrate::ThreadEvent::team_begin;
+        e.model = fork->model;
+        e.team = team;
+        e.thread_number = thread_number;
+        if (inherits) {
+            e.inherited = fork->path.data();
+            e.inherited_depth = static_cast<std::uint32_t>(fork->path.size());
+        }
+        thread_dispatch(table, *loc, time, e);
     }
-    thread_dispatch(table, *loc, time, e);
+    if (region != 0 && !loc->busy) enter_on(table, loc, time, region);
 }
 
 void thread_team_end() { thread_team_end_at(timer::now()); }
 
-void thread_team_end_at(Ticks time) {
+void thread_team_end_at(Ticks time) { thread_team_end_closing_at(time, 0); }
+
+void thread_team_end_closing_at(Ticks time, std::uint32_t open_regions) {
     const EventScope scope;
     Location* loc = location::detail::current;
     if (loc == nullptr || loc->busy || loc->teams.empty()) return;
-    end_team(active_table.load(std::memory_order_acquire), loc, time, true);
+    // More open than the caller knows of: regions the program left open in the team.
+    const bool unexpected = loc->depth > loc->teams.back().depth + open_regions;
+    end_team(active_table.load(std::memory_order_acquire), loc, time, unexpected);
 }
 
 Ticks thread_team_joined() {

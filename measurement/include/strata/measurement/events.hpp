@@ -155,11 +155,20 @@ STRATA_API void thread_team_begin(ForkContext* fork, std::uint32_t thread_number
 /// one clock reading shared with the enter of the region the thread begins with.
 STRATA_API void thread_team_begin_at(Ticks time, ForkContext* fork, std::uint32_t thread_number,
                                      std::uint32_t team_size);
+/// thread_team_begin_at, then `region` (0: none) entered at the same time: the
+/// region the thread begins its work with, in one call.
+STRATA_API void thread_team_begin_enter_at(Ticks time, ForkContext* fork, std::uint32_t thread_number,
+                                           std::uint32_t team_size, RegionHandle region);
 /// The calling thread ends its work in the team it began last.
 STRATA_API void thread_team_end();
 /// The same at an explicit time, for runtimes that report the end late (not
 /// before this thread's last event).
 STRATA_API void thread_team_end_at(Ticks time);
+/// thread_team_end_at, closing first, at the same time, the `open_regions`
+/// innermost regions the thread still has open in the team (the caller's own,
+/// whose ends the runtime does not report separately); regions open beyond
+/// those are closed too, with a warning.
+STRATA_API void thread_team_end_closing_at(Ticks time, std::uint32_t open_regions);
 /// When the team the calling thread works in (its innermost one) joined on the
 /// forking thread; 0 when it has not joined yet, or for the forking thread itself.
 STRATA_API Ticks thread_team_joined();
