@@ -354,15 +354,14 @@ std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end)
 std::string Otf2Archive::close_writer(Otf2LocationState& state) {
     if (state.writer == nullptr) return {};
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();  // see finish()
-    std::lock_guard<std::mutex> lock(mutex_);
-    writers_.erase(std::remove(writers_.begin(), writers_.end(), state.writer), writers_.end());
-    const OTF2_ErrorCode rc = OTF2_Archive_CloseEvtWriter(archive_, state.writer);
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        writers_.erase(std::remove(writers_.begin(), writers_.end(), state.writer), writers_.end());
+        rc = OTF2_Archive_CloseEvtWriter(archive_, state.writer);
+    }
     state.writer = nullptr;
-    if (rc == OTF2_SUCCESS) return {};
-    const std::string error = describe(rc);
-    if (write_error_.empty()) write_error_ = error;
-    write_failed_.store(true, std::memory_order_release);
-    return error;
+    return rc == OTF2_SUCCESS ? std::string() : failed(rc);
 }
 
 namespace {
