@@ -156,10 +156,10 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
             const auto v = in.get<std::uint64_t>();
             for (std::uint64_t e = 0; e < v; ++e) {
                 const auto region = in.get<std::uint32_t>();
-                RegionVisits& v = visits[rank][region];
-                v.calls = in.get<std::uint64_t>();
-                v.first = in.get<Ticks>();
-                v.last = in.get<Ticks>();
+                RegionVisits& visit = visits[rank][region];
+                visit.calls = in.get<std::uint64_t>();
+                visit.first = in.get<Ticks>();
+                visit.last = in.get<Ticks>();
             }
         }
     }
