@@ -506,8 +506,11 @@ TEST_F(AnalyzeCoreTest, RegionInclusiveTimeCountsRecursionOnce) {
             EXPECT_EQ(row.visits, 6u);
         }
         EXPECT_TRUE(seen);
-        for (const RowResult& row : r.callpaths)
-            if (row.name == "main/fact/fact") EXPECT_EQ(row.inclusive_total_s, 9.0) << "K = " << k;
+        for (const RowResult& row : r.callpaths) {
+            if (row.name == "main/fact/fact") {
+                EXPECT_EQ(row.inclusive_total_s, 9.0) << "K = " << k;
+            }
+        }
     }
 }
 
