@@ -463,8 +463,12 @@ TEST_F(AnalyzeCoreTest, ShortFrequentFunctionsAreAdvice) {
     const AnalysisResult r = analyze_in_process(write(profile(6000000)), 1, false, false);
     EXPECT_EQ(r.summary.thread_s, 3.500001);
     for (const RowResult& row : r.regions) {
-        if (row.region == "leaf") EXPECT_EQ(row.inclusive_total_s, 1.5);
-        if (row.region == "main") EXPECT_EQ(row.inclusive_total_s, 3.500001);
+        if (row.region == "leaf") {
+            EXPECT_EQ(row.inclusive_total_s, 1.5);
+        }
+        if (row.region == "main") {
+            EXPECT_EQ(row.inclusive_total_s, 3.500001);
+        }
     }
     const std::vector<Finding> findings = advise(r, AdviceOptions{});
     ASSERT_EQ(findings.size(), 1u);
