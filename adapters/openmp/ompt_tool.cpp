@@ -346,6 +346,9 @@ Construct sync_construct(ompt_sync_region_t kind) {
     }
 }
 
+/// The code of the OpenMP runtime and of this adapter (set at initialisation).
+CodeRange g_runtime_code, g_adapter_code;
+
 /// Whether the end of a barrier may be reported after its team joined (see
 /// end_time): the barrier at the end of a parallel region, on a thread other
 /// than the forking one, which libomp reports when the thread wakes up for the
@@ -369,8 +372,12 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
     if (endpoint == ompt_scope_begin) {
         if (construct != Construct::taskwait && construct != Construct::taskgroup) end_unreported_work();
         // libomp names no code for a worker's barrier at the end of a parallel
-        // region: it is the parallel construct's, as on the forking thread.
-        if (codeptr_ra == nullptr && construct == Construct::implicit_barrier) codeptr_ra = innermost_parallel_code();
+        // region, and code of its own for that barrier of a GCC-compiled program
+        // (GOMP_parallel): it is the parallel construct's, as on the forking thread.
+        if ((construct == Construct::implicit_barrier || construct == Construct::runtime_barrier) &&
+            (codeptr_ra == nullptr || g_runtime_code.contains(codeptr_ra))) {
+            codeptr_ra = innermost_parallel_code();
+        }
         open(Frame::sync, construct_region(construct, codeptr_ra), construct_key(construct));
     } else {
         close(Frame::sync, construct_key(construct), may_end_late(kind, construct));
@@ -388,8 +395,6 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
 
 const void* wait_key(ompt_wait_id_t wait_id) { return reinterpret_cast<const void*>(wait_id); }
 
-/// The code of the OpenMP runtime and of this adapter (set at initialisation).
-CodeRange g_runtime_code, g_adapter_code;
 
 /// libomp's GCC entry points sometimes report a return address inside libomp
 /// itself (GOMP_critical_start, seen when threads contend): the construct is

@@ -63,6 +63,19 @@ public:
                 out->text = out->file + ':' + std::to_string(number);
                 return true;
             }
+            // No line table (built without -g): the function from the symbol
+            // table, which unlike dladdr also knows the functions not exported
+            // (GCC's outlined construct bodies, "f._omp_fn.N"), and the offset
+            // in it, which tells two constructs of one function apart.
+            GElf_Off offset = 0;
+            GElf_Sym symbol_entry;
+            if (const char* symbol = dwfl_module_addrinfo(module, address, &offset, &symbol_entry, nullptr, nullptr,
+                                                          nullptr)) {
+                char at[32];
+                std::snprintf(at, sizeof at, "+0x%llx", static_cast<unsigned long long>(offset));
+                out->text = demangled(symbol) + at;
+                return true;
+            }
             return false;
         }
         return false;

@@ -239,6 +239,10 @@ def check_constructs(args, compiler):
     assert 'libgomp' not in p.stderr, p.stderr
     archive = os.path.join(experiments[0], 'traces.otf2')
     events, teams, roles, paradigms = read_thread_events(archive)
+    # Constructs are named after the program's code, never after the runtime's (the barrier at
+    # the end of a GCC parallel region is reported from inside libomp's GOMP_parallel).
+    runtime_named = [n for n in enters(events, lambda n: 'libomp' in n or 'GOMP' in n)]
+    expect_equal(runtime_named, [], 'regions named after the OpenMP runtime')
 
     # One location per thread: 2 of the outer team, and the workers of the two nested teams
     # (two threads, or one when libomp reuses a pool thread for the second nested team
@@ -337,6 +341,28 @@ def constructs_clang(args):
 @scenario
 def constructs_gcc(args):
     check_constructs(args, 'gcc')
+
+
+@scenario
+def constructs_gcc_no_debug_info(args):
+    """Built without -g: constructs are named by the function that holds them (GCC's outlined
+    bodies are "f._omp_fn.N") and the offset in it, so that the three parallel constructs
+    stay three regions; nothing is named after the runtime."""
+    program = os.path.join(args.bin_dir, 'omp_constructs_gcc_nodebug')
+    p, experiments = run(args, 'constructs-gcc-nodebug', [program],
+                         {'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2'})
+    expect_equal(len(experiments), 1, 'experiments')
+    events, _, _, _ = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+    check_well_nested(events)
+    constructs = enters(events, lambda n: n.startswith('!$omp '))
+    functions = ('main', 'phase_loops', 'nested')
+    for name in constructs:
+        if ' @' not in name:
+            continue  # the runtime names no code (GCC's static loop)
+        m = re.match(r'^!\$omp [a-z ]+ @([\w.]+)\+0x[0-9a-f]+$', name)
+        assert m and m.group(1).split('._omp_fn.')[0] in functions, 'construct name %r' % name
+    parallel = sorted(n for n in constructs if n.startswith('!$omp parallel @'))
+    expect_equal(len(parallel), 3, 'parallel constructs, one region each: %r' % parallel)
 
 
 @scenario
