@@ -158,6 +158,67 @@ TEST_F(CallTreeTest, TeamThreadsContinueTheForkingThreadsCallPath) {
     EXPECT_GT(team_thread.at("main").inclusive, 0.0);
 }
 
+using Bytes = std::map<std::string, std::pair<std::uint64_t, std::uint64_t>>;
+
+class CallTreeMpiTest : public CallTreeTest {
+protected:
+    Bytes mpi_bytes(std::vector<const substrate::Callbacks*> substrates);
+};
+
+/// Bytes sent and received per call path of an MPI-like sequence, through the
+/// event API's calls that join an MPI call's enter or exit with its message.
+Bytes CallTreeMpiTest::mpi_bytes(std::vector<const substrate::Callbacks*> substrates) {
+    start(std::move(substrates));
+    const RegionHandle main_r = region("main"), send = region("MPI_Send", Paradigm::mpi),
+                       recv = region("MPI_Recv", Paradigm::mpi), allreduce = region("MPI_Allreduce", Paradigm::mpi);
+    // An MPI communicator: the profile has byte metrics only then.
+    const std::int32_t ranks[] = {0};
+    events::CommunicatorSpec world;
+    world.name = "MPI_COMM_WORLD";
+    world.world_ranks = ranks;
+    world.size = 1;
+    const events::CommunicatorHandle comm = events::define_communicator(world);
+    events::enter(main_r);
+    for (int i = 0; i < 3; ++i) {
+        events::enter_mpi_send(send, comm, 1, 7, 64);
+        events::exit(send);
+        events::enter(recv);
+        events::mpi_recv_exit(recv, comm, 1, 7, 32);
+        events::enter_mpi_collective_begin(allreduce);
+        events::mpi_collective_end_exit(allreduce, events::CollectiveOp::allreduce, comm, -1, 8, 8);
+    }
+    events::exit(main_r);
+    runtime::finalize();
+    const auto data = profiling::collect();
+    std::size_t sent = data.metrics.size(), received = data.metrics.size();
+    for (std::size_t m = 0; m < data.metrics.size(); ++m) {
+        if (data.metrics[m].name == "bytes_sent") sent = m;
+        if (data.metrics[m].name == "bytes_received") received = m;
+    }
+    EXPECT_LT(sent, data.metrics.size());
+    EXPECT_LT(received, data.metrics.size());
+    Bytes out;
+    if (sent == data.metrics.size() || received == data.metrics.size()) return out;
+    for (std::size_t cp = 0; cp < data.callpaths.size(); ++cp) {
+        std::string name = data.strings[data.regions[data.callpaths[cp].region].name];
+        if (data.callpaths[cp].parent >= 0) name = "main/" + name;
+        out[name] = {data.metrics[sent].counts[cp], data.metrics[received].counts[cp]};
+    }
+    return out;
+}
+
+TEST_F(CallTreeMpiTest, MessageBytesLandOnTheCallPathOfTheirCall) {
+    const Bytes expected = {{"main", {0, 0}},
+                            {"main/MPI_Send", {192, 0}},
+                            {"main/MPI_Recv", {0, 96}},
+                            {"main/MPI_Allreduce", {24, 24}}};
+    // The profile alone takes an MPI call's enter and its message in one callback ...
+    EXPECT_EQ(mpi_bytes({&profiling::substrate_callbacks()}), expected);
+    TearDown();
+    // ... and as two with another substrate beside it.
+    EXPECT_EQ(mpi_bytes({&profiling::substrate_callbacks(), &recording_substrate()}), expected);
+}
+
 TEST_F(CallTreeTest, OutOfMemoryFoldsNewCallPathsIntoTheirParent) {
     // 4 pages of 4 KiB: the root page plus a few; deep distinct paths run out.
     start({&profiling::substrate_callbacks()}, 16 << 10, 4 << 10);

@@ -33,6 +33,7 @@
 #include "metrics/metrics.hpp"
 
 #define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define STRATA_LIKELY(x) __builtin_expect(!!(x), 1)
 
 namespace strata::events {
 
@@ -61,6 +62,14 @@ public:
 private:
     Location* const loc_;
 };
+
+/// The same mark for the fast paths, which have the location already and
+/// leave to an out-of-line general path (that marks again) after unmark().
+inline void mark(Location* loc) {
+    loc->in_event.store(true, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+inline void unmark(Location* loc) { loc->in_event.store(false, std::memory_order_release); }
 }  // namespace
 
 namespace {
@@ -194,18 +203,22 @@ void enter_at(Ticks time, RegionHandle region) {
 }
 
 void enter(RegionHandle region) {
-    const EventScope scope;
-    const EventTable* table = active_table.load(std::memory_order_acquire);
-    Location* loc = location::detail::current;
-    const substrate::EnterFn single = table != nullptr ? table->single_enter : nullptr;
-    // One test covers: inactive, recording off (off_table has no single_enter),
-    // several substrates, and the first event of this thread.
-    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr || region == 0 || loc->busy)) {
-        return enter_general(region);
+    Location* const loc = location::detail::current;
+    if (STRATA_LIKELY(loc != nullptr)) {  // else the thread's first event
+        mark(loc);
+        const EventTable* table = active_table.load(std::memory_order_acquire);
+        const substrate::EnterFn single = table != nullptr ? table->single_enter : nullptr;
+        // One test covers: inactive, recording off (off_table has no single_enter),
+        // several substrates and counters.
+        if (STRATA_LIKELY(single != nullptr && region != 0 && !loc->busy)) {
+            const Ticks time = timer::now();
+            push(loc, region);
+            single(*loc, time, region);
+            return unmark(loc);
+        }
+        unmark(loc);
     }
-    const Ticks time = timer::now();
-    push(loc, region);
-    return single(*loc, time, region);
+    enter_general(region);
 }
 
 void exit_at(Ticks time, RegionHandle region) {
@@ -225,17 +238,22 @@ void exit_at(Ticks time, RegionHandle region) {
 }
 
 void exit(RegionHandle region) {
-    const EventScope scope;
-    const EventTable* table = active_table.load(std::memory_order_acquire);
-    Location* loc = location::detail::current;
-    const substrate::ExitFn single = table == &runtime::detail::on_table ? table->single_exit : nullptr;
-    if (STRATA_UNLIKELY(single == nullptr || loc == nullptr || loc->busy)) return exit_general(region);
-    const Ticks time = timer::now();
-    if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
-        return exit_unmatched(table, loc, time, region);
+    Location* const loc = location::detail::current;
+    if (STRATA_LIKELY(loc != nullptr)) {
+        mark(loc);
+        const EventTable* table = active_table.load(std::memory_order_acquire);
+        const substrate::ExitFn single = table == &runtime::detail::on_table ? table->single_exit : nullptr;
+        // Not the innermost region: exit_at() repairs the nesting.
+        if (STRATA_LIKELY(single != nullptr && !loc->busy && loc->depth != 0 &&
+                          loc->stack[loc->depth - 1] == region)) {
+            const Ticks time = timer::now();
+            --loc->depth;
+            single(*loc, time, region);
+            return unmark(loc);
+        }
+        unmark(loc);
     }
-    --loc->depth;
-    return single(*loc, time, region);
+    exit_general(region);
 }
 
 void parameter_int(ParameterHandle parameter, std::int64_t value) {
@@ -296,55 +314,124 @@ inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time
     deliver_mpi(table, *loc, time, event);
 }
 
-/// enter(region) and then the MPI event: one location look-up, one timestamp.
-/// Recording off, counters, the thread's first event, nesting to repair: the
-/// general enter_at/exit_at and mpi_dispatch one after the other.
+/// The event `make` builds, of kind `kind`.
 template <typename Make>
-inline void enter_then_mpi(RegionHandle region, substrate::MpiEvent::Kind kind, Make&& make) {
-    const EventScope scope;
-    const EventTable* table = active_table.load(std::memory_order_acquire);
-    Location* loc = location::detail::current;
-    if (STRATA_UNLIKELY(table != &runtime::detail::on_table || loc == nullptr || region == 0 || loc->busy ||
-                        loc->metric_values != nullptr)) {
-        if (table == nullptr) return;
-        const Ticks time = timer::now();
-        enter_at(time, region);
-        mpi_dispatch(kind, std::forward<Make>(make), time);
-        return;
-    }
-    const Ticks time = timer::now();
-    push(loc, region);
-    dispatch(table->enter, *loc, time, region);
-    if ((table->mpi_event_kinds & (1u << kind)) == 0 || loc->busy) return;
+inline substrate::MpiEvent make_event(substrate::MpiEvent::Kind kind, const Make& make) {
     substrate::MpiEvent event = make();
     event.kind = kind;
-    deliver_mpi(table, *loc, time, event);
+    return event;
+}
+
+/// The bytes an MPI event moves, as (sent, received) on the call path of its call.
+inline std::pair<std::uint64_t, std::uint64_t> message_bytes(const substrate::MpiEvent& e) {
+    using K = substrate::MpiEvent;
+    switch (e.kind) {
+        case K::send:
+        case K::isend: return {e.bytes, 0};
+        case K::recv:
+        case K::irecv: return {0, e.bytes};
+        case K::collective_end:
+        case K::nonblocking_collective_complete: return {e.bytes, e.bytes_received};
+        default: return {0, 0};
+    }
+}
+
+/// enter_then_mpi when the fast path does not apply: recording off, counters,
+/// several substrates, the thread's first event, Strata busy on the thread.
+template <typename Make>
+__attribute__((noinline)) void enter_then_mpi_general(RegionHandle region, substrate::MpiEvent::Kind kind,
+                                                      const Make& make) {
+    const EventScope scope;
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (table == nullptr) return;
+    const Ticks time = timer::now();
+    Location* loc = location::detail::current;
+    if (table == &runtime::detail::on_table && loc != nullptr && region != 0 && !loc->busy &&
+        loc->metric_values == nullptr) {
+        push(loc, region);
+        dispatch(table->enter, *loc, time, region);
+        if ((table->mpi_event_kinds & (1u << kind)) == 0 || loc->busy) return;
+        substrate::MpiEvent event = make();
+        event.kind = kind;
+        return deliver_mpi(table, *loc, time, event);
+    }
+    enter_at(time, region);
+    mpi_dispatch(kind, make, time);
+}
+
+/// enter(region) and then the MPI event: one location look-up, one timestamp.
+/// With one substrate that takes message bytes with the enter (the profile),
+/// one call of it.
+template <typename Make>
+inline void enter_then_mpi(RegionHandle region, substrate::MpiEvent::Kind kind, Make&& make) {
+    Location* const loc = location::detail::current;
+    if (STRATA_LIKELY(loc != nullptr)) {
+        mark(loc);
+        const EventTable* table = active_table.load(std::memory_order_acquire);
+        // single_enter: exactly one substrate, no counters (not set in off_table).
+        if (STRATA_LIKELY(table != nullptr && table->single_enter != nullptr && region != 0 && !loc->busy)) {
+            const Ticks time = timer::now();
+            push(loc, region);
+            if ((table->mpi_event_kinds & (1u << kind)) == 0) {
+                table->single_enter(*loc, time, region);
+            } else if (table->single_enter_bytes != nullptr) {
+                const auto bytes = message_bytes(make_event(kind, make));
+                table->single_enter_bytes(*loc, time, region, bytes.first, bytes.second);
+            } else {
+                table->single_enter(*loc, time, region);
+                if (!loc->busy) deliver_mpi(table, *loc, time, make_event(kind, make));
+            }
+            return unmark(loc);
+        }
+        unmark(loc);
+    }
+    enter_then_mpi_general(region, kind, make);
+}
+
+/// mpi_then_exit when the fast path does not apply (as enter_then_mpi_general).
+template <typename Make>
+__attribute__((noinline)) void mpi_then_exit_general(RegionHandle region, substrate::MpiEvent::Kind kind,
+                                                     const Make& make) {
+    const EventScope scope;
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (table == nullptr) return;
+    const Ticks time = timer::now();
+    mpi_dispatch(kind, make, time);
+    exit_at(time, region);
 }
 
 /// The MPI event and then exit(region), likewise.
 template <typename Make>
 inline void mpi_then_exit(RegionHandle region, substrate::MpiEvent::Kind kind, Make&& make) {
-    const EventScope scope;
-    const EventTable* table = active_table.load(std::memory_order_acquire);
-    Location* loc = location::detail::current;
-    if (STRATA_UNLIKELY(table != &runtime::detail::on_table || loc == nullptr || loc->busy ||
-                        loc->metric_values != nullptr || loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
-        if (table == nullptr) return;
-        const Ticks time = timer::now();
-        mpi_dispatch(kind, std::forward<Make>(make), time);
-        exit_at(time, region);
-        return;
+    Location* const loc = location::detail::current;
+    if (STRATA_LIKELY(loc != nullptr)) {
+        mark(loc);
+        const EventTable* table = active_table.load(std::memory_order_acquire);
+        if (STRATA_LIKELY(table == &runtime::detail::on_table && table->single_exit != nullptr && !loc->busy &&
+                          loc->depth != 0 && loc->stack[loc->depth - 1] == region)) {
+            const Ticks time = timer::now();
+            if ((table->mpi_event_kinds & (1u << kind)) == 0) {
+                --loc->depth;
+                table->single_exit(*loc, time, region);
+            } else if (table->single_bytes_exit != nullptr) {
+                const auto bytes = message_bytes(make_event(kind, make));
+                --loc->depth;
+                table->single_bytes_exit(*loc, time, region, bytes.first, bytes.second);
+            } else {
+                deliver_mpi(table, *loc, time, make_event(kind, make));
+                // A substrate busy with the location now (flushing) takes no exit either: exit_at() decides.
+                if (STRATA_UNLIKELY(loc->busy)) {
+                    unmark(loc);
+                    return exit_at(time, region);
+                }
+                --loc->depth;
+                table->single_exit(*loc, time, region);
+            }
+            return unmark(loc);
+        }
+        unmark(loc);
     }
-    const Ticks time = timer::now();
-    if ((table->mpi_event_kinds & (1u << kind)) != 0) {
-        substrate::MpiEvent event = make();
-        event.kind = kind;
-        deliver_mpi(table, *loc, time, event);
-        // A substrate busy with the location now (flushing) takes no exit either: exit_at() decides.
-        if (STRATA_UNLIKELY(loc->busy)) return exit_at(time, region);
-    }
-    --loc->depth;
-    dispatch(table->exit, *loc, time, region);
+    mpi_then_exit_general(region, kind, make);
 }
 
 substrate::MpiEvent message(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
@@ -402,18 +489,18 @@ void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t r
 }
 void enter_mpi_send(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
                     std::uint64_t bytes) {
-    enter_then_mpi(region, K::send, [&] { return message(comm, peer, tag, bytes, 0); });
+    enter_then_mpi(region, K::send, [=] { return message(comm, peer, tag, bytes, 0); });
 }
 void enter_mpi_collective_begin(RegionHandle region) {
     enter_then_mpi(region, K::collective_begin, [] { return request_event(0); });
 }
 void mpi_recv_exit(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
                    std::uint64_t bytes) {
-    mpi_then_exit(region, K::recv, [&] { return message(comm, peer, tag, bytes, 0); });
+    mpi_then_exit(region, K::recv, [=] { return message(comm, peer, tag, bytes, 0); });
 }
 void mpi_collective_end_exit(RegionHandle region, CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
                              std::uint64_t bytes_sent, std::uint64_t bytes_received) {
-    mpi_then_exit(region, K::collective_end, [&] {
+    mpi_then_exit(region, K::collective_end, [=] {
         substrate::MpiEvent e = message(comm, root, 0, bytes_sent, 0);
         e.bytes_received = bytes_received;
         e.op = static_cast<std::uint8_t>(op);

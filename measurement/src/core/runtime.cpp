@@ -100,6 +100,11 @@ void build_tables() {
     if (n_enter == 1 && n_exit == 1 && !counters) {
         detail::on_table.single_enter = detail::on_table.enter[0];
         detail::on_table.single_exit = detail::on_table.exit[0];
+        for (const substrate::Callbacks* s : state().substrates) {
+            if (s->enter == nullptr || s->mpi_event == nullptr || n_mpi != 1) continue;
+            detail::on_table.single_enter_bytes = s->enter_with_bytes;
+            detail::on_table.single_bytes_exit = s->bytes_then_exit;
+        }
     }
     // The hot path calls entry 0 without testing it: never leave it empty.
     if (n_enter == 0) detail::on_table.enter[0] = ignore_region_event;

@@ -60,6 +60,10 @@ struct MpiEvent {
     std::uint8_t op = 0;  ///< events::CollectiveOp
 };
 using MpiEventFn = void (*)(Location&, Ticks, const MpiEvent&);
+/// An MPI call's enter with the bytes its first MPI event moves, or the bytes
+/// of its last MPI event with its exit (events.hpp "MPI"): sent and received.
+using EnterBytesFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t sent, std::uint64_t received);
+using BytesExitFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t sent, std::uint64_t received);
 
 /// A thread event (events.hpp, "threads").
 struct ThreadEvent {
@@ -124,6 +128,13 @@ struct Callbacks {
     /// call path (the profile's continuity): forks, joins, tasks and the other
     /// team events are then not built for it.
     bool thread_events_inherited_only = false;
+    /// For a substrate that takes only the bytes of its MPI events (the
+    /// profile): enter then mpi_event, and mpi_event then exit, in one call
+    /// each.  Used instead of the two when this is the only substrate and no
+    /// counters are read (one dispatch less per MPI call, and no MpiEvent
+    /// built).  nullptr: the two callbacks are called.
+    EnterBytesFn enter_with_bytes = nullptr;
+    BytesExitFn bytes_then_exit = nullptr;
 };
 
 /// The per-event arrays that the hot path walks.
@@ -132,6 +143,9 @@ struct EventTable {
     /// (the usual case), else nullptr: lets the hot path end in a tail call.
     EnterFn single_enter = nullptr;
     ExitFn single_exit = nullptr;
+    /// The only substrate's Callbacks::enter_with_bytes and bytes_then_exit, when single_enter is set.
+    EnterBytesFn single_enter_bytes = nullptr;
+    BytesExitFn single_bytes_exit = nullptr;
     EnterFn enter[kMaxSubstrates + 1] = {};
     ExitFn exit[kMaxSubstrates + 1] = {};
     ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};

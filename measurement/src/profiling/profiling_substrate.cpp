@@ -74,6 +74,18 @@ void on_mpi_event(Location& loc, Ticks, const substrate::MpiEvent& e) {
         default: break;
     }
 }
+// The same with an MPI call's enter or exit, in one call (Callbacks::enter_with_bytes).
+void on_enter_with_bytes(Location& loc, Ticks time, RegionHandle region, std::uint64_t sent,
+                         std::uint64_t received) {
+    CallTree& t = tree(loc);
+    t.enter(time, region);
+    t.add_bytes(sent, received);
+}
+void on_bytes_then_exit(Location& loc, Ticks time, RegionHandle, std::uint64_t sent, std::uint64_t received) {
+    CallTree& t = tree(loc);
+    t.add_bytes(sent, received);
+    t.exit(time);
+}
 
 void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
     if (e.kind == substrate::ThreadEvent::team_begin && e.inherited_depth > 0) {
@@ -162,6 +174,8 @@ constexpr substrate::Callbacks kCallbacks = {
     false,
     // Thread events: only the call path a team's thread inherits (on_thread_event).
     true,
+    on_enter_with_bytes,
+    on_bytes_then_exit,
 };
 
 }  // namespace
