@@ -229,6 +229,25 @@ def disk_full(args):
 
 
 @scenario
+def signal_during_flush(args):
+    # SIGTERM arrives while a trace buffer is being flushed (signal_on_write.so raises it from
+    # OTF2's first chunk write): the flush ends first, then the experiment is written, with every
+    # event recorded until then, and the program dies from the signal.
+    n = 400000
+    env = dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K',
+               LD_PRELOAD=os.path.join(args.bin_dir, 'signal_on_write.so'))
+    run = Run(args, 'signal-during-flush').program('many_events', str(n), env=env, expect=-signal.SIGTERM)
+    assert 'received signal 15' in run.stderr, run.stderr
+    assert 'could not be written' not in run.stderr and 'incomplete' not in run.stderr, run.stderr
+    events = reader.read_otf2(run.archive)
+    pairs = reader.check_nesting(events['thread 0'])
+    assert 0 < pairs['tick'] < n, pairs
+    assert pairs['STRATA_TRACE_BUFFER_FLUSH'] >= 1, pairs
+    visits = reader.visits_by_path(reader.read_profile(run.profile))
+    expect_equal(pairs['tick'], visits['all/tick'], 'ticks in the trace and in the profile')
+
+
+@scenario
 def exit_from_thread(args):
     # exit() from one thread while four threads record: the exit status is the program's, no
     # thread is said to leave a region it did not enter, and every location is well nested.

@@ -650,14 +650,21 @@ def fortran_f08_np2(args):
     fortran_messages(run)
 
 
-def failure_run(args, name, how, failing_rank, reason):
-    """Rank `failing_rank` fails; each rank writes alone into rank-<r>/ with an INCOMPLETE note."""
+def failure_run(args, name, how, failing_rank, reason, ticks=0):
+    """Rank `failing_rank` fails; each rank writes alone into rank-<r>/ with an INCOMPLETE note.
+    With `ticks`, every rank first records that many regions into a small trace buffer, which is
+    flushed to the job's shared trace during the run: each rank's own trace then starts after its
+    last flush, and its profile still has every region."""
     directory = os.path.join(args.work_dir, name)
     shutil.rmtree(directory, ignore_errors=True)
     os.makedirs(directory)
     # Give the killed ranks time to write (Open MPI sends SIGTERM, then SIGKILL after this many seconds).
-    env = clean_environment(dict(TRACING, OMPI_MCA_odls_base_sigkill_timeout='5'))
-    command = [args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'), how]
+    env = dict(TRACING, OMPI_MCA_odls_base_sigkill_timeout='5')
+    if ticks:
+        env.update(STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K')
+    env = clean_environment(env)
+    command = [args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'), how,
+               str(ticks)]
     p = subprocess.run(command, cwd=directory, env=env, capture_output=True, text=True, timeout=240)
     assert p.returncode != 0, 'the job must fail'
     everything = glob.glob(os.path.join(directory, 'strata-*'))
@@ -671,16 +678,29 @@ def failure_run(args, name, how, failing_rank, reason):
         events = reader.read_otf2(os.path.join(rank_dir, 'traces.otf2'))
         expect_equal(sorted(events), ['rank %d/thread 0' % rank], 'rank %d: locations' % rank)
         pairs = reader.check_nesting(events['rank %d/thread 0' % rank])
-        expect_equal(pairs['work'], 3, 'rank %d: work regions before the failure' % rank)
-        assert pairs['MPI_Barrier'] >= 3, (rank, pairs)
         visits = reader.visits_by_path(reader.read_profile(os.path.join(rank_dir, 'profile.h5')))
         expect_equal(sum(n for path, n in visits.items() if path.endswith('/work') or path == 'work'), 3,
                      'rank %d: work visits in profile.h5' % rank)
+        if not ticks:
+            expect_equal(pairs['work'], 3, 'rank %d: work regions before the failure' % rank)
+            assert pairs['MPI_Barrier'] >= 3, (rank, pairs)
+            continue
+        expect_equal(sum(n for path, n in visits.items() if path.endswith('/tick')), ticks,
+                     'rank %d: tick visits in profile.h5' % rank)
+        assert 0 < pairs['tick'] < ticks and pairs['work'] <= 3, (rank, pairs)
+    if ticks:
+        assert 'could not be written' not in p.stderr, p.stderr
+        assert "this rank's trace starts after its last flush" in p.stderr, p.stderr
 
 
 @scenario
 def failure_abort_np4(args):
     failure_run(args, 'failure-abort', 'abort', 1, 'it called MPI_Abort')
+
+
+@scenario
+def failure_abort_flush_np4(args):
+    failure_run(args, 'failure-abort-flush', 'abort', 1, 'it called MPI_Abort', ticks=100000)
 
 
 @scenario

@@ -754,6 +754,7 @@ ForkContext* thread_fork_at(Ticks time, Paradigm model, std::uint32_t requested_
         if (same && n != path.size()) path.resize(n);
     }
     loc->busy = false;
+    runtime::busy_ended();
     if (fork == nullptr) return nullptr;
     if (!table->thread_events_inherited_only) {
         substrate::ThreadEvent e;
@@ -827,6 +828,7 @@ void thread_team_begin_enter_at(Ticks time, ForkContext* fork, std::uint32_t thr
     const bool inherits = team != 0 && thread_number != 0 && !fork->path.empty();
     if (inherits) loc->inherited.insert(loc->inherited.end(), fork->path.begin(), fork->path.end());
     loc->busy = false;
+    runtime::busy_ended();
     if (team != 0 && !(table->thread_events_inherited_only && !inherits)) {
         substrate::ThreadEvent e;
         e.kind = substrate::ThreadEvent::team_begin;

@@ -190,6 +190,16 @@ SignalSlot g_signals[] = {{SIGSEGV, {}, false}, {SIGBUS, {}, false}, {SIGFPE, {}
                           {SIGINT, {}, false},  {SIGQUIT, {}, false}};
 
 void fatal_signal_handler(int sig) {
+    // A request to terminate that interrupted Strata's own work on this thread
+    // (a trace flush, an allocation) waits until that work is done: writing the
+    // experiment now would convert a buffer OTF2 is still writing.  Faults cannot wait.
+    const bool request = sig == SIGTERM || sig == SIGINT || sig == SIGQUIT;
+    const Location* loc = location::detail::current;
+    if (request && loc != nullptr && loc->busy) {
+        int none = 0;
+        // SA_RESETHAND has restored the default action: a second signal ends the program at once.
+        if (detail::deferred_signal.compare_exchange_strong(none, sig)) return;
+    }
     // Best effort: writing the experiment is not async-signal-safe, but the
     // process is about to die and the data would be lost otherwise.
     static std::atomic<int> entered{0};
@@ -207,6 +217,16 @@ void fatal_signal_handler(int sig) {
     raise(sig);
 }
 
+}  // namespace
+
+std::atomic<int> detail::deferred_signal{0};
+
+void detail::handle_deferred_signal() {
+    const int sig = deferred_signal.exchange(0);
+    if (sig != 0) fatal_signal_handler(sig);
+}
+
+namespace {
 // A forked child (without exec) shares the parent's experiment directory and
 // buffers: it must neither record into them nor write them at its exit, or
 // it would overwrite the parent's results.  Measurement stops in the child.

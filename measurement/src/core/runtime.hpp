@@ -74,6 +74,11 @@ void warn_once(const std::string& key, const std::string& message);
 void verbose(const std::string& message);
 
 namespace detail {
+/// A termination signal (SIGTERM, SIGINT, SIGQUIT) that arrived while its
+/// thread was busy inside Strata (Location::busy: a trace flush, an
+/// allocation); 0: none.  Handled when that work ends (busy_ended()).
+extern std::atomic<int> deferred_signal;
+void handle_deferred_signal();
 /// The table the hot path walks: nullptr when inactive.
 extern std::atomic<const substrate::EventTable*> active_table;
 /// The table of recording on; the exits of the recording-off table are the same.
@@ -83,5 +88,14 @@ extern substrate::EventTable off_table;
 extern RegionHandle flush_region;
 extern RegionHandle recording_off_region;
 }  // namespace detail
+
+/// Call right after clearing Location::busy: writing the experiment from a
+/// signal handler that interrupted a flush would corrupt the trace, so the
+/// handler leaves such a signal for this moment.
+inline void busy_ended() {
+    if (__builtin_expect(detail::deferred_signal.load(std::memory_order_relaxed) != 0, 0)) {
+        detail::handle_deferred_signal();
+    }
+}
 
 }  // namespace strata::runtime

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/runtime.hpp"
+
 namespace strata::profiling {
 
 CallTree::CallTree(PagePool& pool, bool* busy) : pool_(pool), busy_(busy != nullptr ? busy : &unused_busy_) {
@@ -69,7 +71,10 @@ CallTree::Node* CallTree::find_or_add(Node* parent, RegionHandle region, Paramet
     struct BusyScope {  // a new node may allocate a page or grow pages_
         bool* flag;
         explicit BusyScope(bool* f) : flag(f) { *flag = true; }
-        ~BusyScope() { *flag = false; }
+        ~BusyScope() {
+            *flag = false;
+            runtime::busy_ended();
+        }
     } busy(busy_);
     Node* n = add_node();
     if (n == nullptr) return nullptr;
@@ -92,6 +97,7 @@ void CallTree::grow_stack() {
     top_ = stack_.data() + depth;
     stack_end_ = stack_.data() + stack_.size();
     *busy_ = false;
+    runtime::busy_ended();
 }
 
 void CallTree::push_folded(Ticks time) {

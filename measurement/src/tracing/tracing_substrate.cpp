@@ -3,6 +3,7 @@
 #include "tracing/tracing_substrate.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
@@ -110,7 +111,7 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
                            "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
                            "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
         loc.busy = false;
-        return;
+        return runtime::busy_ended();
     }
     loc.busy = false;
     if (!write) {
@@ -122,6 +123,7 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     }
     if (write && metric_values != nullptr) tl.buffer.write_metrics(tl.metric_count, metric_values);
     if (flushed) runtime::record_measurement_region(loc, runtime::detail::flush_region, begin, end);
+    runtime::busy_ended();
 }
 
 void on_enter(Location& loc, Ticks time, RegionHandle region) {
@@ -170,12 +172,37 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
     tl.buffer.write(RecordType::parameter_string, time, p, value);
 }
 
+/// For the archive of a rank that finishes alone: each location's writer
+/// belonged to the shared archive, and what its buffer flushes wrote there stays
+/// there (the INCOMPLETE note says so).  The new archive gets what is still in
+/// memory; regions entered before the last flush are not open in it, so their
+/// leaves are dropped and it stays well nested.
+void start_again_after_flushes() {
+    std::uint64_t events = 0, locations = 0;
+    for (Location* loc : location::all()) {
+        auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
+        if (tl == nullptr || tl->otf2.writer == nullptr) continue;
+        events += tl->otf2.events;
+        ++locations;
+        Otf2LocationState fresh;
+        fresh.location_index = tl->otf2.location_index;
+        tl->otf2 = std::move(fresh);
+    }
+    if (locations == 0) return;
+    std::fprintf(stderr,
+                 "strata: warning: %llu trace events of %llu thread(s) were flushed to the job's shared trace "
+                 "during the run; it cannot be finished without the other ranks, so this rank's trace "
+                 "starts after its last flush (the profile covers the whole run)\n",
+                 static_cast<unsigned long long>(events), static_cast<unsigned long long>(locations));
+}
+
 bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (ctx.experiment_directory == nullptr) return true;
     if (ctx.group == nullptr && archive().is_collective()) {
         // This rank finishes alone: the shared archive needs every rank to be
         // closed, so it is left as it is and a new one takes what is still in memory.
         archive_slot() = new Otf2Archive();
+        start_again_after_flushes();
     }
     std::string problem = open_archive(ctx.group, ctx.rank);
     // A run that recorded nothing still gets one (empty) location: OTF2 readers

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A rank fails in the middle of the run: `abort` -> rank 1 calls MPI_Abort,
- * `segv` -> rank 2 dies from SIGSEGV.  Every rank first does 3 barriers inside
- * the user region "work".  The experiment must keep what every rank recorded. */
+ * `segv` -> rank 2 dies from SIGSEGV.  Every rank first does TICKS (the second
+ * argument, default 0) empty user regions "tick", then 3 barriers inside the
+ * user region "work".  The experiment must keep what every rank recorded. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strata/strata.h>
 
@@ -11,6 +13,11 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const long ticks = argc > 2 ? atol(argv[2]) : 0;
+    for (long i = 0; i < ticks; ++i) {
+        STRATA_REGION_BEGIN("tick");
+        STRATA_REGION_END("tick");
+    }
     for (int i = 0; i < 3; ++i) {
         STRATA_REGION_BEGIN("work");
         MPI_Barrier(MPI_COMM_WORLD);
