@@ -23,6 +23,7 @@
 #include <mpi.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +35,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyze/advice.hpp"
@@ -64,13 +66,45 @@ int broadcast_status(int status) {
     return status;
 }
 
+/// A job whose ranks stopped separately (MPI_Abort, a signal, an exit without
+/// MPI_Finalize) leaves one experiment per rank in rank-<r>/ and none at the
+/// top: says so and how to analyse them; "" otherwise.
+std::string separate_rank_experiments(const std::string& path) {
+    std::error_code ignored;
+    const std::filesystem::path dir(path);
+    if (std::filesystem::exists(dir / "profile.h5", ignored) || std::filesystem::exists(dir / "traces.otf2", ignored)) {
+        return "";
+    }
+    std::vector<std::pair<long, std::string>> ranks;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ignored)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("rank-", 0) != 0 || name.size() == 5 || !entry.is_directory(ignored)) continue;
+        if (name.size() > 14 || name.find_first_not_of("0123456789", 5) != std::string::npos) continue;
+        ranks.emplace_back(std::stol(name.substr(5)), name);
+    }
+    if (ranks.empty()) return "";
+    std::sort(ranks.begin(), ranks.end());
+    std::string list;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+        if (i == 4 && ranks.size() > 5) {
+            list += ", ... (" + std::to_string(ranks.size()) + " in all)";
+            break;
+        }
+        list += (i > 0 ? ", " : "") + ranks[i].second;
+    }
+    return path + ": the ranks of this job stopped separately (MPI_Abort, a signal, or an exit without "
+                  "MPI_Finalize), so each wrote its own experiment here: " + list +
+           " (their INCOMPLETE files say why).  Analyse them one at a time, e.g. strata-analyze " +
+           (dir / ranks.front().second).string();
+}
+
 /// The experiment directory must exist and be a directory; "" when it is
 /// fine, else the message.
 std::string check_experiment(const std::string& path) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) return path + ": cannot open: " + std::strerror(errno);
     if (!S_ISDIR(status.st_mode)) return path + ": not an experiment directory";
-    return "";
+    return separate_rank_experiments(path);
 }
 
 /// `text` of rank `root`, on every rank.

@@ -351,6 +351,24 @@ TEST_F(StrataAnalyzeTest, NoProfile) {
         << "nothing is created when nothing can be read";
 }
 
+TEST_F(StrataAnalyzeTest, RanksThatStoppedSeparately) {
+    // What a job whose rank called MPI_Abort leaves: one experiment per rank, none at the top.
+    for (int rank : {0, 1, 2, 10, 3, 4}) {
+        fs::create_directories(fs::path(experiment()) / ("rank-" + std::to_string(rank)));
+    }
+    fs::create_directories(fs::path(experiment()) / "traces");
+    for (int k : {0, 2}) {
+        const RunResult r = analyze(k, {experiment()});
+        EXPECT_EQ(r.status, 1) << "K = " << k;
+        const std::string message =
+            "strata-analyze: " + experiment() +
+            ": the ranks of this job stopped separately (MPI_Abort, a signal, or an exit without MPI_Finalize), "
+            "so each wrote its own experiment here: rank-0, rank-1, rank-2, rank-3, ... (6 in all) (their "
+            "INCOMPLETE files say why).  Analyse them one at a time, e.g. strata-analyze " + experiment() + "/rank-0\n";
+        EXPECT_NE(r.err.find(message), std::string::npos) << "K = " << k << ": " << r.err;
+    }
+}
+
 TEST_F(StrataAnalyzeTest, TextFileNamedProfile) {
     fs::create_directories(experiment());
     std::ofstream(fs::path(experiment()) / "profile.h5") << "this is not HDF5\n";
