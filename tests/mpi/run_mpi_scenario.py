@@ -691,11 +691,24 @@ def failure_run(args, name, how, failing_rank, reason, ticks=0):
     if ticks:
         assert 'could not be written' not in p.stderr, p.stderr
         assert "this rank's trace starts after its last flush" in p.stderr, p.stderr
+    return p.stderr
 
 
 @scenario
 def failure_abort_np4(args):
-    failure_run(args, 'failure-abort', 'abort', 1, 'it called MPI_Abort')
+    stderr = failure_run(args, 'failure-abort', 'abort', 1, 'it called MPI_Abort')
+    assert 'odls_base_sigkill_timeout' not in stderr, 'no advice when the ranks are given time: ' + stderr
+    # With Open MPI's default the other ranks may be killed before they have written: the aborting
+    # rank says how to give them time.
+    directory = os.path.join(args.work_dir, 'failure-abort-default')
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    env = clean_environment(dict(TRACING))
+    env.pop('OMPI_MCA_odls_base_sigkill_timeout', None)
+    p = subprocess.run([args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'),
+                        'abort'], cwd=directory, env=env, capture_output=True, text=True, timeout=240)
+    assert p.returncode != 0, 'the job must fail'
+    assert 'run mpirun --mca odls_base_sigkill_timeout 10' in p.stderr, p.stderr
 
 
 @scenario
