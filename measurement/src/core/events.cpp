@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The event API: location and time resolved once, then the substrates' callbacks.
 //
-// Hot path per enter: one acquire load of the table (a plain load on x86),
-// one TLS load, one timer read, a push on the location's region stack and a
-// tail call of the substrate (or a walk over a null-terminated array of
-// function pointers when several are active).  No lock, no allocation, no
-// virtual call.
+// Hot path per enter: one TLS load, the location's in-event mark (see
+// EventScope), one acquire load of the table (a plain load on x86), one timer
+// read, a push on the location's region stack and a call of the only
+// substrate's callback; everything else (several substrates, counters,
+// recording off, the thread's first event) is left to out-of-line general
+// paths, so that the fast path saves few registers.  No lock, no allocation,
+// no virtual call.
 //
 // Counters (STRATA_METRIC_*): the runtime then leaves single_enter/single_exit
 // empty, so enter() and exit() take the general path, which reads the thread's
