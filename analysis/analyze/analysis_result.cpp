@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 
 #include "profile/profile_aggregates.hpp"
@@ -90,6 +91,22 @@ std::vector<RowResult> make_rows(const Profile& p, const RowStatistics& stats, R
     return rows;
 }
 
+/// The INCOMPLETE note a rank that stopped alone leaves in its experiment, as
+/// one line (at most 2000 characters); "" without one.
+std::string incomplete_note(const std::string& experiment) {
+    if (experiment.empty()) return "";
+    std::ifstream in(experiment + "/INCOMPLETE");
+    if (!in) return "";
+    std::string text(2000, '\0');
+    in.read(&text[0], static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    for (char& c : text) {
+        if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+    }
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    return text;
+}
+
 }  // namespace
 
 AnalysisResult finish_analysis(const Profile& p, const RankLayout& layout, const CallPathClasses& classes,
@@ -101,6 +118,7 @@ AnalysisResult finish_analysis(const Profile& p, const RankLayout& layout, const
     s.creation_time = p.creation_time;
     s.timer = p.timer;
     s.dropped_callpaths = p.dropped_callpaths;
+    s.incomplete = incomplete_note(context.experiment);
     s.ranks = layout.ranks.size();
     s.cpu_threads = layout.cpu_threads;
     s.gpu_streams = layout.gpu_streams;

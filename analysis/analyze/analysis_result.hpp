@@ -87,6 +87,9 @@ struct TraceSummary {
 struct SummaryResult {
     std::string experiment, strata_version, creation_time, timer;
     std::uint64_t dropped_callpaths = 0;
+    /// The experiment's INCOMPLETE note (what one rank wrote when it stopped
+    /// before the others: MPI_Abort, a signal); "" when there is none.
+    std::string incomplete;
     std::size_t ranks = 0, cpu_threads = 0, gpu_streams = 0, other_locations = 0;
     double wall_s = 0, run_s = 0;
     std::int64_t wall_rank = -1, run_rank = -1;  ///< the rank with the longest wall / run time

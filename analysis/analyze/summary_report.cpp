@@ -147,6 +147,7 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
     if (s.dropped_callpaths > 0)
         t += "Incomplete   " + std::to_string(s.dropped_callpaths) +
              " call paths were dropped by the profile (see the advice)\n";
+    if (!s.incomplete.empty()) t += wrap("Incomplete   ", s.incomplete + " (INCOMPLETE)", 100, "             ") + "\n";
 
     t += "\nWhere the time goes (exclusive time summed over all " + std::to_string(s.cpu_threads) +
          " CPU threads; shares of the program time)\n";
@@ -276,6 +277,10 @@ std::string summary_csv(const AnalysisResult& result, const ReportSettings& sett
         "the rank with the longest run time (lowest on ties)");
     row("run", "dropped_callpaths", std::to_string(s.dropped_callpaths), "count",
         "call paths the profile did not record for lack of memory (0: complete)");
+    if (!s.incomplete.empty()) {
+        row("run", "incomplete", s.incomplete, "",
+            "the experiment's INCOMPLETE note: one rank's own experiment, written when it stopped before the others");
+    }
     for (std::size_t c = 0; c < time_class_count; ++c)
         row("time", std::string(time_class_name(static_cast<TimeClass>(c))), format_number(s.class_s[c]), "s",
             def_class[c]);
@@ -312,6 +317,7 @@ std::string summary_json(const AnalysisResult& result, const std::vector<Finding
     t += "  \"profile\": {\"strata_version\": " + json_string(s.strata_version) +
          ", \"creation_time\": " + json_string(s.creation_time) + ", \"timer\": " + json_string(s.timer) +
          ", \"dropped_callpaths\": " + std::to_string(s.dropped_callpaths) + "},\n";
+    t += "  \"incomplete\": " + (s.incomplete.empty() ? std::string("null") : json_string(s.incomplete)) + ",\n";
     t += "  \"trace\": {\"present\": " + std::string(s.trace_present ? "true" : "false") +
          ", \"analysed\": " + std::string(s.trace.analysed ? "true" : "false") + ", \"note\": " +
          json_string(s.trace.note.empty() ? trace_note(s.trace_present) : s.trace.note) +

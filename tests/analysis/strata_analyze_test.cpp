@@ -163,6 +163,28 @@ TEST_F(StrataAnalyzeTest, ImbalancedExperimentExactSummaryAndPop) {
         EXPECT_NE(text.find(fragment), std::string::npos) << fragment << "\n" << text;
 }
 
+TEST_F(StrataAnalyzeTest, TheNoteOfARankThatStoppedAloneIsInTheSummary) {
+    write_experiment(imbalanced_profile(), experiment());
+    std::ofstream(fs::path(experiment()) / "INCOMPLETE")
+        << "rank 2 did not finish with the other ranks: it called MPI_Abort.\nWhat it recorded until then is "
+           "in this directory.\n";
+    const std::string out = analyze_into(1);
+    const std::string note =
+        "rank 2 did not finish with the other ranks: it called MPI_Abort. What it recorded until then is in this "
+        "directory.";
+    EXPECT_NE(report(out, "summary.csv").find("run,incomplete," + note + ",,"), std::string::npos)
+        << report(out, "summary.csv");
+    EXPECT_NE(report(out, "summary.json").find("\"incomplete\": \"" + note + "\",\n"), std::string::npos)
+        << report(out, "summary.json");
+    EXPECT_NE(report(out, "summary.txt").find("Incomplete   rank 2 did not finish"), std::string::npos)
+        << report(out, "summary.txt");
+    // Without the note: null, and no line.
+    fs::remove(fs::path(experiment()) / "INCOMPLETE");
+    const std::string complete = analyze_into(1, {"--force"});
+    EXPECT_NE(report(complete, "summary.json").find("\"incomplete\": null,\n"), std::string::npos);
+    EXPECT_EQ(report(complete, "summary.csv").find("run,incomplete,"), std::string::npos);
+}
+
 TEST_F(StrataAnalyzeTest, ImbalancedExperimentAdviceNamesComputeAndRank3) {
     write_experiment(imbalanced_profile(), experiment());
     const std::string out = analyze_into(2);
