@@ -338,6 +338,13 @@ inline std::pair<std::uint64_t, std::uint64_t> message_bytes(const substrate::Mp
     }
 }
 
+/// In a general path: recording on, on a location that is neither busy nor
+/// reads counters, so the substrates' arrays can be called directly (several
+/// substrates are active).
+inline bool several_substrates_only(const EventTable* table, const Location* loc) {
+    return table == &runtime::detail::on_table && loc != nullptr && !loc->busy && loc->metric_values == nullptr;
+}
+
 /// enter_then_mpi when the fast path does not apply: recording off, counters,
 /// several substrates, the thread's first event, Strata busy on the thread.
 template <typename Make>
@@ -348,8 +355,7 @@ __attribute__((noinline)) void enter_then_mpi_general(RegionHandle region, subst
     if (table == nullptr) return;
     const Ticks time = timer::now();
     Location* loc = location::detail::current;
-    if (table == &runtime::detail::on_table && loc != nullptr && region != 0 && !loc->busy &&
-        loc->metric_values == nullptr) {
+    if (several_substrates_only(table, loc) && region != 0) {
         push(loc, region);
         dispatch(table->enter, *loc, time, region);
         if ((table->mpi_event_kinds & (1u << kind)) == 0 || loc->busy) return;
@@ -398,6 +404,16 @@ __attribute__((noinline)) void mpi_then_exit_general(RegionHandle region, substr
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (table == nullptr) return;
     const Ticks time = timer::now();
+    Location* loc = location::detail::current;
+    if (several_substrates_only(table, loc) && loc->depth != 0 && loc->stack[loc->depth - 1] == region) {
+        if ((table->mpi_event_kinds & (1u << kind)) != 0) {
+            deliver_mpi(table, *loc, time, make_event(kind, make));
+            // A substrate busy with the location now (flushing) takes no exit either: exit_at() decides.
+            if (loc->busy) return exit_at(time, region);
+        }
+        --loc->depth;
+        return dispatch(table->exit, *loc, time, region);
+    }
     mpi_dispatch(kind, make, time);
     exit_at(time, region);
 }
