@@ -301,6 +301,14 @@ inline void deliver_mpi(const EventTable* table, Location& loc, Ticks time, cons
     for (; *f; ++f) (*f)(loc, time, event);
 }
 
+/// The event `make` builds, of kind `kind`.
+template <typename Make>
+inline substrate::MpiEvent make_event(substrate::MpiEvent::Kind kind, const Make& make) {
+    substrate::MpiEvent event = make();
+    event.kind = kind;
+    return event;
+}
+
 /// `time`: the event's time, or 0 to read the clock (when a substrate needs the time).
 template <typename Make>
 inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time = 0) {
@@ -311,17 +319,7 @@ inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time
     // Being created on this thread (see location.cpp), or Strata is busy on it (Location::busy).
     if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
     if (time == 0 && table->mpi_event_time) time = timer::now();  // profiling alone needs no time
-    substrate::MpiEvent event = make();
-    event.kind = kind;
-    deliver_mpi(table, *loc, time, event);
-}
-
-/// The event `make` builds, of kind `kind`.
-template <typename Make>
-inline substrate::MpiEvent make_event(substrate::MpiEvent::Kind kind, const Make& make) {
-    substrate::MpiEvent event = make();
-    event.kind = kind;
-    return event;
+    deliver_mpi(table, *loc, time, make_event(kind, make));
 }
 
 /// The bytes an MPI event moves, as (sent, received) on the call path of its call.
@@ -359,9 +357,7 @@ __attribute__((noinline)) void enter_then_mpi_general(RegionHandle region, subst
         push(loc, region);
         dispatch(table->enter, *loc, time, region);
         if ((table->mpi_event_kinds & (1u << kind)) == 0 || loc->busy) return;
-        substrate::MpiEvent event = make();
-        event.kind = kind;
-        return deliver_mpi(table, *loc, time, event);
+        return deliver_mpi(table, *loc, time, make_event(kind, make));
     }
     enter_at(time, region);
     mpi_dispatch(kind, make, time);
