@@ -14,7 +14,10 @@
 
 #ifdef STRATA_HAVE_LIBDW
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <libelf.h>
 #endif
 
 namespace strata::openmp {
@@ -36,6 +39,44 @@ std::string demangled(const char* symbol) {
 }
 
 #ifdef STRATA_HAVE_LIBDW
+/// Separate debug information on this machine only: by build ID under the
+/// debug directories, else by the module's .gnu_debuglink name beside it, in
+/// its .debug/ and under /usr/lib/debug, accepted when its build ID is the
+/// module's.  Unlike dwfl_standard_find_debuginfo this never loads the
+/// debuginfod client (a dozen libraries, milliseconds inside the program's
+/// first parallel region) nor, where DEBUGINFOD_URLS is set, asks a server
+/// over the network from inside the measured program.
+int find_local_debuginfo(Dwfl_Module* module, void** user, const char* name, Dwarf_Addr base, const char* file,
+                         const char* debuglink, GElf_Word crc, char** found_name) {
+    const int fd = dwfl_build_id_find_debuginfo(module, user, name, base, file, debuglink, crc, found_name);
+    if (fd >= 0 || file == nullptr || debuglink == nullptr || debuglink[0] == '\0') return fd;
+    const unsigned char* id = nullptr;
+    GElf_Addr id_address = 0;
+    const int id_size = dwfl_module_build_id(module, &id, &id_address);
+    if (id_size <= 0) return -1;  // nothing to tell the right file from a stale one
+    const char* slash = std::strrchr(file, '/');
+    const std::string directory = slash != nullptr ? std::string(file, slash) : std::string(".");
+    for (const std::string& candidate : {directory + '/' + debuglink, directory + "/.debug/" + debuglink,
+                                         "/usr/lib/debug" + directory + '/' + debuglink}) {
+        if (candidate == file) continue;
+        const int candidate_fd = open(candidate.c_str(), O_RDONLY | O_CLOEXEC);
+        if (candidate_fd < 0) continue;
+        bool same = false;
+        if (Elf* elf = elf_begin(candidate_fd, ELF_C_READ_MMAP, nullptr)) {
+            const void* candidate_id = nullptr;
+            const ssize_t size = dwelf_elf_gnu_build_id(elf, &candidate_id);
+            same = size == id_size && std::memcmp(candidate_id, id, static_cast<std::size_t>(size)) == 0;
+            elf_end(elf);
+        }
+        if (same) {
+            *found_name = strdup(candidate.c_str());
+            return candidate_fd;
+        }
+        close(candidate_fd);
+    }
+    return -1;
+}
+
 /// The process's modules, reported once and again when an address is outside
 /// all of them (an object opened with dlopen since).
 class ProcessLines {
@@ -105,7 +146,7 @@ private:
     void report() {
         if (dwfl_ != nullptr) dwfl_end(dwfl_);
         static char* debuginfo_path = nullptr;
-        static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
+        static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, find_local_debuginfo, nullptr,
                                                  &debuginfo_path};
         dwfl_ = dwfl_begin(&callbacks);
         if (dwfl_ == nullptr) return;
