@@ -77,8 +77,7 @@ int find_local_debuginfo(Dwfl_Module* module, void** user, const char* name, Dwa
     return -1;
 }
 
-/// The process's modules, reported once and again when an address is outside
-/// all of them (an object opened with dlopen since).
+/// The line tables and symbols of the objects that hold constructs.
 class ProcessLines {
 public:
     ~ProcessLines() {
@@ -86,38 +85,33 @@ public:
     }
 
     bool find(std::uintptr_t address, CodeLocation* out) {
-        for (int attempt = 0; attempt < 2; ++attempt) {
-            if (attempt == 1 || dwfl_ == nullptr) report();
-            if (dwfl_ == nullptr) return false;
-            Dwfl_Module* module = dwfl_addrmodule(dwfl_, address);
-            if (module == nullptr) continue;
-            int number = 0;
-            const char* file = nullptr;
-            if (Dwfl_Line* line = dwfl_module_getsrc(module, address)) {
-                file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
-            } else {
-                file = search_units(module, address, &number);
-            }
-            if (file != nullptr && number > 0) {
-                out->file = base_name(file);
-                out->line = static_cast<unsigned>(number);
-                out->text = out->file + ':' + std::to_string(number);
-                return true;
-            }
-            // No line table (built without -g): the function from the symbol
-            // table, which unlike dladdr also knows the functions not exported
-            // (GCC's outlined construct bodies, "f._omp_fn.N"), and the offset
-            // in it, which tells two constructs of one function apart.
-            GElf_Off offset = 0;
-            GElf_Sym symbol_entry;
-            if (const char* symbol = dwfl_module_addrinfo(module, address, &offset, &symbol_entry, nullptr, nullptr,
-                                                          nullptr)) {
-                char at[32];
-                std::snprintf(at, sizeof at, "+0x%llx", static_cast<unsigned long long>(offset));
-                out->text = demangled(symbol) + at;
-                return true;
-            }
-            return false;
+        Dwfl_Module* module = report_object_of(address);
+        if (module == nullptr) return false;
+        int number = 0;
+        const char* file = nullptr;
+        if (Dwfl_Line* line = dwfl_module_getsrc(module, address)) {
+            file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr);
+        } else {
+            file = search_units(module, address, &number);
+        }
+        if (file != nullptr && number > 0) {
+            out->file = base_name(file);
+            out->line = static_cast<unsigned>(number);
+            out->text = out->file + ':' + std::to_string(number);
+            return true;
+        }
+        // No line table (built without -g): the function from the symbol
+        // table, which unlike dladdr also knows the functions not exported
+        // (GCC's outlined construct bodies, "f._omp_fn.N"), and the offset
+        // in it, which tells two constructs of one function apart.
+        GElf_Off offset = 0;
+        GElf_Sym symbol_entry;
+        if (const char* symbol =
+                dwfl_module_addrinfo(module, address, &offset, &symbol_entry, nullptr, nullptr, nullptr)) {
+            char at[32];
+            std::snprintf(at, sizeof at, "+0x%llx", static_cast<unsigned long long>(offset));
+            out->text = demangled(symbol) + at;
+            return true;
         }
         return false;
     }
@@ -143,17 +137,58 @@ private:
         return nullptr;
     }
 
-    void report() {
-        if (dwfl_ != nullptr) dwfl_end(dwfl_);
-        static char* debuginfo_path = nullptr;
-        static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, find_local_debuginfo, nullptr,
-                                                 &debuginfo_path};
-        dwfl_ = dwfl_begin(&callbacks);
-        if (dwfl_ == nullptr) return;
-        if (dwfl_linux_proc_report(dwfl_, getpid()) != 0 || dwfl_report_end(dwfl_, nullptr, nullptr) != 0) {
-            dwfl_end(dwfl_);
-            dwfl_ = nullptr;
+    /// The module of the loaded object that holds `address`, reported the first
+    /// time one of its addresses is asked for: only the objects that hold
+    /// constructs are opened, not every library of the process (an MPI
+    /// program maps a hundred), and an object opened with dlopen later is
+    /// found as well.
+    Dwfl_Module* report_object_of(std::uintptr_t address) {
+        if (dwfl_ == nullptr) {
+            static char* debuginfo_path = nullptr;
+            static const Dwfl_Callbacks callbacks = {dwfl_linux_proc_find_elf, find_local_debuginfo, nullptr,
+                                                     &debuginfo_path};
+            dwfl_ = dwfl_begin(&callbacks);
+            if (dwfl_ == nullptr) return nullptr;
         }
+        if (Dwfl_Module* module = dwfl_addrmodule(dwfl_, address)) return module;
+        struct Search {
+            std::uintptr_t address;
+            std::uintptr_t bias = 0;
+            const char* name = nullptr;
+            bool found = false;
+        } search{address};
+        dl_iterate_phdr(
+            [](dl_phdr_info* info, std::size_t, void* data) {
+                auto* s = static_cast<Search*>(data);
+                for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+                    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+                    const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+                    if (ph.p_type == PT_LOAD && s->address >= begin && s->address < begin + ph.p_memsz) {
+                        s->bias = info->dlpi_addr;
+                        s->name = info->dlpi_name;
+                        s->found = true;
+                        return 1;
+                    }
+                }
+                return 0;
+            },
+            &search);
+        if (!search.found || search.name == nullptr) return nullptr;
+        // The program itself has no name here: its file, so that a debug file
+        // named by .gnu_debuglink is looked for beside it.
+        char program[4096];
+        const char* file = search.name;
+        if (file[0] == '\0') {
+            const ssize_t n = readlink("/proc/self/exe", program, sizeof program - 1);
+            if (n <= 0) return nullptr;
+            program[n] = '\0';
+            file = program;
+        }
+        if (file[0] != '/') return nullptr;  // the vDSO: no file, no constructs
+        dwfl_report_begin_add(dwfl_);
+        Dwfl_Module* module = dwfl_report_elf(dwfl_, base_name(file).c_str(), file, -1, search.bias, true);
+        dwfl_report_end(dwfl_, nullptr, nullptr);
+        return module;
     }
 
     Dwfl* dwfl_ = nullptr;
