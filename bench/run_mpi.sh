@@ -35,11 +35,23 @@ for ((i = 0; i < reps; i++)); do
   run trace "$work/strata" STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=1G
 done
 col() { awk -v c="$2" '{print $c}' "$work/result-$1" | median; }
+# The median of each repetition's difference to the plain run right before it
+# (the first plain run of a repetition for profile, the second for trace): the
+# machine's speed drifts from one repetition to the next, and the pairs share the drift.
+paired() {  # paired MODE OFFSET COLUMN
+  paste -d' ' <(awk -v c="$3" '{print $c}' "$work/result-$1") \
+    <(awk -v o="$2" -v c="$3" 'NR % 2 == (o + 1) % 2 {print $c}' "$work/result-plain") |
+    awk '{print $1 - $2}' | median
+}
 pp=$(col plain 1) ar=$(col plain 2)
 echo "MPI (mpi_bench.c, 2 ranks, $n iterations, $reps repetitions, medians)"
 printf '  plain       ping-pong %7.3f us   allreduce %7.3f us\n' "$pp" "$ar"
 for mode in profile trace; do
   p=$(col $mode 1) a=$(col $mode 2)
+  offset=0
+  [[ $mode == trace ]] && offset=1
   printf '  %-10s  ping-pong %7.3f us   allreduce %7.3f us   -> overhead %s us per round trip, %s us per allreduce\n' \
     "$mode" "$p" "$a" "$(calc "$p - $pp")" "$(calc "$a - $ar")"
+  printf '  %-10s  paired with the adjacent plain run: %s us per round trip, %s us per allreduce\n' \
+    "" "$(calc "$(paired "$mode" $offset 1)")" "$(calc "$(paired "$mode" $offset 2)")"
 done

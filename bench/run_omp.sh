@@ -41,10 +41,21 @@ for ((i = 0; i < reps; i++)); do
   run plain "$work/plain"
   run trace "$work/strata" STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=1G
 done
+# The median of each repetition's difference to the plain run right before it
+# (the first plain run of a repetition for null_tool and profile, the second
+# for trace): the machine's speed drifts from one repetition to the next, and
+# the pairs share the drift.
+paired() {  # paired MODE OFFSET
+  paste -d' ' "$work/result-$1" <(awk -v o="$2" 'NR % 2 == (o + 1) % 2' "$work/result-plain") |
+    awk '{print $1 - $2}' | median
+}
 plain=$(median < "$work/result-plain")
 echo "OpenMP (omp_bench.c, $OMP_NUM_THREADS threads, $n parallel regions, $reps repetitions, medians)"
 printf '  plain       %7.3f us per parallel region\n' "$plain"
 for mode in null_tool profile trace; do
   t=$(median < "$work/result-$mode")
-  printf '  %-10s  %7.3f us per parallel region   -> overhead %s us\n' "$mode" "$t" "$(calc "$t - $plain")"
+  offset=0
+  [[ $mode == trace ]] && offset=1
+  printf '  %-10s  %7.3f us per parallel region   -> overhead %s us (paired with the adjacent plain run: %s us)\n' \
+    "$mode" "$t" "$(calc "$t - $plain")" "$(calc "$(paired "$mode" $offset)")"
 done
