@@ -152,6 +152,17 @@ Ticks end_time() {
     return joined != 0 ? joined : events::now();
 }
 
+/// Whether an end reported late (see end_time) comes after its team joined, on
+/// a thread other than the forking one.  libomp reports such an end as the
+/// thread wakes up for the next parallel region, right before the end of the
+/// thread's implicit task, which closes everything still open in the team at
+/// the join: the end is left to it (one event API call fewer on the way into
+/// the next region).
+bool ends_with_its_team() {
+    const Frame* team = innermost_team();
+    return team != nullptr && !team->forking && events::thread_team_joined() != 0;
+}
+
 /// Where the parallel construct of the innermost team of this thread is.
 const void* innermost_parallel_code() {
     const Frame* team = innermost_team();
@@ -179,6 +190,7 @@ bool close(Frame::Kind kind, const void* key, bool late = false) {
             if (open[i].region != 0) events::exit(open[i].region);
             return true;
         }
+        if (late && ends_with_its_team()) return true;
         const Ticks time = late ? end_time() : events::now();
         while (t_state.size > i) {
             const Frame& top = open[--t_state.size];
