@@ -9,8 +9,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "debug_info/dwarf_unit_index.hpp"
 
 namespace strata::compiler {
 
@@ -19,6 +22,8 @@ struct DwarfSource::Impl {
     Dwarf* dwarf = nullptr;
     std::unordered_map<std::uint64_t, SourceLine> functions;
     std::unordered_set<std::uint64_t> indexed_units;  // offsets of the units already walked
+    /// Without .debug_aranges (clang): the units by address, read at the first miss.
+    std::unique_ptr<debug_info::DwarfUnitIndex> unit_index;
 
     /// The entry address of a function DIE: DW_AT_entry_pc or DW_AT_low_pc, else the start of
     /// its first range (functions split into hot and cold parts).
@@ -69,19 +74,16 @@ struct DwarfSource::Impl {
         walk(unit, unit, comp_dir);
     }
 
-    /// The unit containing `address`: aranges first, else every unit's ranges.
-    bool unit_of(std::uint64_t address, Dwarf_Die* unit) {
-        if (dwarf_addrdie(dwarf, address, unit) != nullptr) return true;
-        Dwarf_Off offset = 0, next = 0;
-        std::size_t header_size = 0;
-        while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
-            if (dwarf_offdie(dwarf, offset + header_size, unit) != nullptr &&
-                dwarf_haspc(unit, address) > 0) {
-                return true;
-            }
-            offset = next;
+    /// Indexes the units that may hold the function at `address`: by aranges,
+    /// else by the units' own ranges.
+    void index_units_of(std::uint64_t address) {
+        Dwarf_Die unit;
+        if (dwarf_addrdie(dwarf, address, &unit) != nullptr) return index_unit(&unit);
+        if (unit_index == nullptr) unit_index = std::make_unique<debug_info::DwarfUnitIndex>(dwarf);
+        for (const Dwarf_Off offset : unit_index->units_at(address)) {
+            if (dwarf_offdie(dwarf, offset, &unit) != nullptr) index_unit(&unit);
+            if (functions.count(address) != 0) return;
         }
-        return false;
     }
 };
 
@@ -99,9 +101,7 @@ bool DwarfSource::find(std::uint64_t address, SourceLine* out) {
     if (impl_->dwarf == nullptr) return false;
     auto it = impl_->functions.find(address);
     if (it == impl_->functions.end()) {
-        Dwarf_Die unit;
-        if (!impl_->unit_of(address, &unit)) return false;
-        impl_->index_unit(&unit);
+        impl_->index_units_of(address);
         it = impl_->functions.find(address);
         if (it == impl_->functions.end()) return false;
     }

@@ -7,13 +7,11 @@
 #include <link.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <vector>
 
 #ifdef STRATA_HAVE_LIBDW
 #include <elfutils/libdw.h>
@@ -21,6 +19,8 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <libelf.h>
+
+#include "debug_info/dwarf_unit_index.hpp"
 #endif
 
 namespace strata::openmp {
@@ -121,53 +121,21 @@ public:
 
 private:
     /// Clang emits no .debug_aranges, without which libdwfl finds no unit for an
-    /// address: the units' own address ranges, gathered once per module and
-    /// sorted, tell which unit holds it (asking every unit for every
-    /// construct took a millisecond per construct in a program of 800 units).
+    /// address: the units' own address ranges tell (debug_info/dwarf_unit_index.hpp).
     const char* search_units(Dwfl_Module* module, std::uintptr_t address, int* number) {
         Dwarf_Addr bias = 0;
         Dwarf* dwarf = dwfl_module_getdwarf(module, &bias);
         if (dwarf == nullptr) return nullptr;
-        const std::vector<UnitRange>& units = unit_ranges(module, dwarf);
+        auto found = units_.find(module);
+        if (found == units_.end()) found = units_.emplace(module, debug_info::DwarfUnitIndex(dwarf)).first;
         const Dwarf_Addr pc = address - bias;
-        // The units whose range starts at or below pc, nearest first (ranges of
-        // discarded code may start at 0 and overlap the real ones).
-        auto it = std::upper_bound(units.begin(), units.end(), pc,
-                                   [](Dwarf_Addr value, const UnitRange& r) { return value < r.low; });
-        while (it != units.begin()) {
-            --it;
-            if (pc >= it->high) continue;
+        for (const Dwarf_Off offset : found->second.units_at(pc)) {
             Dwarf_Die unit;
-            if (dwarf_offdie(dwarf, it->unit, &unit) == nullptr) continue;
+            if (dwarf_offdie(dwarf, offset, &unit) == nullptr) continue;
             Dwarf_Line* line = dwarf_getsrc_die(&unit, pc);
             if (line != nullptr && dwarf_lineno(line, number) == 0) return dwarf_linesrc(line, nullptr, nullptr);
         }
         return nullptr;
-    }
-
-    struct UnitRange {
-        Dwarf_Addr low, high;
-        Dwarf_Off unit;  ///< offset of the unit's DIE
-    };
-
-    const std::vector<UnitRange>& unit_ranges(Dwfl_Module* module, Dwarf* dwarf) {
-        auto found = units_.find(module);
-        if (found != units_.end()) return found->second;
-        std::vector<UnitRange>& units = units_[module];
-        Dwarf_Off offset = 0, next = 0;
-        std::size_t header_size = 0;
-        while (dwarf_nextcu(dwarf, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
-            Dwarf_Die unit;
-            if (dwarf_offdie(dwarf, offset + header_size, &unit) != nullptr) {
-                Dwarf_Addr base = 0, low = 0, high = 0;
-                for (ptrdiff_t at = 0; (at = dwarf_ranges(&unit, at, &base, &low, &high)) > 0;) {
-                    if (low < high) units.push_back(UnitRange{low, high, offset + header_size});
-                }
-            }
-            offset = next;
-        }
-        std::sort(units.begin(), units.end(), [](const UnitRange& x, const UnitRange& y) { return x.low < y.low; });
-        return units;
     }
 
     /// The module of the loaded object that holds `address`, reported the first
@@ -225,7 +193,7 @@ private:
     }
 
     Dwfl* dwfl_ = nullptr;
-    std::map<Dwfl_Module*, std::vector<UnitRange>> units_;
+    std::map<Dwfl_Module*, debug_info::DwarfUnitIndex> units_;
 };
 #endif
 
