@@ -368,14 +368,17 @@ CodeRange g_runtime_code, g_adapter_code;
 /// ompt_sync_region_barrier_implicit (OpenMP 5.0), the one at the end of a
 /// parallel region included, so on those threads every implicit barrier
 /// takes the late path: before the join end_time() reads the clock as usual.
-/// On the forking thread only the one named as the parallel region's
-/// (OpenMP 5.1) shares the join's clock reading; its other implicit
-/// barriers end on time.
-bool may_end_late(ompt_sync_region_t kind, Construct construct) {
+/// On the forking thread the one at the end of the parallel region shares the
+/// join's clock reading: named as the parallel region's (OpenMP 5.1), or, in
+/// LLVM 14, told by its code, which is the parallel construct's own (the
+/// other implicit barriers name code inside the region); its other implicit
+/// barriers end on time.  (A GCC-compiled program's names code of the runtime:
+/// it ends on time, as does any barrier that names the runtime.)
+bool may_end_late(ompt_sync_region_t kind, Construct construct, const void* codeptr_ra) {
     if (kind == ompt_sync_region_barrier_implicit_parallel) return true;
     if (construct != Construct::implicit_barrier) return false;
     const Frame* team = innermost_team();
-    return team != nullptr && !team->forking;
+    return team != nullptr && (!team->forking || (codeptr_ra != nullptr && codeptr_ra == team->key));
 }
 
 void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*,
@@ -392,7 +395,7 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
         }
         open(Frame::sync, construct_region(construct, codeptr_ra), construct_key(construct));
     } else {
-        close(Frame::sync, construct_key(construct), may_end_late(kind, construct));
+        close(Frame::sync, construct_key(construct), may_end_late(kind, construct, codeptr_ra));
     }
 }
 
