@@ -88,13 +88,20 @@ def count_kinds(events, location):
 
 def check_matching(events):
     """Every send (MpiSend, MpiIsend) has exactly one receive (MpiRecv, MpiIrecv) with the
-    same communicator, sender, receiver and tag, and the same byte count, in order.
-    Returns the number of matched messages and the number on "unknown communicator"."""
+    same communicator, sender, receiver and tag, and the same byte count, in order: the order
+    in which they were posted, as MPI matches them (its non-overtaking rule).  A nonblocking
+    receive was posted at its MpiIrecvRequest, which may come before the MpiIrecv of a receive
+    posted earlier (MPI_Waitany, MPI_Testany, or the requests of MPI_Waitall completed in
+    another order).  Returns the number of matched messages and the number on "unknown
+    communicator"."""
     sends, receives = collections.defaultdict(list), collections.defaultdict(list)
     unknown = 0
     for location, stream in events.by_location.items():
         me = int(location.split('/')[0].split()[1])
-        for kind, _, f in stream:
+        posted = {}  # request id -> position of its MpiIrecvRequest
+        for position, (kind, _, f) in enumerate(stream):
+            if kind == 'MpiIrecvRequest':
+                posted[f['request_id']] = position
             if kind in ('MpiSend', 'MpiIsend', 'MpiRecv', 'MpiIrecv') and f['comm'].name == UNKNOWN:
                 assert not f['comm'].members, 'the unknown communicator has members: %r' % f['comm']
                 unknown += 1
@@ -103,12 +110,15 @@ def check_matching(events):
                 comm = f['comm']
                 assert me in comm.members, '%s: sends on %r, of which it is not a member' % (location, comm)
                 key = (comm.ref, me, comm.world(f['receiver']), f['msg_tag'])
-                sends[key].append(f['msg_length'])
+                sends[key].append((location, position, f['msg_length']))
             elif kind in ('MpiRecv', 'MpiIrecv'):
                 comm = f['comm']
                 assert me in comm.members, '%s: receives on %r, of which it is not a member' % (location, comm)
                 key = (comm.ref, comm.world(f['sender']), me, f['msg_tag'])
-                receives[key].append(f['msg_length'])
+                post = posted.pop(f['request_id'], position) if kind == 'MpiIrecv' else position
+                receives[key].append((location, post, f['msg_length']))
+    sends = {key: [length for _, _, length in sorted(sides)] for key, sides in sends.items()}
+    receives = {key: [length for _, _, length in sorted(sides)] for key, sides in receives.items()}
     for key in set(sends) | set(receives):
         comm = events.comms[key[0]]
         what = 'messages on %r from rank %d to rank %d with tag %d' % (comm, key[1], key[2], key[3])

@@ -2,7 +2,8 @@
 // Every kind of MPI message event the adapter records, with known counts per
 // rank, for the message tests (run_mpi_scenario.py, message_checks.py): a
 // blocking ring, a halo exchange, derived datatypes, MPI_Sendrecv(_replace), MPI_Probe + MPI_Recv,
-// MPI_Waitany / Waitsome / Testall / Test / Testany, persistent requests,
+// MPI_Waitany / Waitsome / Testall / Test / Testany, receives completed in
+// another order than posted, persistent requests,
 // MPI_Mprobe / MPI_Improbe, a cancelled receive, MPI_PROC_NULL peers, every
 // blocking collective on MPI_COMM_WORLD (two of them in place), communicators
 // made by MPI_Comm_split, MPI_Comm_dup, MPI_Cart_create, MPI_Comm_create,
@@ -135,6 +136,18 @@ static void completion(void) {
         MPI_Testany(2, r, &index, &flag, MPI_STATUS_IGNORE);
         if (flag && index != MPI_UNDEFINED) ++done;
     }
+    // Two messages on one channel (the same peer and tag), received in the
+    // reverse of the order the receives were posted: MPI matches them in the
+    // order of posting, so the first receive gets the first (longer) message.
+    int first[2] = {-1, -1}, second = -1;
+    MPI_Irecv(first, 2, MPI_INT, left, 58, MPI_COMM_WORLD, &r[0]);
+    MPI_Irecv(&second, 1, MPI_INT, left, 58, MPI_COMM_WORLD, &r[1]);
+    MPI_Isend(&out[0], 2, MPI_INT, right, 58, MPI_COMM_WORLD, &r[2]);
+    MPI_Isend(&out[2], 1, MPI_INT, right, 58, MPI_COMM_WORLD, &r[3]);
+    MPI_Wait(&r[1], MPI_STATUS_IGNORE);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    MPI_Waitall(2, &r[2], MPI_STATUSES_IGNORE);
+    check(first[0] == left && first[1] == left && second == left, "receives completed out of order");
     // Persistent requests: three MPI_Startall + MPI_Waitall, one MPI_Start each + MPI_Wait.
     double pout = rank, pin = -1;
     MPI_Request p[2];
