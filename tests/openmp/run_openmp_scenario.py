@@ -343,15 +343,20 @@ def constructs_gcc(args):
     check_constructs(args, 'gcc')
 
 
-# A debuginfod server that is never there, and the dynamic loader saying what it loads.
-DEBUGINFOD_PROBE = {'DEBUGINFOD_URLS': 'http://127.0.0.1:9/', 'LD_DEBUG': 'files'}
-
-
-def expect_no_debuginfod(p):
-    """The source look-up stays on this machine: the debuginfod client (which would ask a server
-    over the network from inside the program's first parallel region) is never loaded."""
+def traced_with_debuginfod_probe(args, name, program):
+    """Runs `program` traced, with a debuginfod server set that is never there, and returns its
+    well-nested thread events.  The source look-up stays on this machine: the debuginfod client
+    (which would ask the server over the network from inside the program's first parallel
+    region) is never loaded."""
+    p, experiments = run(args, name, [os.path.join(args.bin_dir, program)],
+                         {'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2',
+                          'DEBUGINFOD_URLS': 'http://127.0.0.1:9/', 'LD_DEBUG': 'files'})
+    expect_equal(len(experiments), 1, 'experiments')
     loaded = sorted(set(re.findall(r'file=(\S*debuginfod\S*)', p.stderr)))
     expect_equal(loaded, [], 'debuginfod libraries loaded into the program')
+    events, _, _, _ = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+    check_well_nested(events)
+    return events
 
 
 @scenario
@@ -359,13 +364,7 @@ def constructs_gcc_no_debug_info(args):
     """Built without -g: constructs are named by the function that holds them (GCC's outlined
     bodies are "f._omp_fn.N") and the offset in it, so that the three parallel constructs
     stay three regions; nothing is named after the runtime."""
-    program = os.path.join(args.bin_dir, 'omp_constructs_gcc_nodebug')
-    p, experiments = run(args, 'constructs-gcc-nodebug', [program],
-                         dict({'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2'}, **DEBUGINFOD_PROBE))
-    expect_equal(len(experiments), 1, 'experiments')
-    expect_no_debuginfod(p)
-    events, _, _, _ = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
-    check_well_nested(events)
+    events = traced_with_debuginfod_probe(args, 'constructs-gcc-nodebug', 'omp_constructs_gcc_nodebug')
     constructs = enters(events, lambda n: n.startswith('!$omp '))
     functions = ('main', 'phase_loops', 'nested')
     for name in constructs:
@@ -381,14 +380,8 @@ def constructs_gcc_no_debug_info(args):
 def separate_debug_info(args):
     """Debug information in a separate file (objcopy --only-keep-debug, .gnu_debuglink): the
     constructs are still named by file and line, and only files of this machine are read."""
-    program = os.path.join(args.bin_dir, 'omp_constructs_gcc_splitdebug')
+    events = traced_with_debuginfod_probe(args, 'separate-debug-info', 'omp_constructs_gcc_splitdebug')
     lines = markers(os.path.join(args.source_dir, 'programs', 'omp_constructs.c'))
-    p, experiments = run(args, 'separate-debug-info', [program],
-                         dict({'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2'}, **DEBUGINFOD_PROBE))
-    expect_equal(len(experiments), 1, 'experiments')
-    expect_no_debuginfod(p)
-    events, _, _, _ = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
-    check_well_nested(events)
     parallel = enters(events, lambda n: construct_at(n, '!$omp parallel', lines['loops'], False))
     expect_equal(sum(parallel.values()), 6, 'parallel region of the loops, named by its line: %r' % dict(parallel))
 
