@@ -25,7 +25,8 @@ void ClockCorrection::add(std::uint64_t time, std::int64_t offset) {
     constant_ = constant_ && offset == offset_;
 }
 
-std::int64_t ClockCorrection::interpolate(std::uint64_t time) const {
+std::int64_t ClockCorrection::restart(std::uint64_t time) {
+    cursor_ = Cursor{};
     const auto t = static_cast<__int128>(time);
     if (points_.empty()) return static_cast<std::int64_t>(t);
     if (time <= points_.front().first) return static_cast<std::int64_t>(t + points_.front().second);
@@ -38,20 +39,25 @@ std::int64_t ClockCorrection::interpolate(std::uint64_t time) const {
                                              [](std::uint64_t v, const auto& p) { return v < p.first; });
     const auto& [t1, o1] = *(next - 1);
     const auto& [t2, o2] = *next;
-    if (o1 == o2) return static_cast<std::int64_t>(t + o1);  // a constant offset: no drift to interpolate
     const __int128 span = static_cast<__int128>(t2) - t1;  // > 0: t1 <= time < t2
     const __int128 delta = static_cast<__int128>(o2) - o1;
-    // 64-bit arithmetic when the product fits (the same floor, without the slow 128-bit division).
-    std::int64_t product = 0;
-    if (delta >= INT64_MIN && delta <= INT64_MAX && span <= INT64_MAX && time - t1 <= INT64_MAX &&
-        !__builtin_mul_overflow(static_cast<std::int64_t>(delta), static_cast<std::int64_t>(time - t1), &product)) {
-        const std::int64_t s = static_cast<std::int64_t>(span);
-        std::int64_t q = product / s;
-        if (product % s != 0 && product < 0) --q;
-        return static_cast<std::int64_t>(t + o1 + q);
+    const __int128 quotient = floor_div(delta * (t - t1), span);
+    // The cursor needs the remainder and 2 * span in 64 bits (always so for
+    // real traces); else every time of this segment comes here.
+    const auto magnitude = static_cast<unsigned __int128>(delta < 0 ? -delta : delta);
+    if (span <= INT64_MAX && magnitude <= UINT64_MAX) {
+        Cursor& c = cursor_;
+        c.time = time;
+        c.end = t2;
+        c.span = static_cast<std::uint64_t>(span);
+        c.drift = static_cast<std::uint64_t>(magnitude);
+        c.max_step = c.drift == 0 ? UINT64_MAX : (c.span - 1) / c.drift;
+        c.rising = delta >= 0;
+        c.offset = static_cast<std::uint64_t>(o1);
+        c.quotient = static_cast<std::uint64_t>(quotient);
+        c.remainder = static_cast<std::uint64_t>(delta * (t - t1) - quotient * span);
     }
-    const __int128 drift = floor_div(delta * (t - t1), span);
-    return static_cast<std::int64_t>(t + o1 + drift);
+    return static_cast<std::int64_t>(t + o1 + quotient);
 }
 
 }  // namespace strata::analysis::trace

@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 #include <otf2/otf2.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "otf2_fixture.hpp"
 #include "test_support.hpp"
@@ -62,6 +66,49 @@ TEST(ClockCorrectionTest, ConstantOffsetsAndProductsBeyond64Bits) {
     falling.add(1ull << 62, -(1ll << 40));
     EXPECT_EQ(falling.correct(3), 2);  // floor(-3 * 2^40 / 2^62) = -1
     EXPECT_EQ(falling.correct(1ull << 61), (1ll << 61) - (1ll << 39));
+}
+
+/// t + o1 + floor((o2 - o1)(t - t1) / (t2 - t1)) within [t1, t2), held outside: the definition, computed directly.
+std::int64_t corrected_by_definition(const std::vector<std::pair<std::uint64_t, std::int64_t>>& points,
+                                     std::uint64_t t) {
+    const auto wide = static_cast<__int128>(t);
+    if (t <= points.front().first) return static_cast<std::int64_t>(wide + points.front().second);
+    if (t >= points.back().first) return static_cast<std::int64_t>(wide + points.back().second);
+    std::size_t i = 0;
+    while (points[i + 1].first <= t) ++i;
+    const auto [t1, o1] = points[i];
+    const auto [t2, o2] = points[i + 1];
+    const __int128 a = (static_cast<__int128>(o2) - o1) * (wide - t1), b = static_cast<__int128>(t2) - t1;
+    const __int128 q = a / b - ((a % b != 0 && a < 0) ? 1 : 0);
+    return static_cast<std::int64_t>(wide + o1 + q);
+}
+
+// Events come in time order, a few ticks apart, and correct() carries the
+// quotient from one to the next: every result must equal the definition's,
+// across carries and borrows, segment borders, long steps and times that go back.
+TEST(ClockCorrectionTest, TimesInOrderGiveTheDefinitionsResults) {
+    const std::vector<std::vector<std::pair<std::uint64_t, std::int64_t>>> cases = {
+        {{1000, 3000}, {1000000, 3007}},                        // slow rising drift
+        {{1000, 3000}, {50000, 2000}},                          // falling, several ticks per tick
+        {{0, -5}, {97, 400}, {200, 400}, {1000, -1000}},        // segments: rising, constant, falling
+        {{1ull << 40, 1ll << 30}, {(1ull << 40) + 12345, -(1ll << 30)}},  // drift larger than the span
+    };
+    std::mt19937_64 random(7);
+    for (const auto& points : cases) {
+        ClockCorrection c;
+        for (const auto& [time, offset] : points) c.add(time, offset);
+        const std::uint64_t from = points.front().first > 50 ? points.front().first - 50 : 0;
+        const std::uint64_t to = points.back().first + 50;
+        std::uint64_t t = from;
+        for (int step = 0; step < 20000 && t < to; ++step) {
+            ASSERT_EQ(c.correct(t), corrected_by_definition(points, t)) << "time " << t;
+            switch (random() % 8) {
+                case 0: t += random() % ((to - from) / 4 + 1); break;  // a long step
+                case 1: t -= std::min<std::uint64_t>(t - from, random() % 40); break;  // back
+                default: t += random() % 7; break;  // the usual: a few ticks on
+            }
+        }
+    }
 }
 
 class TraceAnalysisTest : public ::testing::Test {
