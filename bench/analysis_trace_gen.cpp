@@ -2,7 +2,8 @@
 // A synthetic MPI trace for the analysis benchmark (run_analysis.sh),
 // written with the OTF2 writer API in the layout Strata's measurement uses
 // (location rank << 32, one location group per rank, a COMM_GROUP of world
-// ranks for MPI_COMM_WORLD, ClockOffset points in each .def file).
+// ranks for MPI_COMM_WORLD, ClockOffset points in each .def file, drifting
+// as real clocks do).
 //
 //   bench-analysis-trace-gen DIR RANKS ITERATIONS [MESSAGE_EVERY]
 //
@@ -41,6 +42,15 @@ enum Region : OTF2_RegionRef { main_region, compute, kernel, send, recv, allredu
 
 constexpr std::uint64_t ns_per_iteration = 20000;  // 20 us
 constexpr std::int64_t clock_offset_ns = 3000;      // every rank but 0 runs 3 us behind
+constexpr std::int64_t clock_drift_ns = 2000;       // ... and 2 us more by the end
+
+/// Rank r's offset to rank 0 at time t, for a run whose last ClockOffset is
+/// at `last`: the two offsets of a real experiment (MPI_Init, MPI_Finalize)
+/// differ by the clocks' drift, so the analysis interpolates between them.
+std::int64_t offset_at(std::uint32_t r, std::uint64_t t, std::uint64_t last) {
+    if (r == 0) return 0;
+    return clock_offset_ns + clock_drift_ns * static_cast<std::int64_t>(t) / static_cast<std::int64_t>(last);
+}
 
 }  // namespace
 
@@ -72,8 +82,9 @@ int main(int argc, char** argv) {
     for (std::uint32_t r = 0; r < ranks; ++r) {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, static_cast<OTF2_LocationRef>(r) << 32);
         if (w == nullptr) check(OTF2_ERROR_INVALID, "an event writer");
-        const std::int64_t offset = r == 0 ? 0 : clock_offset_ns;
-        auto local = [&](std::uint64_t t) { return static_cast<OTF2_TimeStamp>(static_cast<std::int64_t>(t) - offset); };
+        auto local = [&](std::uint64_t t) {
+            return static_cast<OTF2_TimeStamp>(static_cast<std::int64_t>(t) - offset_at(r, t, end + 1000));
+        };
         std::uint64_t& n = counts[r];
         auto enter = [&](std::uint64_t t, Region region) {
             check(OTF2_EvtWriter_Enter(w, nullptr, local(t), region), "Enter");
@@ -124,9 +135,8 @@ int main(int argc, char** argv) {
     for (std::uint32_t r = 0; r < ranks; ++r) {
         OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, static_cast<OTF2_LocationRef>(r) << 32);
         if (d == nullptr) check(OTF2_ERROR_INVALID, "a definition writer");
-        const std::int64_t offset = r == 0 ? 0 : clock_offset_ns;
-        check(OTF2_DefWriter_WriteClockOffset(d, 0, offset, 0.0), "ClockOffset");
-        check(OTF2_DefWriter_WriteClockOffset(d, end + 1000, offset, 0.0), "ClockOffset");
+        check(OTF2_DefWriter_WriteClockOffset(d, 0, offset_at(r, 0, end + 1000), 0.0), "ClockOffset");
+        check(OTF2_DefWriter_WriteClockOffset(d, end + 1000, offset_at(r, end + 1000, end + 1000), 0.0), "ClockOffset");
         check(OTF2_Archive_CloseDefWriter(archive, d), "closing a definition writer");
     }
     check(OTF2_Archive_CloseDefFiles(archive), "closing the local definition files");
