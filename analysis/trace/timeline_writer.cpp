@@ -4,6 +4,7 @@
 
 #include <otf2/otf2.h>
 
+#include <charconv>
 #include <cstdio>
 
 #include "analyze/report_format.hpp"
@@ -55,21 +56,81 @@ const char* timeline_footer() {
     return "\n]}\n";
 }
 
-TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& definitions,
-                               std::uint64_t slice_cap)
-    : out_(path, std::ios::binary | std::ios::trunc), definitions_(definitions), cap_(slice_cap) {}
-
-std::string TimelineWriter::micros(Ticks t) const {
-    // Microseconds from the trace start; three decimals are whole ns at a 1 GHz timer.
-    const long double us = static_cast<long double>(static_cast<__int128>(t) - definitions_.global_offset) *
-                           1e6L / static_cast<long double>(definitions_.timer_resolution);
-    char text[48];
-    std::snprintf(text, sizeof text, "%.3Lf", us);
-    return text;
+void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolution) {
+    if (ticks < 0) out += '-';
+    // Thousandths of a microsecond: |ticks| * 10^9 / resolution, rounded.
+    const auto magnitude = static_cast<unsigned __int128>(ticks < 0 ? -ticks : ticks);
+    const unsigned __int128 scaled = magnitude * 1000000000u;
+    const unsigned __int128 divisor = resolution != 0 ? resolution : 1;
+    unsigned __int128 units = scaled / divisor;
+    const unsigned __int128 twice_rest = (scaled % divisor) * 2;
+    if (twice_rest > divisor || (twice_rest == divisor && (units & 1) != 0)) ++units;
+    // The whole microseconds, then three decimals.
+    const auto thousandths = static_cast<unsigned>(units % 1000);
+    unsigned __int128 whole = units / 1000;
+    char digits[48];  // 2^128 has 39 digits
+    char* const end = digits + sizeof digits;
+    char* p = end;
+    if (whole <= UINT64_MAX) {
+        p = std::to_chars(digits, end, static_cast<std::uint64_t>(whole)).ptr;
+        out.append(digits, p);
+    } else {
+        do {
+            *--p = static_cast<char>('0' + static_cast<unsigned>(whole % 10));
+            whole /= 10;
+        } while (whole != 0);
+        out.append(p, end);
+    }
+    const char decimals[4] = {'.', static_cast<char>('0' + thousandths / 100),
+                              static_cast<char>('0' + thousandths / 10 % 10), static_cast<char>('0' + thousandths % 10)};
+    out.append(decimals, 4);
 }
 
-std::string TimelineWriter::where(std::int64_t rank, std::size_t thread) const {
-    return "\"pid\": " + std::to_string(rank) + ", \"tid\": " + std::to_string(thread);
+namespace {
+void append_number(std::string& out, std::uint64_t value) {
+    char text[24];
+    const auto result = std::to_chars(text, text + sizeof text, value);
+    out.append(text, result.ptr);
+}
+}  // namespace
+
+TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& definitions,
+                               std::uint64_t slice_cap)
+    : out_(path, std::ios::binary | std::ios::trunc),
+      definitions_(definitions),
+      cap_(slice_cap),
+      slice_start_(definitions.regions.size()) {
+    buffer_.reserve(kBuffer + 4096);
+}
+
+void TimelineWriter::append_micros(Ticks t) {
+    append_microseconds(buffer_, static_cast<__int128>(t) - definitions_.global_offset,
+                        definitions_.timer_resolution);
+}
+
+void TimelineWriter::append_where(std::int64_t rank, std::size_t thread) {
+    buffer_ += ", \"pid\": ";
+    if (rank < 0) {
+        buffer_ += '-';
+        append_number(buffer_, static_cast<std::uint64_t>(-(rank + 1)) + 1);
+    } else {
+        append_number(buffer_, static_cast<std::uint64_t>(rank));
+    }
+    buffer_ += ", \"tid\": ";
+    append_number(buffer_, thread);
+}
+
+void TimelineWriter::written() {
+    if (buffer_.size() < kBuffer) return;
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+}
+
+bool TimelineWriter::finish() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+    out_.close();
+    return !out_.fail();
 }
 
 void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
@@ -78,17 +139,22 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
     thread_ = thread;
     slices_ = dropped_ = 0;
     first_dropped_ = no_time;
-    const std::string at = where(rank_, thread);
+    buffer_.swap(where_);
+    buffer_.clear();
+    append_where(rank_, thread);
+    buffer_.swap(where_);
+    const std::string rank = std::to_string(rank_), position = std::to_string(thread);
     if (thread == 0) {
-        out_ << ",\n{\"ph\": \"M\", \"name\": \"process_name\", " << at << ", \"args\": {\"name\": \"rank "
-             << rank_ << "\"}}";
-        out_ << ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\", " << at
-             << ", \"args\": {\"sort_index\": " << rank_ << "}}";
+        buffer_ += ",\n{\"ph\": \"M\", \"name\": \"process_name\"" + where_ + ", \"args\": {\"name\": \"rank " + rank +
+                   "\"}}";
+        buffer_ += ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\"" + where_ +
+                   ", \"args\": {\"sort_index\": " + rank + "}}";
     }
-    out_ << ",\n{\"ph\": \"M\", \"name\": \"thread_name\", " << at
-         << ", \"args\": {\"name\": " << json_string(l.name) << "}}";
-    out_ << ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\", " << at
-         << ", \"args\": {\"sort_index\": " << thread << "}}";
+    buffer_ += ",\n{\"ph\": \"M\", \"name\": \"thread_name\"" + where_ + ", \"args\": {\"name\": " +
+               json_string(l.name) + "}}";
+    buffer_ += ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\"" + where_ +
+               ", \"args\": {\"sort_index\": " + position + "}}";
+    written();
 }
 
 bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
@@ -97,23 +163,31 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
         return false;
     }
     ++slices_;
-    const TraceRegion& r = definitions_.regions[region];
-    const long double duration = static_cast<long double>(exit - enter) * 1e6L /
-                                 static_cast<long double>(definitions_.timer_resolution);
-    char dur[48];
-    std::snprintf(dur, sizeof dur, "%.3Lf", duration);
-    out_ << ",\n{\"ph\": \"X\", \"name\": " << json_string(r.name) << ", \"cat\": \""
-         << paradigm_category(r.paradigm) << "\", \"ts\": " << micros(enter) << ", \"dur\": " << dur << ", "
-         << where(rank_, thread_) << "}";
+    std::string& start = slice_start_[region];
+    if (start.empty()) {
+        const TraceRegion& r = definitions_.regions[region];
+        start = ",\n{\"ph\": \"X\", \"name\": " + json_string(r.name) + ", \"cat\": \"" +
+                paradigm_category(r.paradigm) + "\", \"ts\": ";
+    }
+    buffer_ += start;
+    append_micros(enter);
+    buffer_ += ", \"dur\": ";
+    append_microseconds(buffer_, static_cast<__int128>(exit) - static_cast<__int128>(enter),
+                        definitions_.timer_resolution);
+    buffer_ += where_;
+    buffer_ += '}';
+    written();
     return true;
 }
 
 void TimelineWriter::flow(const MessageKey& key, Ticks event, bool start, std::size_t thread) {
     if (event == no_time) return;
-    out_ << ",\n{\"ph\": \"" << (start ? "s" : "f") << "\", " << (start ? "" : "\"bp\": \"e\", ")
-         << "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" << flow_id(key)
-         << "\", \"ts\": " << micros(event) << ", " << where(start ? key.source : key.destination, thread)
-         << "}";
+    buffer_ += start ? ",\n{\"ph\": \"s\", " : ",\n{\"ph\": \"f\", \"bp\": \"e\", ";
+    buffer_ += "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" + flow_id(key) + "\", \"ts\": ";
+    append_micros(event);
+    append_where(start ? key.source : key.destination, thread);
+    buffer_ += '}';
+    written();
 }
 
 void TimelineWriter::launch_flow(std::uint32_t rank, std::uint64_t correlation, Ticks time,
@@ -129,9 +203,14 @@ void TimelineWriter::launch_flow(std::uint32_t rank, std::uint64_t correlation, 
     }
     char id[24];
     std::snprintf(id, sizeof id, "0x%016llx", static_cast<unsigned long long>(hash));
-    out_ << ",\n{\"ph\": \"" << (start ? "s" : "f") << "\", " << (start ? "" : "\"bp\": \"e\", ")
-         << "\"name\": \"launch\", \"cat\": \"cuda\", \"id\": \"" << id << "\", \"ts\": " << micros(time)
-         << ", " << where(rank, thread) << "}";
+    buffer_ += start ? ",\n{\"ph\": \"s\", " : ",\n{\"ph\": \"f\", \"bp\": \"e\", ";
+    buffer_ += "\"name\": \"launch\", \"cat\": \"cuda\", \"id\": \"";
+    buffer_ += id;
+    buffer_ += "\", \"ts\": ";
+    append_micros(time);
+    append_where(rank, thread);
+    buffer_ += '}';
+    written();
 }
 
 }  // namespace strata::analysis::trace

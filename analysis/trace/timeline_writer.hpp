@@ -20,12 +20,18 @@
 // locations.  A location's slices stop at `slice_cap` (the rest is dropped
 // and the summary says where): browser viewers struggle beyond a few
 // hundred MB.  Every line starts with ",\n" so parts can be concatenated.
+//
+// A million slices are written by default, so a slice costs no floating
+// point and no allocation: times are formatted from integers, each region's
+// escaped name is made once, and lines collect in a buffer written in large
+// pieces.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
@@ -56,23 +62,34 @@ public:
     bool ok() const { return static_cast<bool>(out_); }
 
     /// Flushes and closes the part; false when it could not be written.
-    bool finish() {
-        out_.close();
-        return !out_.fail();
-    }
+    bool finish();
 
 private:
-    std::string micros(Ticks t) const;
-    std::string where(std::int64_t rank, std::size_t thread) const;
+    /// Appends the time `t` on the trace's clock as microseconds from the trace start.
+    void append_micros(Ticks t);
+    /// Appends ", \"pid\": R, \"tid\": T".
+    void append_where(std::int64_t rank, std::size_t thread);
+    /// Writes the buffer out once it holds this much.
+    void written();
+
+    static constexpr std::size_t kBuffer = std::size_t{1} << 20;
 
     std::ofstream out_;
+    std::string buffer_;
     const TraceDefinitions& definitions_;
     std::uint64_t cap_;
     std::int64_t rank_ = 0;
     std::size_t thread_ = 0;
+    std::string where_;  ///< append_where of the current location
     std::uint64_t slices_ = 0, dropped_ = 0;
     Ticks first_dropped_ = no_time;
+    /// Per region, the start of its slices up to "ts": (made at its first slice; "" not yet).
+    std::vector<std::string> slice_start_;
 };
+
+/// Appends `ticks` / `resolution` seconds as microseconds with three decimals,
+/// rounded to the nearest (ties to even), e.g. "16199.999" or "-0.250".
+void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolution);
 
 /// The flow id of a message: FNV-1a over its key, as "0x" and 16 hex digits.
 std::string flow_id(const MessageKey& key);

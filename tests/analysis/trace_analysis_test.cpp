@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -108,6 +109,38 @@ TEST(ClockCorrectionTest, TimesInOrderGiveTheDefinitionsResults) {
                 default: t += random() % 7; break;  // the usual: a few ticks on
             }
         }
+    }
+}
+
+std::string microseconds(__int128 ticks, std::uint64_t resolution) {
+    std::string text;
+    append_microseconds(text, ticks, resolution);
+    return text;
+}
+
+TEST(TimelineTimesTest, MicrosecondsWithThreeDecimalsRoundedToNearest) {
+    EXPECT_EQ(microseconds(16199999, 1000000000), "16199.999");  // a 1 GHz timer: whole ns
+    EXPECT_EQ(microseconds(0, 1000000000), "0.000");
+    EXPECT_EQ(microseconds(-250000, 1000000000), "-250.000");
+    EXPECT_EQ(microseconds(-1, 1000000000), "-0.001");
+    // 2 GHz: one tick is 0.0005 us, exactly half way: ties go to the even neighbour.
+    EXPECT_EQ(microseconds(1, 2000000000), "0.000");
+    EXPECT_EQ(microseconds(3, 2000000000), "0.002");
+    EXPECT_EQ(microseconds(5, 2000000000), "0.002");
+    EXPECT_EQ(microseconds(7, 2000000000), "0.004");
+    // A day at 3 GHz, and the largest timestamp: no overflow.
+    EXPECT_EQ(microseconds(259200000000000ll, 3000000000), "86400000000.000");
+    EXPECT_EQ(microseconds(static_cast<__int128>(UINT64_MAX), 1000000000), "18446744073709551.615");
+    // An odd TSC rate (no ties possible): nearest thousandth by the definition.
+    const std::uint64_t tsc = 2899999001;
+    std::mt19937_64 random(11);
+    for (int i = 0; i < 10000; ++i) {
+        const std::uint64_t ticks = random() >> (random() % 40);
+        const unsigned __int128 nearest = (static_cast<unsigned __int128>(ticks) * 2000000000u + tsc) / (2 * static_cast<unsigned __int128>(tsc));
+        char expected[64];
+        std::snprintf(expected, sizeof expected, "%llu.%03u", static_cast<unsigned long long>(nearest / 1000),
+                      static_cast<unsigned>(nearest % 1000));
+        ASSERT_EQ(microseconds(ticks, tsc), expected) << ticks;
     }
 }
 
