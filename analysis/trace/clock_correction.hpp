@@ -20,40 +20,21 @@ namespace strata::analysis::trace {
 
 /// The piecewise linear map from a location's clock to rank 0's.
 ///
-/// A location's events come in time order, a few ticks apart: correct()
-/// keeps the segment of the last time and the interpolation's quotient and
-/// remainder, and carries them to the next time (a multiplication and a
-/// comparison) instead of dividing anew for every event.  Any other time
-/// (earlier, another segment, a long step) is computed from the points.
+/// The offset added to a time changes only every so many ticks (by one at a
+/// time where the offsets drift, never where they are constant).  correct()
+/// keeps the range of times around the last one that share its offset, so
+/// that the events of a location, which come in time order a few ticks apart,
+/// are corrected with one comparison and one addition; a time outside the
+/// range computes its own offset and range from the points.
 class ClockCorrection {
 public:
     /// Records the offset `offset` measured at local time `time`.
     void add(std::uint64_t time, std::int64_t offset);
 
-    /// `time` on rank 0's clock.  Inline for the usual cases: one offset
-    /// throughout, or the next time of the same segment; the sum wraps
-    /// modulo 2^64 as the general path's 128-bit sum does when it is narrowed.
+    /// `time` on rank 0's clock (the sum wraps modulo 2^64, as the 128-bit
+    /// arithmetic of the definition does when it is narrowed).
     std::int64_t correct(std::uint64_t time) {
-        if (constant_) return static_cast<std::int64_t>(time + static_cast<std::uint64_t>(offset_));
-        Cursor& c = cursor_;
-        if (time >= c.time && time < c.end && time - c.time <= c.max_step) {
-            // delta * step < span: at most one carry into (or borrow from) the quotient.
-            const std::uint64_t change = c.drift * (time - c.time);
-            if (c.rising) {
-                c.remainder += change;
-                if (c.remainder >= c.span) {
-                    c.remainder -= c.span;
-                    ++c.quotient;
-                }
-            } else if (change <= c.remainder) {
-                c.remainder -= change;
-            } else {
-                c.remainder += c.span - change;
-                --c.quotient;
-            }
-            c.time = time;
-            return static_cast<std::int64_t>(time + c.offset + c.quotient);
-        }
+        if (time - cursor_.first <= cursor_.extent) return static_cast<std::int64_t>(time + cursor_.offset);
         return restart(time);
     }
 
@@ -61,27 +42,18 @@ public:
     std::size_t points() const { return points_.size(); }
 
 private:
-    /// Within the segment [t1, end) with offsets o1 and o2, at `time`:
-    /// (o2 - o1)(time - t1) = quotient * span + remainder, 0 <= remainder < span.
+    /// The times first .. first + extent all add `offset` (two's complement).
     struct Cursor {
-        std::uint64_t time = 1;  ///< time > end: no segment yet
-        std::uint64_t end = 0;
-        std::uint64_t span = 1;       ///< end - t1, at most INT64_MAX
-        std::uint64_t drift = 0;      ///< |o2 - o1|
-        std::uint64_t max_step = 0;   ///< the longest step with drift * step < span
-        bool rising = true;           ///< o2 >= o1
-        std::uint64_t offset = 0;     ///< o1 (two's complement)
-        std::uint64_t quotient = 0;   ///< (two's complement)
-        std::uint64_t remainder = 0;
+        std::uint64_t first = 0;
+        std::uint64_t extent = UINT64_MAX;
+        std::uint64_t offset = 0;
     };
 
-    /// correct() from the points; sets the cursor where `time` lies inside a segment.
+    /// correct() from the points, and the cursor set to the range of `time`.
     std::int64_t restart(std::uint64_t time);
 
     std::vector<std::pair<std::uint64_t, std::int64_t>> points_;  ///< sorted by time
-    bool constant_ = true;     ///< no point, or every point has offset_
-    std::int64_t offset_ = 0;  ///< the offset when constant_
-    Cursor cursor_;
+    Cursor cursor_;  ///< always valid: no points, every time unchanged
 };
 
 }  // namespace strata::analysis::trace

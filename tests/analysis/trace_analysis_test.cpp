@@ -84,15 +84,18 @@ std::int64_t corrected_by_definition(const std::vector<std::pair<std::uint64_t, 
     return static_cast<std::int64_t>(wide + o1 + q);
 }
 
-// Events come in time order, a few ticks apart, and correct() carries the
-// quotient from one to the next: every result must equal the definition's,
-// across carries and borrows, segment borders, long steps and times that go back.
+// Events come in time order, a few ticks apart, and correct() keeps the
+// range of times that share the last one's offset: every result must equal
+// the definition's, at the range's ends, segment borders, long steps and
+// times that go back.
 TEST(ClockCorrectionTest, TimesInOrderGiveTheDefinitionsResults) {
     const std::vector<std::vector<std::pair<std::uint64_t, std::int64_t>>> cases = {
         {{1000, 3000}, {1000000, 3007}},                        // slow rising drift
         {{1000, 3000}, {50000, 2000}},                          // falling, several ticks per tick
         {{0, -5}, {97, 400}, {200, 400}, {1000, -1000}},        // segments: rising, constant, falling
         {{1ull << 40, 1ll << 30}, {(1ull << 40) + 12345, -(1ll << 30)}},  // drift larger than the span
+        {{500, -7}},                                            // one offset
+        {{100, -7}, {900, -7}},                                 // constant
     };
     std::mt19937_64 random(7);
     for (const auto& points : cases) {
@@ -109,6 +112,10 @@ TEST(ClockCorrectionTest, TimesInOrderGiveTheDefinitionsResults) {
                 default: t += random() % 7; break;  // the usual: a few ticks on
             }
         }
+        // Every time of a window, forwards and backwards: each end of every range.
+        const std::uint64_t last = std::min(to, from + 100000);
+        for (std::uint64_t u = from; u <= last; ++u) ASSERT_EQ(c.correct(u), corrected_by_definition(points, u)) << u;
+        for (std::uint64_t u = last + 1; u-- > from;) ASSERT_EQ(c.correct(u), corrected_by_definition(points, u)) << u;
     }
 }
 
