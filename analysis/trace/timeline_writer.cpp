@@ -92,6 +92,19 @@ void append_number(std::string& out, std::uint64_t value) {
     const auto result = std::to_chars(text, text + sizeof text, value);
     out.append(text, result.ptr);
 }
+
+/// Appends ", \"pid\": R, \"tid\": T".
+void append_where(std::string& out, std::int64_t rank, std::size_t thread) {
+    out += ", \"pid\": ";
+    if (rank < 0) {
+        out += '-';
+        append_number(out, static_cast<std::uint64_t>(-(rank + 1)) + 1);
+    } else {
+        append_number(out, static_cast<std::uint64_t>(rank));
+    }
+    out += ", \"tid\": ";
+    append_number(out, thread);
+}
 }  // namespace
 
 TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& definitions,
@@ -108,19 +121,7 @@ void TimelineWriter::append_micros(Ticks t) {
                         definitions_.timer_resolution);
 }
 
-void TimelineWriter::append_where(std::int64_t rank, std::size_t thread) {
-    buffer_ += ", \"pid\": ";
-    if (rank < 0) {
-        buffer_ += '-';
-        append_number(buffer_, static_cast<std::uint64_t>(-(rank + 1)) + 1);
-    } else {
-        append_number(buffer_, static_cast<std::uint64_t>(rank));
-    }
-    buffer_ += ", \"tid\": ";
-    append_number(buffer_, thread);
-}
-
-void TimelineWriter::written() {
+void TimelineWriter::flush_if_full() {
     if (buffer_.size() < kBuffer) return;
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
     buffer_.clear();
@@ -139,10 +140,8 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
     thread_ = thread;
     slices_ = dropped_ = 0;
     first_dropped_ = no_time;
-    buffer_.swap(where_);
-    buffer_.clear();
-    append_where(rank_, thread);
-    buffer_.swap(where_);
+    where_.clear();
+    append_where(where_, rank_, thread);
     const std::string rank = std::to_string(rank_), position = std::to_string(thread);
     if (thread == 0) {
         buffer_ += ",\n{\"ph\": \"M\", \"name\": \"process_name\"" + where_ + ", \"args\": {\"name\": \"rank " + rank +
@@ -154,7 +153,7 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
                json_string(l.name) + "}}";
     buffer_ += ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\"" + where_ +
                ", \"args\": {\"sort_index\": " + position + "}}";
-    written();
+    flush_if_full();
 }
 
 bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
@@ -176,7 +175,7 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
                         definitions_.timer_resolution);
     buffer_ += where_;
     buffer_ += '}';
-    written();
+    flush_if_full();
     return true;
 }
 
@@ -185,9 +184,9 @@ void TimelineWriter::flow(const MessageKey& key, Ticks event, bool start, std::s
     buffer_ += start ? ",\n{\"ph\": \"s\", " : ",\n{\"ph\": \"f\", \"bp\": \"e\", ";
     buffer_ += "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" + flow_id(key) + "\", \"ts\": ";
     append_micros(event);
-    append_where(start ? key.source : key.destination, thread);
+    append_where(buffer_, start ? key.source : key.destination, thread);
     buffer_ += '}';
-    written();
+    flush_if_full();
 }
 
 void TimelineWriter::launch_flow(std::uint32_t rank, std::uint64_t correlation, Ticks time,
@@ -208,9 +207,9 @@ void TimelineWriter::launch_flow(std::uint32_t rank, std::uint64_t correlation, 
     buffer_ += id;
     buffer_ += "\", \"ts\": ";
     append_micros(time);
-    append_where(rank, thread);
+    append_where(buffer_, rank, thread);
     buffer_ += '}';
-    written();
+    flush_if_full();
 }
 
 }  // namespace strata::analysis::trace

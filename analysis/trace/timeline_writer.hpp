@@ -67,10 +67,8 @@ public:
 private:
     /// Appends the time `t` on the trace's clock as microseconds from the trace start.
     void append_micros(Ticks t);
-    /// Appends ", \"pid\": R, \"tid\": T".
-    void append_where(std::int64_t rank, std::size_t thread);
-    /// Writes the buffer out once it holds this much.
-    void written();
+    /// Writes the buffer out once it holds kBuffer bytes.
+    void flush_if_full();
 
     static constexpr std::size_t kBuffer = std::size_t{1} << 20;
 
@@ -80,7 +78,7 @@ private:
     std::uint64_t cap_;
     std::int64_t rank_ = 0;
     std::size_t thread_ = 0;
-    std::string where_;  ///< append_where of the current location
+    std::string where_;  ///< ", \"pid\": R, \"tid\": T" of the current location
     std::uint64_t slices_ = 0, dropped_ = 0;
     Ticks first_dropped_ = no_time;
     /// Per region, the start of its slices up to "ts": (made at its first slice; "" not yet).
