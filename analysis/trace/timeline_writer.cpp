@@ -82,7 +82,8 @@ void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolut
         out.append(p, end);
     }
     const char decimals[4] = {'.', static_cast<char>('0' + thousandths / 100),
-                              static_cast<char>('0' + thousandths / 10 % 10), static_cast<char>('0' + thousandths % 10)};
+                              static_cast<char>('0' + thousandths / 10 % 10),
+                              static_cast<char>('0' + thousandths % 10)};
     out.append(decimals, 4);
 }
 
@@ -144,13 +145,13 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
     append_where(where_, rank_, thread);
     const std::string rank = std::to_string(rank_), position = std::to_string(thread);
     if (thread == 0) {
-        buffer_ += ",\n{\"ph\": \"M\", \"name\": \"process_name\"" + where_ + ", \"args\": {\"name\": \"rank " + rank +
-                   "\"}}";
+        buffer_ += ",\n{\"ph\": \"M\", \"name\": \"process_name\"" + where_ +
+                   ", \"args\": {\"name\": \"rank " + rank + "\"}}";
         buffer_ += ",\n{\"ph\": \"M\", \"name\": \"process_sort_index\"" + where_ +
                    ", \"args\": {\"sort_index\": " + rank + "}}";
     }
-    buffer_ += ",\n{\"ph\": \"M\", \"name\": \"thread_name\"" + where_ + ", \"args\": {\"name\": " +
-               json_string(l.name) + "}}";
+    buffer_ += ",\n{\"ph\": \"M\", \"name\": \"thread_name\"" + where_ +
+               ", \"args\": {\"name\": " + json_string(l.name) + "}}";
     buffer_ += ",\n{\"ph\": \"M\", \"name\": \"thread_sort_index\"" + where_ +
                ", \"args\": {\"sort_index\": " + position + "}}";
     flush_if_full();

@@ -69,7 +69,8 @@ TEST(ClockCorrectionTest, ConstantOffsetsAndProductsBeyond64Bits) {
     EXPECT_EQ(falling.correct(1ull << 61), (1ll << 61) - (1ll << 39));
 }
 
-/// t + o1 + floor((o2 - o1)(t - t1) / (t2 - t1)) within [t1, t2), held outside: the definition, computed directly.
+/// The definition, computed directly: t + o1 + floor((o2 - o1)(t - t1) / (t2 - t1)) within [t1, t2),
+/// the nearer point's offset outside.
 std::int64_t corrected_by_definition(const std::vector<std::pair<std::uint64_t, std::int64_t>>& points,
                                      std::uint64_t t) {
     const auto wide = static_cast<__int128>(t);
@@ -90,12 +91,12 @@ std::int64_t corrected_by_definition(const std::vector<std::pair<std::uint64_t, 
 // times that go back.
 TEST(ClockCorrectionTest, TimesInOrderGiveTheDefinitionsResults) {
     const std::vector<std::vector<std::pair<std::uint64_t, std::int64_t>>> cases = {
-        {{1000, 3000}, {1000000, 3007}},                        // slow rising drift
-        {{1000, 3000}, {50000, 2000}},                          // falling, several ticks per tick
-        {{0, -5}, {97, 400}, {200, 400}, {1000, -1000}},        // segments: rising, constant, falling
+        {{1000, 3000}, {1000000, 3007}},                  // slow rising drift
+        {{1000, 3000}, {50000, 2000}},                    // falling: one tick less every 49
+        {{0, -5}, {97, 400}, {200, 400}, {1000, -1000}},  // segments: rising, constant, falling
         {{1ull << 40, 1ll << 30}, {(1ull << 40) + 12345, -(1ll << 30)}},  // drift larger than the span
-        {{500, -7}},                                            // one offset
-        {{100, -7}, {900, -7}},                                 // constant
+        {{500, -7}},                                                      // one offset
+        {{100, -7}, {900, -7}},                                           // constant
     };
     std::mt19937_64 random(7);
     for (const auto& points : cases) {
@@ -107,15 +108,23 @@ TEST(ClockCorrectionTest, TimesInOrderGiveTheDefinitionsResults) {
         for (int step = 0; step < 20000 && t < to; ++step) {
             ASSERT_EQ(c.correct(t), corrected_by_definition(points, t)) << "time " << t;
             switch (random() % 8) {
-                case 0: t += random() % ((to - from) / 4 + 1); break;  // a long step
-                case 1: t -= std::min<std::uint64_t>(t - from, random() % 40); break;  // back
-                default: t += random() % 7; break;  // the usual: a few ticks on
+                case 0:  // a long step
+                    t += random() % ((to - from) / 4 + 1);
+                    break;
+                case 1:  // back
+                    t -= std::min<std::uint64_t>(t - from, random() % 40);
+                    break;
+                default:  // the usual: a few ticks on
+                    t += random() % 7;
+                    break;
             }
         }
         // Every time of a window, forwards and backwards: each end of every range.
         const std::uint64_t last = std::min(to, from + 100000);
-        for (std::uint64_t u = from; u <= last; ++u) ASSERT_EQ(c.correct(u), corrected_by_definition(points, u)) << u;
-        for (std::uint64_t u = last + 1; u-- > from;) ASSERT_EQ(c.correct(u), corrected_by_definition(points, u)) << u;
+        for (std::uint64_t u = from; u <= last; ++u)
+            ASSERT_EQ(c.correct(u), corrected_by_definition(points, u)) << u;
+        for (std::uint64_t u = last + 1; u-- > from;)
+            ASSERT_EQ(c.correct(u), corrected_by_definition(points, u)) << u;
     }
 }
 
@@ -143,7 +152,8 @@ TEST(TimelineTimesTest, MicrosecondsWithThreeDecimalsRoundedToNearest) {
     std::mt19937_64 random(11);
     for (int i = 0; i < 10000; ++i) {
         const std::uint64_t ticks = random() >> (random() % 40);
-        const unsigned __int128 nearest = (static_cast<unsigned __int128>(ticks) * 2000000000u + tsc) / (2 * static_cast<unsigned __int128>(tsc));
+        const unsigned __int128 nearest = (static_cast<unsigned __int128>(ticks) * 2000000000u + tsc) /
+                                          (2 * static_cast<unsigned __int128>(tsc));
         char expected[64];
         std::snprintf(expected, sizeof expected, "%llu.%03u", static_cast<unsigned long long>(nearest / 1000),
                       static_cast<unsigned>(nearest % 1000));
