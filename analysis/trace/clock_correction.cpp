@@ -17,7 +17,9 @@ __int128 floor_div(__int128 a, __int128 b) {
 }
 
 /// ceil(a / b) for b > 0.
-__int128 ceil_div(__int128 a, __int128 b) { return -floor_div(-a, b); }
+__int128 ceil_div(__int128 a, __int128 b) {
+    return -floor_div(-a, b);
+}
 
 }  // namespace
 
