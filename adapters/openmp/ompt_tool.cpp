@@ -95,6 +95,9 @@ struct ThreadState {
     /// where team frames are pushed and popped (on_implicit_task), so that the
     /// callbacks that ask for the innermost team do not search for it.
     std::uint32_t team_plus1;
+    /// The innermost team's join time once seen (events::thread_team_joined(),
+    /// which does not change after); 0: not yet.  Cleared where team_plus1 changes.
+    Ticks team_joined;
     /// A lock request not yet granted (see on_mutex_acquire); lock_wait_id 0: none.
     ompt_wait_id_t lock_wait_id;
     RegionHandle lock_region;
@@ -124,11 +127,13 @@ const Frame* innermost_team() {
 void push_team_frame(Frame frame) {
     push_frame(frame);
     t_state.team_plus1 = t_state.size;
+    t_state.team_joined = 0;
 }
 
 /// After the team frame at `index` was popped: the enclosing team, if any.
 void popped_team_frame(std::uint32_t index) {
     t_state.team_plus1 = 0;
+    t_state.team_joined = 0;
     for (std::uint32_t i = index; i-- > 0;) {
         if (t_state.open[i].kind == Frame::team) {
             t_state.team_plus1 = i + 1;
@@ -142,13 +147,19 @@ void popped_team_frame(std::uint32_t index) {
 /// above; the join happened before this callback, so the clock need not be
 /// read).  The forking thread's ends are never late: they are on its way to
 /// the join and share one reading with it.
+/// When the innermost team joined (0: not yet), asked of the event layer until it is known.
+Ticks team_joined() {
+    if (t_state.team_joined == 0) t_state.team_joined = events::thread_team_joined();
+    return t_state.team_joined;
+}
+
 Ticks end_time() {
     const Frame* team = innermost_team();
     if (team != nullptr && team->forking) {
         if (t_state.join_time == 0) t_state.join_time = events::now();
         return t_state.join_time;
     }
-    const Ticks joined = events::thread_team_joined();
+    const Ticks joined = team_joined();
     return joined != 0 ? joined : events::now();
 }
 
@@ -160,7 +171,7 @@ Ticks end_time() {
 /// the next region).
 bool ends_with_its_team() {
     const Frame* team = innermost_team();
-    return team != nullptr && !team->forking && events::thread_team_joined() != 0;
+    return team != nullptr && !team->forking && team_joined() != 0;
 }
 
 /// Where the parallel construct of the innermost team of this thread is.
