@@ -78,12 +78,13 @@ int main(int argc, char** argv) {
     check(OTF2_Archive_OpenEvtFiles(archive), "opening the event files");
 
     const std::uint64_t start = 1000000, end = start + (iterations + 2) * ns_per_iteration;
+    const std::uint64_t last_offset = end + 1000;  // when the second ClockOffset is measured
     std::vector<std::uint64_t> counts(ranks, 0);
     for (std::uint32_t r = 0; r < ranks; ++r) {
         OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive, static_cast<OTF2_LocationRef>(r) << 32);
         if (w == nullptr) check(OTF2_ERROR_INVALID, "an event writer");
         auto local = [&](std::uint64_t t) {
-            return static_cast<OTF2_TimeStamp>(static_cast<std::int64_t>(t) - offset_at(r, t, end + 1000));
+            return static_cast<OTF2_TimeStamp>(static_cast<std::int64_t>(t) - offset_at(r, t, last_offset));
         };
         std::uint64_t& n = counts[r];
         auto enter = [&](std::uint64_t t, Region region) {
@@ -135,8 +136,9 @@ int main(int argc, char** argv) {
     for (std::uint32_t r = 0; r < ranks; ++r) {
         OTF2_DefWriter* d = OTF2_Archive_GetDefWriter(archive, static_cast<OTF2_LocationRef>(r) << 32);
         if (d == nullptr) check(OTF2_ERROR_INVALID, "a definition writer");
-        check(OTF2_DefWriter_WriteClockOffset(d, 0, offset_at(r, 0, end + 1000), 0.0), "ClockOffset");
-        check(OTF2_DefWriter_WriteClockOffset(d, end + 1000, offset_at(r, end + 1000, end + 1000), 0.0), "ClockOffset");
+        check(OTF2_DefWriter_WriteClockOffset(d, 0, offset_at(r, 0, last_offset), 0.0), "ClockOffset");
+        check(OTF2_DefWriter_WriteClockOffset(d, last_offset, offset_at(r, last_offset, last_offset), 0.0),
+              "ClockOffset");
         check(OTF2_Archive_CloseDefWriter(archive, d), "closing a definition writer");
     }
     check(OTF2_Archive_CloseDefFiles(archive), "closing the local definition files");

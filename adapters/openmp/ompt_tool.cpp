@@ -142,17 +142,17 @@ void popped_team_frame(std::uint32_t index) {
     }
 }
 
-/// The time of an end event of a team's work: for a worker whose team has
-/// already joined, the join (the runtime reports the worker's ends late, see
-/// above; the join happened before this callback, so the clock need not be
-/// read).  The forking thread's ends are never late: they are on its way to
-/// the join and share one reading with it.
 /// When the innermost team joined (0: not yet), asked of the event layer until it is known.
 Ticks team_joined() {
     if (t_state.team_joined == 0) t_state.team_joined = events::thread_team_joined();
     return t_state.team_joined;
 }
 
+/// The time of an end event of a team's work: for a worker whose team has
+/// already joined, the join (the runtime reports the worker's ends late, see
+/// above; the join happened before this callback, so the clock need not be
+/// read).  The forking thread's ends are never late: they are on its way to
+/// the join and share one reading with it.
 Ticks end_time() {
     const Frame* team = innermost_team();
     if (team != nullptr && team->forking) {
