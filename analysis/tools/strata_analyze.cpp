@@ -255,7 +255,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     analysis.gpu_gap_threshold_s = options.gpu_gap_threshold;
     const TraceRun traced = run_trace(options.experiment, size, timeline, analysis);
     if (!timeline.part.empty() && !traced.problem.empty()) {
-        std::remove(trace::timeline_part(timeline, static_cast<std::size_t>(rank)).c_str());
+        trace::remove_timeline_part(timeline, static_cast<std::size_t>(rank));
     }
     const std::string timeline_file = (std::filesystem::path(output) / "trace.json").string();
     bool timeline_written = false;

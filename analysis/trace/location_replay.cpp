@@ -482,7 +482,8 @@ OTF2_EvtReaderCallbacks* event_callbacks() {
 }  // namespace
 
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                            ShareRecords& records, TimelineWriter* timeline) {
+                            ShareRecords& records, TimelineWriter* timeline,
+                            const std::function<void()>& between_batches) {
     const TraceLocation& location = definitions.locations[index];
     Replay s;
     s.defs = &definitions;
@@ -533,6 +534,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         uint64_t read = 0;
         rc = OTF2_Reader_ReadLocalEvents(reader.get(), events, batch, &read);
         if (read < batch) break;
+        if (between_batches) between_batches();
     }
     const OTF2_ErrorCode closed = OTF2_Reader_CloseEvtReader(reader.get(), events);
     // Regions left open (a truncated file) end at the last time seen.

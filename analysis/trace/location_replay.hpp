@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include "trace/otf2_reader.hpp"
@@ -33,8 +34,11 @@ namespace strata::analysis::trace {
 /// whole location was read, else why it was not (what was read before the
 /// problem is kept).  With a `timeline`, every region instance is also
 /// written there as a slice (begin_location() must have been called).
+/// `between_batches`, when given, is called after each batch of events
+/// (UnitDispenser::serve()).
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                            ShareRecords& records, TimelineWriter* timeline = nullptr);
+                            ShareRecords& records, TimelineWriter* timeline = nullptr,
+                            const std::function<void()>& between_batches = {});
 
 /// Where a rank's records start in ShareRecords (its locations are replayed one after the other).
 struct RecordMarks {

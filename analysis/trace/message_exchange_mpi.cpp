@@ -23,22 +23,42 @@ void agree_on_size(bool local_too_large, MPI_Comm comm) {
     if (any != 0) throw std::length_error(too_large);
 }
 
-/// Waits, sleeping, until every rank of `comm` has come here.  The ranks
-/// reach an exchange at different times (their shares differ, or share a
-/// core with other processes); an MPI collective would spin meanwhile and
-/// take the CPU from the ranks still replaying.
+/// Sleeps a little longer at each call: 20 us, doubling up to 1 ms.
+class Naps {
+public:
+    void take() {
+        const timespec nap{0, nap_ns_};
+        nanosleep(&nap, nullptr);
+        nap_ns_ = std::min(nap_ns_ * 2, 1000000L);  // at most 1 ms late
+    }
+
+private:
+    long nap_ns_ = 20000;
+};
+
+/// Waits for `request`, sleeping between looks: spinning in MPI would take
+/// the CPU from a rank still replaying on the same core.
+void wait_quietly(MPI_Request* request) {
+    Naps naps;
+    for (int done = 0;;) {
+        MPI_Test(request, &done, MPI_STATUS_IGNORE);
+        if (done != 0) return;
+        naps.take();
+    }
+}
+
+/// Waits until every rank of `comm` has come here.  The ranks reach an
+/// exchange at different times (their shares differ, or share a core with
+/// other processes).
 void quiet_barrier(MPI_Comm comm) {
     MPI_Request request = MPI_REQUEST_NULL;
     MPI_Ibarrier(comm, &request);
-    long nap_ns = 20000;
-    for (int done = 0;;) {
-        MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-        if (done != 0) return;
-        const timespec nap{0, nap_ns};
-        nanosleep(&nap, nullptr);
-        nap_ns = std::min(nap_ns * 2, 1000000L);  // at most 1 ms late
-    }
+    wait_quietly(&request);
 }
+
+// The dispenser's messages: a request to rank 0 (an int, kWant or kQuit) and its answer (a unit, -1 none).
+constexpr int kRequestTag = 1, kAnswerTag = 2;
+constexpr int kWant = 0, kQuit = 1;
 
 bool fits(std::size_t bytes) {
     return bytes <= static_cast<std::size_t>(INT_MAX);
@@ -100,6 +120,94 @@ std::vector<std::string> MpiExchange::all_to_all(std::vector<std::string> outbox
     }
     inbox[me] = std::move(own);
     return inbox;
+}
+
+std::unique_ptr<UnitDispenser> MpiExchange::dispenser(std::int64_t units) {
+    return std::make_unique<MpiUnitDispenser>(comm_, units);
+}
+
+MpiUnitDispenser::MpiUnitDispenser(MPI_Comm comm, std::int64_t units) : units_(units) {
+    MPI_Comm_dup(comm, &comm_);
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+    active_ = size_ - 1;
+}
+
+MpiUnitDispenser::~MpiUnitDispenser() {
+    MPI_Comm_free(&comm_);
+}
+
+void MpiUnitDispenser::answer(int source, int request) {
+    if (request == kWant) {
+        const std::int64_t unit = next_ < units_ ? next_++ : -1;
+        MPI_Send(&unit, 1, MPI_INT64_T, source, kAnswerTag, comm_);
+        if (unit < 0) --active_;
+    } else {
+        --active_;
+    }
+}
+
+void MpiUnitDispenser::serve() {
+    if (rank_ != 0) return;
+    for (;;) {
+        int waiting = 0;
+        MPI_Status status;
+        MPI_Iprobe(MPI_ANY_SOURCE, kRequestTag, comm_, &waiting, &status);
+        if (waiting == 0) return;
+        int request = kWant;
+        MPI_Recv(&request, 1, MPI_INT, status.MPI_SOURCE, kRequestTag, comm_, MPI_STATUS_IGNORE);
+        answer(status.MPI_SOURCE, request);
+    }
+}
+
+void MpiUnitDispenser::drain() {
+    Naps naps;
+    while (active_ > 0) {
+        int waiting = 0;
+        MPI_Status status;
+        MPI_Iprobe(MPI_ANY_SOURCE, kRequestTag, comm_, &waiting, &status);
+        if (waiting == 0) {
+            naps.take();
+            continue;
+        }
+        int request = kWant;
+        MPI_Recv(&request, 1, MPI_INT, status.MPI_SOURCE, kRequestTag, comm_, MPI_STATUS_IGNORE);
+        answer(status.MPI_SOURCE, request);
+        naps = Naps();  // the next request may follow soon
+    }
+}
+
+std::int64_t MpiUnitDispenser::next() {
+    if (done_) return -1;
+    if (rank_ == 0) {
+        serve();  // the others' requests first: they asked earlier
+        if (next_ < units_) return next_++;
+        drain();
+        done_ = true;
+        return -1;
+    }
+    const int request = kWant;
+    MPI_Send(&request, 1, MPI_INT, 0, kRequestTag, comm_);
+    std::int64_t unit = -1;
+    MPI_Request answer_request = MPI_REQUEST_NULL;
+    MPI_Irecv(&unit, 1, MPI_INT64_T, 0, kAnswerTag, comm_, &answer_request);
+    wait_quietly(&answer_request);
+    if (unit < 0) done_ = true;
+    return unit;
+}
+
+std::vector<std::int64_t> MpiUnitDispenser::stop() {
+    if (done_) return {};
+    done_ = true;
+    if (rank_ != 0) {
+        const int request = kQuit;
+        MPI_Send(&request, 1, MPI_INT, 0, kRequestTag, comm_);
+        return {};
+    }
+    drain();  // the others take what is left, while they can
+    std::vector<std::int64_t> left;
+    for (; next_ < units_; ++next_) left.push_back(next_);
+    return left;
 }
 
 std::vector<std::string> MpiExchange::gather(const std::string& mine) {

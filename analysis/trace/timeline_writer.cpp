@@ -110,7 +110,8 @@ void append_where(std::string& out, std::int64_t rank, std::size_t thread) {
 
 TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& definitions,
                                std::uint64_t slice_cap)
-    : out_(path, std::ios::binary | std::ios::trunc),
+    : path_(path),
+      out_(path, std::ios::binary | std::ios::trunc),
       definitions_(definitions),
       cap_(slice_cap),
       slice_start_(definitions.regions.size()) {
@@ -125,14 +126,26 @@ void TimelineWriter::append_micros(Ticks t) {
 void TimelineWriter::flush_if_full() {
     if (buffer_.size() < kBuffer) return;
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    written_ += buffer_.size();
     buffer_.clear();
+}
+
+void TimelineWriter::begin_unit(std::uint64_t unit) {
+    const std::uint64_t at = written_ + buffer_.size();
+    if (!segments_.empty()) segments_.back().length = at - segments_.back().offset;
+    segments_.push_back({unit, at, 0});
 }
 
 bool TimelineWriter::finish() {
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    written_ += buffer_.size();
     buffer_.clear();
     out_.close();
-    return !out_.fail();
+    if (!segments_.empty()) segments_.back().length = written_ - segments_.back().offset;
+    std::ofstream index(index_path(path_), std::ios::binary | std::ios::trunc);
+    for (const Segment& s : segments_) index << s.unit << ' ' << s.offset << ' ' << s.length << '\n';
+    index.close();
+    return !out_.fail() && !index.fail();
 }
 
 void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {

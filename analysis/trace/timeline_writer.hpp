@@ -17,9 +17,12 @@
 //   ]}
 //
 // pid = measured rank, tid = the location's position among its rank's
-// locations.  A location's slices stop at `slice_cap` (the rest is dropped
-// and the summary says where): browser viewers struggle beyond a few
-// hundred MB.  Every line starts with ",\n" so parts can be concatenated.
+// locations.  A part holds the units (blocks of measured ranks) its analysis
+// rank read, each a segment listed in the part's index (path + ".units", a
+// line "unit offset length" each), so that they are joined in unit order.
+// A location's slices stop at `slice_cap` (the rest is dropped and the
+// summary says where): browser viewers struggle beyond a few hundred MB.
+// Every line starts with ",\n" so segments can be concatenated.
 //
 // A million slices are written by default, so a slice costs no floating
 // point and no allocation: times are formatted from integers, each region's
@@ -44,6 +47,8 @@ public:
     /// Writes to `path` (created); `slice_cap` slices at most per location.
     TimelineWriter(const std::string& path, const TraceDefinitions& definitions, std::uint64_t slice_cap);
 
+    /// Starts the segment of unit `unit`: what follows, up to the next one, is its.
+    void begin_unit(std::uint64_t unit);
     /// Starts location `index`, the `thread`-th of its rank (metadata; rank metadata for thread 0).
     void begin_location(std::size_t index, std::size_t thread);
     /// A region instance of the current location.  False once the cap is reached.
@@ -61,8 +66,16 @@ public:
     /// False when the file could not be written (so far).
     bool ok() const { return static_cast<bool>(out_); }
 
-    /// Flushes and closes the part; false when it could not be written.
+    /// Flushes and closes the part and writes its index; false when either could not be written.
     bool finish();
+
+    /// The index file of the part at `path`.
+    static std::string index_path(const std::string& path) { return path + ".units"; }
+
+    /// One unit's bytes in a part.
+    struct Segment {
+        std::uint64_t unit = 0, offset = 0, length = 0;
+    };
 
 private:
     /// Appends the time `t` on the trace's clock as microseconds from the trace start.
@@ -72,8 +85,11 @@ private:
 
     static constexpr std::size_t kBuffer = std::size_t{1} << 20;
 
+    std::string path_;
     std::ofstream out_;
     std::string buffer_;
+    std::uint64_t written_ = 0;      ///< bytes written to out_
+    std::vector<Segment> segments_;  ///< the last one's length is set when the next begins
     const TraceDefinitions& definitions_;
     std::uint64_t cap_;
     std::int64_t rank_ = 0;

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <new>
 #include <set>
 #include <stdexcept>
@@ -135,31 +137,43 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
     std::size_t world = definitions.world_size;
     for (const MeasuredRank& r : layout.ranks) world = std::max<std::size_t>(world, r.rank + 1);
     owner_of_rank_.assign(world, -1);
-    for (std::size_t a = 0; a < k_; ++a) {
-        const AnalysisShare share = analysis_share(layout, a, k_);
+    // Units: blocks of measured ranks, split as analysis_share() splits them among
+    // ranks, 16 per analysis rank, so that handing them out on request evens out
+    // the ranks' speeds, while a request (which waits for up to one batch of
+    // events on rank 0) stays rare.
+    const std::size_t unit_count = std::min(layout.ranks.size(), 16 * std::max<std::size_t>(1, k_));
+    for (std::size_t u = 0; u < unit_count; ++u) {
+        const AnalysisShare share = analysis_share(layout, u, unit_count);
+        Unit unit;
         for (std::size_t i = share.first_rank; i < share.first_rank + share.rank_count; ++i) {
             const MeasuredRank& r = layout.ranks[i];
-            owner_of_rank_[r.rank] = static_cast<std::int64_t>(a);
-            if (a != me_) continue;
+            unit.ranks.push_back(r.rank);
             for (std::size_t t = 0; t < r.columns.size(); ++t) {
-                locations_.push_back(r.columns[t]);
+                unit.locations.push_back(r.columns[t]);
                 thread_of_[r.columns[t]] = t;
             }
             // Streams follow the rank's threads in trace.json too.
             std::size_t position = r.columns.size();
             for (std::size_t s : streams[r.rank]) {
                 thread_of_[s] = position++;
-                locations_.push_back(s);
+                unit.locations.push_back(s);
             }
         }
+        if (!unit.ranks.empty()) units_.push_back(std::move(unit));
     }
 }
 
-void TraceShareAnalysis::read() {
+void TraceShareAnalysis::take(std::int64_t unit) {
+    taken_.push_back(unit);
+    const Unit& u = units_[static_cast<std::size_t>(unit)];
+    locations_.insert(locations_.end(), u.locations.begin(), u.locations.end());
+}
+
+void TraceShareAnalysis::read(UnitDispenser& units) {
     // Nothing may escape: the other analysis ranks are about to wait for this one in an exchange.
     std::string problem;
     try {
-        replay_share();
+        replay_share(units);
     } catch (const std::bad_alloc&) {
         problem = "out of memory while replaying its locations";
     } catch (const std::exception& error) {
@@ -171,80 +185,123 @@ void TraceShareAnalysis::read() {
         records_.skipped.push_back("analysis rank " + std::to_string(me_) + ": " + problem +
                                    "; its locations were skipped (use more analysis ranks)");
     }
+    // After a failure: no more units for this rank; those nobody took stay here, unread.
+    for (const std::int64_t unit : units.stop()) take(unit);
 }
 
-void TraceShareAnalysis::replay_share() {
+void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     records_.key_region = key_.is_key;
     records_.keep_mpi_intervals = options_.iterations.start >= 0 || options_.iterations.stop >= 0;
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
         std::size_t cpu_locations = 0;  // and GPU streams of ranks with a CPU location
-        for (const MeasuredRank& r : trace_rank_layout(definitions_).ranks) cpu_locations += r.columns.size();
-        for (const TraceLocation& l : definitions_.locations) {
-            const bool owned = l.rank >= 0 && static_cast<std::size_t>(l.rank) < owner_of_rank_.size() &&
-                               owner_of_rank_[static_cast<std::size_t>(l.rank)] >= 0;
-            if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && owned) ++cpu_locations;
-        }
+        for (const Unit& u : units_) cpu_locations += u.locations.size();
         const std::uint64_t cap =
             std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
         timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
         if (!timeline->ok()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     }
-    if (locations_.empty()) return;
+    struct Finish {  // on every way out, also when an exception leaves
+        std::unique_ptr<TimelineWriter>& timeline;
+        ShareRecords& records;
+        const std::string& part;
+        ~Finish() {
+            try {
+                if (timeline && !timeline->finish())
+                    records.timeline_cut.push_back(part + ": cannot be written");
+            } catch (const std::exception&) {  // out of memory: read() says so already
+            }
+        }
+    } finish{timeline, records_, timeline_.part};
+    std::int64_t unit = units.next();
+    if (unit < 0) return;
     Otf2Reader reader(definitions_.anchor);
     if (!reader.ok()) {
+        take(unit);
         records_.skipped.push_back(reader.error() + " (analysis rank " + std::to_string(me_) +
                                    ": its locations were skipped)");
         return;
     }
+    // Every location may come to this rank: all are selected (their files are opened when read).
     OTF2_ErrorCode rc = OTF2_SUCCESS;
-    for (std::size_t i : locations_) {
-        if (rc == OTF2_SUCCESS) rc = OTF2_Reader_SelectLocation(reader.get(), definitions_.locations[i].id);
+    for (const Unit& u : units_) {
+        for (std::size_t i : u.locations) {
+            if (rc == OTF2_SUCCESS)
+                rc = OTF2_Reader_SelectLocation(reader.get(), definitions_.locations[i].id);
+        }
     }
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_OpenEvtFiles(reader.get());
     const OTF2_ErrorCode defs = rc == OTF2_SUCCESS ? OTF2_Reader_OpenDefFiles(reader.get()) : rc;
     if (rc != OTF2_SUCCESS || defs != OTF2_SUCCESS) {
+        take(unit);
         records_.skipped.push_back(definitions_.anchor + ": cannot open the event or definition files: " +
                                    describe_otf2(rc != OTF2_SUCCESS ? rc : defs));
         return;
     }
-    // One rank at a time (its locations are consecutive): replay, number,
-    // then its messages' flows, so the timeline part is in rank order whatever K is.
-    for (std::size_t next = 0; next < locations_.size();) {
-        const RecordMarks marks = record_marks(records_);
-        const std::int64_t rank = definitions_.locations[locations_[next]].rank;
-        for (; next < locations_.size() && definitions_.locations[locations_[next]].rank == rank; ++next) {
-            const std::size_t i = locations_[next];
-            if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
-            const std::string problem = replay_location(reader, definitions_, i, records_, timeline.get());
-            if (problem.empty()) {
-                ++locations_read_;
-            } else {
-                records_.skipped.push_back(problem);
+    const std::function<void()> serve = [&units] { units.serve(); };
+    for (; unit >= 0; unit = units.next()) {
+        take(unit);
+        const Unit& u = units_[static_cast<std::size_t>(unit)];
+        if (timeline) timeline->begin_unit(static_cast<std::uint64_t>(unit));
+        // One measured rank at a time (its locations are consecutive): replay,
+        // number, then its messages' flows.
+        for (std::size_t next = 0; next < u.locations.size();) {
+            const RecordMarks marks = record_marks(records_);
+            const std::int64_t rank = definitions_.locations[u.locations[next]].rank;
+            for (; next < u.locations.size() && definitions_.locations[u.locations[next]].rank == rank;
+                 ++next) {
+                const std::size_t i = u.locations[next];
+                if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
+                const std::string problem =
+                    replay_location(reader, definitions_, i, records_, timeline.get(), serve);
+                if (problem.empty()) {
+                    ++locations_read_;
+                } else {
+                    records_.skipped.push_back(problem);
+                }
             }
+            number_records(records_, marks);
+            if (!timeline) continue;
+            for (std::size_t m = marks.sends; m < records_.sends.size(); ++m) {
+                const MessageSide& send = records_.sends[m];
+                if (!send.cancelled)
+                    timeline->flow(message_key(records_, send, true), send.event, true,
+                                   thread_of_[send.location]);
+            }
+            for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
+                const MessageSide& receive = records_.receives[m];
+                timeline->flow(message_key(records_, receive, false), receive.event, false,
+                               thread_of_[receive.location]);
+            }
+            launch_flows(*timeline, marks);
         }
-        number_records(records_, marks);
-        if (!timeline) continue;
-        for (std::size_t m = marks.sends; m < records_.sends.size(); ++m) {
-            const MessageSide& send = records_.sends[m];
-            if (!send.cancelled)
-                timeline->flow(message_key(records_, send, true), send.event, true, thread_of_[send.location]);
-        }
-        for (std::size_t m = marks.receives; m < records_.receives.size(); ++m) {
-            const MessageSide& receive = records_.receives[m];
-            timeline->flow(message_key(records_, receive, false), receive.event, false,
-                           thread_of_[receive.location]);
-        }
-        launch_flows(*timeline, marks);
     }
-    if (timeline && !timeline->finish())
-        records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     const OTF2_ErrorCode closed_defs = OTF2_Reader_CloseDefFiles(reader.get());
     const OTF2_ErrorCode closed_events = OTF2_Reader_CloseEvtFiles(reader.get());
     if (closed_defs != OTF2_SUCCESS || closed_events != OTF2_SUCCESS) {
         records_.skipped.push_back(definitions_.anchor + ": cannot close the event or definition files: " +
                                    describe_otf2(closed_defs != OTF2_SUCCESS ? closed_defs : closed_events));
+    }
+}
+
+std::vector<std::string> TraceShareAnalysis::ownership_outbox() const {
+    ByteWriter w;
+    w.put<std::uint64_t>(taken_.size());
+    for (const std::int64_t unit : taken_) w.put<std::uint64_t>(static_cast<std::uint64_t>(unit));
+    return std::vector<std::string>(k_, w.bytes());
+}
+
+void TraceShareAnalysis::ownership_inbox(const std::vector<std::string>& inbox) {
+    for (std::size_t a = 0; a < inbox.size(); ++a) {
+        ByteReader in(inbox[a]);
+        const auto n = in.get<std::uint64_t>();
+        for (std::uint64_t i = 0; i < n; ++i) {
+            const auto unit = in.get<std::uint64_t>();
+            if (unit >= units_.size()) throw std::runtime_error("ownership: unit out of range");
+            for (const std::uint32_t rank : units_[unit].ranks)
+                owner_of_rank_[rank] = static_cast<std::int64_t>(a);
+        }
     }
 }
 
@@ -320,7 +377,8 @@ class ChannelPosts {
 public:
     /// Finds the channels of `mine` among the notes of `side` in `inbox` (which must outlive this).
     ChannelPosts(const std::vector<std::string>& inbox, std::uint32_t side, const MessageChannels& mine) {
-        std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string_view> sent;
+        std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t>, std::string_view>
+            sent;
         for (const std::string& box : inbox) {
             ByteReader in(box);
             while (!in.done()) {
@@ -351,7 +409,8 @@ private:
 
 /// (blocking call, index of a record), sorted by call and stable, so that the
 /// records of one call are visited in record order.
-std::vector<std::pair<std::uint64_t, std::size_t>> by_call(std::vector<std::pair<std::uint64_t, std::size_t>> v) {
+std::vector<std::pair<std::uint64_t, std::size_t>> by_call(
+    std::vector<std::pair<std::uint64_t, std::size_t>> v) {
     // Blocking calls are numbered as they are replayed: mostly in order already.
     const auto call_less = [](const auto& a, const auto& b) { return a.first < b.first; };
     if (std::is_sorted(v.begin(), v.end(), call_less)) return v;
@@ -399,7 +458,8 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         }
         g = end;
         if (receive->block_exit == no_time) continue;
-        charge(WaitMetric::late_sender, receive->callpath, records_.receive_channels[receive->channel].destination, sender,
+        charge(WaitMetric::late_sender, receive->callpath,
+               records_.receive_channels[receive->channel].destination, sender,
                std::min(latest, receive->block_exit) - receive->block_enter, receive->block_enter);
     }
     // Late receiver, at the sender: per blocking call, the largest wait.
@@ -647,30 +707,69 @@ std::string timeline_part(const TimelineOptions& timeline, std::size_t rank) {
     return timeline.part + "." + std::to_string(rank);
 }
 
+void remove_timeline_part(const TimelineOptions& timeline, std::size_t rank) {
+    const std::string part = timeline_part(timeline, rank);
+    std::remove(part.c_str());
+    std::remove(TimelineWriter::index_path(part).c_str());
+}
+
+namespace {
+
+/// A part's segments from its index; false when the index is missing or does not fit the part.
+bool read_segments(const std::string& part, std::size_t index,
+                   std::vector<std::pair<TimelineWriter::Segment, std::size_t>>* all) {
+    std::error_code error;
+    const std::uintmax_t size = std::filesystem::file_size(part, error);
+    std::ifstream in(TimelineWriter::index_path(part), std::ios::binary);
+    if (error || !in) return false;
+    TimelineWriter::Segment s;
+    while (in >> s.unit >> s.offset >> s.length) {
+        if (s.offset > size || s.length > size - s.offset) return false;
+        all->emplace_back(s, index);
+    }
+    return in.eof();
+}
+
+}  // namespace
+
 bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std::string& path) {
     bool ok = true;
     {
+        std::vector<std::pair<TimelineWriter::Segment, std::size_t>> segments;  // and the part's rank
+        for (std::size_t r = 0; r < ranks; ++r)
+            ok = read_segments(timeline_part(timeline, r), r, &segments) && ok;
+        std::sort(segments.begin(), segments.end(),
+                  [](const auto& a, const auto& b) { return a.first.unit < b.first.unit; });
+        std::vector<std::ifstream> parts;
+        for (std::size_t r = 0; r < ranks; ++r)
+            parts.emplace_back(timeline_part(timeline, r), std::ios::binary);
         std::ofstream out(path, std::ios::binary | std::ios::trunc);
         out << timeline_header();
         bool first = true;
-        for (std::size_t r = 0; r < ranks; ++r) {
-            std::ifstream in(timeline_part(timeline, r), std::ios::binary);
-            if (!in) {
-                ok = false;
-                continue;
-            }
-            if (first && in.peek() != std::ifstream::traits_type::eof()) {
-                in.ignore(2);  // the first event's ",\n"
+        std::string piece;
+        for (const auto& [segment, r] : segments) {
+            std::uint64_t offset = segment.offset, length = segment.length;
+            if (first && length >= 2) {  // the first event's ",\n"
+                offset += 2;
+                length -= 2;
                 first = false;
             }
-            out << in.rdbuf();
-            out.clear();  // an empty part sets failbit; that is not an error
+            std::ifstream& in = parts[r];
+            in.seekg(static_cast<std::streamoff>(offset));
+            while (length > 0 && in) {
+                piece.resize(
+                    static_cast<std::size_t>(std::min<std::uint64_t>(length, std::uint64_t{1} << 20)));
+                in.read(&piece[0], static_cast<std::streamsize>(piece.size()));
+                out.write(piece.data(), in.gcount());
+                length -= static_cast<std::uint64_t>(in.gcount());
+            }
+            ok = ok && length == 0;
         }
         out << timeline_footer();
         out.flush();
         ok = ok && static_cast<bool>(out);
     }
-    for (std::size_t r = 0; r < ranks; ++r) std::remove(timeline_part(timeline, r).c_str());
+    for (std::size_t r = 0; r < ranks; ++r) remove_timeline_part(timeline, r);
     return ok;
 }
 
@@ -687,7 +786,12 @@ WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange
     TraceShareAnalysis share(definitions, exchange.rank(), exchange.size(), options);
     if (!timeline.part.empty())
         share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
-    share.read();
+    {
+        const std::unique_ptr<UnitDispenser> units =
+            exchange.dispenser(static_cast<std::int64_t>(share.unit_count()));
+        share.read(*units);
+    }
+    share.ownership_inbox(exchange.all_to_all(share.ownership_outbox()));
     share.iteration_inbox(exchange.all_to_all(share.iteration_outbox()));
     {  // the outbox is freed before the matching, the inbox after it
         const std::vector<std::string> messages = exchange.all_to_all(share.message_outbox());
@@ -703,6 +807,29 @@ WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange
 }
 
 namespace {
+
+/// Unit u to share u mod K: the in-process shares run one after another, so
+/// none could ask while another reads.  Not in blocks, so that the tests see
+/// that what a share reads does not change the results.
+class RoundRobinUnits : public UnitDispenser {
+public:
+    RoundRobinUnits(std::int64_t units, std::size_t share, std::size_t shares)
+        : units_(units), next_(static_cast<std::int64_t>(share)), step_(static_cast<std::int64_t>(shares)) {}
+    std::int64_t next() override {
+        if (next_ >= units_) return -1;
+        const std::int64_t unit = next_;
+        next_ += step_;
+        return unit;
+    }
+    std::vector<std::int64_t> stop() override {
+        std::vector<std::int64_t> left;
+        for (; next_ < units_; next_ += step_) left.push_back(next_);
+        return left;
+    }
+
+private:
+    std::int64_t units_, next_, step_;
+};
 
 /// inbox[r][s] = outbox[s][r].
 std::vector<std::vector<std::string>> transpose(std::vector<std::vector<std::string>> outboxes) {
@@ -725,11 +852,18 @@ WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, st
         if (!timeline.part.empty()) all.back()->write_timeline({timeline_part(timeline, a), timeline.events});
     }
     std::vector<std::vector<std::string>> boxes;
-    for (auto& s : all) {
-        s->read();
-        boxes.push_back(s->iteration_outbox());
+    for (std::size_t a = 0; a < shares; ++a) {
+        RoundRobinUnits units(static_cast<std::int64_t>(all[a]->unit_count()), a, shares);
+        all[a]->read(units);
+        boxes.push_back(all[a]->ownership_outbox());
     }
     auto inboxes = transpose(std::move(boxes));
+    boxes.clear();
+    for (std::size_t a = 0; a < shares; ++a) {
+        all[a]->ownership_inbox(inboxes[a]);
+        boxes.push_back(all[a]->iteration_outbox());
+    }
+    inboxes = transpose(std::move(boxes));
     boxes.clear();
     for (std::size_t a = 0; a < shares; ++a) {
         all[a]->iteration_inbox(inboxes[a]);

@@ -2,9 +2,11 @@
 // The trace analysis of one analysis rank, as bulk-synchronous phases
 // around two exchanges, so that no rank ever holds the whole trace:
 //
-//   read             replay the locations of this rank's share (the same
-//                    split as the profile: analysis_share(); a rank's GPU
-//                    streams go with it); number messages and collective calls
+//   read             replay the units this rank is handed (UnitDispenser:
+//                    blocks of measured ranks, whichever rank asks first; a
+//                    rank's GPU streams go with it); number messages and
+//                    collective calls per measured rank
+//   ownership        which analysis rank read which units, to every rank
 //   iterations       every rank's key-region ends go to every analysis rank,
 //                    which all compute the same plan (iterations.hpp) and the
 //                    window of --iter-start/--iter-stop
@@ -68,8 +70,15 @@ public:
     /// Also writes this share's part of trace.json during read().
     void write_timeline(const TimelineOptions& options) { timeline_ = options; }
 
-    /// Replays this share's locations; unreadable ones are noted and skipped.
-    void read();
+    /// The units of the read phase (blocks of measured ranks, in rank order).
+    std::size_t unit_count() const { return units_.size(); }
+
+    /// Replays the units `units` hands this rank; unreadable locations are noted and skipped.
+    void read(UnitDispenser& units);
+
+    /// Phase "ownership": the units read here, to every rank; who read each measured rank.
+    std::vector<std::string> ownership_outbox() const;
+    void ownership_inbox(const std::vector<std::string>& inbox);
 
     /// Phase "iterations": every rank's key-region ends (and, to rank 0, the
     /// visit counts); the plan every rank then agrees on, and its window.
@@ -94,7 +103,14 @@ private:
         std::int64_t ticks = 0;
         std::uint64_t instances = 0;
     };
-    void replay_share();
+    /// One unit of the read phase.
+    struct Unit {
+        std::vector<std::uint32_t> ranks;    ///< measured (world) ranks
+        std::vector<std::size_t> locations;  ///< by rank, then thread, then GPU stream
+    };
+    void replay_share(UnitDispenser& units);
+    /// Unit `unit` is this rank's (read or not).
+    void take(std::int64_t unit);
     /// Launch flows in trace.json for the records of one rank (since `from`).
     void launch_flows(TimelineWriter& timeline, const RecordMarks& from) const;
     /// Charges `wait` when the waiting call entered at `at` lies in the iteration window.
@@ -106,8 +122,10 @@ private:
     TraceAnalysisOptions options_;
     KeyChoice key_;
     IterationPlan plan_;
-    std::vector<std::int64_t> owner_of_rank_;       ///< world rank -> analysis rank, -1 none
-    std::vector<std::size_t> locations_;            ///< this share's locations, by rank, then thread
+    std::vector<Unit> units_;
+    std::vector<std::int64_t> taken_;          ///< the units this rank was handed, ascending
+    std::vector<std::int64_t> owner_of_rank_;  ///< world rank -> analysis rank, -1 none (after ownership)
+    std::vector<std::size_t> locations_;       ///< the locations of the units taken
     std::map<std::size_t, std::size_t> thread_of_;  ///< location -> its position among its rank's locations
     TimelineOptions timeline_;
     ShareRecords records_;
@@ -139,12 +157,17 @@ WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, st
                                          const TimelineOptions& timeline = {},
                                          const TraceAnalysisOptions& options = {});
 
-/// The part file of analysis rank `rank` for `timeline`.
+/// The part file of analysis rank `rank` for `timeline` (and, beside it,
+/// the index of its units: TimelineWriter::begin_unit()).
 std::string timeline_part(const TimelineOptions& timeline, std::size_t rank);
 
-/// Writes trace.json at `path` from the parts of `ranks` analysis ranks and
-/// removes them.  False (and the parts removed) when a part is missing or
-/// the file cannot be written.
+/// Removes the part of analysis rank `rank` and its index.
+void remove_timeline_part(const TimelineOptions& timeline, std::size_t rank);
+
+/// Writes trace.json at `path` from the parts of `ranks` analysis ranks, unit
+/// by unit in unit order (so in rank order, whoever read them), and removes
+/// them.  False (and the parts removed) when a part or its index is missing or
+/// damaged, or the file cannot be written.
 bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std::string& path);
 
 }  // namespace strata::analysis::trace

@@ -273,6 +273,24 @@ TEST_F(TraceAnalysisTest, TimelineIsTheSameForEveryNumberOfShares) {
     EXPECT_EQ(first.substr(first.size() - 4), "\n]}\n");
 }
 
+TEST_F(TraceAnalysisTest, TimelineIsNotJoinedFromAMissingOrDamagedIndex) {
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    const TimelineOptions timeline{dir_.file("trace.json.part"), 1000};
+    for (const std::string damage : {"missing", "beyond the part", "not numbers"}) {
+        analyze_trace_in_process(d, 2, timeline);
+        const std::string index = timeline_part(timeline, 1) + ".units";
+        ASSERT_TRUE(std::filesystem::exists(index));
+        if (damage == "missing") {
+            std::filesystem::remove(index);
+        } else {
+            std::ofstream(index, std::ios::trunc) << (damage == "not numbers" ? "1 0 x\n" : "1 0 99999999\n");
+        }
+        EXPECT_FALSE(join_timeline(timeline, 2, dir_.file("trace.json"))) << damage;
+        EXPECT_FALSE(std::filesystem::exists(timeline_part(timeline, 0))) << damage;
+        EXPECT_FALSE(std::filesystem::exists(index)) << damage;
+    }
+}
+
 TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
     const TraceDefinitions d = read_trace_definitions(anchor());
     const TimelineOptions timeline{dir_.file("trace.json.part"), 8};  // 2 slices per location
