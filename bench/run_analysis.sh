@@ -22,7 +22,10 @@
 #   bench/run_analysis.sh [BUILD_DIR] [ITERATIONS] [REPETITIONS] [MESSAGE_EVERY]
 #
 # Set TMPDIR to put the trace on another file system.  MPIRUN_OPTIONS are
-# added to every mpirun.  (On one node strata-analyze itself chooses Open
+# added to every mpirun.  With BUSY_CORE=C, each repetition also runs K=2
+# with the ranks bound to cores while another process spins on core C: the
+# rank there reads at half speed, so a fixed split of the trace would take as
+# long as K=1 alone, and handing the units out on request at best 1/1.5 of it.  (On one node strata-analyze itself chooses Open
 # MPI's ob1 layer unless OMPI_MCA_pml is set, which skips the probing of UCX
 # and libfabric at MPI_Init: about 0.2 s, the same for K = 1 and K = 2.)
 set -euo pipefail
@@ -31,7 +34,8 @@ iterations=${2:-560000}
 reps=${3:-3}
 message_every=${4:-5}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+busy=
+trap 'rm -rf "$work"; [[ -z $busy ]] || kill "$busy" 2> /dev/null' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 gen=$build/bench/bench-analysis-trace-gen
 floor=$build/bench/bench-otf2-read-floor
@@ -80,11 +84,12 @@ exec /usr/bin/time -v -o "$TIMED_DIR/time.${OMPI_COMM_WORLD_RANK:-0}" "$@"
 WRAP
 chmod +x "$work/timed"
 export TIMED_DIR=$work
-run_analyze() {  # run_analyze K EXPERIMENT NAME: wall seconds to $work/NAME-K, peak RSS (kB) per rank to $work/rss-NAME-K
+run_analyze() {  # run_analyze K EXPERIMENT NAME [MPIRUN OPTION...]: wall seconds to $work/NAME-K, peak RSS (kB) per rank to $work/rss-NAME-K
   local k=$1 experiment=$2 name=$3 start end
+  shift 3
   start=$(now)
   # shellcheck disable=SC2086 # options are words
-  mpirun -np "$k" --oversubscribe ${MPIRUN_OPTIONS:-} -x TIMED_DIR "$work/timed" \
+  mpirun -np "$k" --oversubscribe ${MPIRUN_OPTIONS:-} "$@" -x TIMED_DIR "$work/timed" \
     "$analyze" --force --timeline-events 0 --output "$work/out" "$experiment" < /dev/null > /dev/null
   end=$(now)
   calc "$end - $start" 3 >> "$work/$name-$k"
@@ -105,6 +110,14 @@ for ((i = 0; i < reps; i++)); do
   run_analyze 2 "$work/trace" big
   run_analyze 1 "$work/tiny" tiny
   run_analyze 2 "$work/tiny" tiny
+  if [[ -n ${BUSY_CORE:-} ]]; then
+    taskset -c "$BUSY_CORE" sh -c 'while :; do :; done' &
+    busy=$!
+    run_analyze 2 "$work/trace" busy --bind-to core
+    kill "$busy"
+    wait "$busy" 2> /dev/null || true
+    busy=
+  fi
 done
 
 f=$(median < "$work/floor") fc=$(median < "$work/cpu-floor")
@@ -140,5 +153,9 @@ echo "  speed-up K=1 -> K=2: wall $(calc "$t1 / $t2"), CPU of the busiest rank $
 # back to back, so the median of their ratios cancels the drift better.
 paired() { paste "$work/$1" "$work/$2" | awk 'NF == 2 && $2 > 0 {print $1 / $2}' | median; }
 echo "  the same as medians of each repetition's ratio (adjacent runs): K=1 -> K=2 wall $(calc "$(paired big-1 big-2)"), CPU $(calc "$(paired cpu-big-1 cpu-big-2)"); one reader -> two $(calc "$(paired floor floor2)")"
+if [[ -n ${BUSY_CORE:-} ]]; then
+  b=$(median < "$work/busy-2")
+  echo "  K=2 bound to cores, another process busy on core $BUSY_CORE: wall $(calc "$b") s, $(calc "$t1 / $b") x faster than K=1 alone (the same as medians of each repetition's ratio: $(calc "$(paired big-1 busy-2)"); a fixed split: at most 1.0, at best 1.5)"
+fi
 echo "  peak RSS of a rank on the one-iteration trace: $(( $(sort -g "$work/rss-tiny-1" | tail -1) / 1024 )) MB"
 echo "  load average: $(cut -d' ' -f1-3 /proc/loadavg) (on $(nproc) cores)"

@@ -335,6 +335,22 @@ std::vector<std::string> TraceShareAnalysis::message_outbox() const {
     std::vector<ByteWriter> out(k_);
     const std::pair<const RecordList<MessageSide>*, const MessageChannels*> sides[] = {
         {&records_.sends, &records_.send_channels}, {&records_.receives, &records_.receive_channels}};
+    const auto owner = [&](const MessageChannel& channel, std::uint32_t side) -> std::int64_t {
+        const std::uint32_t partner = side == 0 ? channel.destination : channel.source;
+        return partner < owner_of_rank_.size() ? owner_of_rank_[partner] : -1;
+    };
+    // Each box at its final size first: growing it copied and faulted its pages in twice.
+    std::vector<std::size_t> bytes(k_, 0);
+    for (std::uint32_t side = 0; side < 2; ++side) {
+        const MessageChannels& channels = *sides[side].second;
+        for (std::uint32_t c = 0; c < channels.size(); ++c) {
+            const std::int64_t to = owner(channels[c], side);
+            if (channels.given(c) != 0 && to >= 0)
+                bytes[static_cast<std::size_t>(to)] +=
+                    sizeof(ChannelNote) + channels.given(c) * sizeof(Ticks);
+        }
+    }
+    for (std::size_t a = 0; a < k_; ++a) out[a].bytes().reserve(bytes[a]);
     for (std::uint32_t side = 0; side < 2; ++side) {
         const RecordList<MessageSide>& records = *sides[side].first;
         const MessageChannels& channels = *sides[side].second;
@@ -348,10 +364,10 @@ std::vector<std::string> TraceShareAnalysis::message_outbox() const {
         }
         for (std::uint32_t c = 0; c < channels.size(); ++c) {
             const MessageChannel& channel = channels[c];
-            const std::uint32_t partner = side == 0 ? channel.destination : channel.source;
             const std::size_t count = first[c + 1] - first[c];
-            if (count == 0 || partner >= owner_of_rank_.size() || owner_of_rank_[partner] < 0) continue;
-            ByteWriter& to = out[static_cast<std::size_t>(owner_of_rank_[partner])];
+            const std::int64_t a = owner(channel, side);
+            if (count == 0 || a < 0) continue;
+            ByteWriter& to = out[static_cast<std::size_t>(a)];
             to.put(ChannelNote{channel, count, side, 0});
             to.put_array(posts.data() + first[c], count);
         }
@@ -426,6 +442,7 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
     // Late sender, at the receiver: per blocking call, the latest sender.
     std::vector<Ticks> sent(records_.receives.size(), no_time);
     std::vector<std::pair<std::uint64_t, std::size_t>> matched;
+    matched.reserve(records_.receives.size());  // growing it copied and faulted its pages in twice
     for (std::size_t i = 0; i < records_.receives.size(); ++i) {
         const MessageSide& r = records_.receives[i];
         Ticks post = no_time;
@@ -465,6 +482,7 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
     // Late receiver, at the sender: per blocking call, the largest wait.
     std::vector<Ticks> waits(records_.sends.size(), 0);
     std::vector<std::pair<std::uint64_t, std::size_t>> waiting;
+    waiting.reserve(records_.sends.size());
     for (std::size_t i = 0; i < records_.sends.size(); ++i) {
         const MessageSide& s = records_.sends[i];
         if (s.cancelled) continue;
