@@ -38,6 +38,14 @@ public:
         return restart(time);
     }
 
+    /// correct() when `time` shares the last corrected time's offset (the
+    /// usual case): no call.  False, and nothing done, otherwise.
+    bool correct_nearby(std::uint64_t time, std::int64_t* corrected) const {
+        if (time - cursor_.first > cursor_.extent) return false;
+        *corrected = static_cast<std::int64_t>(time + cursor_.offset);
+        return true;
+    }
+
     /// Number of offsets recorded.
     std::size_t points() const { return points_.size(); }
 

@@ -42,10 +42,40 @@ struct Frame {
     std::uint32_t region = 0;
     std::uint32_t callpath = 0;
     Ticks enter = 0;
-    std::uint64_t block = 0;  ///< instance id, given when a record needs it
+    std::uint64_t block = 0;        ///< instance id, given when a record needs it
     std::uint64_t correlation = 0;  ///< CUDA_CORRELATION_ID of the Enter (GPU streams), 0 none
     std::size_t pending_from = 0;   ///< its records waiting for X start here in Replay::pending
     bool mpi_outermost = false;
+};
+
+/// The open regions, innermost last.  It grows only in push_growing(), so
+/// that the usual Enter (push() while has_room()) makes no call.
+class FrameStack {
+public:
+    bool empty() const { return depth_ == 0; }
+    std::size_t size() const { return depth_; }
+    Frame& back() { return frames_[depth_ - 1]; }
+    bool has_room() const { return depth_ < room_; }
+    /// A frame to fill (every field: it may hold an earlier one's); has_room() must be true.
+    Frame& push() { return frames_[depth_++]; }
+    Frame& push_growing() {
+        if (!has_room()) {
+            frames_.resize(std::max<std::size_t>(16, 2 * frames_.size()));
+            room_ = frames_.size();  // kept apart: size() divides by sizeof(Frame)
+        }
+        return push();
+    }
+    void pop() { --depth_; }
+
+private:
+    std::vector<Frame> frames_;
+    std::size_t depth_ = 0, room_ = 0;
+};
+
+/// A region's Enter events on a CPU thread (the iteration candidates).
+struct Visits {
+    std::uint64_t calls = 0;
+    Ticks first = no_time, last = no_time;
 };
 
 /// A record waiting for the X of the innermost open region.
@@ -61,7 +91,7 @@ struct Replay {
     std::uint32_t location = 0;
     std::uint32_t rank = 0;
     ClockCorrection clock;
-    std::vector<Frame> stack;
+    FrameStack stack;
     /// Records wait only for the innermost region, so the waiting ones of
     /// all open frames form one stack (no vector per frame).
     std::vector<Pending> pending;
@@ -73,7 +103,7 @@ struct Replay {
     /// -> global id (ids past the end map to themselves), applied here: OTF2
     /// looks its tables up for every event, a fifth of its decoding.
     std::vector<std::uint32_t> region_map, comm_map;
-    bool otf2_maps = false;  ///< a table of another kind (or an odd one): OTF2 applies them all
+    bool otf2_maps = false;    ///< a table of another kind (or an odd one): OTF2 applies them all
     std::size_t open_mpi = 0;  ///< open MPI regions that count as MPI time
     std::map<std::uint64_t, std::pair<Ticks, std::uint64_t>> irecv_posts;  ///< request -> (E, position)
     std::map<std::uint64_t, std::size_t> isends;                           ///< request -> index in sends
@@ -82,10 +112,9 @@ struct Replay {
     TimelineWriter* timeline = nullptr;
     /// Per region, what its Enter and Leave do here (RegionFlag bits), computed once: one load per event.
     std::vector<std::uint8_t> region_flags;
-    bool gpu = false;            ///< the location is a GPU stream
-    std::vector<std::uint64_t> visits;  ///< per region: Enter events (CPU threads)
-    std::vector<Ticks> first_visit;     ///< per region: the first Enter
-    std::vector<Ticks> last_visit;      ///< per region: the last Enter
+    bool gpu = false;               ///< the location is a GPU stream
+    bool want_correlation = false;  ///< the trace defines CUDA_CORRELATION_ID: an Enter's attributes are read
+    std::vector<Visits> visits;     ///< per region (CPU threads)
     Ticks first = no_time;
     RankIterationRecords* iterations = nullptr;  ///< the rank's (CPU threads)
 };
@@ -162,7 +191,8 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
 /// host call that launched it (experiment-format.md).
 [[gnu::noinline]] std::uint64_t correlation_of(const Replay& s, OTF2_AttributeList* attributes) {
     uint64_t id = 0;
-    if (OTF2_AttributeList_GetUint64(attributes, s.defs->correlation_attribute, &id) == OTF2_SUCCESS) return id;
+    if (OTF2_AttributeList_GetUint64(attributes, s.defs->correlation_attribute, &id) == OTF2_SUCCESS)
+        return id;
     return 0;
 }
 
@@ -170,26 +200,20 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
     s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation, f.enter, s.location});
 }
 
-OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
-                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
-    Replay& s = state(user);
+/// What every Enter does once its time, call path and correlation id are known.
+[[gnu::always_inline]] inline void open_frame(Replay& s, Frame& f, std::uint32_t region, Ticks enter,
+                                              std::uint32_t callpath, std::uint64_t correlation) {
     ++s.events;
-    region = mapped(s.region_map, region);
-    if (region >= s.region_flags.size()) return undefined_region(s, region);
-    const Ticks enter = s.last = s.clock.correct(time);
+    s.last = enter;
     if (s.first == no_time) s.first = enter;
-    const std::uint64_t correlation =
-        attributes != nullptr && s.defs->correlation_attribute != UINT32_MAX ? correlation_of(s, attributes) : 0;
     if (!s.gpu) {
-        if (s.visits[region]++ == 0) s.first_visit[region] = enter;
-        s.last_visit[region] = enter;
+        Visits& v = s.visits[region];
+        if (v.calls++ == 0) v.first = enter;
+        v.last = enter;
     }
-    const std::uint32_t callpath = s.out->callpaths.child(
-        s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, s.defs->regions[region].name);
     const bool mpi = (s.region_flags[region] & counts_as_mpi) != 0;
     // Filled in place: building a Frame on the stack and copying it stalled
     // on the store-to-load forwarding of its fields (a quarter of the replay).
-    Frame& f = s.stack.emplace_back();
     f.region = region;
     f.callpath = callpath;
     f.enter = enter;
@@ -198,8 +222,44 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     f.pending_from = s.pending.size();
     f.mpi_outermost = s.open_mpi == 0 && mpi;
     if (mpi) ++s.open_mpi;
+}
+
+/// Every Enter (the `region` as in the event, before mapping).
+[[gnu::noinline]] OTF2_CallbackCode enter_general(Replay& s, OTF2_TimeStamp time,
+                                                  OTF2_AttributeList* attributes, OTF2_RegionRef region) {
+    region = mapped(s.region_map, region);
+    if (region >= s.region_flags.size()) {
+        ++s.events;
+        return undefined_region(s, region);
+    }
+    const Ticks enter = s.clock.correct(time);
+    const std::uint64_t correlation =
+        attributes != nullptr && s.want_correlation ? correlation_of(s, attributes) : 0;
+    const std::uint32_t callpath = s.out->callpaths.child(
+        s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, s.defs->regions[region].name);
+    Frame& f = s.stack.push_growing();
+    open_frame(s, f, region, enter, callpath, correlation);
     if (correlation != 0 && !s.gpu) record_launch(s, f);
     return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                           OTF2_AttributeList* attributes, OTF2_RegionRef region) {
+    Replay& s = state(user);
+    // The usual Enter makes no call: a call anywhere in it, even on a rare
+    // path, had every Enter save and restore six registers (a fifth of its
+    // instructions).  Whatever is not at hand goes to enter_general.
+    const std::uint32_t r = mapped(s.region_map, region);
+    Ticks enter = 0;
+    std::uint32_t callpath = 0;
+    if (r < s.region_flags.size() && (attributes == nullptr || !s.want_correlation) && s.stack.has_room() &&
+        s.clock.correct_nearby(time, &enter) &&
+        s.out->callpaths.cached(s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, r,
+                                &callpath)) {
+        open_frame(s, s.stack.push(), r, enter, callpath, 0);
+        return OTF2_CALLBACK_SUCCESS;
+    }
+    return enter_general(s, time, attributes, region);
 }
 
 /// Gives the records waiting for the innermost region its X.
@@ -236,12 +296,11 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
         if (s.key_ends == nullptr) s.key_ends = &s.iterations->key_ends[s.location];
         s.key_ends->push_back(exit);
     }
-    s.stack.pop_back();
+    s.stack.pop();
 }
 
-OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
-                           OTF2_RegionRef region) {
-    Replay& s = state(user);
+/// Every Leave (the `region` as in the event, before mapping).
+[[gnu::noinline]] OTF2_CallbackCode leave_general(Replay& s, OTF2_TimeStamp time, OTF2_RegionRef region) {
     ++s.events;
     s.last = s.clock.correct(time);
     region = mapped(s.region_map, region);
@@ -251,6 +310,33 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     }
     close_frame(s, s.last);
     return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user, OTF2_AttributeList*,
+                           OTF2_RegionRef region) {
+    Replay& s = state(user);
+    // The usual Leave without a call, as on_enter: close_frame() when it has
+    // nothing to hand on (no records waiting, no timeline, no GPU operation,
+    // no key region, no MPI interval to keep); else leave_general.
+    Ticks exit = 0;
+    if (!s.stack.empty() && s.stack.back().region == mapped(s.region_map, region) &&
+        s.clock.correct_nearby(time, &exit)) {
+        const Frame& f = s.stack.back();
+        const std::uint8_t flags = s.region_flags[f.region];
+        if (f.pending_from == s.pending.size() && s.timeline == nullptr &&
+            (flags & (gpu_operation | key_end)) == 0 && !(f.mpi_outermost && s.out->keep_mpi_intervals)) {
+            ++s.events;
+            s.last = exit;
+            if ((flags & counts_as_mpi) != 0) --s.open_mpi;
+            if (f.mpi_outermost) {
+                s.mpi_time += exit - f.enter;
+                s.any_mpi_time = true;
+            }
+            s.stack.pop();
+            return OTF2_CALLBACK_SUCCESS;
+        }
+    }
+    return leave_general(s, time, region);
 }
 
 void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiver, OTF2_CommRef comm,
@@ -409,7 +495,8 @@ bool dense_map(const OTF2_IdMap* table, std::vector<std::uint32_t>* map) {
     OTF2_IdMap_Traverse(
         table,
         [](uint64_t local, uint64_t global, void* into) {
-            static_cast<std::vector<std::pair<std::uint64_t, std::uint64_t>>*>(into)->emplace_back(local, global);
+            static_cast<std::vector<std::pair<std::uint64_t, std::uint64_t>>*>(into)->emplace_back(local,
+                                                                                                   global);
         },
         &pairs);
     constexpr std::uint64_t largest = std::uint64_t{1} << 24;
@@ -428,8 +515,9 @@ OTF2_CallbackCode on_mapping_table(void* user, OTF2_MappingType type, const OTF2
     Replay& s = state(user);
     // Parameters and strings appear only in events and attribute values the replay does not read.
     if (type == OTF2_MAPPING_PARAMETER || type == OTF2_MAPPING_STRING) return OTF2_CALLBACK_SUCCESS;
-    std::vector<std::uint32_t>* map =
-        type == OTF2_MAPPING_REGION ? &s.region_map : type == OTF2_MAPPING_COMM ? &s.comm_map : nullptr;
+    std::vector<std::uint32_t>* map = type == OTF2_MAPPING_REGION ? &s.region_map
+                                      : type == OTF2_MAPPING_COMM ? &s.comm_map
+                                                                  : nullptr;
     // Other kinds (attributes, ...) or a second table of one kind: OTF2 applies them as it always did.
     if (map == nullptr || !map->empty() || !dense_map(table, map)) s.otf2_maps = true;
     return OTF2_CALLBACK_SUCCESS;
@@ -492,6 +580,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     s.rank = static_cast<std::uint32_t>(location.rank);
     s.timeline = timeline;
     s.gpu = location.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+    s.want_correlation = definitions.correlation_attribute != UINT32_MAX;
     s.region_flags.assign(definitions.regions.size(), 0);
     for (std::size_t r = 0; r < definitions.regions.size(); ++r) {
         const TraceRegion& region = definitions.regions[r];
@@ -501,9 +590,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
     }
     if (!s.gpu) {
-        s.visits.assign(definitions.regions.size(), 0);
-        s.first_visit.assign(definitions.regions.size(), no_time);
-        s.last_visit.assign(definitions.regions.size(), no_time);
+        s.visits.assign(definitions.regions.size(), Visits{});
         s.iterations = &records.iterations[s.rank];
     }
     const std::string where =
@@ -547,11 +634,12 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         if (s.first != no_time && (it.first == no_time || s.first < it.first)) it.first = s.first;
         if (s.first != no_time && (it.last == no_time || s.last > it.last)) it.last = s.last;
         for (std::size_t r = 0; r < s.visits.size(); ++r) {
-            if (s.visits[r] == 0) continue;
+            const Visits& seen = s.visits[r];
+            if (seen.calls == 0) continue;
             RegionVisits& v = it.visits[static_cast<std::uint32_t>(r)];
-            if (v.calls == 0 || s.first_visit[r] < v.first) v.first = s.first_visit[r];
-            if (v.calls == 0 || s.last_visit[r] > v.last) v.last = s.last_visit[r];
-            v.calls += s.visits[r];
+            if (v.calls == 0 || seen.first < v.first) v.first = seen.first;
+            if (v.calls == 0 || seen.last > v.last) v.last = seen.last;
+            v.calls += seen.calls;
         }
     }
     if (timeline != nullptr && timeline->dropped() > 0) {
@@ -628,7 +716,9 @@ void number_records(ShareRecords& records, const RecordMarks& from) {
             return std::tie(calls[a].enter, calls[a].location, calls[a].position) <
                    std::tie(calls[b].enter, calls[b].location, calls[b].position);
         },
-        [&](std::size_t i) { calls[i].seq = next[{calls[i].rank, calls[i].comm}]++; });
+        [&](std::size_t i) {
+            calls[i].seq = next[{calls[i].rank, calls[i].comm}]++;
+        });
 }
 
 }  // namespace strata::analysis::trace

@@ -204,12 +204,18 @@ class CallPaths {
 public:
     /// The call path of `region` below `parent` (none_id for a root).
     std::uint32_t child(std::uint32_t parent, std::uint32_t region, const std::string& region_name) {
-        // none_id + 1 wraps to 0, so roots and children never share a key.
-        const std::uint64_t key =
-            static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
-        auto& slot = recent_[(key * 0x9E3779B97F4A7C15ull) >> 56];
+        const std::uint64_t key = key_of(parent, region);
+        auto& slot = recent_[slot_of(key)];
         if (slot.first == key + 1) return slot.second;  // inline: every Enter asks
         return lookup(key, parent, region_name, slot);
+    }
+    /// child() when it is among the recent ones (no call); false otherwise.
+    bool cached(std::uint32_t parent, std::uint32_t region, std::uint32_t* id) const {
+        const std::uint64_t key = key_of(parent, region);
+        const auto& slot = recent_[slot_of(key)];
+        if (slot.first != key + 1) return false;
+        *id = slot.second;
+        return true;
     }
     /// Its full name, "main/compute/MPI_Recv".
     const std::string& name(std::uint32_t id) const { return names_[id]; }
@@ -217,6 +223,11 @@ public:
     static constexpr std::uint32_t none_id = UINT32_MAX;
 
 private:
+    static std::uint64_t key_of(std::uint32_t parent, std::uint32_t region) {
+        // none_id + 1 wraps to 0, so roots and children never share a key.
+        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(parent + 1)) << 32 | region;
+    }
+    static std::size_t slot_of(std::uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 56; }
     std::uint32_t lookup(std::uint64_t key, std::uint32_t parent, const std::string& region_name,
                          std::pair<std::uint64_t, std::uint32_t>& slot);
     std::unordered_map<std::uint64_t, std::uint32_t> ids_;  ///< (parent + 1) << 32 | region -> id
