@@ -163,12 +163,6 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
     }
 }
 
-void TraceShareAnalysis::take(std::int64_t unit) {
-    taken_.push_back(unit);
-    const Unit& u = units_[static_cast<std::size_t>(unit)];
-    locations_.insert(locations_.end(), u.locations.begin(), u.locations.end());
-}
-
 void TraceShareAnalysis::read(UnitDispenser& units) {
     // Nothing may escape: the other analysis ranks are about to wait for this one in an exchange.
     std::string problem;
@@ -186,7 +180,7 @@ void TraceShareAnalysis::read(UnitDispenser& units) {
                                    "; its locations were skipped (use more analysis ranks)");
     }
     // After a failure: no more units for this rank; those nobody took stay here, unread.
-    for (const std::int64_t unit : units.stop()) take(unit);
+    for (const std::int64_t unit : units.stop()) taken_.push_back(unit);
 }
 
 void TraceShareAnalysis::replay_share(UnitDispenser& units) {
@@ -218,7 +212,7 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     if (unit < 0) return;
     Otf2Reader reader(definitions_.anchor);
     if (!reader.ok()) {
-        take(unit);
+        taken_.push_back(unit);
         records_.skipped.push_back(reader.error() + " (analysis rank " + std::to_string(me_) +
                                    ": its locations were skipped)");
         return;
@@ -234,14 +228,14 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_OpenEvtFiles(reader.get());
     const OTF2_ErrorCode defs = rc == OTF2_SUCCESS ? OTF2_Reader_OpenDefFiles(reader.get()) : rc;
     if (rc != OTF2_SUCCESS || defs != OTF2_SUCCESS) {
-        take(unit);
+        taken_.push_back(unit);
         records_.skipped.push_back(definitions_.anchor + ": cannot open the event or definition files: " +
                                    describe_otf2(rc != OTF2_SUCCESS ? rc : defs));
         return;
     }
     const std::function<void()> serve = [&units] { units.serve(); };
     for (; unit >= 0; unit = units.next()) {
-        take(unit);
+        taken_.push_back(unit);
         const Unit& u = units_[static_cast<std::size_t>(unit)];
         if (timeline) timeline->begin_unit(static_cast<std::uint64_t>(unit));
         // One measured rank at a time (its locations are consecutive): replay,
@@ -621,7 +615,10 @@ std::string TraceShareAnalysis::partial() const {
     counts.unbalanced = records_.counts.unbalanced;
     counts.unterminated = records_.counts.unterminated;
     w.put(counts);
-    w.put<std::uint64_t>(locations_.size());
+    std::uint64_t locations = 0;  // of the units taken, read or not
+    for (const std::int64_t unit : taken_)
+        locations += units_[static_cast<std::size_t>(unit)].locations.size();
+    w.put<std::uint64_t>(locations);
     w.put<std::uint64_t>(locations_read_);
     std::int64_t mpi = 0;
     if (plan_.restricted) {

@@ -109,8 +109,6 @@ private:
         std::vector<std::size_t> locations;  ///< by rank, then thread, then GPU stream
     };
     void replay_share(UnitDispenser& units);
-    /// Unit `unit` is this rank's (read or not).
-    void take(std::int64_t unit);
     /// Launch flows in trace.json for the records of one rank (since `from`).
     void launch_flows(TimelineWriter& timeline, const RecordMarks& from) const;
     /// Charges `wait` when the waiting call entered at `at` lies in the iteration window.
@@ -123,9 +121,8 @@ private:
     KeyChoice key_;
     IterationPlan plan_;
     std::vector<Unit> units_;
-    std::vector<std::int64_t> taken_;          ///< the units this rank was handed, ascending
+    std::vector<std::int64_t> taken_;          ///< the units this rank was handed (read or not), ascending
     std::vector<std::int64_t> owner_of_rank_;  ///< world rank -> analysis rank, -1 none (after ownership)
-    std::vector<std::size_t> locations_;       ///< the locations of the units taken
     std::map<std::size_t, std::size_t> thread_of_;  ///< location -> its position among its rank's locations
     TimelineOptions timeline_;
     ShareRecords records_;
