@@ -80,7 +80,8 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" &&
         name != "--top" && name != "--wait-threshold" && name != "--timeline-events" &&
         name != "--key-region" && name != "--iter-start" && name != "--iter-stop" &&
-        name != "--gpu-idle-threshold" && name != "--tensor-core-patterns" && name != "--gpu-gap-threshold")
+        name != "--gpu-idle-threshold" && name != "--tensor-core-patterns" && name != "--gpu-gap-threshold" &&
+        name != "--event-reader")
         throw AnalyzeUsageError("unknown option '" + arg + "'");
     std::string value;
     if (equals != std::string::npos)
@@ -109,6 +110,11 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     if (name == "--gpu-idle-threshold") options.gpu_idle_threshold = parse_fraction(name, value);
     if (name == "--gpu-gap-threshold") options.gpu_gap_threshold = parse_seconds(name, value);
     if (name == "--tensor-core-patterns") options.tensor_core_patterns = parse_patterns(value);
+    if (name == "--event-reader") {
+        if (value != "direct" && value != "otf2")
+            throw AnalyzeUsageError("--event-reader needs 'direct' or 'otf2', not '" + value + "'");
+        options.otf2_event_reader = value == "otf2";
+    }
 }
 
 }  // namespace
@@ -182,6 +188,9 @@ const char* analyze_usage() {
            "                             (default: DLProf's list, e.g. h884,hmma,xmma_gemm,wgmma)\n"
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
            "                             (default: set apart as start-up and shut-down)\n"
+           "  --event-reader R           how the event files are read: direct (default: decoded\n"
+           "                             here, several times faster) or otf2 (OTF2's own reader,\n"
+           "                             which compressed archives always use; the same results)\n"
            "  -h, --help                 this text\n"
            "\n"
            "Exit status: 0 reports written, 1 the experiment cannot be read or the reports\n"

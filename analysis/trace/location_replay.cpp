@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "trace/clock_correction.hpp"
+#include "trace/event_file.hpp"
 
 namespace strata::analysis::trace {
 
@@ -567,11 +568,105 @@ OTF2_EvtReaderCallbacks* event_callbacks() {
     return c;
 }
 
+/// Hands the events of the direct decoder (event_file.hpp) to the callbacks
+/// OTF2's reader would call, with no attribute list (the direct path is not
+/// taken when the analysis reads attributes).
+struct DirectEvents {
+    Replay& s;
+    static bool ok(OTF2_CallbackCode code) { return code == OTF2_CALLBACK_SUCCESS; }
+    bool enter(uint64_t time, uint64_t position, uint32_t region) {
+        return ok(on_enter(0, time, position, &s, nullptr, region));
+    }
+    bool leave(uint64_t time, uint64_t position, uint32_t region) {
+        return ok(on_leave(0, time, position, &s, nullptr, region));
+    }
+    bool send(uint64_t time, uint64_t position, const MessageFields& m) {
+        return ok(on_send(0, time, position, &s, nullptr, m.peer, m.comm, m.tag, m.length));
+    }
+    bool isend(uint64_t time, uint64_t position, const MessageFields& m) {
+        return ok(on_isend(0, time, position, &s, nullptr, m.peer, m.comm, m.tag, m.length, m.request));
+    }
+    bool recv(uint64_t time, uint64_t position, const MessageFields& m) {
+        return ok(on_recv(0, time, position, &s, nullptr, m.peer, m.comm, m.tag, m.length));
+    }
+    bool irecv(uint64_t time, uint64_t position, const MessageFields& m) {
+        return ok(on_irecv(0, time, position, &s, nullptr, m.peer, m.comm, m.tag, m.length, m.request));
+    }
+    bool isend_complete(uint64_t time, uint64_t position, uint64_t request) {
+        return ok(on_isend_complete(0, time, position, &s, nullptr, request));
+    }
+    bool irecv_request(uint64_t time, uint64_t position, uint64_t request) {
+        return ok(on_irecv_request(0, time, position, &s, nullptr, request));
+    }
+    bool cancelled(uint64_t time, uint64_t position, uint64_t request) {
+        return ok(on_cancelled(0, time, position, &s, nullptr, request));
+    }
+    bool collective_end(uint64_t time, uint64_t position, const CollectiveFields& c) {
+        return ok(on_collective_end(0, time, position, &s, nullptr, c.op, c.comm, c.root, c.sent, c.received));
+    }
+};
+
+/// The event file of `location`: <archive>/<name>/<id>.evt beside the anchor <archive>/<name>.otf2.
+std::string event_file_path(const std::string& anchor, std::uint64_t location) {
+    const std::string base = anchor.size() > 5 && anchor.compare(anchor.size() - 5, 5, ".otf2") == 0
+                                 ? anchor.substr(0, anchor.size() - 5)
+                                 : anchor;
+    return base + "/" + std::to_string(location) + ".evt";
+}
+
+/// Whether the direct decoder can read the archive's event files: uncompressed,
+/// POSIX, its event chunk size known (0: it cannot).
+std::uint64_t direct_chunk_size(Otf2Reader& reader) {
+    OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_UNDEFINED;
+    OTF2_Compression compression = OTF2_COMPRESSION_UNDEFINED;
+    uint64_t event_chunk = 0, definition_chunk = 0;
+    if (OTF2_Reader_GetFileSubstrate(reader.get(), &substrate) != OTF2_SUCCESS ||
+        substrate != OTF2_SUBSTRATE_POSIX)
+        return 0;
+    if (OTF2_Reader_GetCompression(reader.get(), &compression) != OTF2_SUCCESS ||
+        compression != OTF2_COMPRESSION_NONE)
+        return 0;
+    if (OTF2_Reader_GetChunkSize(reader.get(), &event_chunk, &definition_chunk) != OTF2_SUCCESS) return 0;
+    return event_chunk;
+}
+
+/// What a location's replay leaves in `records` once its events are read.
+void finish_location(Replay& s, ShareRecords& records, const TraceDefinitions& definitions,
+                     const std::string& where, TimelineWriter* timeline) {
+    // Regions left open (a truncated file) end at the last time seen.
+    if (!s.stack.empty()) records.counts.unterminated += s.stack.size();
+    while (!s.stack.empty()) close_frame(s, s.last);
+    records.counts.events += s.events;
+    if (s.any_mpi_time) records.mpi_time[s.rank] += s.mpi_time;
+    if (!s.gpu) {
+        RankIterationRecords& it = *s.iterations;
+        if (s.first != no_time && (it.first == no_time || s.first < it.first)) it.first = s.first;
+        if (s.first != no_time && (it.last == no_time || s.last > it.last)) it.last = s.last;
+        for (std::size_t r = 0; r < s.visits.size(); ++r) {
+            const Visits& seen = s.visits[r];
+            if (seen.calls == 0) continue;
+            RegionVisits& v = it.visits[static_cast<std::uint32_t>(r)];
+            if (v.calls == 0 || seen.first < v.first) v.first = seen.first;
+            if (v.calls == 0 || seen.last > v.last) v.last = seen.last;
+            v.calls += seen.calls;
+        }
+    }
+    if (timeline != nullptr && timeline->dropped() > 0) {
+        char at[48];
+        std::snprintf(
+            at, sizeof at, "%.9g",
+            static_cast<double>(timeline->first_dropped() - static_cast<Ticks>(definitions.global_offset)) /
+                static_cast<double>(definitions.timer_resolution));
+        records.timeline_cut.push_back(where + ": " + std::to_string(timeline->dropped()) +
+                                       " slices ending at or after " + at + " s were left out of trace.json");
+    }
+}
+
 }  // namespace
 
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
                             ShareRecords& records, TimelineWriter* timeline,
-                            const std::function<void()>& between_batches) {
+                            const std::function<void()>& between_batches, bool decode_directly) {
     const TraceLocation& location = definitions.locations[index];
     Replay s;
     s.defs = &definitions;
@@ -601,6 +696,23 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     const std::string local = read_local_definitions(reader, location.id, s);
     if (!local.empty()) return where + ": " + local;
 
+    // Streamed in batches: memory is one chunk plus the records kept.
+    constexpr uint64_t batch = 1 << 16;
+    EventFile direct;
+    const std::uint64_t chunk_size =
+        decode_directly && !s.otf2_maps && !s.want_correlation ? direct_chunk_size(reader) : 0;
+    if (chunk_size != 0 && direct.open(event_file_path(definitions.anchor, location.id), chunk_size)) {
+        DirectEvents visitor{s};
+        const EventFile::Status status = direct.read(visitor, batch, between_batches);
+        finish_location(s, records, definitions, where, timeline);
+        if (!s.problem.empty()) return where + ": " + s.problem + "; the events after it were skipped";
+        if (status == EventFile::Status::damaged) {
+            return where + ": its event file (.evt) cannot be read to the end: " + direct.damage() +
+                   "; the events after the damage were skipped";
+        }
+        return "";
+    }
+
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader.get(), location.id);
     if (events == nullptr) return where + ": its event file (.evt) cannot be opened";
     // We interpolate ourselves (clock_correction.hpp), on the raw timestamps.
@@ -615,8 +727,6 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     if (callbacks == nullptr) rc = OTF2_ERROR_MEM_ALLOC_FAILED;
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterEvtCallbacks(reader.get(), events, callbacks, &s);
     if (callbacks != nullptr) OTF2_EvtReaderCallbacks_Delete(callbacks);
-    // Streamed in batches: memory is one OTF2 chunk plus the records kept.
-    constexpr uint64_t batch = 1 << 16;
     while (rc == OTF2_SUCCESS) {
         uint64_t read = 0;
         rc = OTF2_Reader_ReadLocalEvents(reader.get(), events, batch, &read);
@@ -624,33 +734,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         if (between_batches) between_batches();
     }
     const OTF2_ErrorCode closed = OTF2_Reader_CloseEvtReader(reader.get(), events);
-    // Regions left open (a truncated file) end at the last time seen.
-    if (!s.stack.empty()) records.counts.unterminated += s.stack.size();
-    while (!s.stack.empty()) close_frame(s, s.last);
-    records.counts.events += s.events;
-    if (s.any_mpi_time) records.mpi_time[s.rank] += s.mpi_time;
-    if (!s.gpu) {
-        RankIterationRecords& it = *s.iterations;
-        if (s.first != no_time && (it.first == no_time || s.first < it.first)) it.first = s.first;
-        if (s.first != no_time && (it.last == no_time || s.last > it.last)) it.last = s.last;
-        for (std::size_t r = 0; r < s.visits.size(); ++r) {
-            const Visits& seen = s.visits[r];
-            if (seen.calls == 0) continue;
-            RegionVisits& v = it.visits[static_cast<std::uint32_t>(r)];
-            if (v.calls == 0 || seen.first < v.first) v.first = seen.first;
-            if (v.calls == 0 || seen.last > v.last) v.last = seen.last;
-            v.calls += seen.calls;
-        }
-    }
-    if (timeline != nullptr && timeline->dropped() > 0) {
-        char at[48];
-        std::snprintf(
-            at, sizeof at, "%.9g",
-            static_cast<double>(timeline->first_dropped() - static_cast<Ticks>(definitions.global_offset)) /
-                static_cast<double>(definitions.timer_resolution));
-        records.timeline_cut.push_back(where + ": " + std::to_string(timeline->dropped()) +
-                                       " slices ending at or after " + at + " s were left out of trace.json");
-    }
+    finish_location(s, records, definitions, where, timeline);
     if (!s.problem.empty()) return where + ": " + s.problem + "; the events after it were skipped";
     if (rc != OTF2_SUCCESS) {
         return where + ": its event file (.evt) cannot be read to the end: " + describe_otf2(rc) +
@@ -659,6 +743,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     if (closed != OTF2_SUCCESS) return where + ": its event file cannot be closed: " + describe_otf2(closed);
     return "";
 }
+
 
 RecordMarks record_marks(const ShareRecords& records) {
     return {records.sends.size(), records.receives.size(), records.collectives.size(),

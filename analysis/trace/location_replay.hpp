@@ -3,7 +3,8 @@
 // stack of open regions (call path, enter time), and a record for every MPI
 // message and collective call (trace_records.hpp).  Events the analysis
 // does not use (parameters, metrics, thread fork/join, OpenMP, I/O ...) are
-// skipped by OTF2 without a callback.
+// skipped.  The event file is decoded by EventFile (event_file.hpp), or by
+// OTF2's reader where that cannot (compressed archives, attributes to read).
 //
 //   local .def: ClockOffset points  -> ClockCorrection (OTF2's own offset
 //               application is switched off; mapping tables OTF2 applies)
@@ -35,10 +36,12 @@ namespace strata::analysis::trace {
 /// problem is kept).  With a `timeline`, every region instance is also
 /// written there as a slice (begin_location() must have been called).
 /// `between_batches`, when given, is called after each batch of events
-/// (UnitDispenser::serve()).
+/// (UnitDispenser::serve()).  `decode_directly`: the event file is decoded
+/// by EventFile (event_file.hpp) where it can be; false: always by OTF2's
+/// reader (the results are the same; --event-reader otf2).
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
                             ShareRecords& records, TimelineWriter* timeline = nullptr,
-                            const std::function<void()>& between_batches = {});
+                            const std::function<void()>& between_batches = {}, bool decode_directly = true);
 
 /// Where a rank's records start in ShareRecords (its locations are replayed one after the other).
 struct RecordMarks {

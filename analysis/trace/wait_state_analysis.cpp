@@ -248,7 +248,8 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
                 const std::size_t i = u.locations[next];
                 if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
                 const std::string problem =
-                    replay_location(reader, definitions_, i, records_, timeline.get(), serve);
+                    replay_location(reader, definitions_, i, records_, timeline.get(), serve,
+                                    options_.decode_directly);
                 if (problem.empty()) {
                     ++locations_read_;
                 } else {

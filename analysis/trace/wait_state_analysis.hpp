@@ -59,6 +59,7 @@ struct TraceAnalysisOptions {
     IterationOptions iterations;
     std::vector<std::string> tensor_core_patterns = default_tensor_core_patterns();
     double gpu_gap_threshold_s = 0.5;  ///< idle stretches longer than this are gaps (Nsight's default)
+    bool decode_directly = true;       ///< false: event files through OTF2's reader (--event-reader otf2)
 };
 
 /// One analysis rank's part of the trace analysis.

@@ -490,6 +490,7 @@ TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
         {{"--gpu-idle-threshold", "2"}, "--gpu-idle-threshold needs a fraction from 0 to 1"},
         {{"--tensor-core-patterns", "h884,,hmma"}, "--tensor-core-patterns needs a comma-separated list"},
         {{"--gpu-gap-threshold", "0"}, "--gpu-gap-threshold needs a duration in seconds above 0"},
+        {{"--event-reader", "fast"}, "--event-reader needs 'direct' or 'otf2', not 'fast'"},
         {{"--key-region", "stpe"},
          "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per "
          "rank): "

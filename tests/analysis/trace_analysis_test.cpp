@@ -428,15 +428,19 @@ TEST(TraceAnalysisMessageOrderTest, OneChannelIsMatchedInPostingOrderWithoutCanc
     for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 40 * ms, main);
     b.write(dir.path());
     const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
-    for (std::size_t k = 1; k <= 3; ++k) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
-        EXPECT_EQ(waitstates_csv(r),
-                  "metric,callpath,rank,partner,time_s,instances\n"
-                  "late_sender,main/MPI_Recv,1,0,0.006,1\n")
-            << k << " shares";
-        EXPECT_EQ(r.counts.messages_matched, 2u) << k << " shares";
-        EXPECT_EQ(r.counts.sends_unmatched, 0u) << k << " shares";
-        EXPECT_EQ(r.counts.receives_unmatched, 0u) << k << " shares";
+    for (const bool direct : {true, false}) {  // EventFile and OTF2's reader
+        TraceAnalysisOptions options;
+        options.decode_directly = direct;
+        for (std::size_t k = 1; k <= 3; ++k) {
+            const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+            EXPECT_EQ(waitstates_csv(r),
+                      "metric,callpath,rank,partner,time_s,instances\n"
+                      "late_sender,main/MPI_Recv,1,0,0.006,1\n")
+                << k << " shares, direct " << direct;
+            EXPECT_EQ(r.counts.messages_matched, 2u) << k << " shares";
+            EXPECT_EQ(r.counts.sends_unmatched, 0u) << k << " shares";
+            EXPECT_EQ(r.counts.receives_unmatched, 0u) << k << " shares";
+        }
     }
 }
 
