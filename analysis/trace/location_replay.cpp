@@ -614,9 +614,13 @@ std::string event_file_path(const std::string& anchor, std::uint64_t location) {
     return base + "/" + std::to_string(location) + ".evt";
 }
 
-/// Whether the direct decoder can read the archive's event files: uncompressed,
-/// POSIX, its event chunk size known (0: it cannot).
+/// Whether the direct decoder can read the archive's event files: written by
+/// OTF2 1 to 3 (whose buffer format it knows), uncompressed, POSIX; their
+/// event chunk size (0: it cannot).
 std::uint64_t direct_chunk_size(Otf2Reader& reader) {
+    uint8_t major = 0, minor = 0, bugfix = 0;
+    if (OTF2_Reader_GetVersion(reader.get(), &major, &minor, &bugfix) != OTF2_SUCCESS || major < 1 || major > 3)
+        return 0;
     OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_UNDEFINED;
     OTF2_Compression compression = OTF2_COMPRESSION_UNDEFINED;
     uint64_t event_chunk = 0, definition_chunk = 0;
