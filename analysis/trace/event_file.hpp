@@ -29,8 +29,8 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
-#include <vector>
 
 namespace strata::analysis::trace {
 
@@ -121,7 +121,8 @@ private:
     int fd_ = -1;
     std::uint64_t chunk_size_ = 0;
     std::uint64_t offset_ = 0;  ///< of the chunk in buffer_
-    std::vector<std::uint8_t> buffer_;
+    /// Not zeroed when made: a small file touches only the pages it fills.
+    std::unique_ptr<std::uint8_t[]> buffer_;
     std::size_t bytes_ = 0;  ///< of the chunk in buffer_
     std::string damage_;
 };
@@ -172,8 +173,8 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
     using namespace evt_detail;
     std::uint64_t time = 0, position = 0, batch_end = batch;
     for (;;) {
-        const std::uint8_t* p = buffer_.data() + kHeaderSize;
-        const std::uint8_t* const end = buffer_.data() + bytes_;
+        const std::uint8_t* p = buffer_.get() + kHeaderSize;
+        const std::uint8_t* const end = buffer_.get() + bytes_;
         for (;;) {
             if (p >= end) return damaged(p, "the chunk ends without its end record");
             if (position == batch_end && between_batches) {
