@@ -12,13 +12,15 @@
 //   compute { kernel x4 }                          10 events
 //   every MESSAGE_EVERY-th (default 5):
 //               MPI_Send to r+1, MPI_Recv from r-1  6 events (rank 1 waits 0.6 us for rank 0)
-//   every 50th: MPI_Allreduce                       4 events (rank r enters r us late)
+//   every 50th: MPI_Allreduce                       4 events (rank r enters 0.1 r us late;
+//                                                   closer with more than 40 ranks)
 //
 // inside main, about 11.3 events per iteration with the default (10.1 + 6 /
 // MESSAGE_EVERY in general).  Events are streamed to
 // disk; nothing is kept.  Prints the number of events written.
 #include <otf2/otf2.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -117,7 +119,9 @@ int main(int argc, char** argv) {
                 n += 2;
             }
             if (i % 50 == 0) {
-                const std::uint64_t e = t + 15000 + r * 100, x = t + 15000 + ranks * 100 + 200;
+                // Arrivals 0.1 us apart, closer with more than 40 ranks so that the call ends within its iteration.
+                const std::uint64_t step = std::min<std::uint64_t>(100, 4000 / ranks);
+                const std::uint64_t e = t + 15000 + r * step, x = t + 15000 + ranks * step + 200;
                 enter(e, allreduce);
                 check(OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, local(e + 5)), "MpiCollectiveBegin");
                 check(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, local(x - 5), OTF2_COLLECTIVE_OP_ALLREDUCE, 0,

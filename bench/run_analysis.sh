@@ -21,6 +21,9 @@
 #
 #   bench/run_analysis.sh [BUILD_DIR] [ITERATIONS] [REPETITIONS] [MESSAGE_EVERY]
 #
+# RANKS=N writes a trace of N measured ranks instead of 8 (events: N x
+# ITERATIONS x 11.3; the analysis ranks share the measured ranks in units of
+# whole ranks, so more of them balance K = 2 more finely).
 # Set TMPDIR to put the trace on another file system.  MPIRUN_OPTIONS are
 # added to every mpirun.  With BUSY_CORE=C, each repetition also runs K=2
 # with the ranks bound to cores while another process spins on core C: the
@@ -44,10 +47,11 @@ for tool in "$gen" "$floor" "$analyze"; do
   [[ -x $tool ]] || { echo "run_analysis.sh: $tool is not built" >&2; exit 1; }
 done
 
-events=$("$gen" "$work/trace" 8 "$iterations" "$message_every")
-"$gen" "$work/tiny" 8 1 > /dev/null
+ranks=${RANKS:-8}
+events=$("$gen" "$work/trace" "$ranks" "$iterations" "$message_every")
+"$gen" "$work/tiny" "$ranks" 1 > /dev/null
 [[ -n ${MPIRUN_OPTIONS:-} ]] && echo "mpirun options: $MPIRUN_OPTIONS"
-echo "trace: 8 ranks, $iterations iterations, a message every $message_every, $events events, $(du -sh "$work/trace" | cut -f1) on disk"
+echo "trace: $ranks ranks, $iterations iterations, a message every $message_every, $events events, $(du -sh "$work/trace" | cut -f1) on disk"
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 calc() { awk "BEGIN { printf \"%.${2:-2}f\", $1 }"; }
