@@ -10,10 +10,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <new>
-#include <set>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 
 #include "trace/byte_codec.hpp"
 #include "trace/location_replay.hpp"
@@ -521,26 +522,39 @@ std::vector<std::string> TraceShareAnalysis::collective_outbox() const {
 }
 
 std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vector<std::string>& inbox) {
-    std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<CallNote>> instances;
+    // Every member of every instance this rank owns, by instance (communicator,
+    // sequence number), members in the order they came: one sort instead of a
+    // map of lists and a set of ranks per instance (a node per member).
+    std::vector<CallNote> notes;
+    std::size_t bytes = 0;
+    for (const std::string& box : inbox) bytes += box.size();
+    notes.reserve(bytes / sizeof(CallNote));
     for (const std::string& box : inbox) {
         ByteReader in(box);
-        while (!in.done()) {
-            const auto note = in.get<CallNote>();
-            instances[{note.comm, note.seq}].push_back(note);
-        }
+        while (!in.done()) notes.push_back(in.get<CallNote>());
     }
+    std::stable_sort(notes.begin(), notes.end(), [](const CallNote& a, const CallNote& b) {
+        return std::tie(a.comm, a.seq) < std::tie(b.comm, b.seq);
+    });
     std::vector<ByteWriter> out(k_);
-    for (const auto& [id, members] : instances) {
-        const TraceCommunicator* comm =
-            id.first < definitions_.communicators.size() ? &definitions_.communicators[id.first] : nullptr;
-        std::set<std::uint32_t> ranks;
+    std::vector<std::uint32_t> ranks;
+    for (std::size_t first = 0, end = 0; first < notes.size(); first = end) {
+        const CallNote& front = notes[first];
+        for (end = first; end < notes.size() && notes[end].comm == front.comm && notes[end].seq == front.seq;
+             ++end) {
+        }
+        const TraceCommunicator* comm = front.comm < definitions_.communicators.size()
+                                            ? &definitions_.communicators[front.comm]
+                                            : nullptr;
+        ranks.clear();
         bool same = true;
         CallAnswer answer;
-        answer.comm = id.first;
-        answer.seq = id.second;
-        for (const CallNote& m : members) {
-            ranks.insert(m.rank);
-            same = same && m.op == members.front().op && m.root == members.front().root;
+        answer.comm = front.comm;
+        answer.seq = front.seq;
+        for (std::size_t i = first; i < end; ++i) {
+            const CallNote& m = notes[i];
+            ranks.push_back(m.rank);
+            same = same && m.op == front.op && m.root == front.root;
             if (answer.last_rank < 0 || m.enter > answer.latest ||
                 (m.enter == answer.latest && static_cast<std::int64_t>(m.rank) < answer.last_rank)) {
                 answer.latest = m.enter;
@@ -548,15 +562,17 @@ std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vecto
             }
             if (m.root >= 0 && static_cast<std::int64_t>(m.rank) == m.root) answer.root_enter = m.enter;
         }
-        const bool complete = comm != nullptr && same && ranks.size() == members.size() &&
-                              ranks.size() == comm->world_ranks.size();
+        std::sort(ranks.begin(), ranks.end());
+        const bool distinct = std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end();
+        const bool complete = comm != nullptr && same && distinct && ranks.size() == comm->world_ranks.size();
         answer.complete = complete ? 1 : 0;
         if (complete) {
             ++counts_.collectives_matched;
         } else {
             ++counts_.collectives_incomplete;
         }
-        for (const CallNote& m : members) {
+        for (std::size_t i = first; i < end; ++i) {
+            const CallNote& m = notes[i];
             if (m.rank >= owner_of_rank_.size() || owner_of_rank_[m.rank] < 0) continue;
             answer.rank = m.rank;
             out[static_cast<std::size_t>(owner_of_rank_[m.rank])].put(answer);
@@ -568,19 +584,29 @@ std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vecto
 }
 
 void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox) {
-    std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint64_t>, CallAnswer>
-        answers;  // (rank, comm, seq)
+    // The answers by member (rank, communicator, sequence number), found by
+    // binary search; of answers to one member the last one sent counts.
+    std::vector<CallAnswer> answers;
+    std::size_t bytes = 0;
+    for (const std::string& box : inbox) bytes += box.size();
+    answers.reserve(bytes / sizeof(CallAnswer));
     for (const std::string& box : inbox) {
         ByteReader in(box);
-        while (!in.done()) {
-            const auto a = in.get<CallAnswer>();
-            answers[{a.rank, a.comm, a.seq}] = a;
-        }
+        while (!in.done()) answers.push_back(in.get<CallAnswer>());
     }
+    const auto key_less = [](const CallAnswer& a, const CallAnswer& b) {
+        return std::tie(a.rank, a.comm, a.seq) < std::tie(b.rank, b.comm, b.seq);
+    };
+    std::stable_sort(answers.begin(), answers.end(), key_less);
     for (const CollectiveCall& c : records_.collectives) {
-        const auto it = answers.find({c.rank, c.comm, c.seq});
-        if (it == answers.end() || !it->second.complete || c.exit == no_time) continue;
-        const CallAnswer& a = it->second;
+        CallAnswer key;
+        key.rank = c.rank;
+        key.comm = c.comm;
+        key.seq = c.seq;
+        const auto after = std::upper_bound(answers.begin(), answers.end(), key, key_less);
+        if (after == answers.begin() || key_less(*(after - 1), key) || c.exit == no_time) continue;
+        const CallAnswer& a = *(after - 1);
+        if (!a.complete) continue;
         switch (kind_of(c.op)) {
             case CollectiveKind::barrier:
                 charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank,
