@@ -6,9 +6,11 @@
 // dozen record kinds.  OTF2's reader spends about 260 instructions on an
 // event (a library call per field, its attribute list cleared after every
 // event, a callback through a table); this decoder spends a few dozen, so the
-// replay is no longer bound by the decoding.  It reads uncompressed archives
-// of the POSIX substrate written on a little-endian machine; anything else
-// is read by OTF2's reader as before (EventFile::open() says no).
+// replay is no longer bound by the decoding.  Of attributes it reads the one
+// the replay asks for (CUDA_CORRELATION_ID on an Enter).  It reads
+// uncompressed archives of the POSIX substrate written on a little-endian
+// machine; anything else is read by OTF2's reader as before
+// (EventFile::open() says no).
 //
 // The layout is OTF2's buffer format, as OTF2 1.0 to 3.0 write it:
 //
@@ -16,7 +18,7 @@
 //   chunk   = header record* (kEndOfChunk padding | kEndOfFile)
 //   header  = kChunkHeader, endianness (0x42: little), first and last event number (8 bytes each)
 //   record  = kTimestamp time(8 bytes)        the time of the events that follow
-//           | kAttributeList length fields    attributes of the next event
+//           | kAttributeList length count (id type value)*   attributes of the next event
 //           | type fields                     the "singleton" kinds of OTF2 1.0 (one compressed field)
 //           | type length fields              every other kind: a kind this decoder does not know is skipped
 //   length  = byte (255: an 8-byte length follows)
@@ -96,14 +98,17 @@ public:
     /// false to stop) with the event's raw time and its position (1 for the
     /// first event, as OTF2 numbers them; every event counts, also those the
     /// visitor is not given):
-    ///   enter(time, position, region)   leave(time, position, region)
+    ///   enter(time, position, region, value of `attribute`, 0: none)   leave(time, position, region)
     ///   send(time, position, fields)    isend(...)   recv(...)   irecv(...)
     ///   isend_complete(time, position, request)   irecv_request(...)   cancelled(...)
     ///   collective_end(time, position, fields)
     /// and `between_batches` after every `batch` events.  damaged: the events
     /// before the damage were decoded, damage() says where and what.
+    /// `attribute`: the attribute (as UINT64) whose value Enter events get
+    /// from their attribute list; UINT32_MAX: none.
     template <typename Visitor>
-    Status read(Visitor& visitor, std::uint64_t batch, const std::function<void()>& between_batches);
+    Status read(Visitor& visitor, std::uint64_t batch, const std::function<void()>& between_batches,
+                std::uint32_t attribute = UINT32_MAX);
 
     const std::string& damage() const { return damage_; }
 
@@ -160,6 +165,44 @@ inline bool read_u64(const std::uint8_t*& p, std::uint64_t* value) {
     return read_compressed<8>(p, value);
 }
 
+/// In the attribute list at `p` (its fields up to `end`), the value of
+/// attribute `wanted` if it is there as an unsigned 64-bit integer, else 0.
+/// Other attributes are skipped by their type (OTF2_Type): 1, 2, 4 and 8-byte
+/// values (8- and 16-bit integers, float, double) as they are, every other
+/// type compressed.  A malformed list gives 0.
+inline std::uint64_t find_attribute(const std::uint8_t* p, const std::uint8_t* end, std::uint32_t wanted) {
+    std::uint32_t count = 0;
+    if (!read_u32(p, &count)) return 0;
+    for (std::uint32_t i = 0; i < count && p < end; ++i) {
+        std::uint32_t id = 0;
+        if (!read_u32(p, &id)) return 0;
+        const std::uint8_t type = *p++;
+        std::uint64_t value = 0;
+        switch (type) {
+            case 1:  // OTF2_TYPE_UINT8
+            case 5:
+                p += 1;
+                break;  // INT8
+            case 2:     // UINT16
+            case 6:
+                p += 2;
+                break;  // INT16
+            case 9:
+                p += 4;
+                break;  // FLOAT
+            case 10:
+                p += 8;
+                break;  // DOUBLE
+            default:
+                if (!read_u64(p, &value)) return 0;
+                break;
+        }
+        if (p > end) return 0;
+        if (id == wanted) return type == 4 ? value : 0;  // OTF2_TYPE_UINT64
+    }
+    return 0;
+}
+
 inline bool read_message(const std::uint8_t*& p, bool with_request, MessageFields* m) {
     return read_u32(p, &m->peer) && read_u32(p, &m->comm) && read_u32(p, &m->tag) &&
            read_u64(p, &m->length) && (!with_request || read_u64(p, &m->request));
@@ -169,9 +212,10 @@ inline bool read_message(const std::uint8_t*& p, bool with_request, MessageField
 
 template <typename Visitor>
 EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
-                                  const std::function<void()>& between_batches) {
+                                  const std::function<void()>& between_batches, std::uint32_t attribute) {
     using namespace evt_detail;
     std::uint64_t time = 0, position = 0, batch_end = batch;
+    std::uint64_t attribute_value = 0;  // of the attribute list before the next event
     for (;;) {
         const std::uint8_t* p = buffer_.get() + kHeaderSize;
         const std::uint8_t* const end = buffer_.get() + bytes_;
@@ -194,8 +238,9 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
                     if (!read_u32(p, &region) || p > end)
                         return damaged(p, "a region event is cut off or malformed");
                     ++position;
-                    ok = type == evt::kEnter ? visitor.enter(time, position, region)
+                    ok = type == evt::kEnter ? visitor.enter(time, position, region, attribute_value)
                                              : visitor.leave(time, position, region);
+                    attribute_value = 0;
                     break;
                 }
                 case evt::kMpiIsendComplete:
@@ -211,6 +256,7 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
                         type == evt::kOmpFork ? read_compressed<4>(p, &value) : read_compressed<8>(p, &value);
                     if (!read || p > end) return damaged(p, "an event is cut off or malformed");
                     ++position;
+                    attribute_value = 0;
                     if (type == evt::kMpiIsendComplete) ok = visitor.isend_complete(time, position, value);
                     if (type == evt::kMpiIrecvRequest) ok = visitor.irecv_request(time, position, value);
                     if (type == evt::kMpiRequestCancelled) ok = visitor.cancelled(time, position, value);
@@ -236,10 +282,14 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
                     }
                     const std::uint8_t* const record_end = p + length;
                     if (type == evt::kAttributeList) {
-                        p = record_end;  // the analysis reads no attributes on this path
+                        // The attributes of the next event.
+                        if (attribute != UINT32_MAX)
+                            attribute_value = find_attribute(p, record_end, attribute);
+                        p = record_end;
                         break;
                     }
                     ++position;
+                    attribute_value = 0;
                     if (type == evt::kMpiSend || type == evt::kMpiIsend || type == evt::kMpiRecv ||
                         type == evt::kMpiIrecv) {
                         MessageFields m;

@@ -225,23 +225,29 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
     if (mpi) ++s.open_mpi;
 }
 
-/// Every Enter (the `region` as in the event, before mapping).
-[[gnu::noinline]] OTF2_CallbackCode enter_general(Replay& s, OTF2_TimeStamp time,
-                                                  OTF2_AttributeList* attributes, OTF2_RegionRef region) {
+/// Every Enter (the `region` as in the event, before mapping), with the
+/// CUDA_CORRELATION_ID of its attributes (0: none).
+[[gnu::noinline]] OTF2_CallbackCode enter_correlated(Replay& s, OTF2_TimeStamp time, OTF2_RegionRef region,
+                                                     std::uint64_t correlation) {
     region = mapped(s.region_map, region);
     if (region >= s.region_flags.size()) {
         ++s.events;
         return undefined_region(s, region);
     }
     const Ticks enter = s.clock.correct(time);
-    const std::uint64_t correlation =
-        attributes != nullptr && s.want_correlation ? correlation_of(s, attributes) : 0;
     const std::uint32_t callpath = s.out->callpaths.child(
         s.stack.empty() ? CallPaths::none_id : s.stack.back().callpath, region, s.defs->regions[region].name);
     Frame& f = s.stack.push_growing();
     open_frame(s, f, region, enter, callpath, correlation);
     if (correlation != 0 && !s.gpu) record_launch(s, f);
     return OTF2_CALLBACK_SUCCESS;
+}
+
+/// Every Enter from OTF2's reader that on_enter() does not handle itself.
+[[gnu::noinline]] OTF2_CallbackCode enter_general(Replay& s, OTF2_TimeStamp time,
+                                                  OTF2_AttributeList* attributes, OTF2_RegionRef region) {
+    return enter_correlated(s, time, region,
+                            attributes != nullptr && s.want_correlation ? correlation_of(s, attributes) : 0);
 }
 
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
@@ -569,12 +575,12 @@ OTF2_EvtReaderCallbacks* event_callbacks() {
 }
 
 /// Hands the events of the direct decoder (event_file.hpp) to the callbacks
-/// OTF2's reader would call, with no attribute list (the direct path is not
-/// taken when the analysis reads attributes).
+/// OTF2's reader would call; an Enter's correlation id comes decoded.
 struct DirectEvents {
     Replay& s;
     static bool ok(OTF2_CallbackCode code) { return code == OTF2_CALLBACK_SUCCESS; }
-    bool enter(uint64_t time, uint64_t position, uint32_t region) {
+    bool enter(uint64_t time, uint64_t position, uint32_t region, uint64_t correlation) {
+        if (correlation != 0) return ok(enter_correlated(s, time, region, correlation));
         return ok(on_enter(0, time, position, &s, nullptr, region));
     }
     bool leave(uint64_t time, uint64_t position, uint32_t region) {
@@ -703,11 +709,11 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
     // Streamed in batches: memory is one chunk plus the records kept.
     constexpr uint64_t batch = 1 << 16;
     EventFile direct;
-    const std::uint64_t chunk_size =
-        decode_directly && !s.otf2_maps && !s.want_correlation ? direct_chunk_size(reader) : 0;
+    const std::uint64_t chunk_size = decode_directly && !s.otf2_maps ? direct_chunk_size(reader) : 0;
     if (chunk_size != 0 && direct.open(event_file_path(definitions.anchor, location.id), chunk_size)) {
         DirectEvents visitor{s};
-        const EventFile::Status status = direct.read(visitor, batch, between_batches);
+        const EventFile::Status status = direct.read(visitor, batch, between_batches,
+                                                     s.want_correlation ? definitions.correlation_attribute : UINT32_MAX);
         finish_location(s, records, definitions, where, timeline);
         if (!s.problem.empty()) return where + ": " + s.problem + "; the events after it were skipped";
         if (status == EventFile::Status::damaged) {

@@ -4,7 +4,7 @@
 // message and collective call (trace_records.hpp).  Events the analysis
 // does not use (parameters, metrics, thread fork/join, OpenMP, I/O ...) are
 // skipped.  The event file is decoded by EventFile (event_file.hpp), or by
-// OTF2's reader where that cannot (compressed archives, attributes to read).
+// OTF2's reader where that cannot (compressed archives, for instance).
 //
 //   local .def: ClockOffset points  -> ClockCorrection (OTF2's own offset
 //               application is switched off; mapping tables OTF2 applies)

@@ -2,7 +2,7 @@
 // EventFile, the direct decoder of OTF2 event files, against OTF2's own
 // reader: an archive written by OTF2's writer with every event kind (those
 // the analysis reads, the other singletons, records longer than 255 bytes,
-// attribute lists, extreme values, events sharing a timestamp) over several
+// attribute lists of every value type, extreme values, events sharing a timestamp) over several
 // chunks must decode to exactly what OTF2's reader reports, positions
 // included; damaged files end in Status::damaged, never past the data.
 #include "trace/event_file.hpp"
@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <otf2/otf2.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +30,7 @@ using trace::MessageFields;
 
 constexpr std::uint64_t kChunk = OTF2_CHUNK_SIZE_MIN;  // many chunks from a few MB
 constexpr OTF2_LocationRef kLocation = 3;
+constexpr OTF2_AttributeRef kAttribute = 1;  ///< the attribute Enter events are decoded with
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
     return OTF2_FLUSH;
@@ -41,17 +43,21 @@ void ok(OTF2_ErrorCode rc, const char* what) {
 
 struct Lcg {
     std::uint64_t state;
-    std::uint64_t next() { return state = state * 6364136223846793005ull + 1442695040888963407ull; }
+    /// The high bits: an LCG's low bits repeat with short periods (and would
+    /// pair the choices made from them, e.g. never attributes on an Enter).
+    std::uint64_t next() { return (state = state * 6364136223846793005ull + 1442695040888963407ull) >> 16; }
     /// Values across every compressed size (0, 1..8 bytes, all bits set).
     std::uint64_t value() {
         const std::uint64_t r = next();
+        const std::uint64_t bits = (next() << 32) ^ next();  // 64 random bits
+        const unsigned bytes = static_cast<unsigned>(r % 9);
         switch (r % 11) {
             case 0:
                 return 0;
             case 1:
                 return UINT64_MAX;
             default:
-                return (r >> 8) & ((std::uint64_t{1} << (8 * (r % 9))) - 1);
+                return bytes == 8 ? bits : bits & ((std::uint64_t{1} << (8 * bytes)) - 1);
         }
     }
     std::uint32_t value32() {
@@ -77,11 +83,29 @@ void write_archive(const std::string& dir, int events) {
     std::vector<OTF2_MetricValue> values(40);
     for (int i = 0; i < events; ++i) {
         if (random.next() % 4 != 0) t += random.next() % 5000;  // a quarter share the previous time
-        // Some events carry attributes (skipped on the direct path, which the analysis
-        // takes only when it reads none).
+        // Some events carry attributes: the one the decoder looks for (1, as
+        // UINT64 or as another type), others of every kind of encoding before it.
         OTF2_AttributeList* a = nullptr;
-        if (random.next() % 16 == 0) {
-            ok(OTF2_AttributeList_AddUint64(attributes, 1, random.value()), "attribute");
+        if (random.next() % 8 == 0) {
+            const std::uint64_t mix = random.next();
+            if (mix & 1) ok(OTF2_AttributeList_AddUint8(attributes, 2, static_cast<uint8_t>(mix >> 8)), "u8");
+            if (mix & 2)
+                ok(OTF2_AttributeList_AddInt16(attributes, 3, static_cast<int16_t>(mix >> 8)), "i16");
+            if (mix & 4) ok(OTF2_AttributeList_AddFloat(attributes, 4, 0.5f), "float");
+            if (mix & 8) ok(OTF2_AttributeList_AddDouble(attributes, 5, -2.25), "double");
+            if (mix & 16)
+                ok(OTF2_AttributeList_AddInt32(attributes, 6, -static_cast<int32_t>(mix >> 40)), "i32");
+            if (mix & 32)
+                ok(OTF2_AttributeList_AddInt64(attributes, 7, -static_cast<int64_t>(mix >> 20)), "i64");
+            if (mix & 64) ok(OTF2_AttributeList_AddStringRef(attributes, 8, random.value32()), "string");
+            if (mix & 128) ok(OTF2_AttributeList_AddLocationRef(attributes, 9, random.value()), "location");
+            if (mix & 256) {
+                ok(OTF2_AttributeList_AddUint32(attributes, 1, random.value32()), "wanted as UINT32");
+            } else if ((mix & 512) == 0) {
+                ok(OTF2_AttributeList_AddUint64(attributes, 1, random.value()), "wanted");
+            }
+            if (mix & 1024)
+                ok(OTF2_AttributeList_AddUint16(attributes, 10, static_cast<uint16_t>(mix >> 16)), "u16");
             a = attributes;
         }
         const std::uint64_t v = random.value(), request = random.value();
@@ -171,7 +195,9 @@ struct Lines {
         return true;
     }
     // The decoder's visitor.
-    bool enter(std::uint64_t t, std::uint64_t p, std::uint32_t r) { return add("enter", t, p, r); }
+    bool enter(std::uint64_t t, std::uint64_t p, std::uint32_t r, std::uint64_t attribute) {
+        return add("enter", t, p, r, attribute);
+    }
     bool leave(std::uint64_t t, std::uint64_t p, std::uint32_t r) { return add("leave", t, p, r); }
     bool send(std::uint64_t t, std::uint64_t p, const MessageFields& m) {
         return add("send", t, p, m.peer, m.comm, m.tag, m.length);
@@ -215,8 +241,10 @@ std::vector<std::string> read_with_otf2(const std::string& dir) {
     using A = OTF2_AttributeList*;
     using L = OTF2_LocationRef;
     using T = OTF2_TimeStamp;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(c, [](L, T t, uint64_t p, void* u, A, OTF2_RegionRef r) {
-        lines_of(u).enter(t, p, r);
+    OTF2_EvtReaderCallbacks_SetEnterCallback(c, [](L, T t, uint64_t p, void* u, A a, OTF2_RegionRef r) {
+        uint64_t attribute = 0;  // as the replay asks for CUDA_CORRELATION_ID
+        if (OTF2_AttributeList_GetUint64(a, kAttribute, &attribute) != OTF2_SUCCESS) attribute = 0;
+        lines_of(u).enter(t, p, r, attribute);
         return OTF2_CALLBACK_SUCCESS;
     });
     OTF2_EvtReaderCallbacks_SetLeaveCallback(c, [](L, T t, uint64_t p, void* u, A, OTF2_RegionRef r) {
@@ -284,7 +312,8 @@ Decoded read_directly(const std::string& evt) {
     if (!file.open(evt, kChunk)) throw std::runtime_error("EventFile::open refused " + evt);
     Lines out;
     Decoded d;
-    d.status = file.read(out, 1000, [&] { ++d.batches; });
+    d.status = file.read(
+        out, 1000, [&] { ++d.batches; }, kAttribute);
     d.damage = file.damage();
     d.lines = std::move(out.lines);
     return d;
@@ -306,6 +335,11 @@ TEST_F(EventFileTest, DecodesWhatOtf2Reads) {
     for (std::size_t i = 0; i < expected.size(); ++i)
         ASSERT_EQ(decoded.lines[i], expected[i]) << "event " << i;
     EXPECT_GT(expected.size(), 100000u);
+    // Enter events that carry the attribute (as UINT64, not 0) are among them.
+    const auto with_attribute = std::count_if(expected.begin(), expected.end(), [](const std::string& line) {
+        return line.rfind("enter ", 0) == 0 && line.substr(line.rfind(' ')) != " 0";
+    });
+    EXPECT_GT(with_attribute, 150);
     // After every 1000 events (positions count all 200000, the last batch included).
     EXPECT_EQ(decoded.batches, 200u);
 }

@@ -110,20 +110,24 @@ TEST_F(TraceToolTest, ProfileAndTraceTogether) {
 }
 
 TEST_F(TraceToolTest, BothEventReadersGiveTheSameReports) {
-    // EventFile (the default) and OTF2's own reader (--event-reader otf2), on
-    // a trace with clock offsets, messages and collectives.
-    wait_states_trace().write(experiment());
-    const std::string direct = analyze_into(2);
-    const std::string otf2 = dir_.file("otf2");
-    const RunResult r = analyze(2, {"--event-reader", "otf2", "--output", otf2, experiment()});
-    ASSERT_EQ(r.status, 0) << r.err;
-    std::size_t compared = 0;
-    for (const auto& entry : fs::directory_iterator(direct)) {
-        const std::string name = entry.path().filename().string();
-        EXPECT_EQ(slurp(fs::path(otf2) / name), slurp(entry.path())) << name;
-        ++compared;
+    // EventFile (the default) and OTF2's own reader (--event-reader otf2): on
+    // a trace with clock offsets, messages and collectives, and on one with GPU
+    // streams whose kernels and launches carry CUDA correlation attributes.
+    for (const bool gpu : {false, true}) {
+        fs::remove_all(experiment());
+        (gpu ? gpu_trace() : wait_states_trace()).write(experiment());
+        const std::string direct = analyze_into(2);
+        const std::string otf2 = dir_.file("otf2");
+        const RunResult r = analyze(2, {"--force", "--event-reader", "otf2", "--output", otf2, experiment()});
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::size_t compared = 0;
+        for (const auto& entry : fs::directory_iterator(direct)) {
+            const std::string name = entry.path().filename().string();
+            EXPECT_EQ(slurp(fs::path(otf2) / name), slurp(entry.path())) << name << (gpu ? " (GPU)" : "");
+            ++compared;
+        }
+        EXPECT_EQ(compared, gpu ? 13u : 9u);
     }
-    EXPECT_EQ(compared, 9u);
 }
 
 TEST_F(TraceToolTest, MissingRankIsSkippedAndNamed) {
