@@ -392,7 +392,7 @@ TEST_F(EventFileTest, DamagedFilesStopAtTheDamage) {
         EventFile file;
         if (!file.open(evt(), kChunk)) continue;
         Lines out;
-        file.read(out, 1000, {});
+        file.read(out, 1000, {}, kAttribute);
     }
 
     // A big-endian (or foreign) first chunk: left to OTF2's reader.
