@@ -189,7 +189,7 @@ const char* analyze_usage() {
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
            "                             (default: set apart as start-up and shut-down)\n"
            "  --event-reader R           how the event files are read: direct (default: decoded\n"
-           "                             here, several times faster) or otf2 (OTF2's own reader,\n"
+           "                             here, 2-3 times faster) or otf2 (OTF2's own reader,\n"
            "                             which compressed archives always use; the same results)\n"
            "  -h, --help                 this text\n"
            "\n"
