@@ -113,7 +113,7 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     if (name == "--event-reader") {
         if (value != "direct" && value != "otf2")
             throw AnalyzeUsageError("--event-reader needs 'direct' or 'otf2', not '" + value + "'");
-        options.otf2_event_reader = value == "otf2";
+        options.decode_directly = value == "direct";
     }
 }
 

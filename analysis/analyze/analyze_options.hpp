@@ -29,7 +29,7 @@ struct AnalyzeOptions {
     double gpu_idle_threshold = 0.2;  ///< --gpu-idle-threshold: a GPU idle above it is advice
     double gpu_gap_threshold = 0.5;   ///< --gpu-gap-threshold: idle stretches longer (s) are gaps
     std::vector<std::string> tensor_core_patterns;  ///< --tensor-core-patterns; empty: DLProf's list
-    bool otf2_event_reader = false;  ///< --event-reader otf2: event files through OTF2's reader
+    bool decode_directly = true;  ///< --event-reader direct (default); otf2: event files through OTF2's reader
 
     /// The directory the reports go to.
     std::string output_directory() const;

@@ -257,7 +257,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     analysis.iterations.candidates = options.top;
     if (!options.tensor_core_patterns.empty()) analysis.tensor_core_patterns = options.tensor_core_patterns;
     analysis.gpu_gap_threshold_s = options.gpu_gap_threshold;
-    analysis.decode_directly = !options.otf2_event_reader;
+    analysis.decode_directly = options.decode_directly;
     const TraceRun traced = run_trace(options.experiment, size, timeline, analysis);
     if (!timeline.part.empty() && !traced.problem.empty()) {
         trace::remove_timeline_part(timeline, static_cast<std::size_t>(rank));

@@ -347,11 +347,7 @@ TEST_F(EventFileTest, DecodesWhatOtf2Reads) {
 TEST_F(EventFileTest, DamagedFilesStopAtTheDamage) {
     write_archive(dir_.path(), 200000);
     const std::vector<std::string> all = read_with_otf2(dir_.path());
-    std::string bytes;
-    {
-        std::ifstream in(evt(), std::ios::binary);
-        bytes.assign(std::istreambuf_iterator<char>(in), {});
-    }
+    const std::string bytes = slurp(evt());
     const auto rewrite = [&](const std::string& content) {
         std::ofstream(evt(), std::ios::binary | std::ios::trunc) << content;
     };
