@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scalasca's wait states of an OTF2 trace, computed without any Strata code:
+the OTF2 Python bindings read the trace (their reader applies the clock
+offsets), and the definitions of METRICS.md are applied here from scratch.
+Used to check strata-analyze's waitstates.csv on real traces.
+
+    independent_wait_states.py TRACE_ANCHOR [WAITSTATES_CSV]
+
+Prints the total of each wait state (seconds, summed over all ranks) and its
+instances; with WAITSTATES_CSV also strata-analyze's totals beside them, and
+exits 1 when they differ by more than the clock correction's rounding: OTF2's
+reader rounds an interpolated offset its own way, strata-analyze takes the
+floor of the exact value (METRICS.md), so a corrected time may differ by one
+tick.  Each instance's wait may then differ by a tick, and a wait of at most
+one tick may be counted on one side only.
+
+The definitions (E = enter, X = exit of the MPI call that blocks):
+  late sender     per blocking call with matched receives, the latest
+                  sender's post: min(E_send, X_recv) - E_recv when positive
+  late receiver   per blocking call with matched sends, the largest
+                  E_recv_posted - E_send when the send ended after the receive
+                  was posted
+  wait at barrier, N x N, late broadcast, early reduce: the collective's
+                  instance on each member (its n-th collective on that
+                  communicator), min(max_q E_q, X_p) - E_p; for broadcasts
+                  E_root instead of max_q E_q on every non-root member; for
+                  reductions on the root only.
+Messages match per (communicator, sender, receiver, tag) in the order the
+sends and the receives were posted (MPI's non-overtaking rule).
+"""
+import collections
+import csv
+import sys
+
+import otf2
+
+NXN = {'ALLREDUCE', 'ALLGATHER', 'ALLGATHERV', 'ALLTOALL', 'ALLTOALLV', 'ALLTOALLW', 'REDUCE_SCATTER',
+       'REDUCE_SCATTER_BLOCK'}
+BROADCAST = {'BCAST', 'SCATTER', 'SCATTERV'}
+REDUCTION = {'REDUCE', 'GATHER', 'GATHERV'}
+METRICS = ('late_sender', 'late_receiver', 'wait_at_barrier', 'wait_at_nxn', 'late_broadcast', 'early_reduce')
+
+
+class Call:
+    """One MPI call on one location: its enter and exit times."""
+
+    def __init__(self, name, enter):
+        self.name, self.enter, self.exit = name, enter, None
+
+
+def op_name(op):
+    return str(op).split('.')[-1]  # CollectiveOp.BCAST: the bindings' enumerations have no .name
+
+
+def rank_of(location):
+    return int(location.group.name.split()[-1]) if location.group.name.startswith('rank ') else None
+
+
+def world_rank(comm, local):
+    """The rank in MPI_COMM_WORLD of rank `local` of `comm`; None when the
+    trace cannot say (a communicator Strata did not know: no members)."""
+    members = list(comm.group.members)
+    return rank_of(members[local]) if local < len(members) else None
+
+
+def read(anchor):
+    sends = collections.defaultdict(list)  # channel -> [(post, call)] in order
+    receives = collections.defaultdict(list)  # channel -> [(post, call)]
+    collectives = collections.defaultdict(lambda: collections.defaultdict(list))  # comm -> rank -> [(op, root, call)]
+    with otf2.reader.open(anchor) as trace:
+        resolution = trace.definitions.clock_properties.timer_resolution
+        stacks = collections.defaultdict(list)  # location -> open Calls
+        pending = {}  # (location, request id) -> (channel, post) of an Irecv or Isend not yet completed
+        for location, event in trace.events:
+            if location.type != otf2.LocationType.CPU_THREAD:
+                continue
+            stack = stacks[location]
+            kind = type(event).__name__
+            if kind == 'Enter':
+                stack.append(Call(event.region.name, event.time))
+                continue
+            if kind == 'Leave':
+                if stack:
+                    stack.pop().exit = event.time
+                continue
+            if not stack:
+                continue
+            call = stack[-1]  # the MPI call the event happens in
+            me = rank_of(location)
+            if kind == 'MpiSend':
+                channel = (event.communicator, me, world_rank(event.communicator, event.receiver), event.msg_tag)
+                if channel[2] is not None:
+                    sends[channel].append([call.enter, call])
+            elif kind == 'MpiIsend':
+                # Matched from its post on; the call that completes it (if any) is the one that blocks.
+                channel = (event.communicator, me, world_rank(event.communicator, event.receiver), event.msg_tag)
+                send = [call.enter, None]
+                if channel[2] is not None:
+                    sends[channel].append(send)
+                pending[(location, event.request_id)] = send
+            elif kind == 'MpiIsendComplete':
+                send = pending.pop((location, event.request_id), None)
+                if send is not None:
+                    send[1] = call
+            elif kind == 'MpiIrecvRequest':
+                pending[(location, event.request_id)] = (None, call.enter)
+            elif kind in ('MpiRecv', 'MpiIrecv'):
+                channel = (event.communicator, world_rank(event.communicator, event.sender), me, event.msg_tag)
+                post = call.enter
+                if kind == 'MpiIrecv':
+                    post = pending.pop((location, event.request_id), (None, call.enter))[1]
+                if channel[1] is not None:
+                    receives[channel].append((post, call))
+            elif kind == 'MpiRequestCancelled':
+                pending.pop((location, event.request_id), None)
+            elif kind == 'MpiCollectiveEnd':
+                if not list(event.communicator.group.members):
+                    continue  # on a communicator Strata did not know: its members are unknown
+                root = None
+                if op_name(event.collective_op) in BROADCAST | REDUCTION:
+                    root = world_rank(event.communicator, event.root)
+                collectives[event.communicator][me].append((op_name(event.collective_op), root, call))
+    return resolution, sends, receives, collectives
+
+
+def analyse(resolution, sends, receives, collectives):
+    totals = {m: [0, 0, 0] for m in METRICS}  # metric -> [ticks, instances, instances within a tick of 0]
+
+    def charge(metric, wait):
+        if wait > 0:
+            totals[metric][0] += wait
+            totals[metric][1] += 1
+        if -1 <= wait <= 1:
+            totals[metric][2] += 1
+
+    latest_sender = {}  # receiving call -> latest send post
+    largest_wait = {}  # sending call -> largest wait
+    for channel, posted in receives.items():
+        sent = sorted(sends.get(channel, []), key=lambda s: s[0])
+        for (post, call), (send_post, send_call) in zip(sorted(posted, key=lambda r: r[0]), sent):
+            if id(call) not in latest_sender or send_post > latest_sender[id(call)][0]:
+                latest_sender[id(call)] = (send_post, call)
+            if send_call is None or send_call.exit is None:
+                continue  # an Isend never completed: no call blocked on it
+            wait = post - send_call.enter if post > send_call.enter and send_call.exit > post else 0
+            if id(send_call) not in largest_wait or wait > largest_wait[id(send_call)][0]:
+                largest_wait[id(send_call)] = (wait, send_call)
+    for send_post, call in latest_sender.values():
+        if call.exit is not None:
+            charge('late_sender', min(send_post, call.exit) - call.enter)
+    for wait, _ in largest_wait.values():
+        charge('late_receiver', wait)
+
+    for by_rank in collectives.values():
+        members = sorted(by_rank)
+        for n in range(min(len(calls) for calls in by_rank.values())):
+            instance = {r: by_rank[r][n] for r in members}
+            op, root = instance[members[0]][0], instance[members[0]][1]
+            latest = max(call.enter for _, _, call in instance.values())
+            for rank, (_, _, call) in instance.items():
+                if call.exit is None:
+                    continue
+                if op == 'BARRIER':
+                    charge('wait_at_barrier', min(latest, call.exit) - call.enter)
+                elif op in NXN:
+                    charge('wait_at_nxn', min(latest, call.exit) - call.enter)
+                elif op in BROADCAST and rank != root and root in instance:
+                    charge('late_broadcast', min(instance[root][2].enter, call.exit) - call.enter)
+                elif op in REDUCTION and rank == root:
+                    charge('early_reduce', min(latest, call.exit) - call.enter)
+    return resolution, {m: (ticks / resolution, count, near_zero) for m, (ticks, count, near_zero) in totals.items()}
+
+
+def strata_totals(path):
+    totals = {m: [0.0, 0] for m in METRICS}
+    with open(path, newline='') as f:
+        for row in csv.DictReader(f):
+            totals[row['metric']][0] += float(row['time_s'])
+            totals[row['metric']][1] += int(row['instances'])
+    return totals
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    resolution, independent = analyse(*read(sys.argv[1]))
+    strata = strata_totals(sys.argv[2]) if len(sys.argv) == 3 else None
+    differ = False
+    for metric in METRICS:
+        seconds, count, near_zero = independent[metric]
+        line = '%-16s %14.9f s %7d instances' % (metric, seconds, count)
+        if strata is not None:
+            s_seconds, s_count = strata[metric]
+            ticks = max(count, s_count) + near_zero  # the rounding allowed (see above)
+            # (and the CSV's printed precision: 9 significant digits)
+            same = (abs(s_count - count) <= near_zero and
+                    abs(s_seconds - seconds) <= ticks / resolution + 1e-8 * seconds)
+            differ |= not same
+            line += '   strata-analyze %14.9f s %7d instances%s' % (s_seconds, s_count, '' if same else '   DIFFERENT')
+        print(line)
+    sys.exit(1 if differ else 0)
+
+
+if __name__ == '__main__':
+    main()
