@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """End to end: each program is measured with tracing on 4 ranks and analysed
-by strata-analyze on 2 analysis ranks; then independent_wait_states.py
-computes the wait states from the trace with the OTF2 Python bindings alone,
-and strata-analyze's waitstates.csv must agree with it, metric by metric.
+by strata-analyze on 2 analysis ranks.  Then two scripts of this folder
+compute figures again without any Strata code, and strata-analyze's reports
+must agree with them: independent_wait_states.py the wait states from the
+trace (OTF2 Python bindings; waitstates.csv), independent_pop.py the time
+classes, wall and run time and the POP efficiencies from profile.h5 (h5py;
+summary.csv).
 
     analyze_independently.py --program PROG [--program PROG ...] --analyze STRATA_ANALYZE
                              --mpirun MPIRUN --work-dir DIR
@@ -37,17 +40,18 @@ def main():
             env=environment({'STRATA_EXPERIMENT_DIRECTORY': experiment, 'STRATA_ENABLE_TRACING': 'true'}))
         run([args.mpirun, '-np', '2', '--oversubscribe', args.analyze, experiment], cwd=args.work_dir,
             env=environment())
-        # The same interpreter: it has the OTF2 bindings (CMake chose it for that).
-        check = subprocess.run([sys.executable, os.path.join(HERE, 'independent_wait_states.py'),
-                                os.path.join(experiment, 'traces.otf2'),
-                                os.path.join(experiment, 'analysis', 'waitstates.csv')],
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               universal_newlines=True, timeout=240)
-        print('%s:\n%s' % (name, check.stdout))
-        if check.returncode != 0:
-            fail('%s: strata-analyze and the independent computation disagree (above)' % name)
-        if 'instances' not in check.stdout:
-            fail('%s: the independent computation printed nothing' % name)
+        for script, data, report in (('independent_wait_states.py', 'traces.otf2', 'waitstates.csv'),
+                                     ('independent_pop.py', 'profile.h5', 'summary.csv')):
+            # The same interpreter: it has the OTF2 bindings and h5py (CMake chose it for that).
+            check = subprocess.run([sys.executable, os.path.join(HERE, script), os.path.join(experiment, data),
+                                    os.path.join(experiment, 'analysis', report)],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   universal_newlines=True, timeout=240)
+            print('%s, %s:\n%s' % (name, script, check.stdout))
+            if check.returncode != 0:
+                fail('%s: %s disagrees with %s (above)' % (name, report, script))
+            if check.stdout.count('strata-analyze') < 6:
+                fail('%s: %s compared too little' % (name, script))
 
 
 if __name__ == '__main__':

@@ -1,0 +1,142 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The summary figures of a profile.h5 — wall time, run time, the time
+classes and the POP efficiencies — computed without any Strata code: h5py
+reads the file as share/doc/profile-format.md describes it, and the
+definitions of share/doc/analysis-reports.md ("How the summary figures are
+made") are applied here from scratch.  Used to check strata-analyze's
+summary.csv on real experiments.
+
+    independent_pop.py PROFILE_H5 [SUMMARY_CSV]
+
+Prints each figure; with SUMMARY_CSV also strata-analyze's beside it, and
+exits 1 when one differs by more than the rounding the analysis documents
+(each (call path, location) time is rounded to whole nanoseconds before it is
+added up, and each rank's mean per thread as well).
+"""
+import csv
+import sys
+
+import h5py
+import numpy
+
+# Region roles (profile-format.md) of the OpenMP regions whose time is synchronisation.
+OPENMP_SYNC_ROLES = {6, 7, 19, 21, 22, 25, 26, 28}  # barrier, implicit_barrier, critical, atomic,
+#                                                     ordered, task_create, task_wait, lock
+PARADIGM = {0: 'unknown', 1: 'user', 2: 'compiler', 3: 'mpi', 4: 'openmp', 5: 'cuda', 6: 'measurement'}
+MPI_START_AND_END = {'MPI_Init', 'MPI_Init_thread', 'MPI_Finalize'}
+
+
+def field(table, name):
+    return table[name] if name in table.dtype.names else None
+
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def figures(path):
+    with h5py.File(path, 'r') as f:
+        regions = f['definitions/regions'][()]
+        callpaths = f['definitions/callpaths'][()]
+        locations = f['definitions/locations'][()]
+        inclusive = f['metrics/time_inclusive'][()]
+        exclusive = f['metrics/time_exclusive'][()]
+    # Whole nanoseconds per cell, as the analysis adds them up.
+    inclusive = numpy.round(inclusive * 1e9)
+    exclusive = numpy.round(exclusive * 1e9)
+    names = [text(n) for n in regions['name_text']]
+    parent = callpaths['parent']
+    region_of = callpaths['region']
+
+    def class_of(region):
+        paradigm = PARADIGM.get(int(regions['paradigm'][region]), 'unknown')
+        if paradigm in ('mpi', 'measurement'):
+            return paradigm
+        if paradigm == 'openmp':
+            return 'openmp' if int(regions['role'][region]) in OPENMP_SYNC_ROLES else 'computation'
+        if paradigm == 'cuda':
+            name = names[region]
+            waits = 'Synchronize' in name or (
+                (name.startswith('cudaMemcpy') or name.startswith('cuMemcpy')) and 'Async' not in name)
+            return 'gpu_wait' if waits else 'cuda_api'
+        return 'computation'
+
+    # A call path at or below MPI_Init/MPI_Init_thread/MPI_Finalize is set apart.
+    start_or_end = numpy.zeros(len(callpaths), dtype=bool)
+    for c in range(len(callpaths)):
+        p = c
+        while p >= 0:
+            region = region_of[p]
+            if names[region] in MPI_START_AND_END and PARADIGM.get(int(regions['paradigm'][region])) == 'mpi':
+                start_or_end[c] = True
+                break
+            p = parent[p]
+    classes = [('mpi_init_finalize' if start_or_end[c] else class_of(region_of[c])) for c in range(len(callpaths))]
+    # The outermost MPI_Init/Finalize call paths: their inclusive time leaves the run time.
+    outermost_start_or_end = [c for c in range(len(callpaths))
+                              if start_or_end[c] and (parent[c] < 0 or not start_or_end[parent[c]])]
+    roots = [c for c in range(len(callpaths)) if parent[c] < 0]
+
+    cpu = [j for j in range(len(locations)) if int(locations['type'][j]) == 0]
+    ranks = sorted({int(locations['rank'][j]) for j in cpu})
+    out = {}
+    for name in ('computation', 'mpi', 'openmp', 'gpu_wait', 'cuda_api', 'measurement', 'mpi_init_finalize'):
+        rows = [c for c in range(len(callpaths)) if classes[c] == name]
+        out['time.' + name] = exclusive[numpy.ix_(rows, cpu)].sum() if rows else 0.0
+    out['time.program'] = sum(out['time.' + n] for n in ('computation', 'mpi', 'openmp', 'gpu_wait', 'cuda_api',
+                                                          'measurement'))
+    wall, run = {}, {}
+    useful = {}
+    for r in ranks:
+        threads = [j for j in cpu if int(locations['rank'][j]) == r]
+        wall[r] = max(inclusive[roots][:, j].sum() for j in threads)
+        run[r] = max(inclusive[roots][:, j].sum() - inclusive[outermost_start_or_end][:, j].sum()
+                     for j in threads)
+        rows = [c for c in range(len(callpaths)) if classes[c] == 'computation']
+        useful[r] = numpy.round(exclusive[numpy.ix_(rows, threads)].sum() / len(threads))
+    out['run.wall_time'] = max(wall.values())
+    out['run.run_time'] = max(run.values())
+    out['run.ranks'] = len(ranks)
+    mean = sum(useful.values()) / len(useful)
+    out['pop.useful_time_mean'] = mean
+    out['pop.useful_time_max'] = max(useful.values())
+    out['pop.useful_time_min'] = min(useful.values())
+    out['pop.load_balance'] = mean / max(useful.values()) if max(useful.values()) > 0 else 0.0
+    out['pop.communication_efficiency'] = max(useful.values()) / out['run.run_time']
+    out['pop.parallel_efficiency'] = mean / out['run.run_time']
+    cells = len(callpaths) * len(cpu)
+    # Back to seconds; ratios stay ratios.  The tolerance: half a nanosecond per cell added.
+    return {k: (v if k in ('run.ranks',) or 'efficiency' in k or 'balance' in k else v / 1e9)
+            for k, v in out.items()}, cells
+
+
+def strata_figures(path):
+    with open(path, newline='') as f:
+        return {row['section'] + '.' + row['name']: row['value'] for row in csv.DictReader(f)}
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    independent, cells = figures(sys.argv[1])
+    strata = strata_figures(sys.argv[2]) if len(sys.argv) == 3 else None
+    differ = False
+    for name, value in independent.items():
+        line = '%-32s %18.9f' % (name, value)
+        if strata is not None:
+            theirs = float(strata[name]) if name in strata else None
+            if theirs is None:
+                same = False
+            elif 'efficiency' in name or 'balance' in name:
+                same = abs(theirs - value) <= 1e-6 * max(1.0, abs(value))
+            else:
+                same = abs(theirs - value) <= cells * 1e-9 + 1e-8 * abs(value)
+            differ |= not same
+            line += '   strata-analyze %18s%s' % (strata.get(name, '(missing)'), '' if same else '   DIFFERENT')
+        print(line)
+    sys.exit(1 if differ else 0)
+
+
+if __name__ == '__main__':
+    main()
