@@ -1,20 +1,25 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The summary figures of a profile.h5 — wall time, run time, the time
-classes and the POP efficiencies — computed without any Strata code: h5py
-reads the file as share/doc/profile-format.md describes it, and the
-definitions of share/doc/analysis-reports.md ("How the summary figures are
-made") are applied here from scratch.  Used to check strata-analyze's
-summary.csv on real experiments.
+classes and the POP efficiencies — and the load balance of every region,
+computed without any Strata code: h5py reads the file as
+share/doc/profile-format.md describes it, and the definitions of
+share/doc/analysis-reports.md ("Definitions") are applied here from scratch.
+Used to check strata-analyze's summary.csv and loadbalance.csv on real
+experiments.
 
-    independent_pop.py PROFILE_H5 [SUMMARY_CSV]
+    independent_pop.py PROFILE_H5 [ANALYSIS_DIR]
 
-Prints each figure; with SUMMARY_CSV also strata-analyze's beside it, and
-exits 1 when one differs by more than the rounding the analysis documents
-(each (call path, location) time is rounded to whole nanoseconds before it is
-added up, and each rank's mean per thread as well).
+Prints each summary figure and the number of regions; with ANALYSIS_DIR
+(where strata-analyze wrote its reports) also strata-analyze's figures beside
+them, and exits 1 when one differs by more than the rounding the analysis
+documents (each (call path, location) time is rounded to whole nanoseconds
+before it is added up, and each rank's mean per thread as well), naming the
+region rows of loadbalance.csv that differ.
 """
 import csv
+import math
+import os
 import sys
 
 import h5py
@@ -27,8 +32,8 @@ PARADIGM = {0: 'unknown', 1: 'user', 2: 'compiler', 3: 'mpi', 4: 'openmp', 5: 'c
 MPI_START_AND_END = {'MPI_Init', 'MPI_Init_thread', 'MPI_Finalize'}
 
 
-def field(table, name):
-    return table[name] if name in table.dtype.names else None
+def half_up(value):
+    return numpy.floor(value + 0.5)
 
 
 def text(value):
@@ -42,9 +47,11 @@ def figures(path):
         locations = f['definitions/locations'][()]
         inclusive = f['metrics/time_inclusive'][()]
         exclusive = f['metrics/time_exclusive'][()]
-    # Whole nanoseconds per cell, as the analysis adds them up.
-    inclusive = numpy.round(inclusive * 1e9)
-    exclusive = numpy.round(exclusive * 1e9)
+        visits_matrix = f['metrics/visits'][()]
+    # Whole nanoseconds per cell, as the analysis adds them up (halves up, as
+    # every rounding here: numpy.round would take halves to even).
+    inclusive = half_up(inclusive * 1e9)
+    exclusive = half_up(exclusive * 1e9)
     names = [text(n) for n in regions['name_text']]
     parent = callpaths['parent']
     region_of = callpaths['region']
@@ -94,7 +101,7 @@ def figures(path):
         run[r] = max(inclusive[roots][:, j].sum() - inclusive[outermost_start_or_end][:, j].sum()
                      for j in threads)
         rows = [c for c in range(len(callpaths)) if classes[c] == 'computation']
-        useful[r] = numpy.round(exclusive[numpy.ix_(rows, threads)].sum() / len(threads))
+        useful[r] = half_up(exclusive[numpy.ix_(rows, threads)].sum() / len(threads))
     out['run.wall_time'] = max(wall.values())
     out['run.run_time'] = max(run.values())
     out['run.ranks'] = len(ranks)
@@ -107,34 +114,99 @@ def figures(path):
     out['pop.parallel_efficiency'] = mean / out['run.run_time']
     cells = len(callpaths) * len(cpu)
     # Back to seconds; ratios stay ratios.  The tolerance: half a nanosecond per cell added.
-    return {k: (v if k in ('run.ranks',) or 'efficiency' in k or 'balance' in k else v / 1e9)
-            for k, v in out.items()}, cells
+    summary = {k: (v if k in ('run.ranks',) or 'efficiency' in k or 'balance' in k else v / 1e9)
+               for k, v in out.items()}
+
+    # Load balance per region: x_p = the region's exclusive time (all its call
+    # paths, parameter nodes included) summed over the rank's CPU threads / T_p,
+    # over the ranks taking part (a thread visited it or spent time there).
+    visits = numpy.asarray(visits_matrix)
+    by_name = {}
+    for c in range(len(callpaths)):
+        by_name.setdefault(names[region_of[c]], []).append(c)
+    balance = {}
+    for name, rows in by_name.items():
+        x, counted_visits = {}, 0
+        for r in ranks:
+            threads = [j for j in cpu if int(locations['rank'][j]) == r]
+            time = exclusive[numpy.ix_(rows, threads)].sum()
+            seen = visits[numpy.ix_(rows, threads)].sum()
+            if time > 0 or seen > 0:
+                x[r] = half_up(time / len(threads))
+        plain = [c for c in rows if callpaths['parameter'][c] < 0]
+        counted_visits = int(visits[numpy.ix_(plain, cpu)].sum()) if plain else 0
+        if not x:
+            continue
+        values = list(x.values())
+        mean = sum(values) / len(values)
+        most = max(values)
+        balance[name] = {
+            'ranks': len(x), 'min_s': min(values) / 1e9, 'mean_s': mean / 1e9, 'max_s': most / 1e9,
+            'stddev_s': math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) / 1e9,
+            'rank_at_min': min(r for r in x if x[r] == min(values)),
+            'rank_at_max': min(r for r in x if x[r] == most),
+            'imbalance': (most - mean) / most if most > 0 else 0.0,
+            'saved_s': (most - mean) / 1e9,
+            'total_s': exclusive[numpy.ix_(rows, cpu)].sum() / 1e9, 'visits': counted_visits}
+    return summary, balance, cells
 
 
-def strata_figures(path):
-    with open(path, newline='') as f:
-        return {row['section'] + '.' + row['name']: row['value'] for row in csv.DictReader(f)}
+def strata_figures(directory):
+    with open(os.path.join(directory, 'summary.csv'), newline='') as f:
+        summary = {row['section'] + '.' + row['name']: row['value'] for row in csv.DictReader(f)}
+    with open(os.path.join(directory, 'loadbalance.csv'), newline='') as f:
+        balance = {row['name']: row for row in csv.DictReader(f) if row['level'] == 'region'}
+    return summary, balance
+
+
+def close(mine, theirs, cells, ratio):
+    if ratio:
+        return abs(theirs - mine) <= 1e-6 * max(1.0, abs(mine))
+    return abs(theirs - mine) <= cells * 1e-9 + 1e-8 * abs(mine)
+
+
+def compare_balance(independent, strata, cells):
+    """The names of the regions whose loadbalance.csv row differs, with what differs."""
+    problems = []
+    for name in sorted(set(independent) | set(strata)):
+        if name not in independent or name not in strata:
+            problems.append('%s: only in %s' % (name, 'loadbalance.csv' if name in strata else 'the profile'))
+            continue
+        mine, theirs = independent[name], strata[name]
+        for column, value in mine.items():
+            other = float(theirs[column])
+            if column in ('ranks', 'visits', 'rank_at_min', 'rank_at_max'):
+                same = other == value
+            else:
+                same = close(value, other, cells, column == 'imbalance')
+            if not same:
+                problems.append('%s: %s %s, loadbalance.csv %s' % (name, column, value, theirs[column]))
+    return problems
 
 
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    independent, cells = figures(sys.argv[1])
-    strata = strata_figures(sys.argv[2]) if len(sys.argv) == 3 else None
+    independent, balance, cells = figures(sys.argv[1])
+    strata, strata_balance = strata_figures(sys.argv[2]) if len(sys.argv) == 3 else (None, None)
     differ = False
     for name, value in independent.items():
         line = '%-32s %18.9f' % (name, value)
         if strata is not None:
             theirs = float(strata[name]) if name in strata else None
-            if theirs is None:
-                same = False
-            elif 'efficiency' in name or 'balance' in name:
-                same = abs(theirs - value) <= 1e-6 * max(1.0, abs(value))
-            else:
-                same = abs(theirs - value) <= cells * 1e-9 + 1e-8 * abs(value)
+            same = theirs is not None and close(value, theirs, cells, 'efficiency' in name or 'balance' in name)
             differ |= not same
             line += '   strata-analyze %18s%s' % (strata.get(name, '(missing)'), '' if same else '   DIFFERENT')
         print(line)
+    print('%-32s %18d' % ('loadbalance.regions', len(balance)), end='')
+    if strata_balance is not None:
+        problems = compare_balance(balance, strata_balance, cells)
+        print('   strata-analyze %18d%s' % (len(strata_balance), '   DIFFERENT' if problems else ''))
+        for problem in problems:
+            print('  ' + problem)
+        differ |= bool(problems)
+    else:
+        print()
     sys.exit(1 if differ else 0)
 
 
