@@ -31,44 +31,51 @@ void ClockCorrection::add(std::uint64_t time, std::int64_t offset) {
 
 std::int64_t ClockCorrection::restart(std::uint64_t time) {
     Cursor& c = cursor_;
-    if (points_.empty()) {
-        c = Cursor{};
-    } else if (time <= points_.front().first) {
-        c = Cursor{0, points_.front().first, static_cast<std::uint64_t>(points_.front().second)};
-    } else if (time >= points_.back().first) {
-        c = Cursor{points_.back().first, UINT64_MAX - points_.back().first,
-                   static_cast<std::uint64_t>(points_.back().second)};
-    } else {
-        // The segment [t1, t2) holding time: the last point at or before it
-        // (with the usual two points, the only segment).
-        const auto next = points_.size() == 2
-                              ? points_.begin() + 1
-                              : std::upper_bound(points_.begin(), points_.end(), time,
-                                                 [](std::uint64_t v, const auto& p) { return v < p.first; });
-        const auto& [t1, o1] = *(next - 1);
-        const auto& [t2, o2] = *next;
-        const __int128 span = static_cast<__int128>(t2) - t1;  // > 0: t1 <= time < t2
-        const __int128 delta = static_cast<__int128>(o2) - o1;
-        const __int128 x = static_cast<__int128>(time) - t1;
-        const __int128 q = floor_div(delta * x, span);  // time + o1 + q: the definition
-        // The x of the segment with the same q: delta * x / span in [q, q + 1).
-        // (Beyond 2^62 the products could overflow: then only this time.)
-        __int128 low = 0, high = span - 1;
-        constexpr __int128 limit = static_cast<__int128>(1) << 62;
-        if (span >= limit || delta >= limit || delta <= -limit) {
-            low = high = x;
-        } else if (delta > 0) {
-            low = ceil_div(q * span, delta);
-            high = ceil_div((q + 1) * span, delta) - 1;
-        } else if (delta < 0) {
-            low = floor_div(-(q + 1) * span, -delta) + 1;
-            high = floor_div(-q * span, -delta);
-        }
-        if (low < 0) low = 0;
-        if (high > span - 1) high = span - 1;
-        c = Cursor{static_cast<std::uint64_t>(t1 + low), static_cast<std::uint64_t>(high - low),
-                   static_cast<std::uint64_t>(static_cast<__int128>(o1) + q)};
+    if (points_.size() < 2) {
+        c = points_.empty() ? Cursor{} : Cursor{0, UINT64_MAX, static_cast<std::uint64_t>(points_.front().second)};
+        return static_cast<std::int64_t>(time + c.offset);
     }
+    // The segment [t1, t2] whose line maps `time`: the one holding it; before
+    // the first point the first, from the last point on the last (OTF2's
+    // reader extrapolates the same way, so Vampir shows the same times).
+    const std::size_t last = points_.size() - 2;
+    std::size_t i = 0;
+    if (time >= points_.back().first) {
+        i = last;
+    } else if (time >= points_.front().first) {
+        i = static_cast<std::size_t>(std::upper_bound(points_.begin(), points_.end(), time,
+                                                      [](std::uint64_t v, const auto& p) { return v < p.first; }) -
+                                     points_.begin()) - 1;
+    }
+    const auto& [t1, o1] = points_[i];
+    const auto& [t2, o2] = points_[i + 1];
+    // The x = time - t1 this segment serves: from time 0 on for the first,
+    // to the largest time for the last, [0, t2 - t1) for the others.
+    const __int128 span = static_cast<__int128>(t2) - t1;
+    const __int128 x_min = i == 0 ? -static_cast<__int128>(t1) : 0;
+    const __int128 x_max = i == last ? static_cast<__int128>(UINT64_MAX) - t1 : span - 1;
+    const __int128 x = static_cast<__int128>(time) - t1;
+    // Two offsets measured at the same time: no slope to follow, the later one holds.
+    const __int128 delta = span == 0 ? 0 : static_cast<__int128>(o2) - o1;
+    const __int128 base = span == 0 ? o2 : o1;
+    const __int128 q = delta == 0 ? 0 : floor_div(delta * x, span);  // time + o1 + q: the definition
+    // The x of the segment with the same q: delta * x / span in [q, q + 1).
+    // (Beyond 2^62 the products could overflow: then only this time.)
+    __int128 low = x_min, high = x_max;
+    constexpr __int128 limit = static_cast<__int128>(1) << 62;
+    if (delta != 0 && (span >= limit || delta >= limit || delta <= -limit)) {
+        low = high = x;
+    } else if (delta > 0) {
+        low = ceil_div(q * span, delta);
+        high = ceil_div((q + 1) * span, delta) - 1;
+    } else if (delta < 0) {
+        low = floor_div(-(q + 1) * span, -delta) + 1;
+        high = floor_div(-q * span, -delta);
+    }
+    if (low < x_min) low = x_min;
+    if (high > x_max) high = x_max;
+    c = Cursor{static_cast<std::uint64_t>(t1 + low), static_cast<std::uint64_t>(high - low),
+               static_cast<std::uint64_t>(base + q)};
     return static_cast<std::int64_t>(time + c.offset);
 }
 

@@ -4,12 +4,17 @@
 //
 //   offsets (t1, o1) at init, (t2, o2) at finalize, sorted by local time
 //   t between t1 and t2   ->  t + o1 + (o2 - o1)(t - t1)/(t2 - t1)
-//   t before t1 / after t2 ->  t + o1 / t + o2       (held constant outside)
+//   t before t1, after t2 ->  the same line, extrapolated (as OTF2's reader
+//                             does: the start of MPI_Init and the end of
+//                             MPI_Finalize lie outside the two points)
 //   one offset             ->  t + o1;   none  ->  t
 //
-// With more than two points each pair of neighbours is one such segment.
-// Integer arithmetic (128-bit intermediates, rounding toward minus
-// infinity), so the same trace always gives the same corrected times.
+// With more than two points each pair of neighbours is one such segment;
+// times before the first point follow the first, times after the last the
+// last.  Integer arithmetic (128-bit intermediates, rounding toward minus
+// infinity), so the same trace always gives the same corrected times (OTF2's
+// reader rounds a double to the nearest: a corrected time may differ from it
+// by a tick).
 #pragma once
 
 #include <cstdint>

@@ -30,7 +30,7 @@ using namespace strata::analysis::trace;
 
 const std::string expected_csv = wait_states_trace_csv();
 
-TEST(ClockCorrectionTest, InterpolatesBetweenPointsAndHoldsOutside) {
+TEST(ClockCorrectionTest, InterpolatesBetweenPointsAndExtrapolatesOutside) {
     ClockCorrection c;
     EXPECT_EQ(c.correct(123), 123);  // no offsets: unchanged
     c.add(2000, 1000);               // added out of order on purpose
@@ -39,8 +39,15 @@ TEST(ClockCorrectionTest, InterpolatesBetweenPointsAndHoldsOutside) {
     EXPECT_EQ(c.correct(1500), 1500 + 750);  // halfway: 500 + (1000 - 500) / 2
     EXPECT_EQ(c.correct(1001), 1001 + 500);  // 500.5 rounds down
     EXPECT_EQ(c.correct(2000), 3000);
-    EXPECT_EQ(c.correct(10), 510);     // before the first point: its offset
-    EXPECT_EQ(c.correct(5000), 6000);  // after the last: its offset
+    EXPECT_EQ(c.correct(10), 15);      // before the first point: 500 + (10 - 1000) / 2, as OTF2 does
+    EXPECT_EQ(c.correct(5000), 7500);  // after the last: 500 + (5000 - 1000) / 2
+    EXPECT_EQ(c.correct(0), 0);        // 500 - 1000 / 2
+    EXPECT_EQ(c.correct(999), 999 + 499);  // 499.5 rounds down
+    ClockCorrection same_time;  // two offsets at one time: no slope, the later holds
+    same_time.add(1000, 500);
+    same_time.add(1000, 700);
+    EXPECT_EQ(same_time.correct(10), 710);
+    EXPECT_EQ(same_time.correct(5000), 5700);
 }
 
 TEST(ClockCorrectionTest, NegativeDriftRoundsTowardMinusInfinity) {
@@ -70,14 +77,13 @@ TEST(ClockCorrectionTest, ConstantOffsetsAndProductsBeyond64Bits) {
 }
 
 /// The definition, computed directly: t + o1 + floor((o2 - o1)(t - t1) / (t2 - t1)) within [t1, t2),
-/// the nearer point's offset outside.
+/// the first segment's line before it, the last one's after it.
 std::int64_t corrected_by_definition(const std::vector<std::pair<std::uint64_t, std::int64_t>>& points,
                                      std::uint64_t t) {
     const auto wide = static_cast<__int128>(t);
-    if (t <= points.front().first) return static_cast<std::int64_t>(wide + points.front().second);
-    if (t >= points.back().first) return static_cast<std::int64_t>(wide + points.back().second);
+    if (points.size() == 1) return static_cast<std::int64_t>(wide + points.front().second);
     std::size_t i = 0;
-    while (points[i + 1].first <= t) ++i;
+    while (i + 2 < points.size() && points[i + 1].first <= t) ++i;
     const auto [t1, o1] = points[i];
     const auto [t2, o2] = points[i + 1];
     const __int128 a = (static_cast<__int128>(o2) - o1) * (wide - t1), b = static_cast<__int128>(t2) - t1;
@@ -102,8 +108,9 @@ TEST(ClockCorrectionTest, TimesInOrderGiveTheDefinitionsResults) {
     for (const auto& points : cases) {
         ClockCorrection c;
         for (const auto& [time, offset] : points) c.add(time, offset);
-        const std::uint64_t from = points.front().first > 50 ? points.front().first - 50 : 0;
-        const std::uint64_t to = points.back().first + 50;
+        // From well before the first point to well after the last: the extrapolated lines too.
+        const std::uint64_t from = points.front().first > 3000 ? points.front().first - 3000 : 0;
+        const std::uint64_t to = points.back().first + 3000;
         std::uint64_t t = from;
         for (int step = 0; step < 20000 && t < to; ++step) {
             ASSERT_EQ(c.correct(t), corrected_by_definition(points, t)) << "time " << t;
