@@ -32,7 +32,8 @@ void ClockCorrection::add(std::uint64_t time, std::int64_t offset) {
 std::int64_t ClockCorrection::restart(std::uint64_t time) {
     Cursor& c = cursor_;
     if (points_.size() < 2) {
-        c = points_.empty() ? Cursor{} : Cursor{0, UINT64_MAX, static_cast<std::uint64_t>(points_.front().second)};
+        c = points_.empty() ? Cursor{}
+                            : Cursor{0, UINT64_MAX, static_cast<std::uint64_t>(points_.front().second)};
         return static_cast<std::int64_t>(time + c.offset);
     }
     // The segment [t1, t2] whose line maps `time`: the one holding it; before
@@ -43,9 +44,10 @@ std::int64_t ClockCorrection::restart(std::uint64_t time) {
     if (time >= points_.back().first) {
         i = last;
     } else if (time >= points_.front().first) {
-        i = static_cast<std::size_t>(std::upper_bound(points_.begin(), points_.end(), time,
-                                                      [](std::uint64_t v, const auto& p) { return v < p.first; }) -
-                                     points_.begin()) - 1;
+        // The last point at or before `time`.
+        const auto after = std::upper_bound(points_.begin(), points_.end(), time,
+                                            [](std::uint64_t v, const auto& p) { return v < p.first; });
+        i = static_cast<std::size_t>(after - points_.begin()) - 1;
     }
     const auto& [t1, o1] = points_[i];
     const auto& [t2, o2] = points_[i + 1];

@@ -39,11 +39,11 @@ TEST(ClockCorrectionTest, InterpolatesBetweenPointsAndExtrapolatesOutside) {
     EXPECT_EQ(c.correct(1500), 1500 + 750);  // halfway: 500 + (1000 - 500) / 2
     EXPECT_EQ(c.correct(1001), 1001 + 500);  // 500.5 rounds down
     EXPECT_EQ(c.correct(2000), 3000);
-    EXPECT_EQ(c.correct(10), 15);      // before the first point: 500 + (10 - 1000) / 2, as OTF2 does
-    EXPECT_EQ(c.correct(5000), 7500);  // after the last: 500 + (5000 - 1000) / 2
-    EXPECT_EQ(c.correct(0), 0);        // 500 - 1000 / 2
+    EXPECT_EQ(c.correct(10), 15);          // before the first point: 500 + (10 - 1000) / 2, as OTF2 does
+    EXPECT_EQ(c.correct(5000), 7500);      // after the last: 500 + (5000 - 1000) / 2
+    EXPECT_EQ(c.correct(0), 0);            // 500 - 1000 / 2
     EXPECT_EQ(c.correct(999), 999 + 499);  // 499.5 rounds down
-    ClockCorrection same_time;  // two offsets at one time: no slope, the later holds
+    ClockCorrection same_time;             // two offsets at one time: no slope, the later holds
     same_time.add(1000, 500);
     same_time.add(1000, 700);
     EXPECT_EQ(same_time.correct(10), 710);
