@@ -612,14 +612,6 @@ struct DirectEvents {
     }
 };
 
-/// The event file of `location`: <archive>/<name>/<id>.evt beside the anchor <archive>/<name>.otf2.
-std::string event_file_path(const std::string& anchor, std::uint64_t location) {
-    const std::string base = anchor.size() > 5 && anchor.compare(anchor.size() - 5, 5, ".otf2") == 0
-                                 ? anchor.substr(0, anchor.size() - 5)
-                                 : anchor;
-    return base + "/" + std::to_string(location) + ".evt";
-}
-
 /// Whether the direct decoder can read the archive's event files: written by
 /// OTF2 1 to 3 (whose buffer format it knows), uncompressed, POSIX; their
 /// event chunk size (0: it cannot).
@@ -673,6 +665,13 @@ void finish_location(Replay& s, ShareRecords& records, const TraceDefinitions& d
 }
 
 }  // namespace
+
+std::string event_file_path(const std::string& anchor, std::uint64_t location) {
+    const std::string base = anchor.size() > 5 && anchor.compare(anchor.size() - 5, 5, ".otf2") == 0
+                                 ? anchor.substr(0, anchor.size() - 5)
+                                 : anchor;
+    return base + "/" + std::to_string(location) + ".evt";
+}
 
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
                             ShareRecords& records, TimelineWriter* timeline,

@@ -30,6 +30,9 @@
 
 namespace strata::analysis::trace {
 
+/// The event file of a location: <archive>/<name>/<id>.evt beside the anchor <archive>/<name>.otf2.
+std::string event_file_path(const std::string& anchor, std::uint64_t location);
+
 /// Replays location `index` of `definitions` through `reader` (whose event
 /// and definition files are open) into `records`.  Returns "" when the
 /// whole location was read, else why it was not (what was read before the

@@ -45,8 +45,10 @@ public:
     virtual std::vector<std::string> all_to_all(std::vector<std::string> outbox) = 0;
     /// Every rank's `mine`, by rank, on rank 0; empty elsewhere.  Collective.
     virtual std::vector<std::string> gather(const std::string& mine) = 0;
-    /// A dispenser of `units` units among the ranks.  Collective.
-    virtual std::unique_ptr<UnitDispenser> dispenser(std::int64_t units) = 0;
+    /// A dispenser of `units` units among the ranks, handed out in `order`
+    /// (a permutation of 0 .. units - 1; empty: ascending).  Only rank 0 hands
+    /// units out, so only its `order` counts.  Collective.
+    virtual std::unique_ptr<UnitDispenser> dispenser(std::int64_t units, std::vector<std::int64_t> order) = 0;
 };
 
 }  // namespace strata::analysis::trace

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
+#include <utility>
 
 namespace strata::analysis::trace {
 
@@ -122,11 +123,14 @@ std::vector<std::string> MpiExchange::all_to_all(std::vector<std::string> outbox
     return inbox;
 }
 
-std::unique_ptr<UnitDispenser> MpiExchange::dispenser(std::int64_t units) {
-    return std::make_unique<MpiUnitDispenser>(comm_, units);
+std::unique_ptr<UnitDispenser> MpiExchange::dispenser(std::int64_t units, std::vector<std::int64_t> order) {
+    return std::make_unique<MpiUnitDispenser>(comm_, units, std::move(order));
 }
 
-MpiUnitDispenser::MpiUnitDispenser(MPI_Comm comm, std::int64_t units) : units_(units) {
+MpiUnitDispenser::MpiUnitDispenser(MPI_Comm comm, std::int64_t units, std::vector<std::int64_t> order)
+    : units_(units), order_(std::move(order)) {
+    if (!order_.empty() && order_.size() != static_cast<std::size_t>(std::max<std::int64_t>(0, units_)))
+        order_.clear();  // not a permutation of the units: ascending
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
@@ -139,7 +143,7 @@ MpiUnitDispenser::~MpiUnitDispenser() {
 
 void MpiUnitDispenser::answer(int source, int request) {
     if (request == kWant) {
-        const std::int64_t unit = next_ < units_ ? next_++ : -1;
+        const std::int64_t unit = next_ < units_ ? unit_at(next_++) : -1;
         MPI_Send(&unit, 1, MPI_INT64_T, source, kAnswerTag, comm_);
         if (unit < 0) --active_;
     } else {
@@ -181,7 +185,7 @@ std::int64_t MpiUnitDispenser::next() {
     if (done_) return -1;
     if (rank_ == 0) {
         serve();  // the others' requests first: they asked earlier
-        if (next_ < units_) return next_++;
+        if (next_ < units_) return unit_at(next_++);
         drain();
         done_ = true;
         return -1;
@@ -206,7 +210,7 @@ std::vector<std::int64_t> MpiUnitDispenser::stop() {
     }
     drain();  // the others take what is left, while they can
     std::vector<std::int64_t> left;
-    for (; next_ < units_; ++next_) left.push_back(next_);
+    for (; next_ < units_; ++next_) left.push_back(unit_at(next_));
     return left;
 }
 

@@ -18,7 +18,7 @@ public:
     std::size_t size() const override { return static_cast<std::size_t>(size_); }
     std::vector<std::string> all_to_all(std::vector<std::string> outbox) override;
     std::vector<std::string> gather(const std::string& mine) override;
-    std::unique_ptr<UnitDispenser> dispenser(std::int64_t units) override;
+    std::unique_ptr<UnitDispenser> dispenser(std::int64_t units, std::vector<std::int64_t> order) override;
 
 private:
     MPI_Comm comm_;
@@ -31,7 +31,8 @@ private:
 /// communicator (a duplicate), so that its messages meet no other.
 class MpiUnitDispenser : public UnitDispenser {
 public:
-    MpiUnitDispenser(MPI_Comm comm, std::int64_t units);
+    /// `order`: see Exchange::dispenser().
+    MpiUnitDispenser(MPI_Comm comm, std::int64_t units, std::vector<std::int64_t> order = {});
     ~MpiUnitDispenser() override;
     MpiUnitDispenser(const MpiUnitDispenser&) = delete;
     MpiUnitDispenser& operator=(const MpiUnitDispenser&) = delete;
@@ -44,11 +45,14 @@ private:
     void answer(int source, int request);
     /// Rank 0: answers requests, sleeping between looks, until every other rank is done.
     void drain();
+    /// Rank 0: the unit handed out `n`-th.
+    std::int64_t unit_at(std::int64_t n) const { return order_.empty() ? n : order_[static_cast<std::size_t>(n)]; }
 
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1;
     std::int64_t units_ = 0;
-    std::int64_t next_ = 0;  ///< rank 0: the next unit to hand out
+    std::vector<std::int64_t> order_;  ///< rank 0: the order to hand them out in (empty: ascending)
+    std::int64_t next_ = 0;  ///< rank 0: how many were handed out
     int active_ = 0;         ///< rank 0: other ranks not yet done
     bool done_ = false;      ///< this rank takes no more units
 };

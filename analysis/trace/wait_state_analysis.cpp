@@ -281,6 +281,24 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     }
 }
 
+std::vector<std::int64_t> TraceShareAnalysis::unit_order() const {
+    std::vector<std::uintmax_t> bytes(units_.size(), 0);
+    for (std::size_t u = 0; u < units_.size(); ++u) {
+        for (const std::size_t i : units_[u].locations) {
+            std::error_code missing;  // a missing file is reported when the unit is read
+            const std::uintmax_t size =
+                std::filesystem::file_size(event_file_path(definitions_.anchor, definitions_.locations[i].id), missing);
+            if (!missing) bytes[u] += size;
+        }
+    }
+    std::vector<std::int64_t> order(units_.size());
+    for (std::size_t u = 0; u < order.size(); ++u) order[u] = static_cast<std::int64_t>(u);
+    std::stable_sort(order.begin(), order.end(), [&bytes](std::int64_t a, std::int64_t b) {
+        return bytes[static_cast<std::size_t>(a)] > bytes[static_cast<std::size_t>(b)];
+    });
+    return order;
+}
+
 std::vector<std::string> TraceShareAnalysis::ownership_outbox() const {
     ByteWriter w;
     w.put<std::uint64_t>(taken_.size());
@@ -830,7 +848,8 @@ WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange
         share.write_timeline({timeline_part(timeline, exchange.rank()), timeline.events});
     {
         const std::unique_ptr<UnitDispenser> units =
-            exchange.dispenser(static_cast<std::int64_t>(share.unit_count()));
+            exchange.dispenser(static_cast<std::int64_t>(share.unit_count()),
+                               exchange.rank() == 0 ? share.unit_order() : std::vector<std::int64_t>{});
         share.read(*units);
     }
     share.ownership_inbox(exchange.all_to_all(share.ownership_outbox()));

@@ -73,6 +73,11 @@ public:
 
     /// The units of the read phase (blocks of measured ranks, in rank order).
     std::size_t unit_count() const { return units_.size(); }
+    /// The units largest first, by the bytes of their event files (ties in
+    /// rank order): handed out in this order, the last units read are small
+    /// ones and the analysis ranks finish close together.  One stat() per
+    /// location: only the rank that hands the units out asks.
+    std::vector<std::int64_t> unit_order() const;
 
     /// Replays the units `units` hands this rank; unreadable locations are noted and skipped.
     void read(UnitDispenser& units);

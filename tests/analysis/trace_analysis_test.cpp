@@ -383,6 +383,27 @@ TEST(TraceAnalysisNonblockingTest, LateReceiverOfAnIsendIsChargedToItsWait) {
     }
 }
 
+TEST(TraceShareAnalysisTest, UnitsGoOutLargestFirst) {
+    // Ranks 0-3 write 10, 400, 10 and 200 Enter/Leave pairs: with one unit per
+    // measured rank (K = 1: up to 16 units), rank 1's unit is handed out
+    // first, then rank 3's, then the two of equal size in rank order.
+    TempDir dir;
+    TraceBuilder b(4);
+    const std::uint32_t work = b.region("work", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    const std::uint32_t pairs[] = {10, 400, 10, 200};
+    for (std::uint32_t r = 0; r < 4; ++r) {
+        for (std::uint32_t i = 0; i < pairs[r]; ++i) {
+            b.enter(r, 1000 + 10 * i, work);
+            b.leave(r, 1005 + 10 * i, work);
+        }
+    }
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    const TraceShareAnalysis share(d, 0, 1);
+    ASSERT_EQ(share.unit_count(), 4u);
+    EXPECT_EQ(share.unit_order(), (std::vector<std::int64_t>{1, 3, 0, 2}));
+}
+
 TEST(TraceAnalysisMappingTest, LocalIdsAreMappedWhetherTheReplayOrOtf2AppliesTheTables) {
     // Ranks 1-3 write their regions and communicators under local ids
     // (reversed) with mapping tables.  The replay applies REGION and COMM

@@ -72,6 +72,22 @@ TEST(UnitDispenserTest, RanksThatStopLeaveTheirUnitsToTheOthers) {
     EXPECT_TRUE(taken.at(-1).empty());
 }
 
+TEST(UnitDispenserTest, UnitsGoOutInTheOrderGiven) {
+    const auto taken = run_check(3, "reverse", 20);
+    ASSERT_EQ(taken.size(), 4u);
+    std::vector<std::int64_t> seen;
+    for (int r = 0; r < 3; ++r) {
+        const auto& list = taken.at(r);
+        EXPECT_TRUE(std::is_sorted(list.rbegin(), list.rend())) << "rank " << r;  // largest first
+        seen.insert(seen.end(), list.begin(), list.end());
+    }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, all_units(20));
+    // Stopped at once: rank 0 is left with them in that order.
+    const auto left = run_check(2, "stop-all-reverse", 5);
+    EXPECT_EQ(left.at(-1), (std::vector<std::int64_t>{4, 3, 2, 1, 0}));
+}
+
 TEST(UnitDispenserTest, WhenEveryRankStopsRankZeroIsLeftWithAllUnits) {
     const auto taken = run_check(3, "stop-all", 7);
     ASSERT_EQ(taken.size(), 4u);

@@ -5,6 +5,7 @@
 //   all       every rank takes units until none is left; rank 1 is slow
 //   stop      rank 0 stops at once, rank 1 after its first unit; the others take the rest
 //   stop-all  every rank stops at once: rank 0 is left with every unit
+//   reverse, stop-all-reverse   as all and stop-all, the units handed out last first
 // The second argument is the number of units.
 #include <mpi.h>
 #include <time.h>
@@ -36,8 +37,13 @@ int main(int argc, char** argv) {
     const std::size_t me = exchange.rank();
     std::vector<std::int64_t> taken, left;
     {
-        auto units = exchange.dispenser(count);
-        const bool stop_now = scenario == "stop-all" || (scenario == "stop" && me == 0);
+        std::vector<std::int64_t> order;
+        if (scenario.size() >= 7 && scenario.compare(scenario.size() - 7, 7, "reverse") == 0) {
+            for (std::int64_t u = count; u-- > 0;) order.push_back(u);
+        }
+        auto units = exchange.dispenser(count, order);
+        const bool stop_now =
+            scenario == "stop-all" || scenario == "stop-all-reverse" || (scenario == "stop" && me == 0);
         if (!stop_now) {
             for (std::int64_t unit = units->next(); unit >= 0; unit = units->next()) {
                 taken.push_back(unit);
