@@ -46,15 +46,17 @@ private:
     /// Rank 0: answers requests, sleeping between looks, until every other rank is done.
     void drain();
     /// Rank 0: the unit handed out `n`-th.
-    std::int64_t unit_at(std::int64_t n) const { return order_.empty() ? n : order_[static_cast<std::size_t>(n)]; }
+    std::int64_t unit_at(std::int64_t n) const {
+        return order_.empty() ? n : order_[static_cast<std::size_t>(n)];
+    }
 
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1;
     std::int64_t units_ = 0;
     std::vector<std::int64_t> order_;  ///< rank 0: the order to hand them out in (empty: ascending)
-    std::int64_t next_ = 0;  ///< rank 0: how many were handed out
-    int active_ = 0;         ///< rank 0: other ranks not yet done
-    bool done_ = false;      ///< this rank takes no more units
+    std::int64_t next_ = 0;            ///< rank 0: how many were handed out
+    int active_ = 0;                   ///< rank 0: other ranks not yet done
+    bool done_ = false;                ///< this rank takes no more units
 };
 
 }  // namespace strata::analysis::trace

@@ -286,8 +286,8 @@ std::vector<std::int64_t> TraceShareAnalysis::unit_order() const {
     for (std::size_t u = 0; u < units_.size(); ++u) {
         for (const std::size_t i : units_[u].locations) {
             std::error_code missing;  // a missing file is reported when the unit is read
-            const std::uintmax_t size =
-                std::filesystem::file_size(event_file_path(definitions_.anchor, definitions_.locations[i].id), missing);
+            const std::uintmax_t size = std::filesystem::file_size(
+                event_file_path(definitions_.anchor, definitions_.locations[i].id), missing);
             if (!missing) bytes[u] += size;
         }
     }
