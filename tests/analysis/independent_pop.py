@@ -1,21 +1,22 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The summary figures of a profile.h5 — wall time, run time, the time
-classes and the POP efficiencies — and the load balance of every region,
+classes and the POP efficiencies — and the load balance of every region and
+call path,
 computed without any Strata code: h5py reads the file as
 share/doc/profile-format.md describes it, and the definitions of
 share/doc/analysis-reports.md ("Definitions") are applied here from scratch.
-Used to check strata-analyze's summary.csv and loadbalance.csv on real
+Used to check strata-analyze's summary.csv and loadbalance.csv (every region and call-path row) on real
 experiments.
 
     independent_pop.py PROFILE_H5 [ANALYSIS_DIR]
 
-Prints each summary figure and the number of regions; with ANALYSIS_DIR
+Prints each summary figure and the number of load-balance rows; with ANALYSIS_DIR
 (where strata-analyze wrote its reports) also strata-analyze's figures beside
 them, and exits 1 when one differs by more than the rounding the analysis
 documents (each (call path, location) time is rounded to whole nanoseconds
 before it is added up, and each rank's mean per thread as well), naming the
-region rows of loadbalance.csv that differ.
+rows of loadbalance.csv that differ.
 """
 import csv
 import math
@@ -48,6 +49,8 @@ def figures(path):
         inclusive = f['metrics/time_inclusive'][()]
         exclusive = f['metrics/time_exclusive'][()]
         visits_matrix = f['metrics/visits'][()]
+        f_parameters = f['definitions/parameters'][()]
+        f_strings = f['definitions/strings'][()]
     # Whole nanoseconds per cell, as the analysis adds them up (halves up, as
     # every rounding here: numpy.round would take halves to even).
     inclusive = half_up(inclusive * 1e9)
@@ -117,45 +120,73 @@ def figures(path):
     summary = {k: (v if k in ('run.ranks',) or 'efficiency' in k or 'balance' in k else v / 1e9)
                for k, v in out.items()}
 
-    # Load balance per region: x_p = the region's exclusive time (all its call
-    # paths, parameter nodes included) summed over the rank's CPU threads / T_p,
-    # over the ranks taking part (a thread visited it or spent time there).
+    # Load balance per region and per call path: x_p = the exclusive time of
+    # the region's call paths (parameter nodes included), or of the call path,
+    # summed over the rank's CPU threads / T_p, over the ranks taking part (a
+    # thread visited it or spent time there).
     visits = numpy.asarray(visits_matrix)
-    by_name = {}
-    for c in range(len(callpaths)):
-        by_name.setdefault(names[region_of[c]], []).append(c)
-    balance = {}
-    for name, rows in by_name.items():
-        x, counted_visits = {}, 0
+    threads_of = {r: [j for j in cpu if int(locations['rank'][j]) == r] for r in ranks}
+
+    def balance_row(rows, visit_rows):
+        x = {}
         for r in ranks:
-            threads = [j for j in cpu if int(locations['rank'][j]) == r]
-            time = exclusive[numpy.ix_(rows, threads)].sum()
-            seen = visits[numpy.ix_(rows, threads)].sum()
+            time = exclusive[numpy.ix_(rows, threads_of[r])].sum()
+            seen = visits[numpy.ix_(rows, threads_of[r])].sum()
             if time > 0 or seen > 0:
-                x[r] = half_up(time / len(threads))
-        plain = [c for c in rows if callpaths['parameter'][c] < 0]
-        counted_visits = int(visits[numpy.ix_(plain, cpu)].sum()) if plain else 0
+                x[r] = half_up(time / len(threads_of[r]))
         if not x:
-            continue
+            return None
         values = list(x.values())
         mean = sum(values) / len(values)
         most = max(values)
-        balance[name] = {
+        return {
             'ranks': len(x), 'min_s': min(values) / 1e9, 'mean_s': mean / 1e9, 'max_s': most / 1e9,
             'stddev_s': math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)) / 1e9,
             'rank_at_min': min(r for r in x if x[r] == min(values)),
             'rank_at_max': min(r for r in x if x[r] == most),
             'imbalance': (most - mean) / most if most > 0 else 0.0,
             'saved_s': (most - mean) / 1e9,
-            'total_s': exclusive[numpy.ix_(rows, cpu)].sum() / 1e9, 'visits': counted_visits}
+            'total_s': exclusive[numpy.ix_(rows, cpu)].sum() / 1e9,
+            'visits': int(visits[numpy.ix_(visit_rows, cpu)].sum()) if visit_rows else 0}
+
+    by_name = {}
+    for c in range(len(callpaths)):
+        by_name.setdefault(names[region_of[c]], []).append(c)
+    balance = {}  # (level, name) -> [row, ...]
+    for name, rows in by_name.items():
+        row = balance_row(rows, [c for c in rows if callpaths['parameter'][c] < 0])
+        if row is not None:
+            balance.setdefault(('region', name), []).append(row)
+    parameters = f_parameters
+    strings = f_strings
+
+    def path_of(c):
+        parts = []
+        while c >= 0:
+            p = int(callpaths['parameter'][c])
+            if p < 0:
+                parts.append(names[region_of[c]])
+            else:
+                value = (text(strings[int(callpaths['string_value'][c])]) if int(parameters['type'][p]) == 1
+                         else str(int(callpaths['int_value'][c])))
+                parts.append('%s=%s' % (text(parameters['name_text'][p]), value))
+            c = int(parent[c])
+        return '/'.join(reversed(parts))
+
+    for c in range(len(callpaths)):
+        row = balance_row([c], [c])
+        if row is not None:
+            balance.setdefault(('callpath', path_of(c)), []).append(row)
     return summary, balance, cells
 
 
 def strata_figures(directory):
     with open(os.path.join(directory, 'summary.csv'), newline='') as f:
         summary = {row['section'] + '.' + row['name']: row['value'] for row in csv.DictReader(f)}
+    balance = {}  # (level, name) -> [row, ...]
     with open(os.path.join(directory, 'loadbalance.csv'), newline='') as f:
-        balance = {row['name']: row for row in csv.DictReader(f) if row['level'] == 'region'}
+        for row in csv.DictReader(f):
+            balance.setdefault((row['level'], row['name']), []).append(row)
     return summary, balance
 
 
@@ -166,21 +197,26 @@ def close(mine, theirs, cells, ratio):
 
 
 def compare_balance(independent, strata, cells):
-    """The names of the regions whose loadbalance.csv row differs, with what differs."""
+    """What differs between the rows computed here and loadbalance.csv's, one line each."""
     problems = []
-    for name in sorted(set(independent) | set(strata)):
-        if name not in independent or name not in strata:
-            problems.append('%s: only in %s' % (name, 'loadbalance.csv' if name in strata else 'the profile'))
+    for key in sorted(set(independent) | set(strata)):
+        label = '%s %s' % key
+        mine, theirs = independent.get(key, []), strata.get(key, [])
+        if len(mine) != len(theirs):
+            problems.append('%s: %d rows here, %d in loadbalance.csv' % (label, len(mine), len(theirs)))
             continue
-        mine, theirs = independent[name], strata[name]
-        for column, value in mine.items():
-            other = float(theirs[column])
-            if column in ('ranks', 'visits', 'rank_at_min', 'rank_at_max'):
-                same = other == value
-            else:
-                same = close(value, other, cells, column == 'imbalance')
-            if not same:
-                problems.append('%s: %s %s, loadbalance.csv %s' % (name, column, value, theirs[column]))
+        # Rows of the same name (two regions or call paths named alike): compared in order of their time.
+        mine = sorted(mine, key=lambda r: (r['total_s'], r['visits']))
+        theirs = sorted(theirs, key=lambda r: (float(r['total_s']), int(r['visits'])))
+        for a, b in zip(mine, theirs):
+            for column, value in a.items():
+                other = float(b[column])
+                if column in ('ranks', 'visits', 'rank_at_min', 'rank_at_max'):
+                    same = other == value
+                else:
+                    same = close(value, other, cells, column == 'imbalance')
+                if not same:
+                    problems.append('%s: %s %s, loadbalance.csv %s' % (label, column, value, b[column]))
     return problems
 
 
@@ -198,10 +234,12 @@ def main():
             differ |= not same
             line += '   strata-analyze %18s%s' % (strata.get(name, '(missing)'), '' if same else '   DIFFERENT')
         print(line)
-    print('%-32s %18d' % ('loadbalance.regions', len(balance)), end='')
+    rows = sum(len(v) for v in balance.values())
+    print('%-32s %18d' % ('loadbalance.rows', rows), end='')
     if strata_balance is not None:
         problems = compare_balance(balance, strata_balance, cells)
-        print('   strata-analyze %18d%s' % (len(strata_balance), '   DIFFERENT' if problems else ''))
+        print('   strata-analyze %18d%s' % (sum(len(v) for v in strata_balance.values()),
+                                            '   DIFFERENT' if problems else ''))
         for problem in problems:
             print('  ' + problem)
         differ |= bool(problems)
