@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """End to end: each program is measured with tracing on 4 ranks and analysed
-by strata-analyze on 2 analysis ranks.  Then three scripts of this folder
-compute figures again without any Strata code, and strata-analyze's reports
-must agree with them: independent_wait_states.py the wait states from the
-trace (OTF2 Python bindings; waitstates.csv), independent_iterations.py the
-iterations of the phase region from the trace (iterations.csv),
-independent_pop.py the time classes, wall and run time and the POP
-efficiencies from profile.h5 (h5py; summary.csv, and the region rows of
-loadbalance.csv).
+by strata-analyze on 2 analysis ranks.  Then scripts of this folder compute
+figures again without any Strata code, and must agree:
+independent_wait_states.py the wait states from the trace (OTF2 Python
+bindings) with waitstates.csv, independent_iterations.py the iterations of
+the phase region from the trace with iterations.csv, independent_pop.py the
+time classes, wall and run time, POP efficiencies and load balance from
+profile.h5 (h5py) with summary.csv and loadbalance.csv, and
+independent_profile.py the visits and times of every call path replayed from
+the trace with profile.h5 (the two substrates of the measurement).
 
     analyze_independently.py --program "PROG [ARG...]" [--program ...] --analyze STRATA_ANALYZE
                              --mpirun MPIRUN --work-dir DIR
@@ -44,21 +45,24 @@ def main():
             env=environment({'STRATA_EXPERIMENT_DIRECTORY': experiment, 'STRATA_ENABLE_TRACING': 'true'}))
         run([args.mpirun, '-np', '2', '--oversubscribe', args.analyze, experiment], cwd=args.work_dir,
             env=environment())
-        for script, data, report in (('independent_wait_states.py', 'traces.otf2', 'waitstates.csv'),
-                                     ('independent_iterations.py', 'traces.otf2', 'iterations.csv'),
-                                     ('independent_pop.py', 'profile.h5', '')):
+        trace = os.path.join(experiment, 'traces.otf2')
+        profile = os.path.join(experiment, 'profile.h5')
+        reports = os.path.join(experiment, 'analysis')
+        # Each script, its files, and what its output must show it compared.
+        for script, files, compared in (
+                ('independent_wait_states.py', [trace, os.path.join(reports, 'waitstates.csv')], 'strata-analyze'),
+                ('independent_iterations.py', [trace, os.path.join(reports, 'iterations.csv')], 'iteration=0 '),
+                ('independent_pop.py', [profile, reports], 'strata-analyze'),
+                ('independent_profile.py', [trace, profile], 'call paths compared: ')):
             # The same interpreter: it has the OTF2 bindings and h5py (CMake chose it for that).
-            check = subprocess.run([sys.executable, os.path.join(HERE, script), os.path.join(experiment, data),
-                                    os.path.join(experiment, 'analysis', report)],
+            check = subprocess.run([sys.executable, os.path.join(HERE, script)] + files,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    universal_newlines=True, timeout=240)
             print('%s, %s:\n%s' % (name, script, check.stdout))
             if check.returncode != 0:
-                fail('%s: %s disagrees with strata-analyze (above)' % (name, script))
-            if script != 'independent_iterations.py' and check.stdout.count('strata-analyze') < 6:
-                fail('%s: %s compared too little' % (name, script))
-            if script == 'independent_iterations.py' and 'iteration=0 ' not in check.stdout:
-                fail('%s: %s compared no iteration' % (name, script))
+                fail('%s: %s found a difference (above)' % (name, script))
+            if compared not in check.stdout or 'call paths compared: 0 ' in check.stdout:
+                fail('%s: %s compared nothing' % (name, script))
 
 
 if __name__ == '__main__':
