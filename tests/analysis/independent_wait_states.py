@@ -65,13 +65,13 @@ def world_rank(comm, local):
 
 
 def read(anchor):
-    sends = collections.defaultdict(list)  # channel -> [(post, call)] in order
-    receives = collections.defaultdict(list)  # channel -> [(post, call)]
+    sends = collections.defaultdict(list)  # channel -> [[post, the call that blocked on it or None]]
+    receives = collections.defaultdict(list)  # channel -> [(post, the call that completed it)]
     collectives = collections.defaultdict(lambda: collections.defaultdict(list))  # comm -> rank -> [(op, root, call)]
     with otf2.reader.open(anchor) as trace:
         resolution = trace.definitions.clock_properties.timer_resolution
         stacks = collections.defaultdict(list)  # location -> open Calls
-        pending = {}  # (location, request id) -> (channel, post) of an Irecv or Isend not yet completed
+        pending = {}  # (location, request id) -> an Isend's entry of `sends`, or (None, post) of an Irecv
         for location, event in trace.events:
             if location.type != otf2.LocationType.CPU_THREAD:
                 continue
