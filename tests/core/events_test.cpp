@@ -30,6 +30,25 @@ TEST_F(EventsTest, DeliversEnterAndExitInOrder) {
     EXPECT_EQ(seen_events(), expected);
 }
 
+TEST_F(EventsTest, EventsTimedBeforeAFlushAreDeliveredAfterIt) {
+    // Two substrates, as profiling and tracing: a trace buffer flush recorded
+    // at 100..200 while an MPI call's exit (read at 50) was on its way.  The
+    // exit reaches both substrates at 200, where the trace's buffer puts it
+    // too, so that the flush stays inside the call in the profile as well.
+    start({&recording_substrate(), &recording_substrate_inherited_only()});
+    const RegionHandle call = region("MPI_Recv", Paradigm::mpi), flush = region("flush", Paradigm::measurement);
+    enter_at(10, call);
+    runtime::record_measurement_region(*location::current(), flush, 100, 200);
+    exit_at(50, call);
+    enter_at(300, call);  // later events keep their own times
+    exit_at(310, call);
+    const std::vector<SeenEvent> expected = {
+        {'E', 10, call, 0},  {'E', 10, call, 0},  {'E', 100, flush, 0}, {'E', 100, flush, 0},
+        {'L', 200, flush, 0}, {'L', 200, flush, 0}, {'L', 200, call, 0},  {'L', 200, call, 0},
+        {'E', 300, call, 0}, {'E', 300, call, 0}, {'L', 310, call, 0},  {'L', 310, call, 0}};
+    EXPECT_EQ(seen_events(), expected);
+}
+
 TEST_F(EventsTest, ExitOfOuterRegionClosesInnerOnesFirst) {
     start({&recording_substrate()});
     const RegionHandle a = region("a"), b = region("b"), c = region("c");

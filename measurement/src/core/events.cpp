@@ -89,6 +89,8 @@ inline void push(Location* loc, RegionHandle value) {
 /// Calls every substrate's callback; with one substrate (the usual case) a tail call.
 inline void dispatch(const substrate::EnterFn* fns, Location& loc, Ticks time, RegionHandle region) {
     if (fns[1] == nullptr) return fns[0](loc, time, region);
+    // Several substrates: tracing may have flushed (Location::measured_until).
+    if (STRATA_UNLIKELY(time < loc.measured_until)) time = loc.measured_until;
     for (; *fns; ++fns) (*fns)(loc, time, region);
 }
 
@@ -660,6 +662,7 @@ void free_fork_contexts(Location& loc) {
 
 namespace {
 inline void thread_dispatch(const EventTable* table, Location& loc, Ticks time, const substrate::ThreadEvent& e) {
+    if (STRATA_UNLIKELY(time < loc.measured_until)) time = loc.measured_until;  // see dispatch()
     for (auto* f = table->thread_event; *f; ++f) (*f)(loc, time, e);
 }
 

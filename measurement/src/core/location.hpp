@@ -72,6 +72,14 @@ struct Location {
 
     std::uint64_t unmatched_exits = 0;
 
+    /// The end of the last measurement activity recorded on this thread (a
+    /// trace buffer flush, runtime::record_measurement_region).  An event
+    /// whose time was read before it but that reaches the substrates after it
+    /// (the exit of an MPI call, delivered after its message event caused the
+    /// flush) is moved to it, as the trace's buffer moves it: the profile and
+    /// the trace then show the same times, and the flush stays inside the call.
+    Ticks measured_until = 0;
+
     /// Set while Strata itself works on this thread in a slow path that may
     /// allocate (a new call-path node, a trace page, a flush).  A program whose
     /// allocator is instrumented calls back into the event API from there; those

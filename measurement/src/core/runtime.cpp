@@ -274,6 +274,7 @@ void program_region_due() {
 }
 
 void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end) {
+    if (end > loc.measured_until) loc.measured_until = end;
     // The enter carries the counters of the event that caused the activity, the
     // exit those read now: the difference is what the activity cost.
     for (auto* f = detail::on_table.enter; *f; ++f) (*f)(loc, begin, region);
