@@ -11,8 +11,12 @@ profile.h5 (h5py) with summary.csv and loadbalance.csv, and
 independent_profile.py the visits and times of every call path replayed from
 the trace with profile.h5 (the two substrates of the measurement).
 
-    analyze_independently.py --program "PROG [ARG...]" [--program ...] --analyze STRATA_ANALYZE
-                             --mpirun MPIRUN --work-dir DIR
+    analyze_independently.py --program "[VAR=VALUE...] PROG [ARG...]" [--program ...]
+                             --analyze STRATA_ANALYZE --mpirun MPIRUN --work-dir DIR
+
+VAR=VALUE words before the program are set in its environment (e.g. a small
+STRATA_TOTAL_MEMORY, so that trace buffers are flushed during the run); each
+experiment is named after the program and its position on the command line.
 """
 import argparse
 import os
@@ -37,12 +41,16 @@ def main():
     args = parser.parse_args()
     shutil.rmtree(args.work_dir, ignore_errors=True)
     os.makedirs(args.work_dir)
-    for program in args.program:
+    for number, program in enumerate(args.program):
         command = shlex.split(program)
-        name = os.path.basename(command[0])
+        settings = {'STRATA_ENABLE_TRACING': 'true'}
+        while command and '=' in command[0]:
+            variable, value = command.pop(0).split('=', 1)
+            settings[variable] = value
+        name = '%d-%s' % (number, os.path.basename(command[0]))
         experiment = os.path.join(args.work_dir, name)
-        run([args.mpirun, '-np', '4', '--oversubscribe'] + command, cwd=args.work_dir,
-            env=environment({'STRATA_EXPERIMENT_DIRECTORY': experiment, 'STRATA_ENABLE_TRACING': 'true'}))
+        settings['STRATA_EXPERIMENT_DIRECTORY'] = experiment
+        run([args.mpirun, '-np', '4', '--oversubscribe'] + command, cwd=args.work_dir, env=environment(settings))
         run([args.mpirun, '-np', '2', '--oversubscribe', args.analyze, experiment], cwd=args.work_dir,
             env=environment())
         trace = os.path.join(experiment, 'traces.otf2')
