@@ -12,8 +12,9 @@ instances; with WAITSTATES_CSV also strata-analyze's totals beside them, and
 exits 1 when they differ by more than the clock correction's rounding: OTF2's
 reader rounds an interpolated offset its own way, strata-analyze takes the
 floor of the exact value (METRICS.md), so a corrected time may differ by one
-tick.  Each instance's wait may then differ by a tick, and a wait of at most
-one tick may be counted on one side only.
+tick.  Each instance's wait may then differ by a tick, a wait of at most one
+tick may be counted on one side only, and so may a late receiver whose send
+ended within two ticks of the receive's post (with all of its wait).
 
 The definitions (E = enter, X = exit of the MPI call that blocks):
   late sender     per blocking call with matched receives, the latest
@@ -125,14 +126,17 @@ def read(anchor):
 
 
 def analyse(resolution, sends, receives, collectives):
-    totals = {m: [0, 0, 0] for m in METRICS}  # metric -> [ticks, instances, instances within a tick of 0]
+    # metric -> [ticks, instances, instances that rounding may add or drop, ticks they may add or drop]
+    totals = {m: [0, 0, 0, 0] for m in METRICS}
 
-    def charge(metric, wait):
+    def charge(metric, wait, undecided=0):
+        """`undecided`: a wait that a comparison within a tick or two decides to count or not."""
         if wait > 0:
             totals[metric][0] += wait
             totals[metric][1] += 1
-        if -1 <= wait <= 1:
+        if -1 <= wait <= 1 or undecided > 0:
             totals[metric][2] += 1
+            totals[metric][3] += undecided
 
     latest_sender = {}  # receiving call -> latest send post
     largest_wait = {}  # sending call -> largest wait
@@ -144,13 +148,19 @@ def analyse(resolution, sends, receives, collectives):
             if send_call is None or send_call.exit is None:
                 continue  # an Isend never completed: no call blocked on it
             wait = post - send_call.enter if post > send_call.enter and send_call.exit > post else 0
-            if id(send_call) not in largest_wait or wait > largest_wait[id(send_call)][0]:
-                largest_wait[id(send_call)] = (wait, send_call)
+            # The send ended within two ticks of the receive's post: which came first is
+            # the clock correction's rounding (see the top), and so is whether it waited.
+            undecided = post - send_call.enter if abs(send_call.exit - post) <= 2 else 0
+            if id(send_call) not in largest_wait:
+                largest_wait[id(send_call)] = [wait, undecided]
+            else:
+                largest_wait[id(send_call)][0] = max(largest_wait[id(send_call)][0], wait)
+                largest_wait[id(send_call)][1] = max(largest_wait[id(send_call)][1], undecided)
     for send_post, call in latest_sender.values():
         if call.exit is not None:
             charge('late_sender', min(send_post, call.exit) - call.enter)
-    for wait, _ in largest_wait.values():
-        charge('late_receiver', wait)
+    for wait, undecided in largest_wait.values():
+        charge('late_receiver', wait, undecided if undecided > wait else 0)
 
     for by_rank in collectives.values():
         members = sorted(by_rank)
@@ -169,7 +179,8 @@ def analyse(resolution, sends, receives, collectives):
                     charge('late_broadcast', min(instance[root][2].enter, call.exit) - call.enter)
                 elif op in REDUCTION and rank == root:
                     charge('early_reduce', min(latest, call.exit) - call.enter)
-    return resolution, {m: (ticks / resolution, count, near_zero) for m, (ticks, count, near_zero) in totals.items()}
+    return resolution, {m: (ticks / resolution, count, near_zero, undecided / resolution)
+                        for m, (ticks, count, near_zero, undecided) in totals.items()}
 
 
 def strata_totals(path):
@@ -188,14 +199,14 @@ def main():
     strata = strata_totals(sys.argv[2]) if len(sys.argv) == 3 else None
     differ = False
     for metric in METRICS:
-        seconds, count, near_zero = independent[metric]
+        seconds, count, near_zero, undecided = independent[metric]
         line = '%-16s %14.9f s %7d instances' % (metric, seconds, count)
         if strata is not None:
             s_seconds, s_count = strata[metric]
             ticks = max(count, s_count) + near_zero  # the rounding allowed (see above)
             # (and the CSV's printed precision: 9 significant digits)
             same = (abs(s_count - count) <= near_zero and
-                    abs(s_seconds - seconds) <= ticks / resolution + 1e-8 * seconds)
+                    abs(s_seconds - seconds) <= ticks / resolution + undecided + 1e-8 * seconds)
             differ |= not same
             line += '   strata-analyze %14.9f s %7d instances%s' % (s_seconds, s_count, '' if same else '   DIFFERENT')
         print(line)
