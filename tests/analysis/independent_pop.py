@@ -23,8 +23,9 @@ import math
 import os
 import sys
 
-import h5py
 import numpy
+
+from profile_tables import callpath_names, load, text  # this folder: Python puts the script's own first on the path
 
 # Region roles (profile-format.md) of the OpenMP regions whose time is synchronisation.
 OPENMP_SYNC_ROLES = {6, 7, 19, 21, 22, 25, 26, 28}  # barrier, implicit_barrier, critical, atomic,
@@ -37,20 +38,10 @@ def half_up(value):
     return numpy.floor(value + 0.5)
 
 
-def text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def figures(path):
-    with h5py.File(path, 'r') as f:
-        regions = f['definitions/regions'][()]
-        callpaths = f['definitions/callpaths'][()]
-        locations = f['definitions/locations'][()]
-        inclusive = f['metrics/time_inclusive'][()]
-        exclusive = f['metrics/time_exclusive'][()]
-        visits_matrix = f['metrics/visits'][()]
-        f_parameters = f['definitions/parameters'][()]
-        f_strings = f['definitions/strings'][()]
+    tables = load(path)
+    regions, callpaths, locations = tables['regions'], tables['callpaths'], tables['locations']
+    inclusive, exclusive = tables['time_inclusive'], tables['time_exclusive']
     # Whole nanoseconds per cell, as the analysis adds them up (halves up, as
     # every rounding here: numpy.round would take halves to even).
     inclusive = half_up(inclusive * 1e9)
@@ -124,7 +115,7 @@ def figures(path):
     # the region's call paths (parameter nodes included), or of the call path,
     # summed over the rank's CPU threads / T_p, over the ranks taking part (a
     # thread visited it or spent time there).
-    visits = numpy.asarray(visits_matrix)
+    visits = numpy.asarray(tables['visits'])
     threads_of = {r: [j for j in cpu if int(locations['rank'][j]) == r] for r in ranks}
 
     def balance_row(rows, visit_rows):
@@ -157,26 +148,11 @@ def figures(path):
         row = balance_row(rows, [c for c in rows if callpaths['parameter'][c] < 0])
         if row is not None:
             balance.setdefault(('region', name), []).append(row)
-    parameters = f_parameters
-    strings = f_strings
-
-    def path_of(c):
-        parts = []
-        while c >= 0:
-            p = int(callpaths['parameter'][c])
-            if p < 0:
-                parts.append(names[region_of[c]])
-            else:
-                value = (text(strings[int(callpaths['string_value'][c])]) if int(parameters['type'][p]) == 1
-                         else str(int(callpaths['int_value'][c])))
-                parts.append('%s=%s' % (text(parameters['name_text'][p]), value))
-            c = int(parent[c])
-        return '/'.join(reversed(parts))
-
+    paths = callpath_names(tables)
     for c in range(len(callpaths)):
         row = balance_row([c], [c])
         if row is not None:
-            balance.setdefault(('callpath', path_of(c)), []).append(row)
+            balance.setdefault(('callpath', '/'.join(paths[c])), []).append(row)
     return summary, balance, cells
 
 

@@ -27,12 +27,9 @@ names them when one differs.
 import collections
 import sys
 
-import h5py
 import otf2
 
-
-def text(value):
-    return value.decode() if isinstance(value, bytes) else str(value)
+from profile_tables import callpath_names, load  # this folder: Python puts the script's own first on the path
 
 
 def from_trace(anchor):
@@ -90,38 +87,18 @@ def from_trace(anchor):
 
 
 def from_profile(path):
-    with h5py.File(path, 'r') as f:
-        regions = f['definitions/regions'][()]
-        parameters = f['definitions/parameters'][()]
-        strings = f['definitions/strings'][()]
-        callpaths = f['definitions/callpaths'][()]
-        locations = f['definitions/locations'][()]
-        visits = f['metrics/visits'][()]
-        inclusive = f['metrics/time_inclusive'][()]
-    names = {}
-
-    def name(c):
-        if c not in names:
-            p = int(callpaths['parameter'][c])
-            if p < 0:
-                own = text(regions['name_text'][int(callpaths['region'][c])])
-            else:
-                value = (text(strings[int(callpaths['string_value'][c])]) if int(parameters['type'][p]) == 1
-                         else str(int(callpaths['int_value'][c])))
-                own = '%s=%s' % (text(parameters['name_text'][p]), value)
-            parent = int(callpaths['parent'][c])
-            names[c] = (name(parent) if parent >= 0 else ()) + (own,)
-        return names[c]
-
+    tables = load(path)
+    paths = callpath_names(tables)
+    locations, visits, inclusive = tables['locations'], tables['visits'], tables['time_inclusive']
     v, t = {}, {}
     for j in range(len(locations)):
         if int(locations['type'][j]) != 0:
             continue
         where = int(locations['id'][j])
-        for c in range(len(callpaths)):
+        for c in range(len(paths)):
             if visits[c, j] or inclusive[c, j]:
-                v[(where, name(c))] = int(visits[c, j])
-                t[(where, name(c))] = float(inclusive[c, j])
+                v[(where, paths[c])] = int(visits[c, j])
+                t[(where, paths[c])] = float(inclusive[c, j])
     return v, t
 
 
