@@ -130,7 +130,7 @@ std::unique_ptr<UnitDispenser> MpiExchange::dispenser(std::int64_t units, std::v
 MpiUnitDispenser::MpiUnitDispenser(MPI_Comm comm, std::int64_t units, std::vector<std::int64_t> order)
     : units_(units), order_(std::move(order)) {
     if (!order_.empty() && order_.size() != static_cast<std::size_t>(std::max<std::int64_t>(0, units_)))
-        order_.clear();  // not a permutation of the units: ascending
+        order_.clear();  // an order of another number of units: ascending instead
     MPI_Comm_dup(comm, &comm_);
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
