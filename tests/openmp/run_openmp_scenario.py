@@ -479,6 +479,26 @@ def serial_phase(args):
     expect_equal(idle['ranks'], [0], 'the rank with the idle thread')
 
 
+@scenario
+def flushes_in_teams(args):
+    """Trace buffers flushed inside teams, also while a thread's team begins or ends: the
+    profile and the trace of the run agree on every call path of every thread
+    (tests/analysis/independent_profile.py: the flush nested the same way in both)."""
+    p, experiments = run(args, 'flushes-in-teams', [os.path.join(args.bin_dir, 'omp_many_regions'), '3000'],
+                         {'STRATA_ENABLE_TRACING': 'true', 'STRATA_TOTAL_MEMORY': '128K',
+                          'STRATA_PAGE_SIZE': '16K', 'OMP_NUM_THREADS': '2'})
+    expect_equal(len(experiments), 1, 'experiments')
+    assert 'flushed to disk' in p.stderr, p.stderr
+    check = subprocess.run([sys.executable, os.path.join(HERE, '..', 'analysis', 'independent_profile.py'),
+                            os.path.join(experiments[0], 'traces.otf2'),
+                            os.path.join(experiments[0], 'profile.h5')],
+                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    print(check.stdout)
+    assert check.returncode == 0, 'the profile and the trace disagree:\n' + check.stdout + check.stderr
+    assert 'STRATA_TRACE_BUFFER_FLUSH' in open(os.path.join(experiments[0], 'traces.def'), 'rb').read().decode(
+        'latin-1'), 'no flush region defined'
+
+
 def check_well_nested(events):
     """Every leave closes the innermost open region of its location, and nothing stays open."""
     for key, evs in events.items():

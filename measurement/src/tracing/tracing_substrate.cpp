@@ -81,13 +81,15 @@ std::string flush(TraceLocation& tl, bool final) {
 }
 
 /// The buffer is full: take a page, or flush to disk and take one, then write
-/// the record (and the counters after it when `metric_values` is set).  A flush
-/// is recorded as the region STRATA_TRACE_BUFFER_FLUSH right after the record
-/// that caused it (tracing is the last substrate, so the others have seen that
-/// record too).
+/// the record (`fields` for a record with several, else `a` and `b`; the
+/// counters after it when `metric_values` is set).  A flush is recorded as the
+/// region STRATA_TRACE_BUFFER_FLUSH right after the record that caused it
+/// (tracing is the last substrate, so the others have seen that record too,
+/// and nest the flush as the trace does: inside a team just begun, say).
 __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, RecordType type, Ticks time,
-                                          std::uint64_t a, std::uint64_t b, bool write = true,
-                                          const std::uint64_t* metric_values = nullptr) {
+                                          std::uint64_t a, std::uint64_t b,
+                                          const std::uint64_t* metric_values = nullptr,
+                                          const std::uint64_t* fields = nullptr) {
     const std::size_t needed = metric_values != nullptr ? tl.room_with_metrics : kMaxRecordSize;
     loc.busy = true;  // pages, a flush and OTF2 allocate (see Location::busy)
     bool flushed = false;
@@ -114,14 +116,14 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
         return runtime::busy_ended();
     }
     loc.busy = false;
-    if (!write) {
-        // The caller writes its own record.
+    if (fields != nullptr) {
+        tl.buffer.write_fields(type, time, fields);
     } else if (type == RecordType::parameter_int || type == RecordType::parameter_string) {
         tl.buffer.write(type, time, a, b);
     } else {
         tl.buffer.write(type, time, a);
     }
-    if (write && metric_values != nullptr) tl.buffer.write_metrics(tl.metric_count, metric_values);
+    if (metric_values != nullptr) tl.buffer.write_metrics(tl.metric_count, metric_values);
     if (flushed) runtime::record_measurement_region(loc, runtime::detail::flush_region, begin, end);
     runtime::busy_ended();
 }
@@ -144,7 +146,7 @@ void on_enter_with_metrics(Location& loc, Ticks time, RegionHandle region) {
     TraceLocation& tl = state(loc);
     if (loc.metric_values == nullptr) return on_enter(loc, time, region);
     if (__builtin_expect(!tl.buffer.has_room(tl.room_with_metrics), 0)) {
-        return write_slow(loc, tl, RecordType::enter, time, region, 0, true, loc.metric_values);
+        return write_slow(loc, tl, RecordType::enter, time, region, 0, loc.metric_values);
     }
     tl.buffer.write(RecordType::enter, time, region);
     tl.buffer.write_metrics(tl.metric_count, loc.metric_values);
@@ -154,7 +156,7 @@ void on_exit_with_metrics(Location& loc, Ticks time, RegionHandle region) {
     TraceLocation& tl = state(loc);
     if (loc.metric_values == nullptr) return on_exit(loc, time, region);
     if (__builtin_expect(!tl.buffer.has_room(tl.room_with_metrics), 0)) {
-        return write_slow(loc, tl, RecordType::leave, time, region, 0, true, loc.metric_values);
+        return write_slow(loc, tl, RecordType::leave, time, region, 0, loc.metric_values);
     }
     tl.buffer.write(RecordType::leave, time, region);
     tl.buffer.write_metrics(tl.metric_count, loc.metric_values);
@@ -258,11 +260,7 @@ void reset() {
 /// A record with several fields (MPI and thread events: rare next to enter/exit).
 void write_record(Location& loc, Ticks time, RecordType type, const std::uint64_t* fields) {
     TraceLocation& tl = state(loc);
-    if (!tl.buffer.has_room()) {
-        // Reuse the general slow path to make room.
-        write_slow(loc, tl, type, time, 0, 0, /*write=*/false);
-        if (!tl.buffer.has_room()) return;
-    }
+    if (!tl.buffer.has_room()) return write_slow(loc, tl, type, time, 0, 0, nullptr, fields);
     tl.buffer.write_fields(type, time, fields);
 }
 
