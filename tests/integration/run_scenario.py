@@ -198,6 +198,15 @@ def flush(args):
     expect_equal(visits['all/tick'], n, 'profile ticks')
     assert visits.get('all/STRATA_TRACE_BUFFER_FLUSH', 0) + visits.get('all/tick/STRATA_TRACE_BUFFER_FLUSH', 0) \
         == pairs['STRATA_TRACE_BUFFER_FLUSH'], visits
+    check_profile_matches_trace(run)
+
+
+def check_profile_matches_trace(run):
+    """Every call path's visits and time in the profile are the trace's (analysis/independent_profile.py)."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'analysis', 'independent_profile.py')
+    check = subprocess.run([sys.executable, script, run.archive, run.profile], capture_output=True, text=True,
+                           timeout=240, stdin=subprocess.DEVNULL)
+    assert check.returncode == 0, 'the profile and the trace disagree:\n' + check.stdout + check.stderr
 
 
 def file_size_limit(limit):
@@ -299,6 +308,7 @@ def threads_flush(args):
         expect_equal((pairs['a'], pairs['b']), (100000, 100000), name)
     flushes = sum(reader.check_nesting(ev).get('STRATA_TRACE_BUFFER_FLUSH', 0) for ev in events.values())
     assert flushes >= 4, flushes
+    check_profile_matches_trace(run)
 
 
 @scenario
@@ -514,6 +524,7 @@ def metrics_flush(args):
     assert len(flushes) >= 3 and all(f > 0 for f in flushes), flushes
     profile = reader.read_profile(run.profile)
     reader.check_inclusive_exclusive(run.profile, profile, ['papi:perf::TASK-CLOCK', 'rusage:ru_minflt'])
+    check_profile_matches_trace(run)
 
 
 @scenario
