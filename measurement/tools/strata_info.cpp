@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "metrics/kernel_software_events.hpp"
 #include "metrics/papi_counters.hpp"
 #include "metrics/rusage_counters.hpp"
 #include "strata/build_config.h"
@@ -107,7 +108,21 @@ void print_metrics(std::ostream& out) {
             << (e.hardware ? "" : " [software]") << '\n';
         if (e.hardware) ++hardware;
     }
-    if (events.empty()) out << "  (none)\n";
+    // Where PAPI cannot reach the kernel's software events, Strata counts them itself.
+    const std::string papi_cannot = m::papi::kernel_events_problem();
+    const std::vector<m::kernel_events::UsableEvent> kernel_events =
+        papi_cannot.empty() ? std::vector<m::kernel_events::UsableEvent>()
+                            : m::kernel_events::usable_events();
+    for (const m::kernel_events::UsableEvent& e : kernel_events) {
+        out << "  " << e.name << std::string(e.name.size() < 32 ? 32 - e.name.size() : 1, ' ')
+            << e.description << " [counted by Strata]\n";
+    }
+    if (events.empty() && kernel_events.empty()) out << "  (none)\n";
+    if (!kernel_events.empty()) {
+        out << "  PAPI cannot count the kernel's software events here (" << papi_cannot
+            << ");\n"
+               "  Strata counts those above itself, with the same values and names.\n";
+    }
     if (!m::papi::available_in_build()) {
         out << "  This build of Strata has no PAPI support.\n";
     } else if (!events.empty() && hardware == 0) {

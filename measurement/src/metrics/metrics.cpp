@@ -4,6 +4,7 @@
 
 #include "core/definitions.hpp"
 #include "core/runtime.hpp"
+#include "metrics/kernel_software_events.hpp"
 #include "metrics/papi_counters.hpp"
 #include "metrics/rusage_counters.hpp"
 
@@ -17,6 +18,8 @@ std::vector<MetricSpec>& specs() {
     return *list;
 }
 int g_papi_count = 0;
+/// True when Strata counts the STRATA_METRIC_PAPI events itself (kernel_software_events.hpp).
+bool g_kernel_events = false;
 std::vector<int>& rusage_selected() {
     static auto* list = new std::vector<int>();
     return *list;
@@ -34,6 +37,11 @@ std::vector<std::string> split(const std::string& list) {
     return items;
 }
 
+std::string without_prefix(const std::string& message) {
+    const std::string prefix = "STRATA_METRIC_PAPI: ";
+    return message.compare(0, prefix.size(), prefix) == 0 ? message.substr(prefix.size()) : message;
+}
+
 }  // namespace
 
 std::string configure(const config::Settings& settings) {
@@ -47,7 +55,24 @@ std::string configure(const config::Settings& settings) {
     }
     std::vector<MetricSpec> found;
     if (!papi_names.empty()) {
-        const std::string problem = papi::check_events(papi_names, &found);
+        std::string problem = papi::check_events(papi_names, &found);
+        bool software = false;
+        for (const std::string& name : papi_names)
+            software = software || kernel_events::software_event(name) >= 0;
+        if (!problem.empty() && software) {
+            // The kernel counts its software events without PAPI's help.  When
+            // PAPI cannot reach them at all, the kernel's answer is the one to give.
+            const std::string papi_cannot = papi::kernel_events_problem();
+            const std::string why =
+                !papi_cannot.empty() ? papi_cannot : "PAPI did not: " + without_prefix(problem);
+            const std::string kernel_problem = kernel_events::check_events(papi_names, why, &found);
+            g_kernel_events = kernel_problem.empty();
+            if (g_kernel_events) {
+                problem.clear();
+            } else if (!papi_cannot.empty()) {
+                return "strata: " + kernel_problem;
+            }
+        }
         if (!problem.empty()) {
             if (!papi::available_in_build()) {
                 return "strata: STRATA_METRIC_PAPI='" + settings.metric_papi + "' cannot be used: " + problem;
@@ -78,13 +103,13 @@ bool active() { return !specs().empty(); }
 void location_created(Location& loc) {
     if (!active() || loc.type != LocationType::cpu_thread) return;
     std::string problem;
-    loc.counters = new ThreadCounters(g_papi_count, rusage_selected().data(),
+    loc.counters = new ThreadCounters(g_papi_count, g_kernel_events, rusage_selected().data(),
                                       static_cast<int>(rusage_selected().size()), &problem);
     loc.metric_values = loc.counters->values();
     if (!problem.empty()) {
-        runtime::warn_once("papi-thread-start",
-                           "strata: warning: the PAPI counters of " + loc.name + " could not be started (" + problem +
-                               "); its PAPI values stay 0 (reported once)");
+        runtime::warn_once("papi-thread-start", "strata: warning: the STRATA_METRIC_PAPI counters of " +
+                                                    loc.name + " could not be started (" + problem +
+                                                    "); their values stay 0 (reported once)");
     }
 }
 
@@ -92,6 +117,7 @@ void reset() {
     specs().clear();
     rusage_selected().clear();
     g_papi_count = 0;
+    g_kernel_events = false;
 }
 
 }  // namespace strata::metrics

@@ -9,6 +9,8 @@
 #include <cctype>
 #include <mutex>
 
+#include "metrics/kernel_software_events.hpp"
+
 namespace strata::metrics::papi {
 
 namespace {
@@ -43,21 +45,6 @@ std::string initialise_library() {
 std::string upper(std::string s) {
     for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     return s;
-}
-
-/// Kernel software events (perf_event): counted by the kernel, not by the PMU.
-bool is_software_event(const std::string& name) {
-    static const char* const kSoftware[] = {"TASK-CLOCK",       "CPU-CLOCK",        "PAGE-FAULTS",  "FAULTS",
-                                            "CONTEXT-SWITCHES", "CS",               "CPU-MIGRATIONS",
-                                            "MIGRATIONS",       "MINOR-FAULTS",     "MAJOR-FAULTS",
-                                            "ALIGNMENT-FAULTS", "EMULATION-FAULTS", "DUMMY", "BPF-OUTPUT",
-                                            "CGROUP-SWITCHES"};
-    const std::string n = upper(name.compare(0, 6, "perf::") == 0 ? name.substr(6) : name);
-    if (n.compare(0, 14, "PERF_COUNT_SW_") == 0) return true;
-    for (const char* s : kSoftware) {
-        if (n == s) return true;
-    }
-    return false;
 }
 
 /// PAPI gives units for few events; the perf clocks count nanoseconds.
@@ -145,6 +132,20 @@ std::string check_events(const std::vector<std::string>& names, std::vector<Metr
     return {};
 }
 
+std::string kernel_events_problem() {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    const std::string problem = initialise_library();
+    if (!problem.empty()) return problem;
+    const int component = PAPI_get_component_index("perf_event");
+    const PAPI_component_info_t* info = component >= 0 ? PAPI_get_component_info(component) : nullptr;
+    if (info == nullptr) return "this PAPI has no perf_event component";
+    if (info->disabled == 0) return {};
+    std::string why = std::string("PAPI's perf_event component is off here: ") + info->disabled_reason;
+    if (why.find("no default PMU") != std::string::npos)
+        why += ", the installed libpfm4 does not know this processor";
+    return why;
+}
+
 int start_thread(std::string* error) {
     std::vector<int> codes;
     {
@@ -201,7 +202,7 @@ std::vector<EventInfo> usable_events(std::string* note) {
         e.name = info.symbol;
         e.description = info.short_descr[0] != '\0' ? info.short_descr : info.long_descr;
         e.component = component;
-        e.hardware = !is_software_event(e.name);
+        e.hardware = kernel_events::software_event(e.name) < 0;
         events.push_back(e);
     };
     int code = PAPI_PRESET_MASK;

@@ -23,6 +23,11 @@ bool available_in_build();
 /// the message naming the first event that failed and why.
 std::string check_events(const std::vector<std::string>& names, std::vector<MetricSpec>* specs);
 
+/// Why PAPI does not count the kernel's software events (perf::TASK-CLOCK, ...)
+/// on this machine: "" when it does; else, e.g., that libpfm4 switched its
+/// perf_event component off, or that this build has no PAPI.
+std::string kernel_events_problem();
+
 /// The event set of the calling thread with the events of the last successful
 /// check_events(), started.  Returns the PAPI event set id, or -1 with `error` set.
 int start_thread(std::string* error);

@@ -14,6 +14,10 @@ bool available_in_build() { return false; }
 
 std::string check_events(const std::vector<std::string>&, std::vector<MetricSpec>*) { return kNoPapi; }
 
+std::string kernel_events_problem() {
+    return "this build of Strata has no PAPI support";
+}
+
 int start_thread(std::string* error) {
     if (error) *error = kNoPapi;
     return -1;

@@ -24,11 +24,17 @@ const pthread_key_t* thread_exit_key() {
 
 }  // namespace
 
-ThreadCounters::ThreadCounters(int papi_count, const int* rusage_members, int rusage_count, std::string* problem)
+ThreadCounters::ThreadCounters(int papi_count, bool kernel_events, const int* rusage_members,
+                               int rusage_count, std::string* problem)
     : papi_count_(papi_count), rusage_count_(rusage_count) {
     for (int i = 0; i < rusage_count; ++i) rusage_members_[i] = rusage_members[i];
-    if (papi_count_ > 0) papi_event_set_ = papi::start_thread(problem);
-    if (papi_event_set_ >= 0 && thread_exit_key() != nullptr) pthread_setspecific(*thread_exit_key(), this);
+    if (papi_count_ > 0 && kernel_events) {
+        kernel_group_.start(problem);
+    } else if (papi_count_ > 0) {
+        papi_event_set_ = papi::start_thread(problem);
+    }
+    const bool open = papi_event_set_ >= 0 || kernel_group_.started();
+    if (open && thread_exit_key() != nullptr) pthread_setspecific(*thread_exit_key(), this);
     owner_ = pthread_self();
     read();
 }
@@ -36,18 +42,23 @@ ThreadCounters::ThreadCounters(int papi_count, const int* rusage_members, int ru
 ThreadCounters::~ThreadCounters() {
     // A location outlives its thread, whose exit stopped the event set.  Only
     // tests destroy the location of a running thread, their own.
-    if (papi_event_set_ >= 0 && pthread_equal(owner_, pthread_self())) {
+    if ((papi_event_set_ >= 0 || kernel_group_.started()) && pthread_equal(owner_, pthread_self())) {
         if (thread_exit_key() != nullptr) pthread_setspecific(*thread_exit_key(), nullptr);
         stop();
     }
 }
 
 void ThreadCounters::read() {
-    if (papi_event_set_ >= 0) papi::read(papi_event_set_, values_);
+    if (papi_event_set_ >= 0) {
+        papi::read(papi_event_set_, values_);
+    } else {
+        kernel_group_.read(values_);
+    }
     if (rusage_count_ > 0) rusage::read(rusage_members_, rusage_count_, values_ + papi_count_);
 }
 
 void ThreadCounters::stop() {
+    kernel_group_.stop();
     if (papi_event_set_ < 0) return;
     papi::stop_thread(papi_event_set_);
     papi_event_set_ = -1;
