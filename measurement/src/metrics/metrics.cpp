@@ -2,6 +2,8 @@
 // Counter configuration, per-thread start and stop.
 #include "metrics/metrics.hpp"
 
+#include <algorithm>
+
 #include "core/definitions.hpp"
 #include "core/runtime.hpp"
 #include "metrics/kernel_software_events.hpp"
@@ -56,9 +58,9 @@ std::string configure(const config::Settings& settings) {
     std::vector<MetricSpec> found;
     if (!papi_names.empty()) {
         std::string problem = papi::check_events(papi_names, &found);
-        bool software = false;
-        for (const std::string& name : papi_names)
-            software = software || kernel_events::software_event(name) >= 0;
+        const bool software = std::any_of(papi_names.begin(), papi_names.end(), [](const std::string& name) {
+            return kernel_events::software_event(name) >= 0;
+        });
         if (!problem.empty() && software) {
             // The kernel counts its software events without PAPI's help.  When
             // PAPI cannot reach them at all, the kernel's answer is the one to give.
