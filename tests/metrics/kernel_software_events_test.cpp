@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -109,6 +110,28 @@ TEST_F(KernelGroupTest, ATouchedPageIsAFaultAndSpinningIsTaskClock) {
     group.read(stopped);  // closed: the values stay as they were
     EXPECT_EQ(stopped[0], 7u);
     EXPECT_EQ(stopped[1], 8u);
+}
+
+TEST_F(KernelGroupTest, AThreadWithoutFileDescriptorsLeftIsToldWhichEventFailed) {
+    rlimit limit{};
+    ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+    const int lowest_free = dup(0);  // every descriptor from here on is refused
+    ASSERT_GE(lowest_free, 0);
+    close(lowest_free);
+    rlimit lowered = limit;
+    lowered.rlim_cur = static_cast<rlim_t>(lowest_free);
+    ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+    Group group;
+    std::string error;
+    const bool started = group.start(&error);
+    setrlimit(RLIMIT_NOFILE, &limit);
+    EXPECT_FALSE(started);
+    EXPECT_FALSE(group.started());
+    EXPECT_NE(error.find("no file descriptor is left to count 'perf::TASK-CLOCK'"), std::string::npos)
+        << error;
+    std::uint64_t values[2] = {3, 4};
+    group.read(values);  // nothing open: nothing read
+    EXPECT_EQ(values[0], 3u);
 }
 
 TEST_F(KernelGroupTest, StrataInfoListsWhatCanBeOpened) {

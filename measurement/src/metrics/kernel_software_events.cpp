@@ -73,6 +73,11 @@ std::vector<int>& event_configs() {
     static auto* configs = new std::vector<int>();
     return *configs;
 }
+/// Their names as configured, for the messages of threads whose group the kernel refuses.
+std::vector<std::string>& event_names() {
+    static auto* names = new std::vector<std::string>();
+    return *names;
+}
 
 /// Opens one software event of the calling thread; the first of a group leads
 /// it and starts disabled: an event joining a group already counting is not
@@ -188,6 +193,7 @@ std::string check_events(const std::vector<std::string>& names, const std::strin
     close_all(fds, open);
     std::lock_guard<std::mutex> lock(g_mutex);
     event_configs() = configs;
+    event_names() = names;
     *specs = found;
     return {};
 }
@@ -205,15 +211,17 @@ std::vector<UsableEvent> usable_events() {
 
 bool Group::start(std::string* error) {
     std::vector<int> configs;
+    std::vector<std::string> names;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
         configs = event_configs();
+        names = event_names();
     }
     std::size_t failed = 0;
     int err = 0;
     count_ = open_group(configs, fds_, &failed, &err);
     if (count_ == 0 && !configs.empty()) {
-        if (error) *error = refusal(err, "event " + std::to_string(failed + 1));
+        if (error) *error = refusal(err, names[failed]);
         return false;
     }
     return true;
