@@ -3,6 +3,7 @@
 #include "trace/wait_state_report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "analyze/report_format.hpp"
@@ -206,10 +207,13 @@ std::vector<Finding> wait_state_findings(const WaitStateReport& r, double thresh
         } else if (dominant) {
             verb = plural ? " are the largest wait state: " : " is the largest wait state: ";
         }
-        f.message = std::string(metric_words(metric)) + verb + text_seconds(total_s) + " of " +
-                    text_seconds(mpi_s) + " MPI time (" + text_percent(share) + "), mostly in call path " +
-                    f.callpath + " (" + text_seconds(r.seconds(b.callpaths.front().second)) + ")" + blame +
-                    " [" + metric_definition(metric) + "]";
+        std::string subject = metric_words(metric);
+        // Capitalised: the finding begins with it.
+        subject[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(subject[0])));
+        f.message = subject + verb + text_seconds(total_s) + " of " + text_seconds(mpi_s) + " MPI time (" +
+                    text_percent(share) + "), mostly in call path " + f.callpath + " (" +
+                    text_seconds(r.seconds(b.callpaths.front().second)) + ")" + blame + " [" +
+                    metric_definition(metric) + "]";
         findings.push_back(std::move(f));
     }
     return findings;

@@ -215,13 +215,13 @@ TEST_F(TraceAnalysisTest, FindingsNameTheLateRanks) {
     EXPECT_EQ(findings[0].callpath, "main/MPI_Recv");
     EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{0, 2, 3}));
     EXPECT_NE(findings[0].message.find(
-                  "late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
+                  "Late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
               std::string::npos)
         << findings[0].message;
     EXPECT_EQ(findings[1].kind, "wait_at_barrier");
     EXPECT_EQ(findings[1].ranks, (std::vector<std::int64_t>{0}));
     EXPECT_EQ(findings[1].message.rfind(
-                  "waiting at barriers costs 0.013 s of 0.06384 s MPI time (20.4%), mostly in "
+                  "Waiting at barriers costs 0.013 s of 0.06384 s MPI time (20.4%), mostly in "
                   "call path main/MPI_Barrier (0.013 s)",
                   0),
               0u)

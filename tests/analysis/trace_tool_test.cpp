@@ -51,7 +51,7 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
     const std::string summary = slurp(fs::path(one) / "summary.txt");
     EXPECT_NE(summary.find("the profile reports (load balance, POP efficiencies) were not made"),
               std::string::npos);
-    EXPECT_NE(summary.find("late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
+    EXPECT_NE(summary.find("Late senders are the largest wait state: 0.013 s of 0.06384 s MPI time (20.4%)"),
               std::string::npos)
         << summary;
     EXPECT_NE(summary.find("the late senders: rank 0 (0.005 s)"), std::string::npos) << summary;
