@@ -360,6 +360,7 @@ void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiv
     side.position = position;
     const std::size_t index = s.out->sends.size();
     if (blocking) {
+        side.posted_in_call = 1;
         set_block(s, side, t, Pending::send, index);
     } else {
         s.isends[request] = index;
@@ -410,6 +411,7 @@ void add_receive(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t sen
     side.post = enter_or(s, t);
     side.event = t;
     side.position = position;
+    side.posted_in_call = blocking ? 1 : 0;
     if (!blocking) {
         const auto it = s.irecv_posts.find(request);
         if (it != s.irecv_posts.end()) {

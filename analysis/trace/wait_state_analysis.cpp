@@ -470,6 +470,8 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         matched.emplace_back(r.block, i);
     }
     matched = by_call(std::move(matched));
+    // The calls charged a late sender: a call waits at one site (Scalasca's rule), so they get no late receiver.
+    std::vector<std::uint64_t> late_sender_calls;
     for (std::size_t g = 0; g < matched.size();) {
         // The group of one blocking call: the latest sender (lowest rank on ties).
         Ticks latest = no_time;
@@ -489,11 +491,23 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         }
         g = end;
         if (receive->block_exit == no_time) continue;
-        charge(WaitMetric::late_sender, receive->callpath,
-               records_.receive_channels[receive->channel].destination, sender,
-               std::min(latest, receive->block_exit) - receive->block_enter, receive->block_enter);
+        const Ticks wait = std::min(latest, receive->block_exit) - receive->block_enter;
+        charge(WaitMetric::late_sender, receive->callpath, records_.receive_channels[receive->channel].destination,
+               sender, wait, receive->block_enter);
+        if (wait > 0) late_sender_calls.push_back(receive->block);  // in call order: sorted
     }
-    // Late receiver, at the sender: per blocking call, the largest wait.
+    // The calls that complete a receive they posted themselves (MPI_Recv, MPI_Sendrecv).
+    std::vector<std::uint64_t> receiving_calls;
+    for (std::size_t i = 0; i < records_.receives.size(); ++i)
+        if (records_.receives[i].posted_in_call) receiving_calls.push_back(records_.receives[i].block);
+    std::sort(receiving_calls.begin(), receiving_calls.end());
+    const auto among = [](const std::vector<std::uint64_t>& calls, std::uint64_t call) {
+        return std::binary_search(calls.begin(), calls.end(), call);
+    };
+    // Late receiver, at the sender: per blocking call, the largest wait; as
+    // Scalasca, not in a combined send-receive call (MPI_Sendrecv: its wait is
+    // the late sender of its receive, or none) nor in a wait already charged a
+    // late sender (an MPI_Waitall completing sends and receives).
     std::vector<Ticks> waits(records_.sends.size(), 0);
     std::vector<std::pair<std::uint64_t, std::size_t>> waiting;
     waiting.reserve(records_.sends.size());
@@ -522,6 +536,9 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
             }
         }
         g = end;
+        if (among(late_sender_calls, send->block) ||
+            (send->posted_in_call && among(receiving_calls, send->block)))
+            continue;
         const MessageChannel& channel = records_.send_channels[send->channel];
         charge(WaitMetric::late_receiver, send->callpath, channel.source, channel.destination, largest,
                send->block_enter);

@@ -30,8 +30,8 @@ const char* metric_definition(WaitMetric metric) {
                    "a Wait of several receives)";
         case WaitMetric::late_receiver:
             return "Scalasca late receiver: E_recv_posted - E_send at the sending call, when the send ended "
-                   "after the "
-                   "receive was posted";
+                   "after the receive was posted; none in MPI_Sendrecv or in a Wait charged a late sender "
+                   "(a call waits at one site)";
         case WaitMetric::wait_at_barrier:
             return "Scalasca wait at barrier: min(max_q E_q, X_p) - E_p in MPI_Barrier";
         case WaitMetric::wait_at_nxn:

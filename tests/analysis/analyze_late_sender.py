@@ -6,8 +6,9 @@ ranks, then analysed by strata-analyze on 1 and 2 analysis ranks.
 
 By construction rank 0 sends 20 ms late to rank 1, and rank 3 arrives at the
 second MPI_Barrier 60 ms after the others.  waitstates.csv must charge rank 1
-a late sender of about 20 ms in MPI_Recv blamed on rank 0, and ranks 0-2
-waiting at the barrier blamed on rank 3; the advice must name rank 0 and
+a late sender of about 20 ms in MPI_Recv blamed on rank 0, ranks 0-2
+waiting at the barrier blamed on rank 3, and in MPI_Sendrecv only late senders
+on rank 1 (5 of about 10 ms), no late receiver for the same time; the advice must name rank 0 and
 rank 3; the reports of 1 and 2 analysis ranks must be byte-identical.
 Only lower bounds are checked on measured times (sleeps can only last longer).
 
@@ -66,6 +67,12 @@ def main():
     # loaded machine, where rank 1 may reach MPI_Recv late): at least half of it.
     if len(late) != 1 or float(late[0]['time_s']) < 0.010 or late[0]['instances'] != '1':
         fail('expected one late sender of about 20 ms on rank 1 from rank 0 in MPI_Recv: %r' % rows)
+    # MPI_Sendrecv: one wait site per call (Scalasca's rule), 5 late senders of 10 ms on rank 1.
+    combined = [r for r in rows if r['callpath'].endswith('MPI_Sendrecv')]
+    if (len(combined) != 1 or combined[0]['metric'] != 'late_sender' or combined[0]['rank'] != '1' or
+            combined[0]['partner'] != '0' or combined[0]['instances'] != '5' or
+            not 0.025 <= float(combined[0]['time_s']) <= 0.25):
+        fail('expected only 5 late senders of about 10 ms on rank 1 in MPI_Sendrecv: %r' % combined)
     barrier = dict((r['rank'], r) for r in rows if r['metric'] == 'wait_at_barrier' and r['partner'] == '3')
     for rank in ('0', '1', '2'):
         # Rank 2 waits about the 60 ms rank 3 slept; ranks 0 and 1 spent 20 of them in the late message.
@@ -80,15 +87,19 @@ def main():
     for name in REPORTS:  # every JSON report parses
         if name.endswith('.json'):
             json.load(open(os.path.join(outputs[1], name)))
-    # The timeline: the late MPI_Recv on rank 1, one flow from rank 0 to it.
+    # The timeline: the late MPI_Recv on rank 1, one flow from rank 0 to it,
+    # and one into each of rank 1's 5 MPI_Sendrecv.
     events = json.load(open(os.path.join(outputs[1], 'trace.json')))['traceEvents']
     recv = [e for e in events if e['ph'] == 'X' and e['name'] == 'MPI_Recv' and e['pid'] == 1]
     if len(recv) != 1 or recv[0]['dur'] < 10000:
         fail('trace.json should hold rank 1\'s MPI_Recv of about 20 ms: %r' % recv)
     starts = dict((e['id'], e) for e in events if e['ph'] == 's')
     ends = [e for e in events if e['ph'] == 'f' and e['pid'] == 1]
-    if len(ends) != 1 or ends[0]['id'] not in starts or starts[ends[0]['id']]['pid'] != 0:
-        fail('trace.json should hold one message flow from rank 0 to rank 1: %r %r' % (ends, starts))
+    into_recv = [e for e in ends if recv[0]['ts'] <= e['ts'] <= recv[0]['ts'] + recv[0]['dur']]
+    if (len(ends) != 6 or any(e['id'] not in starts or starts[e['id']]['pid'] != 0 for e in ends) or
+            len(into_recv) != 1):
+        fail('trace.json should hold 6 message flows from rank 0 to rank 1, one into MPI_Recv: %r %r' %
+             (ends, starts))
     page = open(os.path.join(outputs[1], 'report.html'), encoding='utf-8').read()
     if '<h3>' not in page or 'Late senders: ' not in page or 'id="wait-states"' not in page:
         fail('report.html should show the late-sender finding and the wait states')

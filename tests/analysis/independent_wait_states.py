@@ -21,7 +21,10 @@ The definitions (E = enter, X = exit of the MPI call that blocks):
                   sender's post: min(E_send, X_recv) - E_recv when positive
   late receiver   per blocking call with matched sends, the largest
                   E_recv_posted - E_send when the send ended after the receive
-                  was posted
+                  was posted; as Scalasca, none in a combined call (an
+                  MPI_Sendrecv: a call that sends and receives what it posted
+                  itself) nor in a call charged a late sender (an MPI_Waitall
+                  completing sends and receives): a call waits at one site
   wait at barrier, N x N, late broadcast, early reduce: the collective's
                   instance on each member (its n-th collective on that
                   communicator), min(max_q E_q, X_p) - E_p; for broadcasts
@@ -68,6 +71,7 @@ def world_rank(comm, local):
 def read(anchor):
     sends = collections.defaultdict(list)  # channel -> [[post, the call that blocked on it or None]]
     receives = collections.defaultdict(list)  # channel -> [(post, the call that completed it)]
+    receiving = set()  # id() of the calls that posted a receive and completed it (MPI_Recv, MPI_Sendrecv)
     collectives = collections.defaultdict(lambda: collections.defaultdict(list))  # comm -> rank -> [(op, root, call)]
     with otf2.reader.open(anchor) as trace:
         resolution = trace.definitions.clock_properties.timer_resolution
@@ -92,11 +96,11 @@ def read(anchor):
             if kind == 'MpiSend':
                 channel = (event.communicator, me, world_rank(event.communicator, event.receiver), event.msg_tag)
                 if channel[2] is not None:
-                    sends[channel].append([call.enter, call])
+                    sends[channel].append([call.enter, call, True])
             elif kind == 'MpiIsend':
                 # Matched from its post on; the call that completes it (if any) is the one that blocks.
                 channel = (event.communicator, me, world_rank(event.communicator, event.receiver), event.msg_tag)
-                send = [call.enter, None]
+                send = [call.enter, None, False]
                 if channel[2] is not None:
                     sends[channel].append(send)
                 pending[(location, event.request_id)] = send
@@ -111,6 +115,8 @@ def read(anchor):
                 post = call.enter
                 if kind == 'MpiIrecv':
                     post = pending.pop((location, event.request_id), (None, call.enter))[1]
+                else:
+                    receiving.add(id(call))
                 if channel[1] is not None:
                     receives[channel].append((post, call))
             elif kind == 'MpiRequestCancelled':
@@ -122,10 +128,10 @@ def read(anchor):
                 if op_name(event.collective_op) in BROADCAST | REDUCTION:
                     root = world_rank(event.communicator, event.root)
                 collectives[event.communicator][me].append((op_name(event.collective_op), root, call))
-    return resolution, sends, receives, collectives
+    return resolution, sends, receives, receiving, collectives
 
 
-def analyse(resolution, sends, receives, collectives):
+def analyse(resolution, sends, receives, receiving, collectives):
     # metric -> [ticks, instances, instances that rounding may add or drop, ticks they may add or drop]
     totals = {m: [0, 0, 0, 0] for m in METRICS}
 
@@ -142,25 +148,35 @@ def analyse(resolution, sends, receives, collectives):
     largest_wait = {}  # sending call -> largest wait
     for channel, posted in receives.items():
         sent = sorted(sends.get(channel, []), key=lambda s: s[0])
-        for (post, call), (send_post, send_call) in zip(sorted(posted, key=lambda r: r[0]), sent):
+        for (post, call), (send_post, send_call, in_call) in zip(sorted(posted, key=lambda r: r[0]), sent):
             if id(call) not in latest_sender or send_post > latest_sender[id(call)][0]:
                 latest_sender[id(call)] = (send_post, call)
             if send_call is None or send_call.exit is None:
                 continue  # an Isend never completed: no call blocked on it
+            if in_call and id(send_call) in receiving:
+                continue  # a combined send-receive call: its wait is its late sender
             wait = post - send_call.enter if post > send_call.enter and send_call.exit > post else 0
             # The send ended within two ticks of the receive's post: which came first is
             # the clock correction's rounding (see the top), and so is whether it waited.
             undecided = post - send_call.enter if abs(send_call.exit - post) <= 2 else 0
-            if id(send_call) not in largest_wait:
+            if id(send_call) not in largest_wait:  # by id(): keys of late_sender
                 largest_wait[id(send_call)] = [wait, undecided]
             else:
                 largest_wait[id(send_call)][0] = max(largest_wait[id(send_call)][0], wait)
                 largest_wait[id(send_call)][1] = max(largest_wait[id(send_call)][1], undecided)
+    late_sender = {}  # receiving call -> its wait
     for send_post, call in latest_sender.values():
         if call.exit is not None:
-            charge('late_sender', min(send_post, call.exit) - call.enter)
-    for wait, undecided in largest_wait.values():
-        charge('late_receiver', wait, undecided if undecided > wait else 0)
+            late_sender[id(call)] = min(send_post, call.exit) - call.enter
+            charge('late_sender', late_sender[id(call)])
+    for call, (wait, undecided) in largest_wait.items():
+        waited = late_sender.get(call)
+        if waited is not None and waited > 1:
+            continue  # the call waited for a late sender: that is its one wait
+        undecided = undecided if undecided > wait else 0
+        if waited is not None and waited >= -1:
+            undecided = max(undecided, wait)  # whether it waited for the sender is the rounding's call
+        charge('late_receiver', wait, undecided)
 
     for by_rank in collectives.values():
         members = sorted(by_rank)

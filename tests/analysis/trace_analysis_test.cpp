@@ -383,6 +383,74 @@ TEST(TraceAnalysisNonblockingTest, LateReceiverOfAnIsendIsChargedToItsWait) {
     }
 }
 
+TEST(TraceAnalysisCombinedCallTest, ACallWaitsAtOneSite) {
+    // 2 ranks, times in ms; a call waits once (Scalasca's rules for combined calls).
+    // MPI_Sendrecv: rank 1 enters at 10, rank 0 (late) at 20, both leave at
+    //   20.1.  Rank 1 waits 10 ms for rank 0's send (late sender); its own
+    //   send also waited 10 ms for rank 0's receive, the same 10 ms: no late
+    //   receiver in a combined call.  Rank 0 waits for nothing.
+    // MPI_Waitall on rank 1 (31 .. 41.1) completing an Isend (tag 2) and an
+    //   Irecv (tag 3): rank 0 sends tag 3 at 40 and receives tag 2 at 41: a late
+    //   sender of 9 ms, so not also a late receiver of 10 ms.
+    // MPI_Waitall on rank 1 (51 .. 60.1) completing an Isend (tag 4) and an
+    //   Irecv (tag 5) whose message was sent at 45: no late sender, and the
+    //   receive of tag 4 posted at 60 makes a late receiver of 9 ms.
+    TempDir dir;
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    const std::uint32_t sendrecv = b.mpi_region("MPI_Sendrecv"), send = b.mpi_region("MPI_Send"),
+                        recv = b.mpi_region("MPI_Recv"), isend = b.mpi_region("MPI_Isend"),
+                        irecv = b.mpi_region("MPI_Irecv"), waitall = b.mpi_region("MPI_Waitall");
+    const std::uint64_t ms = 1000000, us = 1000;
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 5 * ms, main);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+        const std::uint64_t e = r == 0 ? 20 * ms : 10 * ms;
+        b.enter(r, e, sendrecv);
+        b.send(r, e + 1, 1 - r, 1);
+        b.recv(r, 20 * ms + 50 * us, 1 - r, 1);
+        b.leave(r, 20 * ms + 100 * us, sendrecv);
+    }
+    const auto nonblocking = [&](std::uint64_t at, std::uint32_t send_tag, std::uint32_t receive_tag) {
+        b.enter(1, at, isend);
+        b.isend(1, at + 1, 0, send_tag, send_tag);
+        b.leave(1, at + 10 * us, isend);
+        b.enter(1, at + 20 * us, irecv);
+        b.irecv_request(1, at + 21 * us, receive_tag);
+        b.leave(1, at + 30 * us, irecv);
+    };
+    nonblocking(30 * ms, 2, 3);
+    b.enter(1, 31 * ms, waitall);
+    b.irecv(1, 40 * ms + 50 * us, 0, 3, 3);
+    b.isend_complete(1, 41 * ms + 50 * us, 2);
+    b.leave(1, 41 * ms + 100 * us, waitall);
+    b.blocking_send(0, send, 40 * ms, 40 * ms + 10 * us, 1, 3);
+    b.blocking_recv(0, recv, 41 * ms, 41 * ms + 20 * us, 1, 2);
+    b.blocking_send(0, send, 45 * ms, 45 * ms + 10 * us, 1, 5);
+    nonblocking(50 * ms, 4, 5);
+    b.enter(1, 51 * ms, waitall);
+    b.irecv(1, 51 * ms + 10 * us, 0, 5, 5);
+    b.isend_complete(1, 60 * ms + 50 * us, 4);
+    b.leave(1, 60 * ms + 100 * us, waitall);
+    b.blocking_recv(0, recv, 60 * ms, 60 * ms + 20 * us, 1, 4);
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 70 * ms, main);
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    for (const bool direct : {true, false}) {  // EventFile and OTF2's reader
+        TraceAnalysisOptions options;
+        options.decode_directly = direct;
+        for (std::size_t k = 1; k <= 2; ++k) {
+            const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+            EXPECT_EQ(waitstates_csv(r),
+                      "metric,callpath,rank,partner,time_s,instances\n"
+                      "late_sender,main/MPI_Sendrecv,1,0,0.01,1\n"
+                      "late_sender,main/MPI_Waitall,1,0,0.009,1\n"
+                      "late_receiver,main/MPI_Waitall,1,0,0.009,1\n")
+                << k << " shares, direct " << direct;
+            EXPECT_EQ(r.counts.messages_matched, 6u);
+        }
+    }
+}
+
 TEST(TraceShareAnalysisTest, UnitsGoOutLargestFirst) {
     // Ranks 0-3 write 10, 400, 10 and 200 Enter/Leave pairs: with one unit per
     // measured rank (K = 1: up to 16 units), rank 1's unit is handed out
