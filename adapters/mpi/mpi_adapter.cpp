@@ -27,6 +27,8 @@ RegionHandle define_function_region(Function f) {
     const std::size_t index = static_cast<std::size_t>(f);
     events::RegionSpec spec;
     spec.name = function_table[index].name;
+    // The source file Score-P gives every MPI region: Scalasca (and Cube) know MPI calls by it.
+    spec.file = "MPI";
     spec.paradigm = Paradigm::mpi;
     spec.role = function_table[index].role;
     // define_region returns the existing handle for the same spec, so a race between

@@ -143,13 +143,17 @@ def check_rank(rank, directory, expected, tracing=True):
         expect_equal({name: n for (kind, name), n in printed.items() if kind == 'LEAVE'}, enters,
                      what + ': MPI leaves (otf2-print)')
         expect_equal(mpi_region_counts(pairs), enters, what + ': python3 otf2 and otf2-print')
-        # Definitions: the MPI regions are exactly those called, with paradigm MPI and their role.
+        # Definitions: the MPI regions are exactly those called, with paradigm MPI and their role,
+        # and the source file "MPI", by which Scalasca's and Cube's readers know an MPI call (as
+        # Score-P writes it), its canonical name its name.
         import otf2
         with otf2.reader.open(archive) as trace:
             regions = {r.name: r for r in trace.definitions.regions}
         mpi_paradigm = {name for name, r in regions.items() if r.paradigm == otf2.Paradigm.MPI}
         expect_equal(sorted(mpi_paradigm), sorted(expected), what + ': regions with paradigm MPI')
         for name in expected:
+            expect_equal(regions[name].source_file, 'MPI', what + ': source file of ' + name)
+            expect_equal(regions[name].canonical_name, name, what + ': canonical name of ' + name)
             if name in ROLES:
                 expect_equal(str(regions[name].region_role).split('.')[-1], ROLES[name],
                              what + ': role of ' + name)
