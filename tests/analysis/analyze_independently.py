@@ -17,6 +17,11 @@ the trace with profile.h5 (the two substrates of the measurement).
 VAR=VALUE words before the program are set in its environment (e.g. a small
 STRATA_TOTAL_MEMORY, so that trace buffers are flushed during the run); each
 experiment is named after the program and its position on the command line.
+
+All ranks run on this host.  Where they read one clock (CLOCK_MONOTONIC, or
+a TSC the kernel keeps time with), every ClockOffset of the trace must be 0
+with a deviation of 0 (otf2-print -C) and the trace free of clock-condition
+violations: measuring an offset there only adds the ping-pong's noise.
 """
 import argparse
 import os
@@ -30,6 +35,34 @@ from e2e_support import Checks  # this folder: Python puts the script's own firs
 CHECKS = Checks('analyze_independently')
 fail, environment, run = CHECKS.fail, CHECKS.environment, CHECKS.run
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def one_clock(settings):
+    """Whether the ranks of a run on this host read one clock: Strata's CLOCK_MONOTONIC
+    always; its TSC (the default, when the CPU's is invariant) where the kernel's clocksource is tsc."""
+    if settings.get('STRATA_TIMER') == 'clock_gettime':
+        return True
+    try:
+        with open('/sys/devices/system/clocksource/clocksource0/current_clocksource') as f:
+            if f.read().strip() == 'tsc':
+                return True
+        with open('/proc/cpuinfo') as f:
+            return 'nonstop_tsc' not in f.read().split()  # no invariant TSC: Strata uses CLOCK_MONOTONIC
+    except OSError:
+        return False
+
+
+def check_clock_offsets(name, trace):
+    """Every ClockOffset of the trace is exactly 0, with a deviation of 0."""
+    printed = subprocess.run(['otf2-print', '-C', trace], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, universal_newlines=True, timeout=120).stdout
+    offsets = [line.split() for line in printed.splitlines() if line.startswith('CLOCK_OFFSET')]
+    if not offsets:
+        fail('%s: otf2-print -C shows no ClockOffset:\n%s' % (name, printed))
+    for words in offsets:
+        if words[words.index('Offset:') + 1] not in ('+0,', '0,') or words[words.index('StdDev:') + 1] != '0':
+            fail('%s: the ranks share one clock, but a ClockOffset corrects it: %s' % (name, ' '.join(words)))
+    print('%s: %d ClockOffset records, all 0' % (name, len(offsets)))
 
 
 def main():
@@ -71,6 +104,11 @@ def main():
                 fail('%s: %s found a difference (above)' % (name, script))
             if compared not in check.stdout or 'call paths compared: 0 ' in check.stdout:
                 fail('%s: %s compared nothing' % (name, script))
+            if script == 'independent_wait_states.py' and one_clock(settings) and \
+                    'clock_violations 0 ' not in check.stdout:
+                fail('%s: clock-condition violations in a trace of ranks sharing one clock' % name)
+        if one_clock(settings):
+            check_clock_offsets(name, trace)
 
 
 if __name__ == '__main__':

@@ -32,9 +32,15 @@ The definitions (E = enter, X = exit of the MPI call that blocks):
                   reductions on the root only.
 Messages match per (communicator, sender, receiver, tag) in the order the
 sends and the receives were posted (MPI's non-overtaking rule).
+
+It also counts the clock-condition violations (a matched receive whose call
+ended before its send's call began) and, with WAITSTATES_CSV, compares them
+with the count in waitstates.json beside it.
 """
 import collections
 import csv
+import json
+import os
 import sys
 
 import otf2
@@ -146,9 +152,13 @@ def analyse(resolution, sends, receives, receiving, collectives):
 
     latest_sender = {}  # receiving call -> latest send post
     largest_wait = {}  # sending call -> largest wait
+    violations = [0, 0]  # receives ending before their send began; those within a tick of it
     for channel, posted in receives.items():
         sent = sorted(sends.get(channel, []), key=lambda s: s[0])
         for (post, call), (send_post, send_call, in_call) in zip(sorted(posted, key=lambda r: r[0]), sent):
+            if call.exit is not None:
+                violations[0] += call.exit < send_post
+                violations[1] += abs(call.exit - send_post) <= 1
             if id(call) not in latest_sender or send_post > latest_sender[id(call)][0]:
                 latest_sender[id(call)] = (send_post, call)
             if send_call is None or send_call.exit is None:
@@ -196,7 +206,7 @@ def analyse(resolution, sends, receives, receiving, collectives):
                 elif op in REDUCTION and rank == root:
                     charge('early_reduce', min(latest, call.exit) - call.enter)
     return resolution, {m: (ticks / resolution, count, near_zero, undecided / resolution)
-                        for m, (ticks, count, near_zero, undecided) in totals.items()}
+                        for m, (ticks, count, near_zero, undecided) in totals.items()}, violations
 
 
 def strata_totals(path):
@@ -211,7 +221,7 @@ def strata_totals(path):
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    resolution, independent = analyse(*read(sys.argv[1]))
+    resolution, independent, violations = analyse(*read(sys.argv[1]))
     strata = strata_totals(sys.argv[2]) if len(sys.argv) == 3 else None
     differ = False
     for metric in METRICS:
@@ -226,6 +236,14 @@ def main():
             differ |= not same
             line += '   strata-analyze %14.9f s %7d instances%s' % (s_seconds, s_count, '' if same else '   DIFFERENT')
         print(line)
+    line = 'clock_violations %d' % violations[0]
+    if strata is not None:
+        with open(os.path.join(os.path.dirname(sys.argv[2]), 'waitstates.json')) as f:
+            s_violations = json.load(f)['summary']['counts']['clock_violations']
+        same = abs(s_violations - violations[0]) <= violations[1]
+        differ |= not same
+        line += '   strata-analyze %d%s' % (s_violations, '' if same else '   DIFFERENT')
+    print(line)
     sys.exit(1 if differ else 0)
 
 

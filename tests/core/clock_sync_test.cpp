@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 
 #include "core/clock_sync.hpp"
+#include "core/timer.hpp"
 #include "thread_group.hpp"
 
 namespace strata::clock_sync {
@@ -29,7 +33,7 @@ TEST_P(ClockSyncRanks, OffsetsRecoverTheShiftsWithinTheRoundTrip) {
     world.run([&](events::ProcessGroup& group) {
         // Rank r's clock runs 1000000000 * r + 37 ticks ahead of the true time.
         t_shift = 1000000000000ll + 1000000000ll * group.rank() + 37 * group.rank();
-        const Point p = measure(group, shifted_clock, 5);
+        const Point p = measure(group, shifted_clock, 100 + group.rank(), 5);  // every rank its own clock
         std::lock_guard<std::mutex> lock(mutex);
         points[group.rank()] = p;
     });
@@ -45,6 +49,76 @@ TEST_P(ClockSyncRanks, OffsetsRecoverTheShiftsWithinTheRoundTrip) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ClockSyncRanks, ::testing::Values(1, 2, 3, 5, 8));
+
+/// measure() on `size` threads, rank r with clock shift shift(r) and domain domain(r).
+template <typename Shift, typename Domain>
+std::vector<Point> measure_all(int size, Shift shift, Domain domain) {
+    testing::ThreadWorld world(size);
+    std::mutex mutex;
+    std::vector<Point> points(size);
+    world.run([&](events::ProcessGroup& group) {
+        t_shift = shift(group.rank());
+        const Point p = measure(group, shifted_clock, domain(group.rank()), 5);
+        std::lock_guard<std::mutex> lock(mutex);
+        points[group.rank()] = p;
+    });
+    return points;
+}
+
+TEST(ClockSyncDomainTest, RanksSharingAClockAreNotCorrected) {
+    // The clocks are shifted, but the ranks say they read one clock: nothing is
+    // measured (a ping-pong would find the shifts), every offset is exactly 0.
+    const auto points = measure_all(
+        5, [](int r) { return 1000000000000ll + 1000000ll * r; }, [](int) { return 42u; });
+    for (int r = 0; r < 5; ++r) {
+        EXPECT_EQ(points[r].offset, 0) << "rank " << r;
+        EXPECT_EQ(points[r].deviation, 0.0) << "rank " << r;
+    }
+}
+
+TEST(ClockSyncDomainTest, OnlyEdgesBetweenClocksAreMeasured) {
+    // Two hosts of 4 ranks: ranks 4-7 read a clock 1 s ahead of ranks 0-3's.
+    // Ranks 1-3 share rank 0's clock (offset 0, no error); rank 4 is measured
+    // against rank 0, and ranks 5-7 (tree parents 4, 4 and 6) share its offset and error.
+    const auto points = measure_all(
+        8, [](int r) { return 1000000000000ll + (r >= 4 ? 1000000000ll : 0); },
+        [](int r) { return r >= 4 ? 7u : 3u; });
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(points[r].offset, 0) << "rank " << r;
+        EXPECT_EQ(points[r].deviation, 0.0) << "rank " << r;
+    }
+    EXPECT_NEAR(static_cast<double>(points[4].offset), -1e9, points[4].deviation + 2e6);
+    EXPECT_GT(points[4].deviation, 0.0);
+    for (int r = 5; r < 8; ++r) {
+        EXPECT_EQ(points[r].offset, points[4].offset) << "rank " << r;
+        EXPECT_EQ(points[r].deviation, points[4].deviation) << "rank " << r;
+    }
+}
+
+TEST(ClockSyncDomainTest, AnUnknownDomainIsSharedWithNobody) {
+    // Domain 0 (the clock could not be identified) on both ranks: measured.
+    const auto points = measure_all(
+        2, [](int r) { return 1000000000000ll + 5000000ll * r; }, [](int) { return 0u; });
+    EXPECT_NEAR(static_cast<double>(points[1].offset), -5e6, points[1].deviation + 2e6);
+    EXPECT_GT(points[1].deviation, 0.0);
+}
+
+TEST(ClockDomainTest, TheBootIdAndTheClockNameTheDomain) {
+    char pattern[] = "/tmp/strata-clock-domain-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    const std::string dir = pattern;
+    const std::string boot = dir + "/boot_id", other = dir + "/other_boot_id", source = dir + "/clocksource",
+                      missing = dir + "/missing";
+    std::ofstream(boot) << "1c0e5a4e-94e1-4f1e-8a53-2b4a1f1f0d6c\n";
+    std::ofstream(other) << "0f3a2c11-5d8e-4b8a-9e2f-7c1d3b5a9e40\n";
+    std::ofstream(source) << "tsc\n";
+    const std::uint64_t a = timer::clock_domain(boot.c_str(), source.c_str());
+    EXPECT_NE(a, 0u);
+    EXPECT_EQ(timer::clock_domain(boot.c_str(), source.c_str()), a);
+    EXPECT_NE(timer::clock_domain(other.c_str(), source.c_str()), a);
+    EXPECT_EQ(timer::clock_domain(missing.c_str(), source.c_str()), 0u);
+    std::filesystem::remove_all(dir);
+}
 
 }  // namespace
 }  // namespace strata::clock_sync

@@ -10,8 +10,18 @@ namespace {
 
 int lowest_bit(int r) { return r & -r; }
 
-/// The parent's side of one ping-pong series: returns nothing, sends the result.
-void serve(events::ProcessGroup& group, ClockFn clock, int child, int pings) {
+/// Whether `a` and `b` are known to read one clock.
+bool same_clock(std::uint64_t a, std::uint64_t b) { return a != 0 && a == b; }
+
+/// The parent's side of one ping-pong series: returns nothing, sends the
+/// result.  First it learns the child's clock domain and tells it whether they
+/// share the clock; if so, there is nothing to measure.
+void serve(events::ProcessGroup& group, ClockFn clock, std::uint64_t domain, int child, int pings) {
+    std::uint64_t child_domain = 0;
+    group.receive(&child_domain, sizeof child_domain, child);
+    const std::int64_t shared = same_clock(domain, child_domain) ? 1 : 0;
+    group.send(&shared, sizeof shared, child);
+    if (shared != 0) return;
     Ticks best_rtt = std::numeric_limits<Ticks>::max();
     std::int64_t best_offset = 0;
     for (int i = 0; i < pings; ++i) {
@@ -33,7 +43,7 @@ void serve(events::ProcessGroup& group, ClockFn clock, int child, int pings) {
 
 }  // namespace
 
-Point measure(events::ProcessGroup& group, ClockFn clock, int pings) {
+Point measure(events::ProcessGroup& group, ClockFn clock, std::uint64_t domain, int pings) {
     const int rank = group.rank(), size = group.size();
     Point point;
     Ticks my_time_at_sync = clock();
@@ -41,6 +51,10 @@ Point measure(events::ProcessGroup& group, ClockFn clock, int pings) {
     // Rounds by increasing lowest bit: a rank pings at most once per round.
     for (int bit = 1; bit < size; bit <<= 1) {
         if (rank != 0 && lowest_bit(rank) == bit) {
+            group.send(&domain, sizeof domain, rank - bit);
+            std::int64_t shared = 0;
+            group.receive(&shared, sizeof shared, rank - bit);
+            if (shared != 0) continue;  // one clock: offset and error 0
             // Child: answer each ping with the local time.
             for (int i = 0; i < pings; ++i) {
                 Ticks t1 = 0;
@@ -54,7 +68,7 @@ Point measure(events::ProcessGroup& group, ClockFn clock, int pings) {
             offset_to_parent = result[0];
             half_rtt = result[1];
         } else if (lowest_bit(rank) > bit || rank == 0) {
-            if (rank + bit < size) serve(group, clock, rank + bit, pings);
+            if (rank + bit < size) serve(group, clock, domain, rank + bit, pings);
         }
     }
     // Down the tree: a parent's offset to rank 0 reaches its children, largest

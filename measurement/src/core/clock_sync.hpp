@@ -7,6 +7,14 @@
 // all pairs of a round at once; then the offsets to rank 0 are summed down
 // the tree.  O(log P) rounds; the error of a rank is the sum of the rtt/2 on
 // its path, and that sum is stored as the standard deviation.
+//
+// A child and its parent that read one clock (the same clock domain: one
+// host's CLOCK_MONOTONIC, or its TSC where the kernel keeps it synchronised)
+// do not ping: their offset is zero by construction, and a measured one would
+// only add the noise of the round trip (on an oversubscribed host, microseconds
+// that turn correct timestamps into clock-condition violations).  So a job on
+// one host is not corrected at all, and on many hosts only the edges of the
+// tree that cross hosts are measured.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +35,9 @@ struct Point {
 /// Reads this rank's clock (explicit for tests).
 using ClockFn = Ticks (*)();
 
-/// Collective over `group`: this rank's offset to rank 0.
-Point measure(events::ProcessGroup& group, ClockFn clock, int pings = 10);
+/// Collective over `group`: this rank's offset to rank 0.  `domain` is this
+/// rank's timer::clock_domain(): ranks with the same non-zero domain share a
+/// clock; 0 shares with nobody.
+Point measure(events::ProcessGroup& group, ClockFn clock, std::uint64_t domain, int pings = 10);
 
 }  // namespace strata::clock_sync

@@ -589,7 +589,7 @@ bool finalize() {
         }
     }
     const int rank = group != nullptr ? group->rank() : 0;
-    if (group != nullptr) state().clock_points.push_back(clock_sync::measure(*group, timer::now));
+    if (group != nullptr) state().clock_points.push_back(clock_sync::measure(*group, timer::now, timer::clock_domain()));
     // strata.cfg again: adapters that started after the core have added their variables.
     if (rank == 0 && !state().experiment_directory.empty() && g_report_unknown_variables == false) {
         std::ostringstream cfg;
@@ -656,7 +656,7 @@ void begin_multi_process(ProcessGroup* group) {
     }
     state().experiment_directory = message.substr(2);
     state().group = group;
-    state().clock_points.push_back(clock_sync::measure(*group, timer::now));
+    state().clock_points.push_back(clock_sync::measure(*group, timer::now, timer::clock_domain()));
     for (const substrate::Callbacks* s : state().substrates) {
         std::string error;
         if (s->begin_multi_process && !s->begin_multi_process(group, &error)) {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <fstream>
 #include <mutex>
 #if STRATA_HAVE_TSC
 #include <cpuid.h>
@@ -75,5 +76,30 @@ double resolution() {
 double to_seconds(Ticks interval) { return static_cast<double>(interval) / resolution(); }
 
 const Epoch& epoch() { return g_epoch; }
+
+namespace {
+/// The first line of a small file, "" when it cannot be read.
+std::string first_line(const char* path) {
+    std::ifstream in(path);
+    std::string line;
+    if (!in || !std::getline(in, line)) return "";
+    return line;
+}
+}  // namespace
+
+std::uint64_t clock_domain(const char* boot_id_file, const char* clocksource_file) {
+    const std::string boot = first_line(boot_id_file);
+    if (boot.empty()) return 0;
+    if (detail::use_tsc && first_line(clocksource_file) != "tsc") return 0;
+    // FNV-1a over the boot id and the clock's name.
+    std::uint64_t id = 14695981039346656037ull;
+    for (const char c : boot + '/' + name()) id = (id ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return id == 0 ? 1 : id;
+}
+
+std::uint64_t clock_domain() {
+    return clock_domain("/proc/sys/kernel/random/boot_id",
+                        "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+}
 
 }  // namespace strata::timer

@@ -7,6 +7,7 @@
 // is spent calibrating.
 #pragma once
 
+#include <cstdint>
 #include <ctime>
 #include <string>
 
@@ -64,5 +65,16 @@ const Epoch& epoch();
 
 /// True when the CPU reports an invariant TSC (CPUID 0x80000007, EDX bit 8).
 bool tsc_is_invariant();
+
+/// An id shared by exactly the processes whose now() reads one clock, 0 when
+/// that cannot be known.  CLOCK_MONOTONIC is one clock for every process of a
+/// running kernel (its boot id, which containers on that kernel share); so is
+/// the TSC where the kernel itself keeps time with it (clocksource "tsc": it
+/// found the CPUs' TSCs synchronised and watches them).  Ranks with equal ids
+/// need no clock correction: their offsets are zero by construction.
+std::uint64_t clock_domain();
+
+/// clock_domain() from the given files (tests).
+std::uint64_t clock_domain(const char* boot_id_file, const char* clocksource_file);
 
 }  // namespace strata::timer
