@@ -642,7 +642,11 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         if (after == answers.begin() || key_less(*(after - 1), key) || c.exit == no_time) continue;
         const CallAnswer& a = *(after - 1);
         if (!a.complete) continue;
-        switch (kind_of(c.op)) {
+        const CollectiveKind kind = kind_of(c.op);
+        // Nobody leaves a synchronising collective before the last member entered it.
+        if ((kind == CollectiveKind::barrier || kind == CollectiveKind::nxn) && c.exit < a.latest)
+            ++counts_.collective_clock_violations;
+        switch (kind) {
             case CollectiveKind::barrier:
                 charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank,
                        std::min(a.latest, c.exit) - c.enter, c.enter);
@@ -735,6 +739,7 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
         t.sends_unmatched += c.sends_unmatched;
         t.receives_unmatched += c.receives_unmatched;
         t.clock_violations += c.clock_violations;
+        t.collective_clock_violations += c.collective_clock_violations;
         t.collectives_matched += c.collectives_matched;
         t.collectives_incomplete += c.collectives_incomplete;
         t.unresolved += c.unresolved;

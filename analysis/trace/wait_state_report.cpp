@@ -51,6 +51,7 @@ std::string counts_json(const WaitStateReport& r) {
            ", \"sends_unmatched\": " + std::to_string(c.sends_unmatched) +
            ", \"receives_unmatched\": " + std::to_string(c.receives_unmatched) +
            ", \"clock_violations\": " + std::to_string(c.clock_violations) +
+           ", \"collective_clock_violations\": " + std::to_string(c.collective_clock_violations) +
            ", \"collectives_matched\": " + std::to_string(c.collectives_matched) +
            ", \"collectives_incomplete\": " + std::to_string(c.collectives_incomplete) +
            ", \"unresolved_events\": " + std::to_string(c.unresolved) +
@@ -142,7 +143,8 @@ std::string waitstates_text(const WaitStateReport& r) {
     t += "  Messages matched " + std::to_string(c.messages_matched) +
          " (unmatched: " + std::to_string(c.sends_unmatched) + " sends, " +
          std::to_string(c.receives_unmatched) + " receives); clock-condition violations " +
-         std::to_string(c.clock_violations) + "; collectives matched " +
+         std::to_string(c.clock_violations) + " in messages, " + std::to_string(c.collective_clock_violations) +
+         " in collectives; collectives matched " +
          std::to_string(c.collectives_matched) + " (incomplete " + std::to_string(c.collectives_incomplete) +
          ")\n";
     t += "  Locations read " + std::to_string(r.locations_read) + " of " + std::to_string(r.locations) + "\n";

@@ -63,6 +63,8 @@ struct TraceCounts {
     std::uint64_t sends_unmatched = 0;
     std::uint64_t receives_unmatched = 0;
     std::uint64_t clock_violations = 0;        ///< receives that ended before their send began
+    /// members of a barrier or N x N instance that left before the last member entered
+    std::uint64_t collective_clock_violations = 0;
     std::uint64_t collectives_matched = 0;     ///< instances (communicator, sequence) complete
     std::uint64_t collectives_incomplete = 0;  ///< instances missing a member or mixing operations
     std::uint64_t unresolved = 0;

@@ -33,9 +33,12 @@ The definitions (E = enter, X = exit of the MPI call that blocks):
 Messages match per (communicator, sender, receiver, tag) in the order the
 sends and the receives were posted (MPI's non-overtaking rule).
 
-It also counts the clock-condition violations (a matched receive whose call
-ended before its send's call began) and, with WAITSTATES_CSV, compares them
-with the count in waitstates.json beside it.
+It also counts the clock-condition violations: a matched receive whose call
+ended before its send's call began, and a member of a barrier or N x N
+collective that left it before the last member entered (with WAITSTATES_CSV
+compared with the counts in waitstates.json beside it); and a rank that left
+MPI_Init(_thread) or MPI_Finalize before another rank entered it (printed
+only: strata-analyze does not treat them as collectives).
 """
 import collections
 import csv
@@ -79,6 +82,7 @@ def read(anchor):
     receives = collections.defaultdict(list)  # channel -> [(post, the call that completed it)]
     receiving = set()  # id() of the calls that posted a receive and completed it (MPI_Recv, MPI_Sendrecv)
     collectives = collections.defaultdict(lambda: collections.defaultdict(list))  # comm -> rank -> [(op, root, call)]
+    setup = collections.defaultdict(list)  # 'MPI_Init' or 'MPI_Finalize' -> [call] of every rank's thread 0
     with otf2.reader.open(anchor) as trace:
         resolution = trace.definitions.clock_properties.timer_resolution
         stacks = collections.defaultdict(list)  # location -> open Calls
@@ -90,6 +94,9 @@ def read(anchor):
             kind = type(event).__name__
             if kind == 'Enter':
                 stack.append(Call(event.region.name, event.time))
+                name = event.region.name.replace('MPI_Init_thread', 'MPI_Init')
+                if name in ('MPI_Init', 'MPI_Finalize') and location.type == otf2.LocationType.CPU_THREAD:
+                    setup[name].append(stack[-1])
                 continue
             if kind == 'Leave':
                 if stack:
@@ -134,10 +141,10 @@ def read(anchor):
                 if op_name(event.collective_op) in BROADCAST | REDUCTION:
                     root = world_rank(event.communicator, event.root)
                 collectives[event.communicator][me].append((op_name(event.collective_op), root, call))
-    return resolution, sends, receives, receiving, collectives
+    return resolution, sends, receives, receiving, collectives, setup
 
 
-def analyse(resolution, sends, receives, receiving, collectives):
+def analyse(resolution, sends, receives, receiving, collectives, setup):
     # metric -> [ticks, instances, instances that rounding may add or drop, ticks they may add or drop]
     totals = {m: [0, 0, 0, 0] for m in METRICS}
 
@@ -152,7 +159,9 @@ def analyse(resolution, sends, receives, receiving, collectives):
 
     latest_sender = {}  # receiving call -> latest send post
     largest_wait = {}  # sending call -> largest wait
-    violations = [0, 0]  # receives ending before their send began; those within a tick of it
+    # receives ending before their send began, those within a tick of it; the same for collective
+    # members leaving before the last one entered; ranks leaving MPI_Init/MPI_Finalize before another entered
+    violations = [0, 0, 0, 0, 0]
     for channel, posted in receives.items():
         sent = sorted(sends.get(channel, []), key=lambda s: s[0])
         for (post, call), (send_post, send_call, in_call) in zip(sorted(posted, key=lambda r: r[0]), sent):
@@ -197,6 +206,9 @@ def analyse(resolution, sends, receives, receiving, collectives):
             for rank, (_, _, call) in instance.items():
                 if call.exit is None:
                     continue
+                if op == 'BARRIER' or op in NXN:
+                    violations[2] += call.exit < latest
+                    violations[3] += abs(call.exit - latest) <= 1
                 if op == 'BARRIER':
                     charge('wait_at_barrier', min(latest, call.exit) - call.enter)
                 elif op in NXN:
@@ -205,6 +217,9 @@ def analyse(resolution, sends, receives, receiving, collectives):
                     charge('late_broadcast', min(instance[root][2].enter, call.exit) - call.enter)
                 elif op in REDUCTION and rank == root:
                     charge('early_reduce', min(latest, call.exit) - call.enter)
+    for calls in setup.values():
+        last_enter = max(call.enter for call in calls)
+        violations[4] += sum(1 for call in calls if call.exit is not None and call.exit < last_enter)
     return resolution, {m: (ticks / resolution, count, near_zero, undecided / resolution)
                         for m, (ticks, count, near_zero, undecided) in totals.items()}, violations
 
@@ -236,14 +251,18 @@ def main():
             differ |= not same
             line += '   strata-analyze %14.9f s %7d instances%s' % (s_seconds, s_count, '' if same else '   DIFFERENT')
         print(line)
-    line = 'clock_violations %d' % violations[0]
     if strata is not None:
         with open(os.path.join(os.path.dirname(sys.argv[2]), 'waitstates.json')) as f:
-            s_violations = json.load(f)['summary']['counts']['clock_violations']
-        same = abs(s_violations - violations[0]) <= violations[1]
-        differ |= not same
-        line += '   strata-analyze %d%s' % (s_violations, '' if same else '   DIFFERENT')
-    print(line)
+            counts = json.load(f)['summary']['counts']
+    for name, found, near in (('clock_violations', violations[0], violations[1]),
+                              ('collective_clock_violations', violations[2], violations[3])):
+        line = '%s %d' % (name, found)
+        if strata is not None:
+            same = abs(counts[name] - found) <= near
+            differ |= not same
+            line += '   strata-analyze %d%s' % (counts[name], '' if same else '   DIFFERENT')
+        print(line)
+    print('init_finalize_violations %d' % violations[4])
     sys.exit(1 if differ else 0)
 
 

@@ -198,6 +198,7 @@ TEST_F(TraceAnalysisTest, ExactWaitStatesForEveryNumberOfShares) {
     EXPECT_EQ(one.counts.collectives_matched, 4u);
     EXPECT_EQ(one.counts.collectives_incomplete, 0u);
     EXPECT_EQ(one.counts.clock_violations, 0u);
+    EXPECT_EQ(one.counts.collective_clock_violations, 0u);
     EXPECT_EQ(one.mpi_ticks, 63840000);  // see wait_states_trace(): 15.11 + 21.61 + 15.05 + 12.07 ms
     for (std::size_t k = 2; k <= 5; ++k) {
         const WaitStateReport other = analyze_trace_in_process(d, k);
@@ -554,6 +555,10 @@ TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
     EXPECT_NE(csv, expected_csv);
     EXPECT_NE(csv.find("late_sender,main/MPI_Recv,1,0,0.0052,1\n"), std::string::npos) << csv;
     EXPECT_GE(r.counts.clock_violations, 1u);
+    // Local barrier enters 50, 37, 44, 51 and exits 50.1, 43.1, 48.1, 54.1 ms:
+    // ranks 0-2 leave before rank 3 enters; Allreduce enters 55, 49, 56, 58,
+    // exits 58.2, 51.2, 56.2, 62.2: ranks 1 and 2 leave before rank 3 enters.
+    EXPECT_EQ(r.counts.collective_clock_violations, 5u);
 }
 
 }  // namespace

@@ -534,6 +534,10 @@ bool finalize() {
     }
     const substrate::EventTable* table = detail::active_table.exchange(nullptr);
     if (table == nullptr) return true;
+    // MPI_Finalize ends for every rank when the last one has entered it, as a
+    // barrier does: no rank may leave it before another entered (the clock
+    // condition that Scalasca checks; before, a rank ended its measurement at once).
+    if (g_collective_finalize && state().group != nullptr) state().group->barrier();
     const Ticks end = timer::now();
     // Other threads may still run (exit() from one thread of many): the events
     // they began before the table went away end before their locations are closed.
@@ -663,6 +667,8 @@ void begin_multi_process(ProcessGroup* group) {
             std::fprintf(stderr, "%s\n", error.c_str());
         }
     }
+    // Nobody leaves MPI_Init before every rank has entered it (the clock condition).
+    group->barrier();
 }
 
 void end_multi_process() {
