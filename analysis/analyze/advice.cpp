@@ -17,12 +17,34 @@ std::string millions(double value) {
     return text;
 }
 
-/// "rank 3 (4 s)", "ranks 3 (4 s), 0 (2.5 s)".
-std::string rank_list(const std::vector<std::pair<std::int64_t, double>>& ranks) {
+/// A rank's time on a region or call path as the reports hold it: the mean over
+/// its CPU threads.  For a rank of one thread that is its time; for one of
+/// several the text says so and gives the sum too, which the program's own
+/// timer on that rank would show for work on one thread: "4 s per thread, 8 s
+/// summed over its 2 CPU threads".
+std::string rank_time(const AnalysisResult& result, std::int64_t rank, double mean_s) {
+    const std::int64_t threads = result.threads_of(rank);
+    if (threads <= 1) return text_seconds(mean_s);
+    return text_seconds(mean_s) + " per thread, " + text_seconds(mean_s * static_cast<double>(threads)) +
+           " summed over its " + std::to_string(threads) + " CPU threads";
+}
+
+/// "on average", or for ranks of several threads "per CPU thread on average".
+std::string on_average(const AnalysisResult& result) {
+    return result.threaded() ? "per CPU thread on average" : "on average";
+}
+
+/// "rank 3 (4 s)", "ranks 3 (4 s), 0 (2.5 s)": with `result`, the times are
+/// per-thread means (rank_time()); without, they are the rank's whole figure.
+std::string rank_list(const std::vector<std::pair<std::int64_t, double>>& ranks,
+                      const AnalysisResult* result = nullptr) {
     std::string text = ranks.size() == 1 ? "rank " : "ranks ";
     for (std::size_t i = 0; i < ranks.size(); ++i) {
         if (i > 0) text += ", ";
-        text += std::to_string(ranks[i].first) + " (" + text_seconds(ranks[i].second) + ")";
+        text += std::to_string(ranks[i].first) + " (" +
+                (result != nullptr ? rank_time(*result, ranks[i].first, ranks[i].second)
+                                   : text_seconds(ranks[i].second)) +
+                ")";
     }
     return text;
 }
@@ -101,7 +123,8 @@ std::string where(const RowResult& row) {
     return text;
 }
 
-Finding load_imbalance(const RowResult& row, const SummaryResult& s, const AdviceOptions& options) {
+Finding load_imbalance(const RowResult& row, const AnalysisResult& result, const AdviceOptions& options) {
+    const SummaryResult& s = result.summary;
     const auto slow = outliers(row, true);
     Finding f{"load_imbalance",
               row.region,
@@ -113,14 +136,15 @@ Finding load_imbalance(const RowResult& row, const SummaryResult& s, const Advic
               row.saved_s,
               ""};
     f.message = "Load imbalance in " + where(row) + ": the " + std::to_string(row.ranks) +
-                " ranks that run it spend " + text_seconds(row.mean_s) + " there on average, rank " +
-                std::to_string(row.rank_at_max) + " spends " + text_seconds(row.max_s) +
+                " ranks that run it spend " + text_seconds(row.mean_s) + " there " + on_average(result) +
+                ", rank " + std::to_string(row.rank_at_max) + " spends " +
+                rank_time(result, row.rank_at_max, row.max_s) +
                 " (imbalance (max - mean) / max = " + text_percent(row.imbalance) + ", above " +
                 text_percent(options.imbalance_threshold) + "). Perfect balance would save " +
                 text_seconds(row.saved_s) + ", " + text_percent(row.saved_s / s.pop.max_useful_s) +
                 " of the slowest rank's useful time" +
                 (s.run_s > 0 ? " and " + text_percent(row.saved_s / s.run_s) + " of the run time R" : "") +
-                ". The slowest: " + rank_list(slow) + ". Look at how the work of '" + row.region +
+                ". The slowest: " + rank_list(slow, &result) + ". Look at how the work of '" + row.region +
                 "' is divided among the ranks.";
     return f;
 }
@@ -141,7 +165,8 @@ bool waits_for_everyone(RegionRole role) {
     }
 }
 
-Finding wait_imbalance(const RowResult& row, const SummaryResult& s, const AdviceOptions& options) {
+Finding wait_imbalance(const RowResult& row, const AnalysisResult& result, const AdviceOptions& options) {
+    const SummaryResult& s = result.summary;
     // In a collective or barrier the ranks that wait least are the ones the
     // others wait for; elsewhere (point-to-point, waits) the ranks that wait
     // most are the ones to look at, with their partners.
@@ -158,18 +183,19 @@ Finding wait_imbalance(const RowResult& row, const SummaryResult& s, const Advic
               row.saved_s,
               ""};
     f.message = "Time in " + paradigm + " " + where(row) +
-                " differs between ranks: " + text_seconds(row.mean_s) + " on average, " +
-                text_seconds(row.max_s) + " on rank " + std::to_string(row.rank_at_max) + ", " +
-                text_seconds(row.min_s) + " on rank " + std::to_string(row.rank_at_min) + " (imbalance " +
+                " differs between ranks: " + text_seconds(row.mean_s) + " " + on_average(result) + ", " +
+                rank_time(result, row.rank_at_max, row.max_s) + " on rank " + std::to_string(row.rank_at_max) +
+                ", " + rank_time(result, row.rank_at_min, row.min_s) + " on rank " +
+                std::to_string(row.rank_at_min) + " (imbalance " +
                 text_percent(row.imbalance) + ", above " + text_percent(options.imbalance_threshold) + "; " +
                 text_seconds(row.saved_s) + " = " + text_percent(row.saved_s / s.run_s) + " of R). ";
     if (collective)
         f.message +=
             "In a collective call the ranks that spend the least time usually arrive last, and the others "
             "wait for them: " +
-            rank_list(ranks) + ". Look at the work they do before it.";
+            rank_list(ranks, &result) + ". Look at the work they do before it.";
     else
-        f.message += "The ranks that spend the most time here wait for their partners: " + rank_list(ranks) +
+        f.message += "The ranks that spend the most time here wait for their partners: " + rank_list(ranks, &result) +
                      ". Look at the ranks they communicate with and the work those do before it.";
     return f;
 }
@@ -182,11 +208,11 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
 
     for (const RowResult& row : result.callpaths)
         if (row.time_class == TimeClass::computation && significant(row, s.pop.max_useful_s, options))
-            findings.push_back(load_imbalance(row, s, options));
+            findings.push_back(load_imbalance(row, result, options));
     for (const RowResult& row : result.callpaths)
         if ((row.time_class == TimeClass::mpi || row.time_class == TimeClass::openmp) &&
             significant(row, s.run_s, options))
-            findings.push_back(wait_imbalance(row, s, options));
+            findings.push_back(wait_imbalance(row, result, options));
 
     if (std::optional<Finding> f = class_share(result, TimeClass::mpi, "mpi_share", options.mpi_threshold))
         findings.push_back(std::move(*f));
@@ -303,7 +329,8 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
         f.message =
             "Strata flushed its trace buffers " + format_wide(row.visits) + " times on " +
             std::to_string(row.ranks) + (row.ranks == 1 ? " rank" : " ranks") + ", for " +
-            text_seconds(row.total_s) + " in total and up to " + text_seconds(row.max_s) + " on rank " +
+            text_seconds(row.total_s) + " in total and up to " + rank_time(result, row.rank_at_max, row.max_s) +
+            " on rank " +
             std::to_string(row.rank_at_max) + " (" + text_percent(share) +
             " of the run time R). That time is Strata writing to disk, not the program: the call paths "
             "around the flushes are disturbed. Raise STRATA_TOTAL_MEMORY so that the buffers hold the "

@@ -15,6 +15,16 @@
 
 namespace strata::analysis {
 
+std::int64_t AnalysisResult::threads_of(std::int64_t rank) const {
+    for (const RankResult& r : ranks)
+        if (r.rank == rank) return r.threads;
+    return 0;
+}
+
+bool AnalysisResult::threaded() const {
+    return std::any_of(ranks.begin(), ranks.end(), [](const RankResult& r) { return r.threads > 1; });
+}
+
 double seconds(long double ns) {
     return static_cast<double>(ns / 1e9L);
 }

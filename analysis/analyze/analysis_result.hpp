@@ -112,6 +112,12 @@ struct AnalysisResult {
     std::vector<RowResult> regions;    ///< by saved time, largest first; ties by name, then index
     std::vector<RowResult> callpaths;  ///< likewise
     std::vector<RankResult> ranks;     ///< by useful time, largest first; ties by rank
+
+    /// The CPU threads of measured rank `rank` (0 when it is not measured).
+    std::int64_t threads_of(std::int64_t rank) const;
+    /// Some rank has more than one CPU thread: a rank's figure, the mean over
+    /// its threads, is then not the time its own timer shows.
+    bool threaded() const;
 };
 
 /// What finish_analysis() needs to know besides the numbers.

@@ -210,7 +210,12 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
                  text_seconds(result.ranks[i].useful_s()) + ")";
     if (shown < result.ranks.size())
         ranks += ", ... (" + std::to_string(result.ranks.size() - shown) + " more in loadbalance_ranks.csv)";
-    t += "\n" + wrap("Ranks by useful time U_p, largest first: ", ranks, 100, "  ") + "\n";
+    t += "\n" +
+         wrap(result.threaded() ? "Ranks by useful time U_p (per CPU thread: each rank's mean over its threads), "
+                                  "largest first: "
+                                : "Ranks by useful time U_p, largest first: ",
+              ranks, 100, "  ") +
+         "\n";
 
     t += "\n" +
          wrap("Advice ",

@@ -342,8 +342,9 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
                                      "max, the tick marks the mean",
                                      ranges));
             html.element("p",
-                         "Each bar spans the smallest to the largest time of a rank on the call path; the tick "
-                         "is the mean over the ranks that take part. Call paths of MPI_Init/MPI_Finalize and of "
+                         "Each bar spans the smallest to the largest time of a rank on the call path (a rank's "
+                         "time is the mean over its CPU threads: with several threads per rank, multiply by "
+                         "their number for the sum); the tick is the mean over the ranks that take part. Call paths of MPI_Init/MPI_Finalize and of "
                          "the measurement, and those saving less than 1% of the largest saving, are left out "
                          "here (all are in loadbalance.csv).",
                          {{"class", "note"}});

@@ -297,6 +297,33 @@ TEST_F(AnalyzeCoreTest, HybridRanksAverageTheirThreads) {
     }
 }
 
+TEST_F(AnalyzeCoreTest, HybridFindingsSayARanksFigureIsPerThread) {
+    // main/parallel/work: rank 1 works 6 s on thread 0, so its figure is 3 s per
+    // thread, and its own timer shows 6 s: the finding gives both.  A rank of
+    // one thread has its time printed plainly (imbalanced_profile below).
+    const AnalysisResult r = analyze_in_process(write(hybrid_profile()), 1, false, false);
+    const std::vector<Finding> findings = advise(r, AdviceOptions{});
+    const auto work = std::find_if(findings.begin(), findings.end(),
+                                   [](const Finding& f) { return f.callpath == "main/parallel/work"; });
+    ASSERT_NE(work, findings.end());
+    EXPECT_NE(work->message.find("spend 2.5 s there per CPU thread on average, rank 1 spends 3 s per thread, "
+                                 "6 s summed over its 2 CPU threads (imbalance"),
+              std::string::npos)
+        << work->message;
+    EXPECT_NE(work->message.find("The slowest: rank 1 (3 s per thread, 6 s summed over its 2 CPU threads)."),
+              std::string::npos)
+        << work->message;
+
+    const AnalysisResult flat = analyze_in_process(write(imbalanced_profile()), 1, false, false);
+    const std::vector<Finding> plain = advise(flat, AdviceOptions{});
+    ASSERT_FALSE(plain.empty());
+    EXPECT_EQ(plain[0].kind, "load_imbalance");
+    EXPECT_NE(plain[0].message.find("spend 2.5 s there on average, rank 3 spends 4 s (imbalance"),
+              std::string::npos)
+        << plain[0].message;
+    EXPECT_EQ(plain[0].message.find("per thread"), std::string::npos) << plain[0].message;
+}
+
 TEST_F(AnalyzeCoreTest, SingleParticipantIsMarked) {
     ProfileBuilder b;
     const auto main = b.region("main", paradigm::user, role::function);
