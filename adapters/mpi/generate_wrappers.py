@@ -27,7 +27,7 @@ import sys
 
 GROUP_KINDS = ('default', 'optional')
 REGION_ROLES = ('function', 'point_to_point', 'barrier', 'coll_one2all', 'coll_all2one', 'coll_all2all',
-                'coll_other')
+                'coll_other', 'file_io')
 ARGUMENT_ROLES = frozenset('''
     buf sendbuf recvbuf count sendcount recvcount sendcounts recvcounts datatype sendtype recvtype
     sendtypes recvtypes dest source target tag sendtag recvtag root op comm newcomm group newgroup

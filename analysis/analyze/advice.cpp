@@ -83,10 +83,37 @@ bool significant(const RowResult& row, double reference, const AdviceOptions& op
            row.saved_s >= imbalance_significance * reference;
 }
 
-/// A class's share of the program time above `threshold`: MPI (mpi_share) or
-/// the host waiting for the GPU (gpu_wait_share), with its largest call paths.
-std::optional<Finding> class_share(const AnalysisResult& result, TimeClass time_class, const char* kind,
-                                   double threshold) {
+/// What a class-share finding says: its subject and the usual cures.
+struct ClassAdvice {
+    TimeClass time_class;
+    const char* kind;
+    const char* subject;  ///< "MPI takes", ...
+    const char* cure;
+};
+
+constexpr ClassAdvice class_advice[] = {
+    {TimeClass::mpi, "mpi_share", "MPI takes ",
+     "Where ranks wait for each other (see the imbalance findings) the cure is balance, otherwise fewer or "
+     "larger messages."},
+    {TimeClass::io, "io_share", "File I/O takes ",
+     "That is reading and writing files (MPI-IO), not communication: write less often or less, use "
+     "collective I/O (MPI_File_write_all, MPI_File_read_all, ...) with larger requests instead of many "
+     "independent ones, and tune the MPI-IO hints (cb_nodes, cb_buffer_size) and the file system's "
+     "striping."},
+    {TimeClass::openmp, "openmp_share", "OpenMP synchronisation takes ",
+     "The threads wait there for each other (the barriers at the end of parallel regions and loops, "
+     "critical sections, locks, taskwait): balance the iterations among the threads (schedule(dynamic) or "
+     "guided), make parallel regions fewer and larger, leave out barriers the work does not need "
+     "(nowait), and keep critical sections short."},
+    {TimeClass::gpu_wait, "gpu_wait_share", "The host waits for the GPU in ",
+     "The CPU idles there: give it work while the GPU runs (asynchronous copies and launches on streams, "
+     "fewer device-wide synchronisations), or move more of the work to the GPU."},
+};
+
+/// A class's share of the program time above `threshold` (class_advice), with its largest call paths.
+std::optional<Finding> class_share(const AnalysisResult& result, const ClassAdvice& advice, double threshold) {
+    const TimeClass time_class = advice.time_class;
+    const char* kind = advice.kind;
     const SummaryResult& s = result.summary;
     const std::optional<double> share = s.share(time_class);
     if (!share || *share <= threshold) return std::nullopt;
@@ -102,17 +129,11 @@ std::optional<Finding> class_share(const AnalysisResult& result, TimeClass time_
         top += std::string(i > 0 ? ", " : "") + rows[i]->name + " (" + text_seconds(rows[i]->total_s) + ")";
     const double class_s = s.class_s[static_cast<std::size_t>(time_class)];
     Finding f{kind,      rows.empty() ? "" : rows[0]->region, rows.empty() ? "" : rows[0]->name, {}, kind, *share,
-              threshold, class_s,                             ""};
-    const bool mpi = time_class == TimeClass::mpi;
-    f.message = std::string(mpi ? "MPI takes " : "The host waits for the GPU in ") + text_percent(*share) +
-                " of the program's time (above " + text_percent(threshold) + "): " + text_seconds(class_s) +
-                " of " + text_seconds(s.program_s) + " summed over all CPU threads" +
-                (s.include_mpi_init ? "" : ", MPI_Init/MPI_Finalize apart") + ". Most of it in " + top + ". " +
-                (mpi ? "Where ranks wait for each other (see the imbalance findings) the cure is balance, "
-                       "otherwise fewer or larger messages."
-                     : "The CPU idles there: give it work while the GPU runs (asynchronous copies and "
-                       "launches on streams, fewer device-wide synchronisations), or move more of the "
-                       "work to the GPU.");
+              threshold, class_s,                             "",                                 *share};
+    f.message = std::string(advice.subject) + text_percent(*share) + " of the program's time (above " +
+                text_percent(threshold) + "): " + text_seconds(class_s) + " of " + text_seconds(s.program_s) +
+                " summed over all CPU threads" + (s.include_mpi_init ? "" : ", MPI_Init/MPI_Finalize apart") +
+                ". Most of it in " + top + ". " + advice.cure;
     return f;
 }
 
@@ -134,7 +155,8 @@ Finding load_imbalance(const RowResult& row, const AnalysisResult& result, const
               row.imbalance,
               options.imbalance_threshold,
               row.saved_s,
-              ""};
+              "",
+              std::nullopt};
     f.message = "Load imbalance in " + where(row) + ": the " + std::to_string(row.ranks) +
                 " ranks that run it spend " + text_seconds(row.mean_s) + " there " + on_average(result) +
                 ", rank " + std::to_string(row.rank_at_max) + " spends " +
@@ -146,6 +168,7 @@ Finding load_imbalance(const RowResult& row, const AnalysisResult& result, const
                 (s.run_s > 0 ? " and " + text_percent(row.saved_s / s.run_s) + " of the run time R" : "") +
                 ". The slowest: " + rank_list(slow, &result) + ". Look at how the work of '" + row.region +
                 "' is divided among the ranks.";
+    if (s.run_s > 0) f.stake = row.saved_s / s.run_s;
     return f;
 }
 
@@ -181,7 +204,8 @@ Finding wait_imbalance(const RowResult& row, const AnalysisResult& result, const
               row.imbalance,
               options.imbalance_threshold,
               row.saved_s,
-              ""};
+              "",
+              std::nullopt};
     f.message = "Time in " + paradigm + " " + where(row) +
                 " differs between ranks: " + text_seconds(row.mean_s) + " " + on_average(result) + ", " +
                 rank_time(result, row.rank_at_max, row.max_s) + " on rank " + std::to_string(row.rank_at_max) +
@@ -197,6 +221,7 @@ Finding wait_imbalance(const RowResult& row, const AnalysisResult& result, const
     else
         f.message += "The ranks that spend the most time here wait for their partners: " + rank_list(ranks, &result) +
                      ". Look at the ranks they communicate with and the work those do before it.";
+    if (s.run_s > 0) f.stake = row.saved_s / s.run_s;
     return f;
 }
 
@@ -214,11 +239,13 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
             significant(row, s.run_s, options))
             findings.push_back(wait_imbalance(row, result, options));
 
-    if (std::optional<Finding> f = class_share(result, TimeClass::mpi, "mpi_share", options.mpi_threshold))
-        findings.push_back(std::move(*f));
-    if (std::optional<Finding> f =
-            class_share(result, TimeClass::gpu_wait, "gpu_wait_share", options.gpu_wait_threshold))
-        findings.push_back(std::move(*f));
+    for (const ClassAdvice& advice : class_advice) {
+        const double threshold = advice.time_class == TimeClass::mpi      ? options.mpi_threshold
+                                 : advice.time_class == TimeClass::io     ? options.io_threshold
+                                 : advice.time_class == TimeClass::openmp ? options.openmp_threshold
+                                                                          : options.gpu_wait_threshold;
+        if (std::optional<Finding> f = class_share(result, advice, threshold)) findings.push_back(std::move(*f));
+    }
 
     // Threads idle while their rank runs: for OpenMP, the work outside parallel regions.
     if (s.thread_s > 0 && s.idle_s >= options.idle_threshold * s.thread_s) {
@@ -230,7 +257,7 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
         if (idle.size() > 3) idle.resize(3);
         const double share = s.idle_s / s.thread_s;
         Finding f{"idle_threads", "", "", rank_numbers(idle), "idle_share_of_thread_time", share,
-                  options.idle_threshold, s.idle_s, ""};
+                  options.idle_threshold, s.idle_s, "", share};
         f.message = "The CPU threads were in no measured region for " + text_seconds(s.idle_s) + " of " +
                     text_seconds(s.thread_s) + " of thread time (" + text_percent(share) + ", above " +
                     text_percent(options.idle_threshold) +
@@ -268,7 +295,8 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
                   share,
                   options.unmeasured_threshold,
                   unmeasured,
-                  ""};
+                  "",
+                  std::nullopt};
         f.message = text_percent(share) + " of the computation (" + text_seconds(unmeasured) + " of " +
                     text_seconds(computation) + " summed over all CPU threads) is in the program region" +
                     (program_count > 1 ? "s " : " ") + programs +
@@ -301,7 +329,7 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
             names += (i > 0 ? ", " : "") + std::string("'") + frequent[i]->region + "'";
         if (frequent.size() > 3) names += ", ...";
         Finding f{"short_frequent_functions", frequent.front()->region, "", {}, "visits_per_thread_second", rate,
-                  options.filter_visit_rate, std::nullopt, ""};
+                  options.filter_visit_rate, std::nullopt, "", std::nullopt};
         f.message = std::to_string(frequent.size()) + (frequent.size() == 1 ? " function" : " functions") + " (" +
                     names + ") of at most 1 us per call (inclusive, on average) made " + format_wide(frequent_visits) +
                     " of the " + format_wide(all_visits) + " visits (" +
@@ -325,7 +353,8 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
                   share,
                   0.0,
                   row.total_s,
-                  ""};
+                  "",
+                  share};
         f.message =
             "Strata flushed its trace buffers " + format_wide(row.visits) + " times on " +
             std::to_string(row.ranks) + (row.ranks == 1 ? " rank" : " ranks") + ", for " +
@@ -347,7 +376,8 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
                   static_cast<double>(s.dropped_callpaths),
                   0.0,
                   std::nullopt,
-                  ""};
+                  "",
+                  std::nullopt};
         f.message =
             "The profile is incomplete: " + std::to_string(s.dropped_callpaths) +
             " call paths were not recorded because the profile ran out of memory; their time is counted "
@@ -355,6 +385,18 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
         findings.push_back(std::move(f));
     }
     return findings;
+}
+
+std::size_t rank_findings(std::vector<Finding>& findings, double min_stake) {
+    const std::size_t before = findings.size();
+    findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                  [&](const Finding& f) { return f.stake && *f.stake < min_stake; }),
+                   findings.end());
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        if (a.stake.has_value() != b.stake.has_value()) return a.stake.has_value();
+        return a.stake && *a.stake > *b.stake;
+    });
+    return before - findings.size();
 }
 
 }  // namespace strata::analysis

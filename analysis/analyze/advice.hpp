@@ -9,7 +9,9 @@
 //   wait_imbalance       an MPI or OpenMP call path: imbalance > the threshold and
 //                        saved time >= 1 % of the run time R (in a collective the
 //                        ranks that wait least arrive last)
-//   mpi_share            MPI time / program time > --mpi-threshold
+//   mpi_share            MPI time (file I/O apart) / program time > --mpi-threshold
+//   io_share             file I/O time (MPI-IO) / program time > --io-threshold (10 %)
+//   openmp_share         OpenMP synchronisation time / program time > --openmp-threshold (20 %)
 //   gpu_wait_share       time the host waits for the GPU (gpu_wait) / program
 //                        time > gpu_wait_threshold (20 %)
 //   idle_threads         CPU threads in no measured region while their rank's busiest
@@ -27,9 +29,19 @@
 //   dropped_callpaths    the profile ran out of memory and folded call paths into their parents
 //
 // Call paths inside MPI_Init/MPI_Finalize and Strata's own (measurement)
-// call paths never give imbalance findings.  Findings come in the order of
-// the table above; within a kind by saved time, largest first (ties by
-// name), so the same profile always gives the same advice.
+// call paths never give imbalance findings.  advise() gives the findings in
+// the order of the table above, within a kind by saved time, largest first
+// (ties by name); rank_findings() then puts the ones with most time at stake
+// first and notes on the measurement last, so the same profile always gives
+// the same advice.
+//
+// The stake of a finding is the share of the job's time it concerns, as if
+// each rank's time were one column of width R: an imbalance saves max - mean
+// on each rank (saved / R); a class share or a wait state is its share of
+// the time summed over ranks or threads; a GPU finding its share of the
+// GPU's time.  A finding about the measurement itself (no instrumentation,
+// short frequent functions, dropped call paths, iterations not found) has
+// none: it is a note.
 #pragma once
 
 #include <cstddef>
@@ -52,7 +64,10 @@ inline constexpr const char* trace_buffer_flush_region = "STRATA_TRACE_BUFFER_FL
 /// The thresholds of the advice.
 struct AdviceOptions {
     double imbalance_threshold = 0.1;
+    double min_stake = 0.01;  ///< findings with less at stake are left out (--min-finding-share)
     double mpi_threshold = 0.2;
+    double io_threshold = 0.1;
+    double openmp_threshold = 0.2;
     double gpu_wait_threshold = 0.2;
     double wait_threshold = 0.1;  ///< a wait state's share of the trace's MPI time (trace/wait_state_report.hpp)
     double unmeasured_threshold = 0.5;  ///< the program region's share of the computation
@@ -74,9 +89,16 @@ struct Finding {
     double threshold = 0;
     std::optional<double> time_s;  ///< the time at stake (s): saved, MPI time, flush time
     std::string message;           ///< the finding in words, with its numbers
+    /// The share of the job's time at stake (see above); nullopt: a note on the measurement.
+    std::optional<double> stake;
 };
 
 /// The findings for `result`, in their deterministic order.
 std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& options);
+
+/// Orders findings by stake, largest first (stable: ties keep their order),
+/// notes last, and leaves out those whose stake is below `min_stake`;
+/// returns how many it left out.
+std::size_t rank_findings(std::vector<Finding>& findings, double min_stake);
 
 }  // namespace strata::analysis

@@ -78,6 +78,7 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     const std::size_t equals = arg.find('=');
     const std::string name = arg.substr(0, equals);
     if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" &&
+        name != "--io-threshold" && name != "--openmp-threshold" && name != "--min-finding-share" &&
         name != "--top" && name != "--wait-threshold" && name != "--timeline-events" &&
         name != "--key-region" && name != "--iter-start" && name != "--iter-stop" &&
         name != "--gpu-idle-threshold" && name != "--tensor-core-patterns" && name != "--gpu-gap-threshold" &&
@@ -96,6 +97,9 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     }
     if (name == "--imbalance-threshold") options.imbalance_threshold = parse_fraction(name, value);
     if (name == "--mpi-threshold") options.mpi_threshold = parse_fraction(name, value);
+    if (name == "--io-threshold") options.io_threshold = parse_fraction(name, value);
+    if (name == "--openmp-threshold") options.openmp_threshold = parse_fraction(name, value);
+    if (name == "--min-finding-share") options.min_finding_share = parse_fraction(name, value);
     if (name == "--wait-threshold") options.wait_threshold = parse_fraction(name, value);
     if (name == "--timeline-events") {
         options.timeline_events = value == "0" ? 0 : parse_count(name, value);
@@ -171,6 +175,12 @@ const char* analyze_usage() {
            "  --imbalance-threshold X    advise on call paths whose imbalance (max - mean) / max\n"
            "                             is above X (default 0.1 = 10 %)\n"
            "  --mpi-threshold X          advise when MPI takes more than X of the time (default 0.2)\n"
+           "  --io-threshold X           advise when file I/O (MPI-IO) takes more than X of the time\n"
+           "                             (default 0.1)\n"
+           "  --openmp-threshold X       advise when OpenMP synchronisation takes more than X of the\n"
+           "                             time (default 0.2)\n"
+           "  --min-finding-share X      leave out findings with less than X of the run time at stake\n"
+           "                             (default 0.01); the others come most at stake first\n"
            "  --wait-threshold X         advise on a wait state that takes X of the MPI time\n"
            "                             or more (default 0.1)\n"
            "  --timeline-events N        at most N slices in trace.json, the Perfetto timeline\n"

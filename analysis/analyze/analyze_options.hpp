@@ -18,6 +18,9 @@ struct AnalyzeOptions {
     bool force = false;                ///< --force: overwrite reports written before
     double imbalance_threshold = 0.1;  ///< --imbalance-threshold: (max - mean) / max above it is advice
     double mpi_threshold = 0.2;        ///< --mpi-threshold: MPI share of the time above it is advice
+    double io_threshold = 0.1;         ///< --io-threshold: file I/O share of the time above it is advice
+    double openmp_threshold = 0.2;     ///< --openmp-threshold: OpenMP synchronisation share above it is advice
+    double min_finding_share = 0.01;   ///< --min-finding-share: findings with less of the run time at stake are left out
     double wait_threshold = 0.1;       ///< --wait-threshold: a wait state's share of the MPI time above it is advice
     std::uint64_t timeline_events = 1000000;  ///< --timeline-events: slices in trace.json at most; 0: no trace.json
     std::size_t top = 10;              ///< --top: regions in the summary, findings per kind in the advice

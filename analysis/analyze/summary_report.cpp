@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "analyze/report_format.hpp"
 
@@ -35,7 +36,9 @@ const char* const def_pe = "parallel efficiency PE = LB x CommE = mean_p U_p / R
 const char* const def_class[time_class_count] = {
     "exclusive time summed over all CPU threads in call paths whose region's paradigm is not mpi, cuda or "
     "measurement, OpenMP synchronisation excepted",
-    "exclusive time summed over all CPU threads in call paths of paradigm mpi",
+    "exclusive time summed over all CPU threads in call paths of paradigm mpi, file I/O apart",
+    "exclusive time summed over all CPU threads in file input/output: regions of role file_io and MPI-IO "
+    "(MPI_File_*)",
     "exclusive time summed over all CPU threads in OpenMP synchronisation (barriers, taskwait, critical, "
     "ordered, atomic, locks, task creation)",
     "exclusive time summed over all CPU threads in CUDA API calls that wait for the GPU (*Synchronize*, "
@@ -46,7 +49,7 @@ const char* const def_class[time_class_count] = {
     "exclusive time summed over all CPU threads in MPI_Init, MPI_Init_thread, MPI_Finalize and below them "
     "(set apart; 0 with --include-mpi-init)"};
 const char* const def_program =
-    "computation + mpi + openmp + gpu_wait + cuda_api + measurement: every class but mpi_init_finalize";
+    "computation + mpi + io + openmp + gpu_wait + cuda_api + measurement: every class but mpi_init_finalize";
 
 std::string means_over(const SummaryResult& s) {
     return "means over all " + std::to_string(s.ranks) + " measured ranks (every rank with a CPU thread)";
@@ -156,15 +159,18 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
         const char* label;
         const char* what;
     } lines[] = {{TimeClass::computation, "computation", "the program's own work (POP's useful time)"},
-                 {TimeClass::mpi, "MPI", "paradigm mpi"},
+                 {TimeClass::mpi, "MPI", "paradigm mpi (communication and synchronisation)"},
+                 {TimeClass::io, "file I/O", "MPI-IO (MPI_File_*) and other file I/O regions"},
                  {TimeClass::openmp, "OpenMP sync", "OpenMP barriers, taskwait, critical, locks, ..."},
                  {TimeClass::gpu_wait, "GPU waiting", "CUDA calls that wait for the GPU (synchronise, copy)"},
                  {TimeClass::cuda_api, "CUDA API", "other CUDA calls (launches, allocation, async copies)"},
                  {TimeClass::measurement, "measurement", "paradigm measurement (Strata's own work)"}};
     for (const auto& line : lines) {
         const double seconds = s.class_s[class_index(line.c)];
-        // Without CUDA there is no API time to show; GPU waiting is always said.
-        if (line.c == TimeClass::cuda_api && seconds == 0 && s.gpu_streams == 0) continue;
+        // Without CUDA there is no API time to show; GPU waiting is always said.  File I/O only where measured.
+        if ((line.c == TimeClass::cuda_api && s.gpu_streams == 0) || line.c == TimeClass::io) {
+            if (seconds == 0) continue;
+        }
         const std::optional<double> share = s.share(line.c);
         t += "  " + pad(line.label, 19) + pad_left(text_seconds(seconds), 14) + "  " +
              pad_left(share ? text_percent(*share) : "-", 8) + "   " + line.what + "\n";
@@ -219,11 +225,18 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
 
     t += "\n" +
          wrap("Advice ",
-              "(imbalance threshold " + text_percent(settings.advice.imbalance_threshold) +
+              "(most of the run time at stake first, notes on the measurement last; findings with less than " +
+                  text_percent(settings.advice.min_stake) + " at stake left out" +
+                  (settings.findings_left_out > 0
+                       ? " (" + std::to_string(settings.findings_left_out) + " here, --min-finding-share)"
+                       : std::string(" (--min-finding-share)")) +
+                  "; imbalance threshold " + text_percent(settings.advice.imbalance_threshold) +
                   " of the maximum, counted when the saving is at least " +
                   text_percent(imbalance_significance) +
                   " of max U_p (computation) or of R (MPI, OpenMP); MPI threshold " +
-                  text_percent(settings.advice.mpi_threshold) +
+                  text_percent(settings.advice.mpi_threshold) + ", file I/O " +
+                  text_percent(settings.advice.io_threshold) + ", OpenMP synchronisation " +
+                  text_percent(settings.advice.openmp_threshold) +
                   (s.trace.analysed ? "; wait-state threshold " + text_percent(settings.advice.wait_threshold) +
                                           " of the trace's MPI time"
                                     : std::string()) +
@@ -236,17 +249,16 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
              "  flushes, no dropped call paths";
         t += s.trace.analysed ? ", no wait state above its threshold.\n" : ".\n";
     }
-    std::size_t number = 0, of_kind = 0, left_out = 0;
-    std::string kind;
+    std::size_t number = 0, left_out = 0;
+    std::map<std::string, std::size_t> of_kind;
     for (const Finding& f : findings) {
-        of_kind = f.kind == kind ? of_kind + 1 : 1;
-        kind = f.kind;
-        if (of_kind > settings.top) {
+        if (++of_kind[f.kind] > settings.top) {
             ++left_out;
             continue;
         }
         const std::string label = "  " + std::to_string(++number) + ". ";
-        t += wrap(label, f.message, 100, std::string(label.size(), ' ')) + "\n";
+        const std::string stake = f.stake ? "[" + text_percent(*f.stake) + " at stake] " : "[note] ";
+        t += wrap(label, stake + f.message, 100, std::string(label.size(), ' ')) + "\n";
     }
     if (left_out > 0)
         t += "  (" + std::to_string(left_out) + " more findings in advice.csv: at most " +

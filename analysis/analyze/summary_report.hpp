@@ -16,6 +16,7 @@ namespace strata::analysis {
 struct ReportSettings {
     std::size_t top = 10;  ///< regions in the summary, findings per kind in summary.txt
     AdviceOptions advice;
+    std::size_t findings_left_out = 0;  ///< below AdviceOptions::min_stake (rank_findings())
 };
 
 /// summary.txt: the readable summary, with the advice.

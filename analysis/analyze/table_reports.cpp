@@ -90,6 +90,7 @@ std::vector<Fields> rank_rows(const AnalysisResult& result) {
         add_integer(f, "threads", r.threads);
         add_number(f, "useful_s", r.useful_s());
         add_number(f, "mpi_s", r.class_s[static_cast<std::size_t>(TimeClass::mpi)]);
+        add_number(f, "io_s", r.class_s[static_cast<std::size_t>(TimeClass::io)]);
         add_number(f, "openmp_s", r.class_s[static_cast<std::size_t>(TimeClass::openmp)]);
         add_number(f, "gpu_wait_s", r.class_s[static_cast<std::size_t>(TimeClass::gpu_wait)]);
         add_number(f, "cuda_api_s", r.class_s[static_cast<std::size_t>(TimeClass::cuda_api)]);
@@ -122,6 +123,7 @@ std::vector<Fields> finding_rows(const std::vector<Finding>& findings) {
         add_number(f, "value", x.value);
         add_number(f, "threshold", x.threshold);
         f.push_back({"time_s", {x.time_s ? format_number(*x.time_s) : "", json_number(x.time_s)}});
+        f.push_back({"stake", {x.stake ? format_number(*x.stake) : "", json_number(x.stake)}});
         add(f, "message", x.message);
         out.push_back(std::move(f));
     }
@@ -177,7 +179,10 @@ std::string advice_json(const std::vector<Finding>& findings, const AdviceOption
     return "{\n  \"report\": \"advice\",\n  \"imbalance_threshold\": " +
            format_number(options.imbalance_threshold) +
            ",\n  \"imbalance_significance\": " + format_number(imbalance_significance) +
+           ",\n  \"min_stake\": " + format_number(options.min_stake) +
            ",\n  \"mpi_threshold\": " + format_number(options.mpi_threshold) +
+           ",\n  \"io_threshold\": " + format_number(options.io_threshold) +
+           ",\n  \"openmp_threshold\": " + format_number(options.openmp_threshold) +
            ",\n  \"wait_threshold\": " + format_number(options.wait_threshold) +
            ",\n  \"findings\": " + json_array(finding_rows(findings)) + "\n}\n";
 }

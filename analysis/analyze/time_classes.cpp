@@ -12,6 +12,8 @@ std::string_view time_class_name(TimeClass time_class) {
             return "computation";
         case TimeClass::mpi:
             return "mpi";
+        case TimeClass::io:
+            return "io";
         case TimeClass::openmp:
             return "openmp";
         case TimeClass::gpu_wait:
@@ -50,7 +52,14 @@ bool is_gpu_wait_call(std::string_view name) {
     return copy && name.find("Async") == std::string_view::npos;
 }
 
+bool is_file_io(const Profile& profile, std::uint32_t region) {
+    const Region& r = profile.regions[region];
+    return r.role == RegionRole::file_io ||
+           (r.paradigm == Paradigm::mpi && profile.region_name(region).rfind("MPI_File_", 0) == 0);
+}
+
 TimeClass region_time_class(const Profile& profile, std::uint32_t region) {
+    if (is_file_io(profile, region)) return TimeClass::io;
     switch (profile.regions[region].paradigm) {
         case Paradigm::mpi:
             return TimeClass::mpi;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Where the time of a call path goes: useful computation, MPI, OpenMP,
-// waiting for the GPU, other CUDA API calls, Strata's own measurement, or MPI
-// start-up and shut-down.
+// Where the time of a call path goes: useful computation, MPI, file I/O,
+// OpenMP, waiting for the GPU, other CUDA API calls, Strata's own
+// measurement, or MPI start-up and shut-down.
 //
 //   paradigm of the call path's region     class
+//   role file_io, or MPI_File_* (mpi)      io (file input/output: MPI-IO, not communication)
 //   mpi, measurement                       mpi, measurement
 //   cuda (host API calls), synchronising:  gpu_wait (the host waits for the GPU)
 //     *Synchronize*, blocking copies
@@ -37,22 +38,27 @@ namespace strata::analysis {
 enum class TimeClass : std::uint8_t {
     computation = 0,
     mpi = 1,
-    openmp = 2,
-    gpu_wait = 3,
-    cuda_api = 4,
-    measurement = 5,
-    mpi_init_finalize = 6
+    io = 2,
+    openmp = 3,
+    gpu_wait = 4,
+    cuda_api = 5,
+    measurement = 6,
+    mpi_init_finalize = 7  ///< last: the classes before it make up the program time
 };
 
 /// The number of TimeClass values.
-inline constexpr std::size_t time_class_count = 7;
+inline constexpr std::size_t time_class_count = 8;
 
-/// The name of a class in reports: computation, mpi, openmp, gpu_wait, cuda_api,
-/// measurement, mpi_init_finalize.
+/// The name of a class in reports: computation, mpi, io, openmp, gpu_wait,
+/// cuda_api, measurement, mpi_init_finalize.
 std::string_view time_class_name(TimeClass time_class);
 
 /// A CUDA API call in which the host waits for the GPU (see the table above).
 bool is_gpu_wait_call(std::string_view name);
+
+/// Reads or writes files: role file_io, or an MPI-IO call (MPI_File_*, which
+/// profiles written before the role existed hold as functions).
+bool is_file_io(const Profile& profile, std::uint32_t region);
 
 /// The class of a region's own time, MPI_Init/Finalize aside (they are set
 /// apart by call path, see classify_callpaths).

@@ -74,6 +74,7 @@ enum class RegionRole : std::uint8_t {
     task_wait = 26,
     workshare = 27,
     lock = 28,
+    file_io = 29,  ///< reads or writes files (MPI_File_*)
 };
 
 /// The kind of a location (a metric column).

@@ -54,6 +54,7 @@ svg .mean { fill: #c0392b; }
 svg .axis { fill: #888; }
 svg .c-computation { fill: #2b7a3d; }
 svg .c-mpi { fill: #b8472a; }
+svg .c-io { fill: #2f8f9d; }
 svg .c-openmp { fill: #7a4fa0; }
 svg .c-gpu_wait { fill: #d4a017; }
 svg .c-cuda_api { fill: #76b900; }

@@ -230,8 +230,8 @@ void write_summary(HtmlWriter& html, const JsonValue* s) {
         std::vector<Segment> segments;
         std::vector<std::vector<std::string>> rows;
         for (const auto& [name, value] : share->members) {
-            const bool known = name == "computation" || name == "mpi" || name == "openmp" || name == "gpu_wait" ||
-                               name == "cuda_api" || name == "measurement";
+            const bool known = name == "computation" || name == "mpi" || name == "io" || name == "openmp" ||
+                               name == "gpu_wait" || name == "cuda_api" || name == "measurement";
             const std::string css = known ? "c-" + name : "c-other";
             segments.push_back({name, value.number(0.0), css});
             rows.push_back({name, seconds_of(time, name.c_str()), percent(value.number(NAN))});

@@ -292,16 +292,17 @@ int run(const AnalyzeOptions& options, int rank, int size) {
         try {
             std::vector<Finding> findings;
             std::vector<ReportFile> files;
-            const std::vector<Finding> waits =
-                traced.present && traced.problem.empty()
-                    ? trace::trace_findings(traced.report,
-                                            {options.wait_threshold, options.gpu_idle_threshold})
-                    : std::vector<Finding>{};
+            const bool trace_read = traced.present && traced.problem.empty();
+            trace::TraceAdvice trace_advice{options.wait_threshold, options.gpu_idle_threshold,
+                                            trace_read ? trace::trace_rank_seconds(traced.report) : 0.0};
             ReportSettings settings;
             settings.top = options.top;
             settings.advice.imbalance_threshold = options.imbalance_threshold;
             settings.advice.mpi_threshold = options.mpi_threshold;
+            settings.advice.io_threshold = options.io_threshold;
+            settings.advice.openmp_threshold = options.openmp_threshold;
             settings.advice.wait_threshold = options.wait_threshold;
+            settings.advice.min_stake = options.min_finding_share;
             if (profile_present) {
                 AnalysisContext context;
                 context.experiment = options.experiment;
@@ -317,10 +318,18 @@ int run(const AnalyzeOptions& options, int rank, int size) {
                     result.summary.trace = trace::unfinished();
                 }
                 findings = advise(result, settings.advice);
-                findings.insert(findings.end(), waits.begin(), waits.end());
+                // Wait states are a share of the ranks' run time, as the profile's figures.
+                if (result.summary.run_s > 0)
+                    trace_advice.rank_seconds = result.summary.run_s * static_cast<double>(result.summary.ranks);
+                if (trace_read) {
+                    for (Finding& f : trace::trace_findings(traced.report, trace_advice))
+                        findings.push_back(std::move(f));
+                }
+                settings.findings_left_out = rank_findings(findings, settings.advice.min_stake);
                 files = render_reports(result, findings, settings);
             } else {
-                findings = waits;
+                if (trace_read) findings = trace::trace_findings(traced.report, trace_advice);
+                settings.findings_left_out = rank_findings(findings, settings.advice.min_stake);
                 files = {{"summary.txt",
                           trace::trace_only_summary(options.experiment, profile_missing,
                                                     traced.report, findings, timeline_written)},

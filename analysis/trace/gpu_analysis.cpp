@@ -592,6 +592,7 @@ std::vector<Finding> gpu_findings(const GpuReport& r, double idle_threshold) {
         f.ranks = {static_cast<std::int64_t>(row->rank)};
         f.metric = "idle_share";
         f.value = 1.0 - static_cast<double>(row->times.busy) / static_cast<double>(row->times.span);
+        f.stake = f.value;  // of that GPU's time
         f.threshold = idle_threshold;
         f.time_s = r.seconds(row->times.span - row->times.busy);
         f.message = gpu_name(*row) + " idle " + text_percent(f.value) + " of the time (" +
@@ -607,6 +608,7 @@ std::vector<Finding> gpu_findings(const GpuReport& r, double idle_threshold) {
         f.ranks = {static_cast<std::int64_t>(b.least->rank), static_cast<std::int64_t>(most.rank)};
         f.metric = "mean_over_max_busy";
         f.value = b.ratio;
+        f.stake = 1.0 - b.ratio;  // (max - mean) / max of the GPUs' busy time
         f.threshold = 1.0 - idle_threshold;
         f.time_s = b.max - b.mean;
         f.message = "GPUs are unequally loaded: mean / max of busy time " + format_number(b.ratio) +

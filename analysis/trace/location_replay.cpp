@@ -134,9 +134,11 @@ std::uint32_t mapped(const std::vector<std::uint32_t>& map, std::uint32_t id) {
     return id < map.size() ? map[id] : id;
 }
 
+/// MPI time is communication and synchronisation: MPI start-up and shut-down
+/// and file I/O (MPI-IO) are not (as in the profile's time classes).
 bool counts_as_mpi_time(const TraceRegion& r) {
     return r.paradigm == OTF2_PARADIGM_MPI && r.name != "MPI_Init" && r.name != "MPI_Init_thread" &&
-           r.name != "MPI_Finalize";
+           r.name != "MPI_Finalize" && r.role != OTF2_REGION_ROLE_FILE_IO && r.name.rfind("MPI_File_", 0) != 0;
 }
 
 /// Kernels (role FUNCTION), copies and memsets (role DATA_TRANSFER) of paradigm CUDA.

@@ -136,8 +136,16 @@ std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitState
     return files;
 }
 
+double trace_rank_seconds(const WaitStateReport& report) {
+    const std::vector<IterationRow>& rows = report.iterations.rows;
+    if (rows.empty()) return 0;
+    return report.iterations.seconds(rows.back().end - rows.front().begin) * static_cast<double>(report.ranks);
+}
+
 std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAdvice& advice) {
     std::vector<Finding> findings = wait_state_findings(report, advice.wait_threshold);
+    for (Finding& f : findings)
+        if (advice.rank_seconds > 0 && f.time_s) f.stake = *f.time_s / advice.rank_seconds;
     for (Finding& f : gpu_findings(report.gpu, advice.gpu_idle_threshold)) findings.push_back(std::move(f));
     for (Finding& f : iteration_findings(report.iterations)) findings.push_back(std::move(f));
     return findings;
@@ -155,7 +163,9 @@ std::string trace_only_summary(const std::string& experiment, const std::string&
     t += "\nAdvice:\n";
     if (findings.empty()) t += "  No findings: no wait state reaches its threshold of the MPI time.\n";
     for (std::size_t i = 0; i < findings.size(); ++i)
-        t += "  " + std::to_string(i + 1) + ". " + findings[i].message + "\n";
+        t += "  " + std::to_string(i + 1) + ". " +
+             (findings[i].stake ? "[" + text_percent(*findings[i].stake) + " at stake] " : "[note] ") +
+             findings[i].message + "\n";
     return t;
 }
 

@@ -18,7 +18,14 @@ namespace strata::analysis::trace {
 struct TraceAdvice {
     double wait_threshold = 0.1;      ///< a wait state's share of the MPI time
     double gpu_idle_threshold = 0.2;  ///< a GPU's idle share of its span
+    /// The ranks' time summed (s), what a wait state's stake is a share of
+    /// (advice.hpp): the run time R times the ranks, or without a profile the
+    /// trace's span times the ranks (trace_rank_seconds()); 0: no stake.
+    double rank_seconds = 0;
 };
+
+/// The trace's span (T0 to its last event, s) times its measured ranks.
+double trace_rank_seconds(const WaitStateReport& report);
 
 /// Wait-state, GPU and iteration findings, in that order.
 std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAdvice& advice);

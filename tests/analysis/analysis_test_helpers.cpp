@@ -23,8 +23,10 @@ AnalysisResult analyze_in_process(const std::string& path, std::size_t shares, b
 
 std::vector<ReportFile> reports_in_process(const std::string& path, std::size_t shares) {
     const AnalysisResult result = analyze_in_process(path, shares, false, false);
-    const ReportSettings settings;
-    return render_reports(result, advise(result, settings.advice), settings);
+    ReportSettings settings;
+    std::vector<Finding> findings = advise(result, settings.advice);
+    settings.findings_left_out = rank_findings(findings, settings.advice.min_stake);
+    return render_reports(result, findings, settings);
 }
 
 }  // namespace strata::analysis::test

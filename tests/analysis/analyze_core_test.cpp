@@ -324,6 +324,97 @@ TEST_F(AnalyzeCoreTest, HybridFindingsSayARanksFigureIsPerThread) {
     EXPECT_EQ(plain[0].message.find("per thread"), std::string::npos) << plain[0].message;
 }
 
+TEST_F(AnalyzeCoreTest, FileIoIsItsOwnClassNotCommunication) {
+    // 2 ranks, per rank: main 1 s, MPI_File_write_at 5 s (an MPI region of role
+    // function, as profiles before the file_io role hold it), a POSIX-like
+    // region of role file_io 1 s, MPI_Allreduce 1 s.  I/O is 6 of 8 s: an
+    // io_share finding, and MPI (1 of 8 s) stays below its 20 % threshold.
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    const auto write_at = b.region("MPI_File_write_at", paradigm::mpi, role::function);
+    const auto fwrite = b.region("write_checkpoint", paradigm::user, role::file_io);
+    const auto allreduce = b.region("MPI_Allreduce", paradigm::mpi, role::coll_all2all);
+    for (std::uint32_t r = 0; r < 2; ++r) b.location(r, 0);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_write = b.callpath(static_cast<std::int64_t>(cp_main), write_at);
+    const auto cp_fwrite = b.callpath(static_cast<std::int64_t>(cp_main), fwrite);
+    const auto cp_allreduce = b.callpath(static_cast<std::int64_t>(cp_main), allreduce);
+    for (std::size_t r = 0; r < 2; ++r) {
+        b.set(cp_main, r, 1, 1);
+        b.set(cp_write, r, 10, 5);
+        b.set(cp_fwrite, r, 1, 1);
+        b.set(cp_allreduce, r, 10, 1);
+    }
+    const AnalysisResult r = analyze_in_process(write(b.build()), 1, false, false);
+    EXPECT_EQ(r.summary.class_s[static_cast<std::size_t>(TimeClass::io)], 12.0);
+    EXPECT_EQ(r.summary.class_s[static_cast<std::size_t>(TimeClass::mpi)], 2.0);
+    EXPECT_EQ(r.summary.program_s, 16.0);
+    EXPECT_EQ(row(r.callpaths, "main/MPI_File_write_at").time_class, TimeClass::io);
+    EXPECT_EQ(row(r.callpaths, "main/write_checkpoint").time_class, TimeClass::io);
+    EXPECT_EQ(r.summary.pop.max_useful_s, 1.0);  // I/O is not useful computation
+    const std::vector<Finding> findings = advise(r, AdviceOptions{});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].kind, "io_share");
+    EXPECT_EQ(findings[0].callpath, "main/MPI_File_write_at");
+    EXPECT_EQ(findings[0].stake, 0.75);
+    EXPECT_EQ(findings[0].message.rfind("File I/O takes 75.0% of the program's time (above 10.0%): 12 s of 16 s", 0),
+              0u)
+        << findings[0].message;
+    EXPECT_NE(findings[0].message.find("collective I/O"), std::string::npos);
+    const std::vector<ReportFile> files = reports_in_process(write(b.build()), 1);
+    EXPECT_NE(files[0].second.find("  file I/O                     12 s     75.0%   MPI-IO"), std::string::npos) << files[0].second;
+}
+
+TEST_F(AnalyzeCoreTest, LargeOpenMpSynchronisationIsAFinding) {
+    // One rank, 2 threads, each: parallel region 1 s of work, implicit barrier 1 s;
+    // main 2 s on thread 0: OpenMP synchronisation is 2 of 6 s, above the 20 % threshold.
+    ProfileBuilder b;
+    const auto parallel = b.region("!$omp parallel @solver.c:10", paradigm::openmp, role::parallel);
+    const auto barrier = b.region("!$omp implicit barrier @solver.c:10", paradigm::openmp, role::implicit_barrier);
+    const auto main = b.region("main", paradigm::user, role::function);
+    b.location(0, 0);
+    b.location(0, 1);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_parallel = b.callpath(static_cast<std::int64_t>(cp_main), parallel);
+    const auto cp_barrier = b.callpath(static_cast<std::int64_t>(cp_parallel), barrier);
+    const auto cp_worker = b.callpath(-1, parallel);
+    const auto cp_worker_barrier = b.callpath(static_cast<std::int64_t>(cp_worker), barrier);
+    b.set(cp_main, 0, 1, 2);
+    b.set(cp_parallel, 0, 1, 1);
+    b.set(cp_barrier, 0, 1, 1);
+    b.set(cp_worker, 1, 1, 1);
+    b.set(cp_worker_barrier, 1, 1, 1);
+    const AnalysisResult r = analyze_in_process(write(b.build()), 1, false, false);
+    AdviceOptions options;
+    const std::vector<Finding> findings = advise(r, options);
+    const auto openmp = std::find_if(findings.begin(), findings.end(),
+                                     [](const Finding& f) { return f.kind == "openmp_share"; });
+    ASSERT_NE(openmp, findings.end());
+    EXPECT_EQ(openmp->value, 2.0 / 6.0);
+    // Both barrier call paths have 1 s: the first by name is the worker's.
+    EXPECT_EQ(openmp->callpath, "!$omp parallel @solver.c:10/!$omp implicit barrier @solver.c:10");
+    EXPECT_EQ(openmp->message.rfind("OpenMP synchronisation takes 33.3% of the program's time (above 20.0%)", 0),
+              0u)
+        << openmp->message;
+    options.openmp_threshold = 0.4;
+    const std::vector<Finding> quiet = advise(r, options);
+    EXPECT_TRUE(std::none_of(quiet.begin(), quiet.end(), [](const Finding& f) { return f.kind == "openmp_share"; }));
+}
+
+TEST(RankFindingsTest, MostAtStakeFirstNotesLastSmallOnesLeftOut) {
+    std::vector<Finding> findings(5);
+    const char* kinds[] = {"a", "b", "c", "d", "e"};
+    const std::optional<double> stakes[] = {0.05, std::nullopt, 0.3, 0.005, 0.05};
+    for (std::size_t i = 0; i < 5; ++i) {
+        findings[i].kind = kinds[i];
+        findings[i].stake = stakes[i];
+    }
+    EXPECT_EQ(rank_findings(findings, 0.01), 1u);  // d
+    std::string order;
+    for (const Finding& f : findings) order += f.kind;
+    EXPECT_EQ(order, "caeb");  // ties (a, e) keep their order; the note last
+}
+
 TEST_F(AnalyzeCoreTest, SingleParticipantIsMarked) {
     ProfileBuilder b;
     const auto main = b.region("main", paradigm::user, role::function);
@@ -591,7 +682,7 @@ TEST_F(AnalyzeCoreTest, BalancedProfileHasNoFindings) {
     EXPECT_EQ(*r.summary.pop.load_balance, 1.0);
     const std::vector<ReportFile> files = reports_in_process(path, 1);
     EXPECT_NE(files[0].second.find("No findings"), std::string::npos) << files[0].second;
-    EXPECT_EQ(files[7].second, "index,kind,region,callpath,ranks,metric,value,threshold,time_s,message\n");
+    EXPECT_EQ(files[7].second, "index,kind,region,callpath,ranks,metric,value,threshold,time_s,stake,message\n");
 }
 
 // ---- the reader's column slice -------------------------------------------------

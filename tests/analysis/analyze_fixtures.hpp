@@ -76,7 +76,7 @@ inline constexpr std::uint8_t user = 1, compiler = 2, mpi = 3, openmp = 4, cuda 
 namespace role {
 inline constexpr std::uint8_t function = 1, code = 2, loop = 3, parallel = 5, barrier = 6, implicit_barrier = 7,
                               point_to_point = 8, coll_all2all = 11, artificial = 13, critical = 19,
-                              critical_sblock = 20, task = 24, lock = 28;
+                              critical_sblock = 20, task = 24, lock = 28, file_io = 29;
 }
 
 /// The 4-rank profile described above.

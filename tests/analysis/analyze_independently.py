@@ -25,6 +25,7 @@ violations, in messages, collectives, MPI_Init and MPI_Finalize: measuring an
 offset there only adds the ping-pong's noise.
 """
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -64,6 +65,26 @@ def check_clock_offsets(name, trace):
         if words[words.index('Offset:') + 1] not in ('+0,', '0,') or words[words.index('StdDev:') + 1] != '0':
             fail('%s: the ranks share one clock, but a ClockOffset corrects it: %s' % (name, ' '.join(words)))
     print('%s: %d ClockOffset records, all 0' % (name, len(offsets)))
+
+
+def check_file_io(name, experiment):
+    """programs/mpi_io.c: its MPI_File_* regions have OTF2's role FILE_IO in the trace, and the
+    analysis counts them as file I/O (not MPI), with an io_share finding first."""
+    import otf2
+    with otf2.reader.open(os.path.join(experiment, 'traces.otf2')) as trace:
+        roles = {r.name: str(r.region_role).split('.')[-1] for r in trace.definitions.regions
+                 if r.name.startswith('MPI_File_')}
+    if not roles or set(roles.values()) != {'FILE_IO'}:
+        fail('%s: the MPI-IO regions should have the role FILE_IO: %r' % (name, roles))
+    with open(os.path.join(experiment, 'analysis', 'summary.json')) as f:
+        time = json.load(f)['time_s']
+    if not time['io'] > time['mpi']:
+        fail('%s: most of the MPI time of mpi_io is file I/O: %r' % (name, time))
+    with open(os.path.join(experiment, 'analysis', 'advice.json')) as f:
+        kinds = [finding['kind'] for finding in json.load(f)['findings']]
+    if not kinds or kinds[0] != 'io_share' or 'mpi_share' in kinds:
+        fail('%s: the first finding should be about file I/O, and none about MPI: %r' % (name, kinds))
+    print('%s: MPI-IO is file I/O (%.6f s against %.6f s of MPI); findings %s' % (name, time['io'], time['mpi'], kinds))
 
 
 def main():
@@ -111,6 +132,8 @@ def main():
                 fail('%s: clock-condition violations in a trace of ranks sharing one clock' % name)
         if one_clock(settings):
             check_clock_offsets(name, trace)
+        if os.path.basename(command[0]) == 'mpi_io':
+            check_file_io(name, experiment)
 
 
 if __name__ == '__main__':

@@ -170,7 +170,7 @@ TEST_F(HtmlReportToolTest, ProfileAndTraceExactAndIdenticalForK1And2) {
         EXPECT_TRUE(contains(one, "<p>" + escape(finding.find("message")->text) + "</p>"))
             << finding.find("message")->text;
     EXPECT_LT(one.find("<h2 id=\"advice\">"), one.find("<h2 id=\"summary\">"));
-    EXPECT_TRUE(contains(one, "1. Load imbalance: main/compute</h3>")) << one;
+    EXPECT_TRUE(contains(one, "2. Load imbalance: main/compute</h3>")) << one;  // after the MPI share
     // The fixture's figures (analyze_fixtures.hpp, otf2_fixture.hpp).
     EXPECT_TRUE(contains(one, "0.666666667 (66.7%)</td><td class=\"rating fair\">fair</td>")) << one;
     EXPECT_TRUE(contains(one, "0.9 (90.0%)</td><td class=\"rating good\">good</td>"));
@@ -212,7 +212,7 @@ TEST_F(HtmlReportToolTest, RegionNamesAreEscaped) {
     const std::string one = page(1);
     EXPECT_EQ(check_page(dir_, one), "ok");
     EXPECT_FALSE(contains(one, "a<b>"));
-    EXPECT_TRUE(contains(one, "1. Load imbalance: main/a&lt;b&gt;&amp;&quot;c&quot;</h3>")) << one;
+    EXPECT_TRUE(contains(one, "2. Load imbalance: main/a&lt;b&gt;&amp;&quot;c&quot;</h3>")) << one;
     EXPECT_TRUE(contains(one, "<td>main/a&lt;b&gt;&amp;&quot;c&quot;</td><td>computation</td>"));
     EXPECT_EQ(page(2), one);
 }

@@ -32,6 +32,7 @@ OPENMP_SYNC_ROLES = {6, 7, 19, 21, 22, 25, 26, 28}  # barrier, implicit_barrier,
 #                                                     ordered, task_create, task_wait, lock
 PARADIGM = {0: 'unknown', 1: 'user', 2: 'compiler', 3: 'mpi', 4: 'openmp', 5: 'cuda', 6: 'measurement'}
 MPI_START_AND_END = {'MPI_Init', 'MPI_Init_thread', 'MPI_Finalize'}
+FILE_IO_ROLE = 29  # file_io: reads or writes files
 
 
 def half_up(value):
@@ -52,6 +53,9 @@ def figures(path):
 
     def class_of(region):
         paradigm = PARADIGM.get(int(regions['paradigm'][region]), 'unknown')
+        # File I/O: the role, or MPI-IO by name (profiles from before the role).
+        if int(regions['role'][region]) == FILE_IO_ROLE or (paradigm == 'mpi' and names[region].startswith('MPI_File_')):
+            return 'io'
         if paradigm in ('mpi', 'measurement'):
             return paradigm
         if paradigm == 'openmp':
@@ -82,11 +86,11 @@ def figures(path):
     cpu = [j for j in range(len(locations)) if int(locations['type'][j]) == 0]
     ranks = sorted({int(locations['rank'][j]) for j in cpu})
     out = {}
-    for name in ('computation', 'mpi', 'openmp', 'gpu_wait', 'cuda_api', 'measurement', 'mpi_init_finalize'):
+    for name in ('computation', 'mpi', 'io', 'openmp', 'gpu_wait', 'cuda_api', 'measurement', 'mpi_init_finalize'):
         rows = [c for c in range(len(callpaths)) if classes[c] == name]
         out['time.' + name] = exclusive[numpy.ix_(rows, cpu)].sum() if rows else 0.0
-    out['time.program'] = sum(out['time.' + n] for n in ('computation', 'mpi', 'openmp', 'gpu_wait', 'cuda_api',
-                                                          'measurement'))
+    out['time.program'] = sum(out['time.' + n] for n in ('computation', 'mpi', 'io', 'openmp', 'gpu_wait',
+                                                          'cuda_api', 'measurement'))
     wall, run = {}, {}
     useful = {}
     for r in ranks:

@@ -103,12 +103,12 @@ TEST_F(StrataAnalyzeTest, ImbalancedExperimentExactLoadBalance) {
         "callpath,MPI_Finalize,MPI_Finalize,mpi,mpi_init_finalize,4,0,0,0,0,0,0,0,0,0,0,4\n"
         "callpath,main,main,user,computation,4,0,0.5,0.5,0.5,0,0,0,0,0,2,4\n");
     EXPECT_EQ(report(out, "loadbalance_ranks.csv"),
-              "order,rank,threads,useful_s,mpi_s,openmp_s,gpu_wait_s,cuda_api_s,measurement_s,"
+              "order,rank,threads,useful_s,mpi_s,io_s,openmp_s,gpu_wait_s,cuda_api_s,measurement_s,"
               "mpi_init_finalize_s,run_time_s,wall_time_s\n"
-              "1,3,1,4.5,0.5,0,0,0,0,0.25,5,5.25\n"
-              "2,0,1,2.5,2.5,0,0,0,0,0.5,5,5.5\n"
-              "3,1,1,2.5,2.5,0,0,0,0,0.25,5,5.25\n"
-              "4,2,1,2.5,2.5,0,0,0,0,0.25,5,5.25\n");
+              "1,3,1,4.5,0.5,0,0,0,0,0,0.25,5,5.25\n"
+              "2,0,1,2.5,2.5,0,0,0,0,0,0.5,5,5.5\n"
+              "3,1,1,2.5,2.5,0,0,0,0,0,0.25,5,5.25\n"
+              "4,2,1,2.5,2.5,0,0,0,0,0,0.25,5,5.25\n");
     const std::string json = report(out, "loadbalance.json");
     EXPECT_NE(
         json.find(
@@ -196,22 +196,34 @@ TEST_F(StrataAnalyzeTest, ImbalancedExperimentAdviceNamesComputeAndRank3) {
     std::getline(lines, second);
     std::getline(lines, third);
     std::getline(lines, rest);
-    EXPECT_EQ(header, "index,kind,region,callpath,ranks,metric,value,threshold,time_s,message");
+    EXPECT_EQ(header, "index,kind,region,callpath,ranks,metric,value,threshold,time_s,stake,message");
+    // Most of the run time at stake first: MPI 40 % of the program time, then
+    // the imbalance of compute (1.5 s of R = 5 s), then that of MPI_Allreduce (0.5 s).
     EXPECT_EQ(first.substr(0, first.find(",\"")),
-              "1,load_imbalance,compute,main/compute,3,imbalance,0.375,0.1,1.5");
+              "1,mpi_share,MPI_Allreduce,main/MPI_Allreduce,,mpi_share,0.4,0.2,8,0.4");
+    EXPECT_EQ(second.substr(0, second.find(",\"")),
+              "2,load_imbalance,compute,main/compute,3,imbalance,0.375,0.1,1.5,0.3");
     EXPECT_NE(
-        first.find(
+        second.find(
             "Load imbalance in 'compute' (call path main/compute): the 4 ranks that run it spend 2.5 s "
             "there on average, rank 3 spends 4 s (imbalance (max - mean) / max = 37.5%, above 10.0%). "
             "Perfect balance would save 1.5 s, 33.3% of the slowest rank's useful time and 30.0% of the run "
             "time R. The slowest: rank 3 (4 s)."),
         std::string::npos)
-        << first;
-    EXPECT_EQ(second.substr(0, second.find(",\"")),
-              "2,wait_imbalance,MPI_Allreduce,main/MPI_Allreduce,3,imbalance,0.2,0.1,0.5");
+        << second;
     EXPECT_EQ(third.substr(0, third.find(",\"")),
-              "3,mpi_share,MPI_Allreduce,main/MPI_Allreduce,,mpi_share,0.4,0.2,8");
+              "3,wait_imbalance,MPI_Allreduce,main/MPI_Allreduce,3,imbalance,0.2,0.1,0.5,0.1");
     EXPECT_EQ(rest, "");
+    EXPECT_NE(report(out, "summary.txt").find("  1. [40.0% at stake] MPI takes 40.0% of the program's time"),
+              std::string::npos)
+        << report(out, "summary.txt");
+    // Findings with less at stake than --min-finding-share are left out, and counted.
+    const std::string few = analyze_into(2, {"--force", "--min-finding-share", "0.2"});
+    EXPECT_EQ(report(few, "advice.csv").find("wait_imbalance"), std::string::npos);
+    EXPECT_NE(report(few, "advice.csv").find("load_imbalance"), std::string::npos);
+    EXPECT_NE(report(few, "summary.txt").find("at stake left out (1 here, --min-finding-share)"),
+              std::string::npos)
+        << report(few, "summary.txt");
     const std::string json = report(out, "advice.json");
     EXPECT_NE(
         json.find("\"kind\": \"load_imbalance\", \"region\": \"compute\", \"callpath\": \"main/compute\", "
@@ -260,10 +272,10 @@ TEST_F(StrataAnalyzeTest, HybridRanksAverageTheirThreads) {
           "pop,parallel_efficiency,0.65625,"})
         EXPECT_NE(csv.find(line), std::string::npos) << line << "\n" << csv;
     EXPECT_EQ(report(one, "loadbalance_ranks.csv"),
-              "order,rank,threads,useful_s,mpi_s,openmp_s,gpu_wait_s,cuda_api_s,measurement_s,"
+              "order,rank,threads,useful_s,mpi_s,io_s,openmp_s,gpu_wait_s,cuda_api_s,measurement_s,"
               "mpi_init_finalize_s,run_time_s,wall_time_s\n"
-              "1,1,2,5.75,0,0.5,0,0,0,0,8,8\n"
-              "2,0,2,4.75,1,0.5,0,0,0,0,8,8\n");
+              "1,1,2,5.75,0,0,0.5,0,0,0,0,8,8\n"
+              "2,0,2,4.75,1,0,0.5,0,0,0,0,8,8\n");
     const std::string balance = report(one, "loadbalance.csv");
     EXPECT_NE(balance.find("\nregion,work,work,user,computation,2,0,4,4.5,5,0.5,0,1,0.1,0.5,18,4\n"),
               std::string::npos)

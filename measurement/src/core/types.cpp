@@ -46,6 +46,7 @@ const char* to_string(RegionRole r) {
         case RegionRole::task_wait: return "task_wait";
         case RegionRole::workshare: return "workshare";
         case RegionRole::lock: return "lock";
+        case RegionRole::file_io: return "file_io";
         case RegionRole::unknown: break;
     }
     return "unknown";

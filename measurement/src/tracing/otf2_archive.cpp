@@ -212,6 +212,7 @@ OTF2_RegionRole to_otf2(RegionRole r) {
         case RegionRole::task_wait: return OTF2_REGION_ROLE_TASK_WAIT;
         case RegionRole::workshare: return OTF2_REGION_ROLE_WORKSHARE;
         case RegionRole::lock: return OTF2_REGION_ROLE_WRAPPER;
+        case RegionRole::file_io: return OTF2_REGION_ROLE_FILE_IO;
         case RegionRole::unknown: break;
     }
     return OTF2_REGION_ROLE_UNKNOWN;

@@ -61,6 +61,7 @@ enum class RegionRole : std::uint8_t {
     task_wait,
     workshare,
     lock,  ///< an OpenMP lock API call (omp_set_lock, ...): the wait to acquire it
+    file_io,  ///< reads or writes files (MPI_File_*)
 };
 
 /// Region flags (bit set).
