@@ -486,6 +486,50 @@ def directory_named_np4(args):
 
 
 @scenario
+def directory_exists_np4(args):
+    # An existing STRATA_EXPERIMENT_DIRECTORY stops the job before main, on every rank, with one
+    # message and a failing exit status, as a single process stops (the program never runs unmeasured).
+    first = MpiRun(args, 'exists-np4', 'mpi_ring', 4, {'STRATA_EXPERIMENT_DIRECTORY': 'strata-exists'})
+    before = sorted(os.listdir(first.directory))
+    command = [args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_ring')]
+    p = subprocess.run(command, cwd=first.dir, env=clean_environment({'STRATA_EXPERIMENT_DIRECTORY': 'strata-exists'}),
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode != 0, 'mpirun: status 0 with an existing directory\n' + p.stderr
+    expect_equal(p.stdout, '', 'main() must not run')
+    expect_equal(p.stderr.count("strata: the experiment directory '%s' already exists" % first.directory), 1,
+                 'one message, from rank 0: ' + p.stderr)
+    expect_equal(sorted(os.listdir(first.directory)), before, 'the old experiment, untouched')
+
+
+@scenario
+def directory_concurrent_np2(args):
+    # Four jobs started at once with one STRATA_EXPERIMENT_DIRECTORY: one of them writes it; each of
+    # the others either stops before main (the directory existed when it started) or says at MPI_Init
+    # that another run has it and measures nothing.  The directory is one run's whole experiment.
+    work = os.path.join(args.work_dir, 'concurrent-np2')
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = clean_environment(dict(TRACING, STRATA_EXPERIMENT_DIRECTORY='strata-shared'))
+    command = [args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_ring')]
+    jobs = [subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(4)]
+    outputs = [(job.communicate(timeout=240), job.returncode) for job in jobs]
+    writers = [(out, err) for (out, err), status in outputs if 'experiment written to' in err]
+    expect_equal(len(writers), 1, 'runs that wrote the experiment: ' + repr([o[0][1] for o in outputs]))
+    for (out, err), status in outputs:
+        if 'experiment written to' in err:
+            expect_equal(status, 0, 'the run that wrote it')
+        elif status != 0:
+            assert 'already exists' in err and out == '', err
+        else:
+            assert 'already exists' in err and 'the measurement stops' in err, err
+    directory = os.path.join(work, 'strata-shared')
+    expect_equal(sorted(os.listdir(directory)), ['profile.h5', 'strata.cfg', 'traces', 'traces.def', 'traces.otf2'],
+                 'one experiment')
+    check_all_ranks(type('Run', (), {'directory': directory, 'ranks': 2})(), RING_C)
+
+
+@scenario
 def profile_only_np2(args):
     run = MpiRun(args, 'profile-only-np2', 'mpi_ring', 2, {'STRATA_VERBOSE': 'true'})
     assert not os.path.exists(os.path.join(run.directory, 'traces.otf2')), run.directory

@@ -2,6 +2,8 @@
 // Experiment directory handling.
 #include "core/experiment_directory.hpp"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,25 +25,45 @@ std::string default_name(long id) {
     return std::string("strata-") + stamp + "_" + std::to_string(id);
 }
 
-std::string create(const std::string& path, bool overwrite) {
+std::string refusal(const std::string& path, bool overwrite) {
     std::error_code ec;
-    if (fs::exists(path, ec)) {
-        if (!overwrite) {
-            return "strata: the experiment directory '" + path +
-                   "' already exists and is not overwritten; choose another "
-                   "STRATA_EXPERIMENT_DIRECTORY, remove it, or set "
-                   "STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true to replace it";
-        }
-        if (!fs::is_directory(path, ec) || !fs::exists(fs::path(path) / "strata.cfg", ec)) {
-            return "strata: STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true, but '" + path +
-                   "' is not a Strata experiment directory (it has no strata.cfg); it is left "
-                   "untouched and the run stops";
-        }
+    if (!fs::exists(fs::symlink_status(path, ec))) return {};
+    if (!overwrite) {
+        return "strata: the experiment directory '" + path +
+               "' already exists and is not overwritten; choose another "
+               "STRATA_EXPERIMENT_DIRECTORY, remove it, or set "
+               "STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true to replace it";
+    }
+    if (fs::is_symlink(path, ec) || !fs::is_directory(path, ec) || !fs::exists(fs::path(path) / "strata.cfg", ec)) {
+        return "strata: STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true, but '" + path +
+               "' is not a Strata experiment directory (it has no strata.cfg); it is left "
+               "untouched and the run stops";
+    }
+    return {};
+}
+
+std::string create(const std::string& path, bool overwrite) {
+    std::string problem = refusal(path, overwrite);
+    if (!problem.empty()) return problem;
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(path, ec))) {
         fs::remove_all(path, ec);
         if (ec) return "strata: cannot remove the old experiment directory '" + path + "': " + ec.message();
     }
-    fs::create_directories(path, ec);
-    if (ec) return "strata: cannot create the experiment directory '" + path + "': " + ec.message();
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) {
+        fs::create_directories(parent, ec);
+        if (ec) return "strata: cannot create the experiment directory '" + path + "': " + ec.message();
+    }
+    // The claim: mkdir fails with EEXIST when another run made it since.
+    if (mkdir(path.c_str(), 0777) != 0) {
+        if (errno == EEXIST) {
+            return "strata: the experiment directory '" + path +
+                   "' was created by another run at the same moment; this run does not write into it (give "
+                   "each run its own STRATA_EXPERIMENT_DIRECTORY)";
+        }
+        return "strata: cannot create the experiment directory '" + path + "': " + std::strerror(errno);
+    }
     return {};
 }
 

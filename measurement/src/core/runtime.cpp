@@ -41,6 +41,7 @@ RegionHandle recording_off_region = 0;
 }  // namespace detail
 
 std::string create_experiment_directory(long id, std::string* problem, bool alone = false);
+long launcher_rank();
 void stop_without_writing();
 
 namespace {
@@ -389,6 +390,18 @@ void initialize_from_environment() {
     // All libraries of the program are loaded before any of them starts: if the
     // MPI adapter is among them, the ranks agree on one directory at MPI_Init.
     const bool mpi_program = dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr;
+    if (mpi_program && !settings.experiment_directory.empty()) {
+        // Rank 0 makes the directory at MPI_Init; that it exists is known now, on
+        // every rank: the job stops before main, as a single process does.
+        std::string path = settings.experiment_directory;
+        if (path[0] != '/' && !g_start_directory.empty()) path = g_start_directory + "/" + path;
+        const std::string problem = experiment::refusal(path, settings.overwrite_experiment_directory);
+        if (!problem.empty()) {
+            if (launcher_rank() <= 0) std::fprintf(stderr, "%s\n", problem.c_str());
+            std::fflush(stderr);
+            _exit(1);
+        }
+    }
     if (!mpi_program) {
         std::string problem;
         options.experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem, true);
