@@ -209,12 +209,14 @@ def check_profile_matches_trace(run):
     assert check.returncode == 0, 'the profile and the trace disagree:\n' + check.stdout + check.stderr
 
 
-def file_size_limit(limit):
-    """For preexec_fn: files may not grow beyond `limit` bytes; a write past it fails (EFBIG), as
-    on a full disk, instead of killing the process with SIGXFSZ."""
+def file_size_limit(limit, ignore_signal=True):
+    """For preexec_fn: files may not grow beyond `limit` bytes.  With `ignore_signal` a write past
+    it fails (EFBIG), as on a full disk; without, SIGXFSZ keeps its default action (killing the
+    process), as under a plain `ulimit -f`: Strata's own writes must then fail the same way."""
     def apply():
         import resource
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        if ignore_signal:
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     return apply
 
@@ -223,10 +225,12 @@ def file_size_limit(limit):
 def disk_full(args):
     # The trace cannot be written (at the end, or at a flush during the run): the program runs to
     # its end with its own exit status, one message says why, and the profile is complete.
+    # Also under a plain file-size limit, where SIGXFSZ would kill the program (ulimit -f).
     n = 200000
-    for name, env in (('disk-full', TRACING),
-                      ('disk-full-flush', dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K'))):
-        run = Run(args, name).program('many_events', str(n), env=env, preexec=file_size_limit(128 << 10))
+    small = dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K')
+    for name, env, ignore in (('disk-full', TRACING, True), ('disk-full-flush', small, True),
+                              ('file-size-limit', TRACING, False), ('file-size-limit-flush', small, False)):
+        run = Run(args, name).program('many_events', str(n), env=env, preexec=file_size_limit(128 << 10, ignore))
         expect_equal(run.stdout, 'many_events: %d\n' % n, name + ': the program ran to its end')
         expect_equal(run.stderr.count('strata: the trace could not be written: '), 1, name + ': ' + run.stderr)
         assert 'experiment written to ' + run.dir + ', incomplete (see above)' in run.stderr, run.stderr

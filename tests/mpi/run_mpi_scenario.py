@@ -769,6 +769,35 @@ def failure_segv_np4(args):
     failure_run(args, 'failure-segv', 'segv', 2, 'it received signal 11')
 
 
+@scenario
+def file_size_limit_np2(args):
+    # Under a file-size limit (ulimit -f: 12 MB, enough for Open MPI's own files) each rank's trace
+    # outgrows it.  Nothing ignores SIGXFSZ here: Strata's writes must fail with EFBIG instead of the
+    # signal killing the rank.  The job ends with the program's own status, one message per rank
+    # names the limit, and each rank's profile is complete.
+    import resource
+    limit, ticks = 12 << 20, 1500000
+    directory = os.path.join(args.work_dir, 'file-size-limit')
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    command = [args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'), 'none',
+               str(ticks)]
+    p = subprocess.run(command, cwd=directory, env=clean_environment(TRACING), capture_output=True, text=True,
+                       timeout=240, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    expect_equal(p.returncode, 0, "the program's own exit status\n" + p.stderr)
+    expect_equal(p.stderr.count('strata: the trace could not be written: File is too large'), 2,
+                 'one message per rank: ' + p.stderr)
+    expect_equal(p.stderr.count('(the file-size limit, ulimit -f, was reached)'), 2, 'the limit named: ' + p.stderr)
+    everything = glob.glob(os.path.join(directory, 'strata-*'))
+    expect_equal(len(everything), 1, 'one experiment directory: %s' % everything)
+    assert not os.path.exists(os.path.join(everything[0], 'traces.otf2')), 'no anchor for an incomplete trace'
+    profile = reader.read_profile(os.path.join(everything[0], 'profile.h5'))
+    for column in range(2):
+        visits = reader.visits_by_path(profile, column)
+        expect_equal(sum(n for path, n in visits.items() if path.endswith('tick')), ticks,
+                     'column %d: tick visits in profile.h5' % column)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('scenario', choices=sorted(SCENARIOS))

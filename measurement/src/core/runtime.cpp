@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "core/clock_sync.hpp"
+#include "core/file_size_guard.hpp"
 #include "core/definitions.hpp"
 #include "core/experiment_directory.hpp"
 #include "core/location.hpp"
@@ -627,9 +628,11 @@ bool finalize() {
     const unification::Unified unified = unification::unify(local, group);
     ctx.definitions = &unified;
     bool ok = true;
+    FileSizeGuard file_size;  // a file-size limit fails these writes; it does not kill the program
     for (const substrate::Callbacks* s : state().substrates) {
         std::string error;
         if (s->finalize && !s->finalize(ctx, &error)) {
+            if (file_size.limit_hit()) error += " (the file-size limit, ulimit -f, was reached)";
             std::fprintf(stderr, "%s\n", error.c_str());
             ok = false;
         }

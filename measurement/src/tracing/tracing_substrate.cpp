@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "core/file_size_guard.hpp"
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
 #include "core/runtime.hpp"
@@ -68,8 +69,10 @@ bool begin_multi_process(events::ProcessGroup* group, std::string* error) {
 /// Writes the buffer to the OTF2 archive and empties it (keeping one page
 /// unless `final`).
 std::string flush(TraceLocation& tl, bool final) {
+    FileSizeGuard guard;  // past a file-size limit: an error, not SIGXFSZ killing the program
     std::string error = open_archive();
     if (error.empty()) error = archive().convert(tl.otf2, tl.buffer);
+    if (guard.limit_hit() && !error.empty()) error += " (the file-size limit, ulimit -f, was reached)";
     tl.records += tl.buffer.records();
     tl.bytes += tl.buffer.bytes();
     if (final) {

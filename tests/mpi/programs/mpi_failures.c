@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A rank fails in the middle of the run: `abort` -> rank 1 calls MPI_Abort,
- * `segv` -> rank 2 dies from SIGSEGV.  Every rank first does TICKS (the second
- * argument, default 0) empty user regions "tick", then 3 barriers inside the
- * user region "work".  The experiment must keep what every rank recorded. */
+ * `segv` -> rank 2 dies from SIGSEGV, any other word -> nobody fails.  Every
+ * rank first does TICKS (the second argument, default 0) empty user regions
+ * "tick", then 3 barriers inside the user region "work".  The experiment must
+ * keep what every rank recorded. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
