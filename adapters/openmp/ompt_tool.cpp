@@ -394,7 +394,12 @@ bool may_end_late(ompt_sync_region_t kind, Construct construct, const void* code
 
 void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*,
                     const void* codeptr_ra) {
-    const Construct construct = sync_construct(kind);
+    Construct construct = sync_construct(kind);
+    // libomp's GOMP_barrier (a GCC-compiled `#pragma omp barrier`) passes no
+    // barrier flag and reports an implementation barrier, but at the program's
+    // code: a barrier the program wrote (libomp's own name code of libomp or none).
+    if (construct == Construct::runtime_barrier && codeptr_ra != nullptr && !g_runtime_code.contains(codeptr_ra))
+        construct = Construct::barrier;
     if (endpoint == ompt_scope_begin) {
         if (construct != Construct::taskwait && construct != Construct::taskgroup) end_unreported_work();
         // libomp names no code for a worker's barrier at the end of a parallel
