@@ -46,6 +46,7 @@ enum : std::uint8_t {
     kTimestamp = 5,
     kAttributeList = 6,
     kFirstEvent = 10,  ///< event kinds start here
+    kMeasurementOnOff = 11,
     kEnter = 12,
     kLeave = 13,
     kMpiSend = 14,
@@ -290,7 +291,11 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
                     }
                     ++position;
                     attribute_value = 0;
-                    if (type == evt::kMpiSend || type == evt::kMpiIsend || type == evt::kMpiRecv ||
+                    if (type == evt::kMeasurementOnOff) {
+                        if (length < 1) return damaged(p, "a MeasurementOnOff event without its mode");
+                        ok = visitor.measurement_on_off(time, position, *p);
+                        p = record_end;
+                    } else if (type == evt::kMpiSend || type == evt::kMpiIsend || type == evt::kMpiRecv ||
                         type == evt::kMpiIrecv) {
                         MessageFields m;
                         const bool with_request = type == evt::kMpiIsend || type == evt::kMpiIrecv;

@@ -118,6 +118,7 @@ struct Replay {
     std::vector<Visits> visits;     ///< per region (CPU threads)
     Ticks first = no_time;
     RankIterationRecords* iterations = nullptr;  ///< the rank's (CPU threads)
+    Ticks measurement_off = no_time;             ///< the first MeasurementOnOff(off): the trace stops there
 };
 
 enum RegionFlag : std::uint8_t {
@@ -555,6 +556,15 @@ std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Repl
     return "";
 }
 
+/// The measurement was switched off (the trace reached STRATA_TRACE_MAX_SIZE):
+/// the location's trace ends there; noted once, for the report.
+OTF2_CallbackCode on_measurement_on_off(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
+                                        OTF2_AttributeList*, OTF2_MeasurementMode mode) {
+    Replay& s = state(user);
+    if (mode == OTF2_MEASUREMENT_OFF && s.measurement_off == no_time) s.measurement_off = s.clock.correct(time);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 OTF2_EvtReaderCallbacks* event_callbacks() {
     OTF2_EvtReaderCallbacks* c = OTF2_EvtReaderCallbacks_New();
     if (c == nullptr) return nullptr;
@@ -568,6 +578,7 @@ OTF2_EvtReaderCallbacks* event_callbacks() {
         OTF2_EvtReaderCallbacks_SetMpiRecvCallback(c, on_recv),
         OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(c, on_irecv),
         OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(c, on_cancelled),
+        OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(c, on_measurement_on_off),
         OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(c, on_collective_end)};
     for (OTF2_ErrorCode code : codes) {
         if (code != OTF2_SUCCESS) {
@@ -610,6 +621,9 @@ struct DirectEvents {
     }
     bool cancelled(uint64_t time, uint64_t position, uint64_t request) {
         return ok(on_cancelled(0, time, position, &s, nullptr, request));
+    }
+    bool measurement_on_off(uint64_t time, uint64_t position, std::uint8_t mode) {
+        return ok(on_measurement_on_off(0, time, position, &s, nullptr, mode));
     }
     bool collective_end(uint64_t time, uint64_t position, const CollectiveFields& c) {
         return ok(on_collective_end(0, time, position, &s, nullptr, c.op, c.comm, c.root, c.sent, c.received));
@@ -656,6 +670,14 @@ void finish_location(Replay& s, ShareRecords& records, const TraceDefinitions& d
             if (v.calls == 0 || seen.last > v.last) v.last = seen.last;
             v.calls += seen.calls;
         }
+    }
+    if (s.measurement_off != no_time) {
+        char at[48];
+        std::snprintf(at, sizeof at, "%.9g",
+                      static_cast<double>(s.measurement_off - static_cast<Ticks>(definitions.global_offset)) /
+                          static_cast<double>(definitions.timer_resolution));
+        records.trace_stops.push_back(where + ": the trace stops at " + std::string(at) +
+                                      " s (the measurement switched it off: STRATA_TRACE_MAX_SIZE)");
     }
     if (timeline != nullptr && timeline->dropped() > 0) {
         char at[48];

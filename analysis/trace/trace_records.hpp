@@ -292,6 +292,7 @@ struct ShareRecords {
     ReplayCounts counts;
     std::vector<std::string> skipped;       ///< per location that could not be read (fully), why
     std::vector<std::string> timeline_cut;  ///< per location whose timeline (trace.json) was cut, where
+    std::vector<std::string> trace_stops;   ///< per location whose trace stops early (measurement off), where
     std::uint64_t next_block = 1;
 
     std::vector<char>

@@ -21,6 +21,10 @@ std::string note_for(const WaitStateReport& report, bool timeline) {
                        " of " + std::to_string(report.locations) + " locations read completely";
     if (!report.skipped.empty())
         note += "; " + std::to_string(report.skipped.size()) + " problems, listed below";
+    if (!report.trace_stops.empty())
+        note += "; the trace stops early on " + std::to_string(report.trace_stops.size()) +
+                " locations (STRATA_TRACE_MAX_SIZE, listed below): the wait states, iterations and timeline "
+                "cover the time before, the profile the whole run";
     note += ". The wait states follow Scalasca's definitions (each is printed with its figure)";
     const IterationPlan& plan = report.iterations.plan;
     note += plan.restricted

@@ -707,7 +707,7 @@ std::string TraceShareAnalysis::partial() const {
         w.put(value.ticks);
         w.put(value.instances);
     }
-    for (const auto* notes : {&records_.skipped, &records_.timeline_cut}) {
+    for (const auto* notes : {&records_.skipped, &records_.timeline_cut, &records_.trace_stops}) {
         w.put<std::uint64_t>(notes->size());
         for (const std::string& s : *notes) w.put_string(s);
     }
@@ -760,7 +760,7 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
             v.first += ticks;
             v.second += instances;
         }
-        for (auto* notes : {&report.skipped, &report.timeline_cut}) {
+        for (auto* notes : {&report.skipped, &report.timeline_cut, &report.trace_stops}) {
             const auto n_notes = in.get<std::uint64_t>();
             for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
         }
@@ -769,6 +769,7 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
     finish_gpu_report(report.gpu, options.tensor_core_patterns);
     std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
     std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
+    std::sort(report.trace_stops.begin(), report.trace_stops.end(), natural_less);
     for (const auto& [key, value] : rows) {
         const auto& [metric, callpath, rank, partner] = key;
         WaitStateRow row;

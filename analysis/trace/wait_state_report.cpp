@@ -87,11 +87,13 @@ std::string waitstates_summary_json(const WaitStateReport& r) {
              ", \"instances\": " + std::to_string(r.total_instances[m]) +
              ", \"definition\": " + json_string(metric_definition(metric_at(m))) + "}";
     }
-    std::string cut = "[";
+    std::string cut = "[", stops = "[";
     for (std::size_t i = 0; i < r.timeline_cut.size(); ++i)
         cut += (i > 0 ? ", " : "") + json_string(r.timeline_cut[i]);
+    for (std::size_t i = 0; i < r.trace_stops.size(); ++i)
+        stops += (i > 0 ? ", " : "") + json_string(r.trace_stops[i]);
     return t + "}, \"counts\": " + counts_json(r) + ", \"skipped\": " + skipped_json(r) +
-           ", \"timeline_cut\": " + cut + "]}";
+           ", \"timeline_cut\": " + cut + "], \"trace_stops\": " + stops + "]}";
 }
 
 std::string waitstates_json(const WaitStateReport& r) {
@@ -150,6 +152,7 @@ std::string waitstates_text(const WaitStateReport& r) {
     t += "  Locations read " + std::to_string(r.locations_read) + " of " + std::to_string(r.locations) + "\n";
     for (const std::string& s : r.skipped) t += "  Skipped: " + s + "\n";
     for (const std::string& s : r.timeline_cut) t += "  Timeline cut: " + s + "\n";
+    for (const std::string& s : r.trace_stops) t += "  Trace stops: " + s + "\n";
     return t;
 }
 

@@ -84,6 +84,7 @@ struct WaitStateReport {
     TraceCounts counts;
     std::vector<std::string> skipped;       ///< what could not be read, sorted
     std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
+    std::vector<std::string> trace_stops;   ///< locations whose trace stops early (STRATA_TRACE_MAX_SIZE), sorted
     GpuReport gpu;                          ///< from the GPU streams (empty rows: none)
     IterationReport iterations;             ///< the key region's iterations and the window applied
 

@@ -110,7 +110,7 @@ void write_archive(const std::string& dir, int events) {
         }
         const std::uint64_t v = random.value(), request = random.value();
         const std::uint32_t peer = random.value32(), comm = random.value32(), tag = random.value32();
-        switch (random.next() % 18) {
+        switch (random.next() % 19) {
             case 0:
                 ok(OTF2_EvtWriter_Enter(w, a, t, peer), "Enter");
                 break;
@@ -170,6 +170,10 @@ void write_archive(const std::string& dir, int events) {
             case 16:
                 ok(OTF2_EvtWriter_ThreadTeamBegin(w, a, t, comm), "ThreadTeamBegin");
                 break;
+            case 17:
+                ok(OTF2_EvtWriter_MeasurementOnOff(w, a, t, tag % 2 ? OTF2_MEASUREMENT_OFF : OTF2_MEASUREMENT_ON),
+                   "MeasurementOnOff");
+                break;
             default:
                 ok(OTF2_EvtWriter_OmpTaskComplete(w, a, t, request), "OmpTaskComplete");
                 break;
@@ -218,6 +222,9 @@ struct Lines {
         return add("irecv_request", t, p, r);
     }
     bool cancelled(std::uint64_t t, std::uint64_t p, std::uint64_t r) { return add("cancelled", t, p, r); }
+    bool measurement_on_off(std::uint64_t t, std::uint64_t p, std::uint8_t mode) {
+        return add("measurement_on_off", t, p, unsigned{mode});
+    }
     bool collective_end(std::uint64_t t, std::uint64_t p, const CollectiveFields& c) {
         return add("collective_end", t, p, unsigned{c.op}, c.comm, c.root, c.sent, c.received);
     }
@@ -283,6 +290,10 @@ std::vector<std::string> read_with_otf2(const std::string& dir) {
     });
     OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(c, [](L, T t, uint64_t p, void* u, A, uint64_t r) {
         lines_of(u).cancelled(t, p, r);
+        return OTF2_CALLBACK_SUCCESS;
+    });
+    OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(c, [](L, T t, uint64_t p, void* u, A, OTF2_MeasurementMode m) {
+        lines_of(u).measurement_on_off(t, p, m);
         return OTF2_CALLBACK_SUCCESS;
     });
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(

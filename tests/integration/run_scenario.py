@@ -242,6 +242,35 @@ def disk_full(args):
 
 
 @scenario
+def trace_max_size(args):
+    # STRATA_TRACE_MAX_SIZE=256K: the event file stops within the bound (a MeasurementOnOff event, off,
+    # where it stops, every region closed), the run goes on, the profile has every event, the note says
+    # so, and strata-analyze says where the trace ends.
+    n = 300000
+    env = dict(TRACING, STRATA_TRACE_MAX_SIZE='256K', STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K')
+    run = Run(args, 'trace-max-size').program('many_events', str(n), env=env)
+    expect_equal(run.stdout, 'many_events: %d\n' % n, 'the program ran to its end')
+    assert 'the trace reached STRATA_TRACE_MAX_SIZE=256K: it stops early on 1 of 1 threads' in run.stderr, \
+        run.stderr
+    size = os.path.getsize(os.path.join(run.dir, 'traces', '0.evt'))
+    assert 0 < size <= 256 << 10, 'event file of %d bytes' % size
+    printed = subprocess.run(['otf2-print', run.archive], capture_output=True, text=True, timeout=120).stdout
+    offs = [line for line in printed.splitlines() if line.startswith('MEASUREMENT_ON_OFF')]
+    expect_equal(len(offs), 1, 'MeasurementOnOff events')
+    assert offs[0].endswith('Mode: OFF'), offs[0]
+    events = reader.read_otf2(run.archive)
+    pairs = reader.check_nesting(events['thread 0'])  # every region closed where the trace stops
+    assert 0 < pairs['tick'] < n, pairs
+    expect_equal(reader.visits_by_path(reader.read_profile(run.profile))['all/tick'], n, 'profile ticks')
+    analysed = subprocess.run([args.analyze, '--output', os.path.join(run.dir, 'reports'), run.dir],
+                              capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1'))
+    expect_equal(analysed.returncode, 0, 'strata-analyze: ' + analysed.stderr)
+    assert 'Trace stops: rank 0, thread 0 (location 0): the trace stops at ' in analysed.stdout, analysed.stdout
+    assert 'the trace stops early on 1 locations' in ' '.join(analysed.stdout.split()), analysed.stdout
+
+
+@scenario
 def signal_during_flush(args):
     # SIGTERM arrives while a trace buffer is being flushed (signal_on_write.so raises it from
     # OTF2's first chunk write): the flush ends first, then the experiment is written, with every
@@ -581,6 +610,7 @@ def main():
     parser.add_argument('scenario', choices=sorted(SCENARIOS))
     parser.add_argument('--bin-dir', required=True)
     parser.add_argument('--work-dir', required=True)
+    parser.add_argument('--analyze', help='strata-analyze, for the scenarios that analyse what they measured')
     args = parser.parse_args()
     os.makedirs(args.work_dir, exist_ok=True)
     SCENARIOS[args.scenario](args)

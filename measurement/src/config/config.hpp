@@ -21,6 +21,7 @@ enum class TimerKind { tsc, clock_gettime };
 struct Settings {
     bool enable_profiling = true;              ///< STRATA_ENABLE_PROFILING
     bool enable_tracing = false;               ///< STRATA_ENABLE_TRACING
+    std::uint64_t trace_max_size = 0;          ///< STRATA_TRACE_MAX_SIZE in bytes, 0: no bound
     std::string experiment_directory;          ///< STRATA_EXPERIMENT_DIRECTORY ("" = strata-<date>_<time>_<id>)
     bool overwrite_experiment_directory = false;  ///< STRATA_OVERWRITE_EXPERIMENT_DIRECTORY
     std::uint64_t total_memory = 64ull << 20;  ///< STRATA_TOTAL_MEMORY in bytes

@@ -113,6 +113,21 @@ void register_core_variables(Registry& registry) {
         "process in addition to the profile and definitions; the default suits most runs.",
         [](const std::string& v) { settings().total_memory = to_bytes(v); }});
 
+    registry.add({"", "TRACE_MAX_SIZE", Type::size, "0", {},
+        "Bound on the trace's size on disk per process (0: none)",
+        "The most a process (an MPI rank) writes of event files: when its event files "
+        "have reached this size, each of its threads stops tracing at its next buffer "
+        "flush (or at the end of the run), so a run that makes far more events than "
+        "expected (an MPI_Test polling loop, a tiny function called a billion times) "
+        "cannot fill the disk.  Where a thread's trace stops, the trace has an OTF2 "
+        "MeasurementOnOff event (measurement off) and the regions open there end; the "
+        "events after it are counted, not written.  The profile goes on to the end of "
+        "the run, and strata-analyze says where each trace ends.\n\n"
+        "A trace may exceed the bound by what one buffer flush of each thread writes "
+        "(up to STRATA_TOTAL_MEMORY in all) and OTF2's last chunk of each event file "
+        "(1M).  0, the default, sets no bound.",
+        [](const std::string& v) { settings().trace_max_size = to_bytes(v); }});
+
     registry.add({"", "PAGE_SIZE", Type::size, "64K", {},
         "Size of the pages the memory budget is divided into",
         "STRATA_TOTAL_MEMORY is divided into pages of this size, which are handed out to "

@@ -3,6 +3,7 @@
 #include "tracing/otf2_archive.hpp"
 
 #include <otf2/OTF2_Pthread_Locks.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -232,6 +233,7 @@ std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_
     open_tried_ = true;
     group_ = group;
     rank_ = rank;
+    directory_ = directory;
     static const bool quiet = (OTF2_Error_RegisterCallback(keep_otf2_message, nullptr), true);
     (void)quiet;
     // OTF2 chunks must be at least 256 KiB and at most 16 MiB.
@@ -277,18 +279,17 @@ std::string Otf2Archive::earlier_failure() {
     return "nothing more is written after an earlier failure: " + write_error_;
 }
 
-std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& buffer) {
+std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records,
+                                 std::uint64_t* converted) {
+    std::uint64_t records = 0;
+    if (converted != nullptr) *converted = 0;
     if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
-    if (state.writer == nullptr) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        state.writer = OTF2_Archive_GetEvtWriter(archive_, location_id(state.location_index));
-        if (state.writer == nullptr) return "cannot create the OTF2 event writer";
-        writers_.push_back(state.writer);
-    }
+    if (writer(state) == nullptr) return "cannot create the OTF2 event writer";
     OTF2_ErrorCode rc = OTF2_SUCCESS;
     buffer.for_each([&](const Record& r) {
-        if (rc != OTF2_SUCCESS) return;
+        if (rc != OTF2_SUCCESS || records == max_records) return;
+        ++records;
         state.last_time = r.time;
         switch (r.type) {
             case RecordType::enter:
@@ -330,7 +331,33 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
         }
         ++state.events;
     });
+    if (converted != nullptr) *converted = records;
     return rc == OTF2_SUCCESS ? std::string() : failed(rc);
+}
+
+OTF2_EvtWriter* Otf2Archive::writer(Otf2LocationState& state) {
+    if (state.writer == nullptr) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        state.writer = OTF2_Archive_GetEvtWriter(archive_, location_id(state.location_index));
+        if (state.writer != nullptr) writers_.push_back(state.writer);
+    }
+    return state.writer;
+}
+
+std::string Otf2Archive::stop(Otf2LocationState& state) {
+    if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
+    if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
+    if (writer(state) == nullptr) return "cannot create the OTF2 event writer";
+    const OTF2_ErrorCode rc = OTF2_EvtWriter_MeasurementOnOff(state.writer, nullptr, state.last_time, OTF2_MEASUREMENT_OFF);
+    if (rc != OTF2_SUCCESS) return failed(rc);
+    ++state.events;
+    return close_open_regions(state, state.last_time);
+}
+
+std::uint64_t Otf2Archive::event_file_bytes(const Otf2LocationState& state) const {
+    struct stat info;
+    const std::string path = directory_ + "/traces/" + std::to_string(location_id(state.location_index)) + ".evt";
+    return ::stat(path.c_str(), &info) == 0 ? static_cast<std::uint64_t>(info.st_size) : 0;
 }
 
 std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end) {

@@ -53,11 +53,21 @@ public:
     /// upper 32 bits, so that ids are unique in the job.
     std::uint64_t location_id(std::uint32_t index) const { return (static_cast<std::uint64_t>(rank_) << 32) | index; }
 
-    /// Converts `buffer` into the location's OTF2 event writer; returns "" or the error.
-    std::string convert(Otf2LocationState& state, const EventBuffer& buffer);
+    /// Converts `buffer` into the location's OTF2 event writer, at most
+    /// `max_records` of its records (the others are left out; `*converted`
+    /// says how many were written when given); returns "" or the error.
+    std::string convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records = UINT64_MAX,
+                        std::uint64_t* converted = nullptr);
 
     /// Closes the regions still open at `end` (end of run).
     std::string close_open_regions(Otf2LocationState& state, Ticks end);
+
+    /// The location's trace stops here (STRATA_TRACE_MAX_SIZE): a MeasurementOnOff
+    /// event (off) at its last event's time, and the regions open then end there.
+    std::string stop(Otf2LocationState& state);
+
+    /// The bytes of the location's event file on disk so far (0: none yet).
+    std::uint64_t event_file_bytes(const Otf2LocationState& state) const;
 
     /// Closes the location's event writer once its last events are written: its
     /// chunk buffers (1 MiB) are freed now, not at finish(), which matters for a
@@ -78,6 +88,7 @@ public:
 private:
     std::mutex mutex_;
     OTF2_Archive* archive_ = nullptr;
+    std::string directory_;  ///< the experiment directory, where traces/ is
     std::string open_error_;
     bool open_tried_ = false;
     std::vector<OTF2_EvtWriter*> writers_;
@@ -90,6 +101,8 @@ private:
     /// Notes that an OTF2 write returned `code`; returns its description.
     std::string failed(OTF2_ErrorCode code);
     std::string earlier_failure();
+    /// The location's event writer, made on first use; nullptr when OTF2 cannot make it.
+    OTF2_EvtWriter* writer(Otf2LocationState& state);
 
     std::string write_local_definitions(const unification::Unified& defs,
                                         const std::vector<LocationDefinition>& locations,

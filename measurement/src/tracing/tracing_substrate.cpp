@@ -2,8 +2,12 @@
 // Tracing substrate callbacks, buffer flushes and the end-of-run conversion.
 #include "tracing/tracing_substrate.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <utility>
+
+#include "config/config.hpp"
 
 #include "core/file_size_guard.hpp"
 #include "core/location.hpp"
@@ -26,6 +30,9 @@ struct TraceLocation {
     std::uint64_t bytes = 0;
     std::uint64_t flushes = 0;
     std::uint64_t lost = 0;
+    std::uint64_t written = 0;     ///< its event file's bytes, estimated at its last conversion (STRATA_TRACE_MAX_SIZE)
+    bool stopped = false;          ///< its trace stopped at STRATA_TRACE_MAX_SIZE
+    std::uint64_t unwritten = 0;   ///< records after that stop
     std::uint32_t metric_count = 0;            ///< counters written after each enter and leave
     std::size_t room_with_metrics = kMaxRecordSize;  ///< a region record and its metric record
 };
@@ -66,12 +73,51 @@ bool begin_multi_process(events::ProcessGroup* group, std::string* error) {
     return problem.empty();
 }
 
+/// The process's event files, in bytes (the sum of the locations' `written`):
+/// what STRATA_TRACE_MAX_SIZE bounds.
+std::atomic<std::uint64_t> g_trace_bytes{0};
+
+/// The bytes of OTF2 per event of a location: as its file shows once a whole
+/// chunk (1M) is on disk (OTF2 holds the last chunk in memory), 16 before (an
+/// Enter with its timestamp, more than most events take).
+std::uint64_t bytes_per_event(const TraceLocation& tl) {
+    const std::uint64_t on_disk = archive().event_file_bytes(tl.otf2);
+    if (on_disk < (1u << 20) || tl.otf2.events == 0) return 16;
+    return std::max<std::uint64_t>(4, on_disk / tl.otf2.events);
+}
+
+/// Converts the buffer, or, once the process's event files have reached
+/// STRATA_TRACE_MAX_SIZE, stops the location's trace (or, stopped, counts the
+/// records it does not write).
+std::string write_or_stop(TraceLocation& tl) {
+    const std::uint64_t bound = config::settings().trace_max_size;
+    if (tl.stopped) {
+        tl.unwritten += tl.buffer.records();
+        return {};
+    }
+    if (bound == 0) return archive().convert(tl.otf2, tl.buffer);
+    // As many records as the bytes left allow.
+    const std::uint64_t used = g_trace_bytes.load(std::memory_order_relaxed);
+    const std::uint64_t allowed = used >= bound ? 0 : (bound - used) / bytes_per_event(tl);
+    std::uint64_t converted = 0;
+    std::string error = archive().convert(tl.otf2, tl.buffer, allowed, &converted);
+    const std::uint64_t written = tl.otf2.events * bytes_per_event(tl);
+    if (written > tl.written) g_trace_bytes.fetch_add(written - tl.written, std::memory_order_relaxed);
+    tl.written = std::max(tl.written, written);
+    if (error.empty() && converted < tl.buffer.records()) {
+        tl.stopped = true;
+        tl.unwritten += tl.buffer.records() - converted;
+        error = archive().stop(tl.otf2);
+    }
+    return error;
+}
+
 /// Writes the buffer to the OTF2 archive and empties it (keeping one page
 /// unless `final`).
 std::string flush(TraceLocation& tl, bool final) {
     FileSizeGuard guard;  // past a file-size limit: an error, not SIGXFSZ killing the program
     std::string error = open_archive();
-    if (error.empty()) error = archive().convert(tl.otf2, tl.buffer);
+    if (error.empty()) error = write_or_stop(tl);
     if (guard.limit_hit() && !error.empty()) error += " (the file-size limit, ulimit -f, was reached)";
     tl.records += tl.buffer.records();
     tl.bytes += tl.buffer.bytes();
@@ -97,7 +143,12 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     loc.busy = true;  // pages, a flush and OTF2 allocate (see Location::busy)
     bool flushed = false;
     Ticks begin = 0, end = 0;
-    if (!tl.buffer.add_page() && !tl.buffer.empty()) {
+    const bool full = !tl.buffer.add_page() && !tl.buffer.empty();
+    if (full && tl.stopped) {
+        // The trace stopped (STRATA_TRACE_MAX_SIZE): nothing goes to disk any more.
+        tl.unwritten += tl.buffer.records();
+        tl.buffer.clear_keep_first_page();
+    } else if (full) {
         begin = timer::now();
         const std::string error = flush(tl, false);
         end = timer::now();
@@ -214,7 +265,7 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     // refuse an archive without any.
     if (location::all().empty()) location::current();
     std::vector<Otf2Archive::LocationDefinition> defs;
-    std::uint64_t lost = 0, flushes = 0;
+    std::uint64_t lost = 0, flushes = 0, stopped = 0, unwritten = 0;
     for (Location* loc : location::all()) {
         auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
         if (tl == nullptr) continue;
@@ -223,6 +274,8 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         if (problem.empty()) problem = archive().close_writer(tl->otf2);
         lost += tl->lost;
         flushes += tl->flushes;
+        stopped += tl->stopped ? 1 : 0;
+        unwritten += tl->unwritten;
         defs.push_back({archive().location_id(loc->index), loc->name, tl->otf2.events});
     }
     // With a process group, finish() is collective: every rank must take part,
@@ -240,6 +293,14 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (lost > 0) {
         std::fprintf(stderr, "strata: warning: %llu trace records were lost for lack of memory\n",
                      static_cast<unsigned long long>(lost));
+    }
+    if (stopped > 0) {
+        std::fprintf(stderr,
+                     "strata: note: rank %d: the trace reached STRATA_TRACE_MAX_SIZE=%s: it stops early on %llu "
+                     "of %zu threads (a MeasurementOnOff event marks where), %llu events were not written; the "
+                     "profile covers the whole run\n",
+                     ctx.rank, config::format_size(config::settings().trace_max_size).c_str(),
+                     static_cast<unsigned long long>(stopped), defs.size(), static_cast<unsigned long long>(unwritten));
     }
     if (!problem.empty()) {
         if (error) {
