@@ -56,12 +56,20 @@ CollectiveRecord collective_bytes(const CollectiveArgs& a);
 inline RegionHandle begin_collective(Function f) {
     detail::inside_strata = true;
     const RegionHandle region = detail::region_of(f);
-    events::enter_mpi_collective_begin(region);
+    if (__builtin_expect(region != detail::filtered_region, 1)) {
+        events::enter_mpi_collective_begin(region);
+    } else {
+        events::mpi_collective_begin();
+    }
     return region;
 }
 /// MpiCollectiveEnd with `c`, then detail::end(region).
 inline void end_collective(RegionHandle region, const CollectiveRecord& c) {
-    events::mpi_collective_end_exit(region, c.op, c.comm, c.root, c.sent, c.received);
+    if (__builtin_expect(region != detail::filtered_region, 1)) {
+        events::mpi_collective_end_exit(region, c.op, c.comm, c.root, c.sent, c.received);
+    } else {
+        events::mpi_collective_end(c.op, c.comm, c.root, c.sent, c.received);
+    }
     detail::inside_strata = false;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // libstrata-mpi's state and start-up: the group switch, the recursion guard, the
-// lazily filled region table and the STRATA_MPI_ENABLE_GROUPS row.
+// lazily filled region table, the STRATA_MPI_ENABLE_GROUPS row and the MPI
+// functions a filter file excludes.
 #include "mpi_adapter.hpp"
 
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 
 #include "config/config.hpp"
+#include "filter/filter_rules.hpp"
 #include "mpi_config.hpp"
 
 namespace strata::mpi {
@@ -17,6 +19,8 @@ namespace detail {
 
 // Nothing is recorded until the constructor below has read STRATA_MPI_ENABLE_GROUPS.
 std::uint32_t enabled_groups = 0;
+/// Per Function: STRATA_FILTERING_FILE excludes it (set by the constructor, read-only after).
+bool filtered[function_count] = {};
 __thread bool inside_strata __attribute__((tls_model("initial-exec"))) = false;
 RegionHandle region_table[function_count] = {};
 
@@ -25,6 +29,10 @@ RegionHandle define_function_region(Function f) {
     // the experiment is written) nothing is recorded: do not add definitions then.
     if (!events::is_active()) return 0;
     const std::size_t index = static_cast<std::size_t>(f);
+    if (filtered[index]) {
+        __atomic_store_n(&region_table[index], filtered_region, __ATOMIC_RELAXED);
+        return filtered_region;
+    }
     events::RegionSpec spec;
     spec.name = function_table[index].name;
     // The source file Score-P gives every MPI region: Scalasca (and Cube) know MPI calls by it.
@@ -55,6 +63,32 @@ namespace {
 /// its own variables when libstrata-measurement was loaded, before this library
 /// started; add_and_load parses this row at once, and a bad value stops the
 /// program with the registry's message.
+/// The MPI functions STRATA_FILTERING_FILE excludes.  Only region rules whose
+/// pattern names MPI functions (begins with "MPI_") apply to them: a filter
+/// written for the program's own functions (`EXCLUDE *`, then `INCLUDE` a
+/// few) leaves MPI alone, as Score-P's filters do; `EXCLUDE MPI_Test*
+/// MPI_Iprobe` takes a polling loop's calls out.  A bad file stops the
+/// program with the message the compiler adapter gives.
+void read_mpi_filter() {
+    const char* path = std::getenv("STRATA_FILTERING_FILE");
+    if (path == nullptr || *path == '\0') return;
+    filter::FilterFile rules;
+    try {
+        rules = filter::read_filter_file(path);
+    } catch (const filter::FilterError& error) {
+        std::fprintf(stderr, "strata: STRATA_FILTERING_FILE='%s' is not valid: %s\n", path, error.what());
+        std::fflush(stderr);
+        _exit(1);
+    }
+    filter::FilterFile mpi_rules;
+    for (const filter::FilterRule& r : rules.rules)
+        if (r.target == filter::FilterTarget::region && !r.mangled && r.pattern.rfind("MPI_", 0) == 0)
+            mpi_rules.rules.push_back(r);
+    if (mpi_rules.rules.empty()) return;
+    for (std::size_t f = 0; f < function_count; ++f)
+        detail::filtered[f] = mpi_rules.region_excluded(function_table[f].name, "");
+}
+
 __attribute__((constructor)) void configure_mpi_adapter() {
     const auto failure = register_variables(config::Registry::instance(),
                                             [](std::uint32_t mask) { detail::enabled_groups = mask; });
@@ -63,6 +97,7 @@ __attribute__((constructor)) void configure_mpi_adapter() {
         std::fflush(stderr);
         _exit(1);
     }
+    read_mpi_filter();
 }
 
 }  // namespace

@@ -50,6 +50,14 @@ extern __thread bool inside_strata __attribute__((tls_model("initial-exec")));
 /// Region handles by Function, 0 until the function is first recorded.
 extern RegionHandle region_table[function_count];
 
+/// Per Function: STRATA_FILTERING_FILE excludes it (mpi_adapter.cpp).
+extern bool filtered[function_count];
+
+/// The "region" of a function that STRATA_FILTERING_FILE excludes: the call
+/// is no region, but its message and request events are recorded (the
+/// analysis matches them; an excluded MPI_Test still completes requests).
+inline constexpr RegionHandle filtered_region = UINT32_MAX;
+
 /// Defines the region of `f` and stores it in region_table (out of line: once per function).
 RegionHandle define_function_region(Function f);
 
@@ -70,13 +78,13 @@ inline RegionHandle region_of(Function f) {
 inline RegionHandle begin(Function f) {
     inside_strata = true;
     const RegionHandle region = region_of(f);
-    events::enter(region);
+    if (__builtin_expect(region != filtered_region, 1)) events::enter(region);
     return region;
 }
 
 /// Exit the region, then guard off.
 inline void end(RegionHandle region) {
-    events::exit(region);
+    if (__builtin_expect(region != filtered_region, 1)) events::exit(region);
     inside_strata = false;
 }
 

@@ -76,9 +76,11 @@ inline RegionHandle begin_send(Function f, int count, MPI_Datatype type, int des
     detail::inside_strata = true;
     const RegionHandle region = detail::region_of(f);
     if (dest == MPI_PROC_NULL) {
-        events::enter(region);
-    } else {
+        if (region != detail::filtered_region) events::enter(region);
+    } else if (__builtin_expect(region != detail::filtered_region, 1)) {
         events::enter_mpi_send(region, communicator_handle(comm), dest, tag, message_bytes(count, type));
+    } else {
+        events::mpi_send(communicator_handle(comm), dest, tag, message_bytes(count, type));
     }
     return region;
 }
@@ -87,9 +89,13 @@ inline RegionHandle begin_send(Function f, int count, MPI_Datatype type, int des
 /// detail::end(region) (MPI_Recv, MPI_Sendrecv, ...).
 inline void end_recv(RegionHandle region, bool received, MPI_Comm comm, const MPI_Status* status) {
     if (received && from_a_peer(status)) {
-        events::mpi_recv_exit(region, communicator_handle(comm), status->MPI_SOURCE, status->MPI_TAG,
-                              received_bytes(status));
-    } else {
+        if (__builtin_expect(region != detail::filtered_region, 1)) {
+            events::mpi_recv_exit(region, communicator_handle(comm), status->MPI_SOURCE, status->MPI_TAG,
+                                  received_bytes(status));
+        } else {
+            events::mpi_recv(communicator_handle(comm), status->MPI_SOURCE, status->MPI_TAG, received_bytes(status));
+        }
+    } else if (region != detail::filtered_region) {
         events::exit(region);
     }
     detail::inside_strata = false;

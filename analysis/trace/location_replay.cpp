@@ -125,6 +125,7 @@ enum RegionFlag : std::uint8_t {
     counts_as_mpi = 1,  ///< counts as MPI time (counts_as_mpi_time())
     gpu_operation = 2,  ///< a kernel, copy or memset, on a GPU stream
     key_end = 4,        ///< the key region of the iterations, on a CPU thread
+    mpi_call = 8,       ///< an MPI function (paradigm MPI): a message or collective event belongs to it
 };
 
 Replay& state(void* user) {
@@ -148,9 +149,12 @@ bool is_gpu_operation(const TraceRegion& r) {
            (r.role == OTF2_REGION_ROLE_FUNCTION || r.role == OTF2_REGION_ROLE_DATA_TRANSFER);
 }
 
-/// The innermost open region, given a block id; nullptr outside every region.
+/// The MPI call a message or collective event happens in, given a block id;
+/// nullptr when the innermost open region is not an MPI call (none, or the
+/// program's own: the call was not recorded, e.g. excluded by a filter file),
+/// so the event stands alone at its own time.
 Frame* blocking_frame(Replay& s) {
-    if (s.stack.empty()) return nullptr;
+    if (s.stack.empty() || (s.region_flags[s.stack.back().region] & mpi_call) == 0) return nullptr;
     Frame& f = s.stack.back();
     if (f.block == 0) f.block = s.out->next_block++;
     return &f;
@@ -166,12 +170,14 @@ void set_block(Replay& s, MessageSide& side, Ticks time, Pending::Kind kind, std
     } else {
         side.block_enter = side.block_exit = time;
         side.block = s.out->next_block++;
-        side.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, "(outside any region)");
+        side.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, outside_any_region);
     }
 }
 
+/// The enter of the MPI call an event happens in (see blocking_frame), else the event's own time.
 Ticks enter_or(Replay& s, Ticks time) {
-    return s.stack.empty() ? time : s.stack.back().enter;
+    return s.stack.empty() || (s.region_flags[s.stack.back().region] & mpi_call) == 0 ? time
+                                                                                     : s.stack.back().enter;
 }
 
 /// The world ranks of a point-to-point event; false (and counted) when they cannot be resolved.
@@ -490,7 +496,7 @@ OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp time, uint6
         s.pending.push_back({Pending::collective, index});
     } else {
         c.enter = c.exit = t;
-        c.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, "(outside any region)");
+        c.callpath = s.out->callpaths.child(CallPaths::none_id, UINT32_MAX - 1, outside_any_region);
     }
     s.out->collectives.push_back(c);
     return OTF2_CALLBACK_SUCCESS;
@@ -716,6 +722,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         const TraceRegion& region = definitions.regions[r];
         std::uint8_t& flags = s.region_flags[r];
         if (counts_as_mpi_time(region)) flags |= counts_as_mpi;
+        if (region.paradigm == OTF2_PARADIGM_MPI) flags |= mpi_call;
         if (s.gpu && is_gpu_operation(region)) flags |= gpu_operation;
         if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
     }

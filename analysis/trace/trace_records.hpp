@@ -35,6 +35,9 @@ using Ticks = std::int64_t;
 /// "Not known" for a time.
 inline constexpr Ticks no_time = INT64_MIN;
 
+/// The call path of a message or collective event in no recorded MPI call.
+inline constexpr const char* outside_any_region = "(outside any region)";
+
 /// What identifies a message across ranks (MPI's non-overtaking order: the
 /// seq-th message from src to dst with this tag on this communicator).
 struct MessageKey {

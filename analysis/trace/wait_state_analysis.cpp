@@ -643,8 +643,10 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         const CallAnswer& a = *(after - 1);
         if (!a.complete) continue;
         const CollectiveKind kind = kind_of(c.op);
-        // Nobody leaves a synchronising collective before the last member entered it.
-        if ((kind == CollectiveKind::barrier || kind == CollectiveKind::nxn) && c.exit < a.latest)
+        // Nobody leaves a synchronising collective before the last member entered it
+        // (a member whose call was not recorded, outside any region, has no enter to compare).
+        if ((kind == CollectiveKind::barrier || kind == CollectiveKind::nxn) && c.exit < a.latest &&
+            records_.callpaths.name(c.callpath) != outside_any_region)
             ++counts_.collective_clock_violations;
         switch (kind) {
             case CollectiveKind::barrier:

@@ -60,6 +60,7 @@ class Call:
 
     def __init__(self, name, enter):
         self.name, self.enter, self.exit = name, enter, None
+        self.mpi = False  # a region of paradigm MPI
 
 
 def op_name(op):
@@ -94,6 +95,7 @@ def read(anchor):
             kind = type(event).__name__
             if kind == 'Enter':
                 stack.append(Call(event.region.name, event.time))
+                stack[-1].mpi = event.region.paradigm == otf2.Paradigm.MPI
                 name = event.region.name.replace('MPI_Init_thread', 'MPI_Init')
                 if name in ('MPI_Init', 'MPI_Finalize') and location.type == otf2.LocationType.CPU_THREAD:
                     setup[name].append(stack[-1])
@@ -102,9 +104,11 @@ def read(anchor):
                 if stack:
                     stack.pop().exit = event.time
                 continue
-            if not stack:
-                continue
-            call = stack[-1]  # the MPI call the event happens in
+            call = stack[-1] if stack and stack[-1].mpi else None  # the MPI call the event happens in
+            if call is None:
+                # Not in a recorded MPI call (a filter file excluded it): the event stands alone.
+                call = Call(kind, event.time)
+                call.exit = event.time
             me = rank_of(location)
             if kind == 'MpiSend':
                 channel = (event.communicator, me, world_rank(event.communicator, event.receiver), event.msg_tag)
@@ -206,7 +210,7 @@ def analyse(resolution, sends, receives, receiving, collectives, setup):
             for rank, (_, _, call) in instance.items():
                 if call.exit is None:
                     continue
-                if op == 'BARRIER' or op in NXN:
+                if (op == 'BARRIER' or op in NXN) and call.mpi:  # (no enter for a call not recorded)
                     violations[2] += call.exit < latest
                     violations[3] += abs(call.exit - latest) <= 1
                 if op == 'BARRIER':

@@ -530,6 +530,46 @@ def directory_concurrent_np2(args):
 
 
 @scenario
+def filter_np2(args):
+    # STRATA_FILTERING_FILE reaches MPI functions that its rules name: MPI_Recv and MPI_Allreduce are
+    # no regions (trace and profile), but their messages and collective operations are still
+    # recorded and match.  The file's `EXCLUDE *` (written for the program's own functions) does
+    # not drop the other MPI calls.
+    os.makedirs(args.work_dir, exist_ok=True)
+    path = os.path.join(args.work_dir, 'filter-np2.filter')  # beside the run's directory, which MpiRun empties
+    with open(path, 'w') as f:
+        f.write('SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\n  INCLUDE main\n  EXCLUDE MPI_Recv MPI_Allreduce\n'
+                'SCOREP_REGION_NAMES_END\n')
+    run = MpiRun(args, 'filter-np2', 'mpi_ring', 2, dict(TRACING, STRATA_FILTERING_FILE=path))
+    expected = {name: n for name, n in RING_C.items() if name not in ('MPI_Recv', 'MPI_Allreduce')}
+    check_all_ranks(run, expected)
+    # Every send has its receive (the collective events of MPI_Allreduce stand outside any region).
+    archive = os.path.join(run.directory, 'traces.otf2')
+    events = messages.read_messages(archive)
+    messages.check_matching(events)
+    messages.check_requests(events)
+    messages.check_against_otf2_print(archive, events)
+    for rank in range(run.ranks):
+        kinds = messages.count_kinds(events, 'rank %d/thread 0' % rank)
+        expect_equal(kinds['MpiRecv'], RING_C['MPI_Recv'], 'rank %d: MpiRecv events of the excluded MPI_Recv' % rank)
+        assert kinds['MpiCollectiveEnd'] >= RING_C['MPI_Allreduce'], kinds
+
+
+@scenario
+def filter_bad_np2(args):
+    # A filter file that cannot be read stops every rank before main, with the file named.
+    directory = os.path.join(args.work_dir, 'filter-bad-np2')
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    command = [args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_ring')]
+    p = subprocess.run(command, cwd=directory, env=clean_environment({'STRATA_FILTERING_FILE': 'missing.filter'}),
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode != 0, p.stderr
+    expect_equal(p.stdout, '', 'main() must not run')
+    assert "STRATA_FILTERING_FILE='missing.filter' is not valid" in p.stderr, p.stderr
+
+
+@scenario
 def profile_only_np2(args):
     run = MpiRun(args, 'profile-only-np2', 'mpi_ring', 2, {'STRATA_VERBOSE': 'true'})
     assert not os.path.exists(os.path.join(run.directory, 'traces.otf2')), run.directory

@@ -176,7 +176,13 @@ void register_core_variables(Registry& registry) {
         "Rules are read in order and the last one that matches a name decides.  Names "
         "may contain the shell wildcards *, ? and [...].  A block between "
         "SCOREP_FILE_NAMES_BEGIN and SCOREP_FILE_NAMES_END filters by source file name in "
-        "the same way.",
+        "the same way.\n\n"
+        "MPI functions are filtered by the region rules whose pattern begins with MPI_ "
+        "(EXCLUDE MPI_Test* MPI_Iprobe takes a polling loop's calls out); other rules, "
+        "such as an EXCLUDE * written for the program's functions, leave MPI alone, as "
+        "Score-P's filters do.  An excluded MPI function is no region, but its messages, "
+        "request completions and collective operations are still recorded, so the "
+        "analysis still matches them.",
         [](const std::string& v) { settings().filtering_file = v; }});
 
     registry.add({"", "WRAPPER_DISABLE", Type::boolean, "false", {},
