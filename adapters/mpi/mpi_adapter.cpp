@@ -63,12 +63,10 @@ namespace {
 /// its own variables when libstrata-measurement was loaded, before this library
 /// started; add_and_load parses this row at once, and a bad value stops the
 /// program with the registry's message.
-/// The MPI functions STRATA_FILTERING_FILE excludes.  Only region rules whose
-/// pattern names MPI functions (begins with "MPI_") apply to them: a filter
-/// written for the program's own functions (`EXCLUDE *`, then `INCLUDE` a
-/// few) leaves MPI alone, as Score-P's filters do; `EXCLUDE MPI_Test*
-/// MPI_Iprobe` takes a polling loop's calls out.  A bad file stops the
-/// program with the message the compiler adapter gives.
+/// The MPI functions STRATA_FILTERING_FILE excludes, by its MPI rules
+/// (FilterFile::mpi_rules): `EXCLUDE MPI_Test* MPI_Iprobe` takes a polling
+/// loop's calls out.  A bad file stops the program with the message the
+/// compiler adapter gives.
 void read_mpi_filter() {
     const char* path = std::getenv("STRATA_FILTERING_FILE");
     if (path == nullptr || *path == '\0') return;
@@ -80,10 +78,7 @@ void read_mpi_filter() {
         std::fflush(stderr);
         _exit(1);
     }
-    filter::FilterFile mpi_rules;
-    for (const filter::FilterRule& r : rules.rules)
-        if (r.target == filter::FilterTarget::region && !r.mangled && r.pattern.rfind("MPI_", 0) == 0)
-            mpi_rules.rules.push_back(r);
+    const filter::FilterFile mpi_rules = rules.mpi_rules();
     if (mpi_rules.rules.empty()) return;
     for (std::size_t f = 0; f < function_count; ++f)
         detail::filtered[f] = mpi_rules.region_excluded(function_table[f].name, "");

@@ -10,6 +10,13 @@
 namespace strata::analysis {
 namespace {
 
+/// An MPI call a polling loop makes again and again, whose region a filter may drop.
+bool is_mpi_polling(const Profile& profile, std::uint32_t region) {
+    if (profile.regions[region].paradigm != Paradigm::mpi) return false;
+    const std::string& name = profile.region_name(region);
+    return name.rfind("MPI_Test", 0) == 0 || name == "MPI_Iprobe" || name == "MPI_Improbe";
+}
+
 bool is_keyword(const std::string& name) {
     return name == "EXCLUDE" || name == "INCLUDE" || name == "MANGLED" || name == "SCOREP_REGION_NAMES_BEGIN" ||
            name == "SCOREP_REGION_NAMES_END" || name == "SCOREP_FILE_NAMES_BEGIN" || name == "SCOREP_FILE_NAMES_END";
@@ -22,7 +29,9 @@ FilterSuggestion suggest_filter(const Profile& profile, const FilterCriteria& cr
     const std::vector<RegionAggregate> aggregates = aggregate_regions(profile);
     for (const RegionAggregate& aggregate : aggregates) suggestion.all_visits += aggregate.total_visits();
     for (const RegionAggregate& aggregate : aggregates) {
-        if (profile.regions[aggregate.region].paradigm != Paradigm::compiler) continue;
+        if (profile.regions[aggregate.region].paradigm != Paradigm::compiler &&
+            !is_mpi_polling(profile, aggregate.region))
+            continue;
         const std::uint64_t visits = aggregate.total_visits();
         if (visits == 0) continue;
         const double us_per_visit = 1e6 * aggregate.total_time_inclusive() / static_cast<double>(visits);
@@ -75,6 +84,7 @@ std::string filter_file_text(const FilterSuggestion& suggestion, const FilterCri
 
 bool filtered_out(const strata::filter::FilterFile& filter, const Profile& profile, std::uint32_t region) {
     const Region& r = profile.regions[region];
+    if (r.paradigm == Paradigm::mpi) return filter.mpi_rules().region_excluded(profile.region_name(region), "");
     if (r.paradigm != Paradigm::compiler) return false;
     return filter.excluded(profile.region_name(region), "", profile.strings[r.file]);
 }

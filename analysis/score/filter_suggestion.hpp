@@ -6,9 +6,11 @@
 //
 // A function is suggested when it is short and called often: its mean
 // inclusive time per visit is at most `max_us_per_visit` and its visits are
-// at least `min_visit_percent` of all region visits.  Only compiler
-// (function) regions are considered: the run-time filter applies to nothing
-// else.
+// at least `min_visit_percent` of all region visits.  Compiler (function)
+// regions are considered, and the MPI calls of polling loops (MPI_Test*,
+// MPI_Iprobe, MPI_Improbe), which the MPI adapter lets a filter exclude while
+// it still records their request completions; other MPI calls stay, since
+// the wait states need their times.
 #pragma once
 
 #include <cstdint>
@@ -53,8 +55,10 @@ std::string filter_file_text(const FilterSuggestion& suggestion, const FilterCri
                              const std::string& experiment);
 
 /// True when the run-time filter `filter` leaves region `region` of `profile`
-/// out.  The profile keeps demangled names only, so MANGLED rules are matched
-/// against the demangled name.
+/// out: a compiler region by every rule, an MPI region by the region rules
+/// that name MPI functions (patterns beginning with MPI_, as the MPI adapter
+/// applies them).  The profile keeps demangled names only, so MANGLED rules are
+/// matched against the demangled name.
 bool filtered_out(const strata::filter::FilterFile& filter, const Profile& profile, std::uint32_t region);
 
 }  // namespace strata::analysis

@@ -81,6 +81,41 @@ TEST_F(FilterSuggestionTest, ShortAndFrequentFunctionsOnly) {
     EXPECT_EQ(suggest_filter(profile, every_share).regions[2].name, "rare");
 }
 
+TEST(FilterSuggestionMpiTest, PollingCallsAreSuggestedOtherMpiCallsAreNot) {
+    // short_calls_profile() with an MPI_Testany polling loop: 800000 visits of 0.125 us.
+    FixtureProfile p = short_calls_profile();
+    p.strings.push_back("MPI_Testany");
+    p.regions.push_back({9, 0, 0, 3, 1, 0});
+    p.callpaths.push_back({0, 7, -1, 0, -1});
+    for (FixtureProfile::Matrix& m : p.metrics) {
+        m.rows = 7;
+        if (m.name == "visits") m.counts.push_back(800000);
+        if (m.name != "visits") m.values.push_back(0.1);
+    }
+    p.metrics[2].values[0] -= 0.1;  // main's exclusive time
+    TempDir dir;
+    write_fixture(p, dir.file("profile.h5"));
+    const Profile profile = read_profile(dir.file("profile.h5"));
+    const FilterSuggestion s = suggest_filter(profile, FilterCriteria{});
+    ASSERT_EQ(s.regions.size(), 3u);  // MPI_Send, short and frequent too, stays: the wait states need it
+    EXPECT_EQ(s.regions[0].name, "leaf");
+    EXPECT_EQ(s.regions[1].name, "MPI_Testany");
+    EXPECT_EQ(s.regions[2].name, "operator*(A const&, A const&)");
+    // The filter's MPI rules are those naming MPI functions, as the MPI adapter applies them.
+    const filter::FilterFile all =
+        filter::parse_filter_text("SCOREP_REGION_NAMES_BEGIN\n EXCLUDE *\n INCLUDE main\nSCOREP_REGION_NAMES_END\n", "a");
+    const filter::FilterFile polling =
+        filter::parse_filter_text("SCOREP_REGION_NAMES_BEGIN\n EXCLUDE MPI_Test*\nSCOREP_REGION_NAMES_END\n", "b");
+    EXPECT_FALSE(filtered_out(all, profile, 6));  // MPI_Send
+    EXPECT_FALSE(filtered_out(all, profile, 7));  // MPI_Testany
+    EXPECT_TRUE(filtered_out(all, profile, 2));   // leaf
+    EXPECT_FALSE(filtered_out(polling, profile, 6));
+    EXPECT_TRUE(filtered_out(polling, profile, 7));
+    EXPECT_EQ(all.mpi_rules().rules.size(), 0u);
+    ASSERT_EQ(polling.mpi_rules().rules.size(), 1u);
+    EXPECT_EQ(polling.mpi_rules().rules[0].pattern, "MPI_Test*");
+}
+
 TEST(LiteralFilterPatternTest, ReadsBackAsExactlyTheName) {
     const std::vector<std::string> names = {
         "operator*(A const&, A const&)", "std::vector<int, std::allocator<int> >::size() const",

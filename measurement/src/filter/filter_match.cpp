@@ -108,4 +108,13 @@ std::string demangled_name(const char* symbol) {
     return result;
 }
 
+FilterFile FilterFile::mpi_rules() const {
+    FilterFile mpi;
+    mpi.path = path;
+    for (const FilterRule& rule : rules)
+        if (rule.target == FilterTarget::region && !rule.mangled && rule.pattern.rfind("MPI_", 0) == 0)
+            mpi.rules.push_back(rule);
+    return mpi;
+}
+
 }  // namespace strata::filter

@@ -64,6 +64,11 @@ struct FilterFile {
     /// The region rules alone, in the same way.  MANGLED rules match `mangled_name`, or
     /// `region_name` when `mangled_name` is empty (as Score-P does).
     bool region_excluded(const std::string& region_name, const std::string& mangled_name) const;
+
+    /// The rules that apply to MPI functions: the region rules whose pattern begins with
+    /// "MPI_".  A filter written for the program's own functions (`EXCLUDE *`, then
+    /// `INCLUDE` a few) thus leaves MPI alone, as Score-P's filters do.
+    FilterFile mpi_rules() const;
 };
 
 /// A filter file that cannot be read or has a syntax error.  The message names the file,
