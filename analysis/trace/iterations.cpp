@@ -176,6 +176,8 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
         plan.candidates =
             candidates_of(visits, definitions, plan.ranks.size(), plan.begin, plan.end, options.candidates);
     }
+    plan.instrumented = std::any_of(definitions.regions.begin(), definitions.regions.end(),
+                                    [](const TraceRegion& r) { return r.paradigm == OTF2_PARADIGM_COMPILER; });
 
     // The Nth instance on each rank; the latest of them splits iterations N-1 and N.
     if (!key.name.empty() && !key.unknown && !plan.ranks.empty()) {
@@ -461,6 +463,10 @@ std::string candidate_list(const IterationReport& r) {
     if (!t.empty()) return t;
     // MPI calls are left out above; a program measured without function
     // instrumentation may have nothing else.
+    if (r.plan.instrumented)
+        return "none: no function or region other than MPI calls, CUDA API calls and Strata's own is called twice "
+               "or more (a filter file may leave the step's function out). Mark the step with "
+               "STRATA_PHASE_BEGIN/STRATA_PHASE_END, or name an MPI call made once per step with --key-region";
     return "none: no region other than MPI calls, CUDA API calls and Strata's own is called twice or more "
            "(a program measured through strata-preload or built with --no-compiler has only those). Mark the "
            "step with STRATA_PHASE_BEGIN/STRATA_PHASE_END, build with the strata compiler wrapper, or name an "

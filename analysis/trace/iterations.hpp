@@ -84,6 +84,9 @@ struct IterationPlan {
     Ticks window_begin = INT64_MIN, window_end = INT64_MAX;
     std::string problem;                ///< a usage problem (unknown region, range beyond the iterations)
     std::vector<Candidate> candidates;  ///< on analysis rank 0 only
+    /// The trace has functions of compiler instrumentation (built with the strata wrapper):
+    /// the advice does not tell to build with it.
+    bool instrumented = false;
     std::size_t iterations() const { return bounds.size() < 2 ? 0 : bounds.size() - 1; }
 };
 

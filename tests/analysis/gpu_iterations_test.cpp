@@ -359,6 +359,32 @@ TEST_F(GpuIterationsTest, WithOnlyMpiCallsThereAreNoCandidatesAndTheTextSaysWhat
     EXPECT_TRUE(advised);
 }
 
+TEST_F(GpuIterationsTest, AnInstrumentedProgramIsNotToldToBuildWithTheWrapper) {
+    // Built with the strata wrapper (a function of paradigm compiler), but no function recurs:
+    // the advice names the user API and --key-region, not the wrapper it was built with.
+    TraceBuilder trace(2);
+    const std::uint32_t main = trace.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_COMPILER);
+    const std::uint32_t barrier = trace.mpi_region("MPI_Barrier");
+    for (std::uint32_t rank = 0; rank < 2; ++rank) {
+        trace.enter(rank, 50, main);
+        for (std::uint64_t step = 0; step < 4; ++step)
+            trace.collective(rank, barrier, 1000000 * step + 100, 1000000 * step + 200, OTF2_COLLECTIVE_OP_BARRIER);
+        trace.leave(rank, 5000000, main);
+    }
+    trace.write(dir_.path());
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    EXPECT_TRUE(r.iterations.plan.candidates.empty());
+    EXPECT_TRUE(r.iterations.plan.instrumented);
+    const std::string text = iterations_text(r.iterations);
+    EXPECT_NE(text.find("none: no function or region other than MPI calls"), std::string::npos) << text;
+    EXPECT_EQ(text.find("compiler wrapper"), std::string::npos) << text;
+    for (const Finding& f : iteration_findings(r.iterations)) {
+        if (f.kind != "no_iterations") continue;
+        EXPECT_EQ(f.message.find("compiler wrapper"), std::string::npos) << f.message;
+        EXPECT_NE(f.message.find("STRATA_PHASE_BEGIN"), std::string::npos) << f.message;
+    }
+}
+
 TEST_F(GpuIterationsTest, UnknownKeyRegionAndRangeBeyondTheTraceAreProblems) {
     iterations_trace(false).write(dir_.path());
     const TraceDefinitions d = read_trace_definitions(anchor());
