@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A GCC-compiled OpenMP program under Strata: how its waits change.  Strata
+# measures OpenMP through OMPT, which GCC's libgomp lacks, so `strata gcc
+# -fopenmp` (and strata-preload) run the program on LLVM's libomp, whose
+# threads wait differently (spin, then yield or sleep) from libgomp's (a fixed
+# spin count, then a futex).  This runs omp_bench.c (many short parallel
+# regions, each a worksharing loop and its barrier) built with gcc -fopenmp:
+#
+#   gomp         plain, on its own libgomp
+#   libomp       plain, on libomp (LD_PRELOAD): the runtime swap alone
+#   profile      built with `strata --no-compiler gcc -fopenmp`, profiling
+#   trace        the same, tracing
+#
+# with P processes of OMP_NUM_THREADS=2 started together (P=1: as many
+# threads as this machine's 2 cores; P=2: twice as many, as 2 ranks x 2
+# threads on one node), and prints the median wall time of the P processes
+# together over REPS repetitions.
+#
+#   [REGIONS=N] [PROCESSES="1 2"] bench/run_omp_gcc.sh [BUILD_DIR] [REPS]
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+reps=${2:-5}
+n=${REGIONS:-20000}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+libomp=$(ls /usr/lib/llvm-*/lib/libomp.so 2> /dev/null | sort -V | tail -1)
+export OMP_NUM_THREADS=2
+
+gcc -O2 -fopenmp "$here/omp_bench.c" -o "$work/plain"
+"$build/instrumenter/strata" --no-compiler gcc -O2 -fopenmp "$here/omp_bench.c" -o "$work/strata" 2> /dev/null
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+together() {  # together P BINARY [VAR=VALUE...]: wall seconds of P processes started together
+  local p=$1 bin=$2 start end
+  shift 2
+  start=$(date +%s.%N)
+  for ((k = 0; k < p; k++)); do
+    env "$@" STRATA_EXPERIMENT_DIRECTORY="$work/exp$k" "$bin" "$n" > /dev/null 2>&1 &
+  done
+  wait
+  end=$(date +%s.%N)
+  rm -rf "$work"/exp*
+  awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f\n", e - s }'
+}
+
+echo "GCC OpenMP program (omp_bench.c, $n parallel regions, $OMP_NUM_THREADS threads per process, $reps repetitions, median wall seconds)"
+for p in ${PROCESSES:-1 2}; do
+  for ((i = 0; i < reps; i++)); do
+    together "$p" "$work/plain" >> "$work/gomp-$p"
+    [[ -n $libomp ]] && together "$p" "$work/plain" LD_PRELOAD="$libomp" >> "$work/libomp-$p"
+    together "$p" "$work/strata" STRATA_ENABLE_PROFILING=true >> "$work/profile-$p"
+    together "$p" "$work/strata" STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true \
+      STRATA_TOTAL_MEMORY=1G >> "$work/trace-$p"
+  done
+  line="  $p process(es), $((p * OMP_NUM_THREADS)) threads on $(nproc) cores:"
+  for mode in gomp libomp profile trace; do
+    [[ -f $work/$mode-$p ]] && line+="  $mode $(median < "$work/$mode-$p") s"
+  done
+  echo "$line"
+done
