@@ -126,7 +126,8 @@ std::optional<Finding> class_share(const AnalysisResult& result, const ClassAdvi
     });
     std::string top;
     for (std::size_t i = 0; i < rows.size() && i < 3; ++i)
-        top += std::string(i > 0 ? ", " : "") + rows[i]->name + " (" + text_seconds(rows[i]->total_s) + ")";
+        top += std::string(i > 0 ? ", " : "") + display_name(rows[i]->name) + " (" + text_seconds(rows[i]->total_s) +
+               ")";
     const double class_s = s.class_s[static_cast<std::size_t>(time_class)];
     Finding f{kind,      rows.empty() ? "" : rows[0]->region, rows.empty() ? "" : rows[0]->name, {}, kind, *share,
               threshold, class_s,                             "",                                 *share};
@@ -137,10 +138,11 @@ std::optional<Finding> class_share(const AnalysisResult& result, const ClassAdvi
     return f;
 }
 
-/// "in 'compute' (call path main/compute)" or "in 'compute'" for a root call path of that name.
+/// "in 'compute' (call path main/compute)" or "in 'compute'" for a root call path of that name
+/// (C++ names shortened, display_name(); advice.csv has the full ones in its columns).
 std::string where(const RowResult& row) {
-    std::string text = "'" + row.region + "'";
-    if (row.name != row.region) text += " (call path " + row.name + ")";
+    std::string text = "'" + display_name(row.region) + "'";
+    if (row.name != row.region) text += " (call path " + display_name(row.name) + ")";
     return text;
 }
 
@@ -166,7 +168,7 @@ Finding load_imbalance(const RowResult& row, const AnalysisResult& result, const
                 text_seconds(row.saved_s) + ", " + text_percent(row.saved_s / s.pop.max_useful_s) +
                 " of the slowest rank's useful time" +
                 (s.run_s > 0 ? " and " + text_percent(row.saved_s / s.run_s) + " of the run time R" : "") +
-                ". The slowest: " + rank_list(slow, &result) + ". Look at how the work of '" + row.region +
+                ". The slowest: " + rank_list(slow, &result) + ". Look at how the work of '" + display_name(row.region) +
                 "' is divided among the ranks.";
     if (s.run_s > 0) f.stake = row.saved_s / s.run_s;
     return f;
@@ -326,7 +328,7 @@ std::vector<Finding> advise(const AnalysisResult& result, const AdviceOptions& o
                          [](const RowResult* a, const RowResult* b) { return a->visits > b->visits; });
         std::string names;
         for (std::size_t i = 0; i < frequent.size() && i < 3; ++i)
-            names += (i > 0 ? ", " : "") + std::string("'") + frequent[i]->region + "'";
+            names += (i > 0 ? ", " : "") + std::string("'") + display_name(frequent[i]->region) + "'";
         if (frequent.size() > 3) names += ", ...";
         Finding f{"short_frequent_functions", frequent.front()->region, "", {}, "visits_per_thread_second", rate,
                   options.filter_visit_rate, std::nullopt, "", std::nullopt};

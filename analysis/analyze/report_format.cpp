@@ -85,4 +85,69 @@ std::string text_percent(double share) {
     return text;
 }
 
+namespace {
+
+/// The position of the bracket that closes the one at `open` (`<` or `(`), or npos.
+std::size_t closing(std::string_view s, std::size_t open) {
+    const char in = s[open], out = in == '<' ? '>' : ')';
+    int depth = 0;
+    for (std::size_t i = open; i < s.size(); ++i) {
+        if (s[i] == in) ++depth;
+        if (s[i] == out && --depth == 0) return i;
+    }
+    return std::string_view::npos;
+}
+
+/// Whether bracket `c` after `text` belongs to an operator's name: the first
+/// character after "operator" ("operator<", "operator()"), or the second '<'
+/// of "operator<<".  A template argument list after an operator follows a
+/// blank ("operator< <int>"), and a parameter list follows the whole name.
+bool in_operator_name(const std::string& text, char c) {
+    if (text.size() >= 8 && text.compare(text.size() - 8, 8, "operator") == 0) return true;
+    return c == '<' && text.size() >= 9 && text.compare(text.size() - 9, 9, "operator<") == 0;
+}
+
+/// One part of a call path, elided (see display_name).
+std::string display_part(std::string_view part) {
+    std::string out;
+    for (std::size_t i = 0; i < part.size();) {
+        const char c = part[i];
+        const bool after_operator = in_operator_name(out, c);
+        if ((c == '<' || c == '(') && !after_operator) {
+            const std::size_t end = closing(part, i);
+            const std::string_view inner =
+                end == std::string_view::npos ? std::string_view() : part.substr(i + 1, end - i - 1);
+            // "(anonymous namespace)" and empty lists say something; the rest is elided.
+            if (end != std::string_view::npos && !inner.empty() && inner != "anonymous namespace") {
+                out += c;
+                out += "\u2026";
+                out += part[end];
+                i = end + 1;
+                continue;
+            }
+        }
+        out += c;
+        ++i;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string display_name(std::string_view name) {
+    std::string out;
+    std::size_t from = 0;
+    int depth = 0;  // a '/' inside brackets (operator/ in a template argument) does not split
+    for (std::size_t i = 0; i <= name.size(); ++i) {
+        if (i < name.size() && (name[i] == '<' || name[i] == '(')) ++depth;
+        if (i < name.size() && (name[i] == '>' || name[i] == ')') && depth > 0) --depth;
+        if (i == name.size() || (name[i] == '/' && depth == 0)) {
+            out += display_part(name.substr(from, i - from));
+            if (i < name.size()) out += '/';
+            from = i + 1;
+        }
+    }
+    return out;
+}
+
 }  // namespace strata::analysis

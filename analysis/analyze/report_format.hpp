@@ -36,4 +36,12 @@ std::string text_seconds(double value);
 /// A share for the text summary: "%.1f%" (no space, so that wrapping keeps it whole).
 std::string text_percent(double share);
 
+/// A region or call path name for people: in each part of a call path, the
+/// template arguments and the parameter list of a demangled C++ name are
+/// elided ("std::vector<…>::push_back(…)"), so that names of hundreds of
+/// characters fit a heading.  Operators (operator<, operator()) and
+/// "(anonymous namespace)" keep their text.  The reports' CSV and JSON fields,
+/// and tooltips, keep the full name.
+std::string display_name(std::string_view name);
+
 }  // namespace strata::analysis

@@ -206,7 +206,7 @@ std::string summary_text(const AnalysisResult& result, const std::vector<Finding
     for (const RowResult* row : top_regions(result, settings.top)) {
         t += "  " + pad_left(text_seconds(row->total_s), 14) + "  " +
              pad_left(all > 0 ? text_percent(row->total_s / all) : "-", 8) + "  " + pad(row->paradigm, 12) +
-             "  " + row->name + "\n";
+             "  " + display_name(row->name) + "\n";
     }
 
     std::string ranks;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyze/report_format.hpp"
+
 namespace strata::analysis::report {
 namespace {
 
@@ -180,8 +182,9 @@ void write_advice(HtmlWriter& html, const JsonValue* advice) {
     for (const JsonValue* f : findings) {
         html.open("article", {{"class", "finding"}});
         const std::string where = !text_of(f, "callpath").empty() ? text_of(f, "callpath") : text_of(f, "region");
+        // The heading shortens C++ names (display_name); "Where to look" below has the full one.
         html.element("h3", text_of(f, "index") + ". " + kind_title(text_of(f, "kind")) +
-                               (where.empty() ? "" : ": " + where));
+                               (where.empty() ? "" : ": " + display_name(where)));
         html.element("p", text_of(f, "message"));
         html.open("dl", {{"class", "facts"}});
         fact(html, "Where to look", where.empty() ? "" : where);

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "analyze/report_format.hpp"
+
 namespace strata::analysis::report {
 namespace {
 
@@ -27,6 +29,22 @@ std::string label_tail(const std::string& text, std::size_t limit) {
     std::size_t cut = text.size() - limit;
     while (cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) ++cut;
     return "\u2026" + text.substr(cut);
+}
+
+/// The chart labels of `names`: C++ names shortened (display_name), then
+/// their ends (label_tail); two that come out alike are told apart by their
+/// place in the chart ("… [2]").
+template <typename Item>
+std::vector<std::string> chart_labels(const std::vector<Item>& items, std::size_t limit) {
+    std::vector<std::string> labels;
+    for (const Item& item : items) labels.push_back(label_tail(display_name(item.label), limit));
+    std::vector<bool> alike(labels.size(), false);
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        for (std::size_t j = i + 1; j < labels.size(); ++j)
+            if (labels[i] == labels[j]) alike[i] = alike[j] = true;
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        if (alike[i]) labels[i] = label_tail(display_name(items[i].label), limit - 5) + " [" + std::to_string(i + 1) + "]";
+    return labels;
 }
 
 std::string fixed(double value) {
@@ -132,13 +150,14 @@ std::string svg_bar_chart(const std::string& title, const std::vector<Bar>& bars
     const int width = label_width + plot_width + text_width;
     const int height = static_cast<int>(bars.size()) * row_height + 4;
     std::string svg = svg_open(title, width, height, "chart");
+    const std::vector<std::string> labels = chart_labels(bars, 38);
     for (std::size_t i = 0; i < bars.size(); ++i) {
         const Bar& bar = bars[i];
         const int y = static_cast<int>(i) * row_height + 2;
         const double w = scaled(bar.value, scale, plot_width);
         svg += "<g><title>" + escape(bar.label + ": " + bar.text) + "</title>";
         svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 15) +
-               "\" text-anchor=\"end\">" + escape(label_tail(bar.label, 38)) + "</text>";
+               "\" text-anchor=\"end\">" + escape(labels[i]) + "</text>";
         svg += "<rect class=\"bar\" x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 3) +
                "\" width=\"" + fixed(w) + "\" height=\"" + std::to_string(row_height - 6) + "\"/>";
         svg += "<text x=\"" + fixed(label_width + w + 6) + "\" y=\"" + std::to_string(y + 15) + "\">" +
@@ -153,6 +172,7 @@ std::string svg_range_chart(const std::string& title, const std::vector<Range>& 
     const int width = label_width + plot_width + text_width;
     const int height = static_cast<int>(ranges.size()) * row_height + 4;
     std::string svg = svg_open(title, width, height, "chart");
+    const std::vector<std::string> labels = chart_labels(ranges, 38);
     for (std::size_t i = 0; i < ranges.size(); ++i) {
         const Range& range = ranges[i];
         const int y = static_cast<int>(i) * row_height + 2;
@@ -161,7 +181,7 @@ std::string svg_range_chart(const std::string& title, const std::vector<Range>& 
         const double x_max = label_width + scaled(range.max, scale, plot_width);
         svg += "<g><title>" + escape(range.label + ": " + range.text) + "</title>";
         svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 15) +
-               "\" text-anchor=\"end\">" + escape(label_tail(range.label, 38)) + "</text>";
+               "\" text-anchor=\"end\">" + escape(labels[i]) + "</text>";
         // The track from 0 to max, the span min..max, the mean as a tick.
         svg += "<rect class=\"track\" x=\"" + std::to_string(label_width) + "\" y=\"" + std::to_string(y + 9) +
                "\" width=\"" + fixed(x_max - label_width) + "\" height=\"4\"/>";

@@ -216,7 +216,7 @@ std::vector<Finding> wait_state_findings(const WaitStateReport& r, double thresh
         // Capitalised: the finding begins with it.
         subject[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(subject[0])));
         f.message = subject + verb + text_seconds(total_s) + " of " + text_seconds(mpi_s) + " MPI time (" +
-                    text_percent(share) + "), mostly in call path " + f.callpath + " (" +
+                    text_percent(share) + "), mostly in call path " + display_name(f.callpath) + " (" +
                     text_seconds(r.seconds(b.callpaths.front().second)) + ")" + blame + " [" +
                     metric_definition(metric) + "]";
         findings.push_back(std::move(f));

@@ -18,6 +18,7 @@
 #include "analyze/partial.hpp"
 #include "analyze/rank_layout.hpp"
 #include "analyze/report_files.hpp"
+#include "analyze/report_format.hpp"
 #include "analyze/share_analysis.hpp"
 #include "analyze/time_classes.hpp"
 #include "analyze_fixtures.hpp"
@@ -399,6 +400,24 @@ TEST_F(AnalyzeCoreTest, LargeOpenMpSynchronisationIsAFinding) {
     options.openmp_threshold = 0.4;
     const std::vector<Finding> quiet = advise(r, options);
     EXPECT_TRUE(std::none_of(quiet.begin(), quiet.end(), [](const Finding& f) { return f.kind == "openmp_share"; }));
+}
+
+TEST(DisplayNameTest, TemplateArgumentsAndParameterListsAreElided) {
+    const std::string e = "\u2026";
+    EXPECT_EQ(display_name("main/compute"), "main/compute");
+    EXPECT_EQ(display_name("std::vector<double, std::allocator<double> >::push_back(double const&)"),
+              "std::vector<" + e + ">::push_back(" + e + ")");
+    EXPECT_EQ(display_name("main/solve<Grid<3>, double>(Grid<3>&, int)/MPI_Allreduce"),
+              "main/solve<" + e + ">(" + e + ")/MPI_Allreduce");
+    EXPECT_EQ(display_name("(anonymous namespace)::step()"), "(anonymous namespace)::step()");
+    // As the demangler writes an operator template: a blank before its arguments.
+    EXPECT_EQ(display_name("bool operator<< <int>(A<int> const&, A<int> const&)"),
+              "bool operator<< <" + e + ">(" + e + ")");
+    EXPECT_EQ(display_name("bool operator<(A const&, A const&)"), "bool operator<(" + e + ")");
+    EXPECT_EQ(display_name("Functor::operator()(int) const"), "Functor::operator()(" + e + ") const");
+    EXPECT_EQ(display_name("operator/(A, A)/leaf"), "operator/(" + e + ")/leaf");
+    EXPECT_EQ(display_name("!$omp parallel @solver.c:10"), "!$omp parallel @solver.c:10");
+    EXPECT_EQ(display_name("broken<unclosed(x"), "broken<unclosed(x");
 }
 
 TEST(RankFindingsTest, MostAtStakeFirstNotesLastSmallOnesLeftOut) {

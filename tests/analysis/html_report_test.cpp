@@ -62,6 +62,21 @@ TEST(HtmlWriter, EscapesEverythingThatIsMarkup) {
     EXPECT_EQ(escape("caf\u00e9 \u2192"), "caf\u00e9 \u2192");  // UTF-8 passes through
 }
 
+TEST(HtmlWriter, ChartLabelsAreShortAndNeverAlike) {
+    // Two long C++ call paths that differ only at their start: shortened (templates and
+    // parameters elided), their ends would read alike, so each gets its place in the chart.
+    const std::string tail = "/Kernel<float, 3>::apply(Field<float, 3>&, Stencil const&)/MPI_Allreduce";
+    const std::string svg = report::svg_bar_chart("t", {{"main/solve_a(int)" + tail, 2.0, "2 s", ""},
+                                               {"main/solve_b(int)" + tail, 1.0, "1 s", ""},
+                                               {"main/std::vector<int, std::allocator<int> >::size() const", 0.5,
+                                                "0.5 s", ""}});
+    EXPECT_NE(svg.find(">\u2026el&lt;\u2026&gt;::apply(\u2026)/MPI_Allreduce [1]</text>"), std::string::npos) << svg;
+    EXPECT_NE(svg.find(">\u2026el&lt;\u2026&gt;::apply(\u2026)/MPI_Allreduce [2]</text>"), std::string::npos) << svg;
+    EXPECT_NE(svg.find(">main/std::vector&lt;\u2026&gt;::size() const</text>"), std::string::npos) << svg;
+    // The tooltips keep the full names.
+    EXPECT_NE(svg.find("<title>main/solve_a(int)/Kernel&lt;float, 3&gt;::apply"), std::string::npos) << svg;
+}
+
 TEST(HtmlWriter, TagsMustBalance) {
     report::HtmlWriter html;
     html.open("section", {{"title", "a\"b"}});
@@ -212,7 +227,9 @@ TEST_F(HtmlReportToolTest, RegionNamesAreEscaped) {
     const std::string one = page(1);
     EXPECT_EQ(check_page(dir_, one), "ok");
     EXPECT_FALSE(contains(one, "a<b>"));
-    EXPECT_TRUE(contains(one, "2. Load imbalance: main/a&lt;b&gt;&amp;&quot;c&quot;</h3>")) << one;
+    // The heading shortens what looks like template arguments (display_name); the facts and tables keep it whole.
+    EXPECT_TRUE(contains(one, "2. Load imbalance: main/a&lt;\u2026&gt;&amp;&quot;c&quot;</h3>")) << one;
+    EXPECT_TRUE(contains(one, "<dd>main/a&lt;b&gt;&amp;&quot;c&quot;</dd>")) << one;
     EXPECT_TRUE(contains(one, "<td>main/a&lt;b&gt;&amp;&quot;c&quot;</td><td>computation</td>"));
     EXPECT_EQ(page(2), one);
 }
