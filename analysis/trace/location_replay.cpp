@@ -685,6 +685,15 @@ void finish_location(Replay& s, ShareRecords& records, const TraceDefinitions& d
         records.trace_stops.push_back(where + ": the trace stops at " + std::string(at) +
                                       " s (the measurement switched it off: STRATA_TRACE_MAX_SIZE)");
     }
+    if (timeline != nullptr && timeline->sampled_out() > 0) {
+        char window[48];
+        std::snprintf(window, sizeof window, "%.6g",
+                      static_cast<double>(timeline->window()) / static_cast<double>(definitions.timer_resolution));
+        records.timeline_cut.push_back(where + ": trace.json holds the slices that begin in 1 of every " +
+                                       std::to_string(timeline->stride()) + " time windows of " + window +
+                                       " s, evenly over the run (--timeline-events); " +
+                                       std::to_string(timeline->sampled_out()) + " slices in the others were left out");
+    }
     if (timeline != nullptr && timeline->dropped() > 0) {
         char at[48];
         std::snprintf(

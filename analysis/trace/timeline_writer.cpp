@@ -116,6 +116,20 @@ TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& 
       cap_(slice_cap),
       slice_start_(definitions.regions.size()) {
     buffer_.reserve(kBuffer + 4096);
+    // Two events per region instance: the largest location's instances, at most.
+    std::uint64_t most = 0;
+    for (const TraceLocation& l : definitions.locations) most = std::max(most, l.events / 2);
+    constexpr std::uint64_t kept_windows = 64;
+    if (cap_ > 0 && most > cap_ && definitions.trace_length >= kept_windows * ((most + cap_ - 1) / cap_)) {
+        stride_ = (most + cap_ - 1) / cap_;
+        window_ = static_cast<Ticks>(definitions.trace_length / (kept_windows * stride_));
+    }
+}
+
+bool TimelineWriter::kept(Ticks t) const {
+    if (stride_ <= 1) return true;
+    const Ticks from = t - static_cast<Ticks>(definitions_.global_offset);
+    return from < 0 || static_cast<std::uint64_t>(from / window_) % stride_ == 0;
 }
 
 void TimelineWriter::append_micros(Ticks t) {
@@ -152,7 +166,7 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
     const TraceLocation& l = definitions_.locations[index];
     rank_ = l.rank;
     thread_ = thread;
-    slices_ = dropped_ = 0;
+    slices_ = dropped_ = sampled_out_ = 0;
     first_dropped_ = no_time;
     where_.clear();
     append_where(where_, rank_, thread);
@@ -171,6 +185,10 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
 }
 
 bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
+    if (!kept(enter)) {
+        ++sampled_out_;
+        return true;
+    }
     if (slices_ >= cap_) {
         if (dropped_++ == 0) first_dropped_ = exit;
         return false;
@@ -194,7 +212,7 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
 }
 
 void TimelineWriter::flow(const MessageKey& key, Ticks event, bool start, std::size_t thread) {
-    if (event == no_time) return;
+    if (event == no_time || !kept(event)) return;
     buffer_ += start ? ",\n{\"ph\": \"s\", " : ",\n{\"ph\": \"f\", \"bp\": \"e\", ";
     buffer_ += "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" + flow_id(key) + "\", \"ts\": ";
     append_micros(event);
@@ -214,6 +232,7 @@ void TimelineWriter::launch_flow(std::uint32_t rank, std::uint64_t correlation, 
             hash *= 1099511628211ull;
         }
     }
+    if (!kept(time)) return;
     char id[24];
     std::snprintf(id, sizeof id, "0x%016llx", static_cast<unsigned long long>(hash));
     buffer_ += start ? ",\n{\"ph\": \"s\", " : ",\n{\"ph\": \"f\", \"bp\": \"e\", ";

@@ -21,7 +21,13 @@
 // rank read, each a segment listed in the part's index (path + ".units", a
 // line "unit offset length" each), so that they are joined in unit order.
 // A location's slices stop at `slice_cap` (the rest is dropped and the
-// summary says where): browser viewers struggle beyond a few hundred MB.
+// summary says where): browser viewers struggle beyond a few hundred MB.  So
+// that a long run is not seen only at its start, when a location of the
+// trace has more region instances than the cap, the run is cut into time
+// windows and only every k-th window is written (slices that begin in it,
+// and the flows there), the same windows on every location: evenly spread
+// views of the whole run, each complete (k the largest location's instances
+// over the cap, 64 kept windows).
 // Every line starts with ",\n" so segments can be concatenated.
 //
 // A million slices are written by default, so a slice costs no floating
@@ -62,6 +68,11 @@ public:
     /// (slices are written as they end, so every dropped one ends at or after it).
     std::uint64_t dropped() const { return dropped_; }
     Ticks first_dropped() const { return first_dropped_; }
+    /// The current location's slices left out because they begin in a window not written.
+    std::uint64_t sampled_out() const { return sampled_out_; }
+    /// Every stride()-th time window of window() ticks is written (1: all of the run).
+    std::uint64_t stride() const { return stride_; }
+    Ticks window() const { return window_; }
 
     /// False when the file could not be written (so far).
     bool ok() const { return static_cast<bool>(out_); }
@@ -95,8 +106,12 @@ private:
     std::int64_t rank_ = 0;
     std::size_t thread_ = 0;
     std::string where_;  ///< ", \"pid\": R, \"tid\": T" of the current location
-    std::uint64_t slices_ = 0, dropped_ = 0;
+    std::uint64_t slices_ = 0, dropped_ = 0, sampled_out_ = 0;
     Ticks first_dropped_ = no_time;
+    std::uint64_t stride_ = 1;
+    Ticks window_ = 1;
+    /// Whether time `t` lies in a window that is written.
+    bool kept(Ticks t) const;
     /// Per region, the start of its slices up to "ts": (made at its first slice; "" not yet).
     std::vector<std::string> slice_start_;
 };

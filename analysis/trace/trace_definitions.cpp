@@ -42,9 +42,10 @@ OTF2_CallbackCode on_string(void* user, OTF2_StringRef self, const char* text) {
     return OTF2_CALLBACK_SUCCESS;
 }
 
-OTF2_CallbackCode on_clock(void* user, uint64_t resolution, uint64_t offset, uint64_t, uint64_t) {
+OTF2_CallbackCode on_clock(void* user, uint64_t resolution, uint64_t offset, uint64_t length, uint64_t) {
     raw(user).out->timer_resolution = resolution;
     raw(user).out->global_offset = offset;
+    raw(user).out->trace_length = length;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -61,6 +61,7 @@ struct TraceDefinitions {
     std::string anchor;                            ///< the anchor file read
     std::uint64_t timer_resolution = 0;            ///< ticks per second
     std::uint64_t global_offset = 0;               ///< the start of the trace on rank 0's clock
+    std::uint64_t trace_length = 0;                ///< its length in ticks (ClockProperties), 0 unknown
     std::vector<TraceRegion> regions;              ///< by OTF2 region reference
     std::vector<TraceLocation> locations;          ///< in definition order
     std::vector<TraceCommunicator> communicators;  ///< by OTF2 communicator reference

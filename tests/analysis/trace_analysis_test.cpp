@@ -301,15 +301,25 @@ TEST_F(TraceAnalysisTest, TimelineIsNotJoinedFromAMissingOrDamagedIndex) {
 
 TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
     const TraceDefinitions d = read_trace_definitions(anchor());
-    const TimelineOptions timeline{dir_.file("trace.json.part"), 8};  // 2 slices per location
+    // 2 slices per location, and up to 9 region instances on one: the 90 ms of the run are cut
+    // into 64 x 8 windows of 0.176 ms, and 1 in 8 is written, on every location alike.  What is
+    // kept then is spread over the run (it was its first 30 ms before), and rank 0 still meets
+    // the cap once.
+    const TimelineOptions timeline{dir_.file("trace.json.part"), 8};
     const WaitStateReport r = analyze_trace_in_process(d, 2, timeline);
     ASSERT_TRUE(join_timeline(timeline, 2, dir_.file("trace.json")));
-    EXPECT_EQ(count(slurp(dir_.file("trace.json")), "\"ph\": \"X\""), 8u);
-    ASSERT_EQ(r.timeline_cut.size(), 4u);
-    // Rank 0's first two slices end at 16.1 and 25.01 ms; the third (MPI_Wait) ends at 30.5 ms.
+    const std::string json = slurp(dir_.file("trace.json"));
+    EXPECT_EQ(count(json, "\"ph\": \"X\""), 5u);
+    // Rank 0's MPI_Allreduce at 55 ms and MPI_Bcast at 62 ms (before, only slices ending by 30.5 ms).
+    EXPECT_NE(json.find("\"name\": \"MPI_Allreduce\", \"cat\": \"mpi\", \"ts\": 55000.000"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"name\": \"MPI_Bcast\", \"cat\": \"mpi\", \"ts\": 62000.000"), std::string::npos) << json;
+    ASSERT_EQ(r.timeline_cut.size(), 5u);
     EXPECT_EQ(r.timeline_cut[0],
-              "rank 0, thread 0 (location 0): 7 slices ending at or after 0.0305 s were left out "
-              "of trace.json");
+              "rank 0, thread 0 (location 0): 1 slices ending at or after 0.09 s were left out of trace.json");
+    EXPECT_EQ(r.timeline_cut[1],
+              "rank 0, thread 0 (location 0): trace.json holds the slices that begin in 1 of every 8 time "
+              "windows of 0.000175781 s, evenly over the run (--timeline-events); 6 slices in the others were "
+              "left out");
     EXPECT_NE(waitstates_text(r).find("  Timeline cut: rank 0, thread 0 (location 0)"), std::string::npos);
 }
 
