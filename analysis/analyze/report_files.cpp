@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
+#include "analyze/output_file.hpp"
 #include "analyze/table_reports.hpp"
 
 namespace strata::analysis {
@@ -61,13 +61,11 @@ void write_report_files(const std::string& directory, const std::vector<ReportFi
         const std::string path = (fs::path(directory) / name).string();
         const std::string temporary = path + ".tmp";
         {
-            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-            if (!out) throw ReportError(temporary + ": cannot write: " + std::strerror(errno));
-            out << content;
-            out.flush();
-            if (!out) {
+            OutputFile out(temporary);
+            if (!out.ok()) throw ReportError(temporary + ": cannot write: " + out.error());
+            if (!out.write(content) || !out.close()) {
                 std::remove(temporary.c_str());
-                throw ReportError(temporary + ": cannot write: " + std::strerror(errno));
+                throw ReportError(temporary + ": cannot write: " + out.error());
             }
         }
         if (std::rename(temporary.c_str(), path.c_str()) != 0) {

@@ -111,7 +111,7 @@ void append_where(std::string& out, std::int64_t rank, std::size_t thread) {
 TimelineWriter::TimelineWriter(const std::string& path, const TraceDefinitions& definitions,
                                std::uint64_t slice_cap)
     : path_(path),
-      out_(path, std::ios::binary | std::ios::trunc),
+      out_(path),
       definitions_(definitions),
       cap_(slice_cap),
       slice_start_(definitions.regions.size()) {
@@ -139,7 +139,7 @@ void TimelineWriter::append_micros(Ticks t) {
 
 void TimelineWriter::flush_if_full() {
     if (buffer_.size() < kBuffer) return;
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    out_.write(buffer_.data(), buffer_.size());
     written_ += buffer_.size();
     buffer_.clear();
 }
@@ -151,15 +151,16 @@ void TimelineWriter::begin_unit(std::uint64_t unit) {
 }
 
 bool TimelineWriter::finish() {
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    out_.write(buffer_.data(), buffer_.size());
     written_ += buffer_.size();
     buffer_.clear();
-    out_.close();
+    const bool written = out_.close();
     if (!segments_.empty()) segments_.back().length = written_ - segments_.back().offset;
-    std::ofstream index(index_path(path_), std::ios::binary | std::ios::trunc);
-    for (const Segment& s : segments_) index << s.unit << ' ' << s.offset << ' ' << s.length << '\n';
-    index.close();
-    return !out_.fail() && !index.fail();
+    OutputFile index(index_path(path_));
+    std::string lines;
+    for (const Segment& s : segments_)
+        lines += std::to_string(s.unit) + ' ' + std::to_string(s.offset) + ' ' + std::to_string(s.length) + '\n';
+    return written && index.write(lines) && index.close();
 }
 
 void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {

@@ -38,10 +38,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "analyze/output_file.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
 
@@ -75,7 +75,7 @@ public:
     Ticks window() const { return window_; }
 
     /// False when the file could not be written (so far).
-    bool ok() const { return static_cast<bool>(out_); }
+    bool ok() const { return out_.ok(); }
 
     /// Flushes and closes the part and writes its index; false when either could not be written.
     bool finish();
@@ -97,7 +97,7 @@ private:
     static constexpr std::size_t kBuffer = std::size_t{1} << 20;
 
     std::string path_;
-    std::ofstream out_;
+    OutputFile out_;  ///< never through a symbolic link planted at the part's name
     std::string buffer_;
     std::uint64_t written_ = 0;      ///< bytes written to out_
     std::vector<Segment> segments_;  ///< the last one's length is set when the next begins

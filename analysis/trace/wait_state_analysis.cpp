@@ -828,8 +828,8 @@ bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std
         std::vector<std::ifstream> parts;
         for (std::size_t r = 0; r < ranks; ++r)
             parts.emplace_back(timeline_part(timeline, r), std::ios::binary);
-        std::ofstream out(path, std::ios::binary | std::ios::trunc);
-        out << timeline_header();
+        OutputFile out(path);  // never through a symbolic link at its name
+        out.write(std::string(timeline_header()));
         bool first = true;
         std::string piece;
         for (const auto& [segment, r] : segments) {
@@ -845,14 +845,13 @@ bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std
                 piece.resize(
                     static_cast<std::size_t>(std::min<std::uint64_t>(length, std::uint64_t{1} << 20)));
                 in.read(&piece[0], static_cast<std::streamsize>(piece.size()));
-                out.write(piece.data(), in.gcount());
+                out.write(piece.data(), static_cast<std::size_t>(in.gcount()));
                 length -= static_cast<std::uint64_t>(in.gcount());
             }
             ok = ok && length == 0;
         }
-        out << timeline_footer();
-        out.flush();
-        ok = ok && static_cast<bool>(out);
+        out.write(std::string(timeline_footer()));
+        ok = out.close() && ok;
     }
     for (std::size_t r = 0; r < ranks; ++r) remove_timeline_part(timeline, r);
     return ok;

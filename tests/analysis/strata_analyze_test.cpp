@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -291,6 +292,26 @@ TEST_F(StrataAnalyzeTest, HybridRanksAverageTheirThreads) {
 }
 
 // ---- where the reports go -----------------------------------------------------------
+
+TEST_F(StrataAnalyzeTest, PlantedSymbolicLinksAreNeverWrittenThrough) {
+    // Someone who can write into the output directory plants summary.txt.tmp -> a file of the
+    // user's elsewhere: strata-analyze refuses to write through it and says so; the file is intact.
+    write_experiment(imbalanced_profile(), experiment());
+    const std::string output = dir_.file("out"), victim = dir_.file("victim.txt");
+    fs::create_directories(output);
+    {
+        std::ofstream(victim) << "precious\n";
+    }
+    fs::create_symlink(victim, fs::path(output) / "summary.txt.tmp");
+    const RunResult r = analyze(1, {"--output", output, experiment()});
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("summary.txt.tmp: cannot write: it is a symbolic link, which is not written through"),
+              std::string::npos)
+        << r.err;
+    std::ifstream in(victim);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "precious\n");
+}
 
 TEST_F(StrataAnalyzeTest, DefaultOutputIsNeverOverwrittenWithoutForce) {
     write_experiment(imbalanced_profile(), experiment());

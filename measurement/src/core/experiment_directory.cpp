@@ -2,7 +2,9 @@
 // Experiment directory handling.
 #include "core/experiment_directory.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -69,13 +71,28 @@ std::string create(const std::string& path, bool overwrite) {
 
 std::string write_file(const std::string& path, const std::string& text) {
     const std::string tmp = path + ".tmp";
-    std::FILE* f = std::fopen(tmp.c_str(), "w");
-    if (f == nullptr) return "strata: cannot write '" + path + "': " + std::strerror(errno);
-    const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    const int saved = errno;
-    if (std::fclose(f) != 0 || !ok) {
+    // Never through a symbolic link planted at the temporary's name (O_NOFOLLOW).
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return "strata: cannot write '" + path + "': " +
+               (errno == ELOOP ? std::string(tmp + " is a symbolic link, which is not written through")
+                               : std::string(std::strerror(errno)));
+    }
+    std::size_t done = 0;
+    int saved = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            saved = n < 0 ? errno : EIO;
+            break;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0 && saved == 0) saved = errno;
+    if (saved != 0) {
         std::remove(tmp.c_str());
-        return "strata: cannot write '" + path + "': " + std::strerror(ok ? errno : saved);
+        return "strata: cannot write '" + path + "': " + std::strerror(saved);
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         return "strata: cannot write '" + path + "': " + std::strerror(errno);
