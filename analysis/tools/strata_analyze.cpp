@@ -412,26 +412,43 @@ void send_small_writes_at_once() {
 
 }  // namespace
 
+/// Whether this process is the launcher's first (or alone): before MPI_Init,
+/// the one that speaks for all (rank variables of Open MPI, MPICH, PMIx, Slurm).
+bool first_process() {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}) {
+        const char* rank = std::getenv(name);
+        if (rank != nullptr) return std::strcmp(rank, "0") == 0;
+    }
+    return true;
+}
+
 int main(int argc, char** argv) {
+    // The command line first, and an experiment that is not there: every rank
+    // sees the same, so each answers without MPI (a quick exit never starts and
+    // finalises MPI: Open MPI's singleton crashed in MPI_Finalize now and then).
+    AnalyzeOptions options;
+    try {
+        options = parse_analyze_options(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const AnalyzeUsageError& problem) {
+        if (first_process()) std::cerr << program << problem.what() << "\n\n" << analyze_usage();
+        return 2;
+    }
+    if (options.help) {
+        if (first_process()) std::cout << analyze_usage();
+        return 0;
+    }
+    struct stat experiment {};
+    if (::stat(options.experiment.c_str(), &experiment) != 0) {
+        if (first_process()) std::cerr << program << options.experiment << ": cannot open: " << std::strerror(errno) << '\n';
+        return 1;
+    }
+
     prefer_shared_memory_transport_on_one_node();
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-    int status = 0;
-    AnalyzeOptions options;
-    try {
-        options = parse_analyze_options(std::vector<std::string>(argv + 1, argv + argc));
-        if (options.help) {
-            if (rank == 0) std::cout << analyze_usage();
-        } else {
-            status = run(options, rank, size);
-        }
-    } catch (const AnalyzeUsageError& problem) {
-        if (rank == 0) std::cerr << program << problem.what() << "\n\n" << analyze_usage();
-        status = 2;
-    }
+    const int status = run(options, rank, size);
     send_small_writes_at_once();
     MPI_Finalize();
     return status;

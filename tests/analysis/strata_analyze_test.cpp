@@ -509,6 +509,26 @@ TEST_F(StrataAnalyzeTest, BadOptionsPrintUsage) {
     EXPECT_FALSE(fs::exists(fs::path(experiment()) / "analysis"));
 }
 
+TEST_F(StrataAnalyzeTest, QuickAnswersNeedNoMpi) {
+    // --help, a bad command line and a missing experiment are answered before MPI starts (a
+    // quick exit through Open MPI's singleton MPI_Init and MPI_Finalize crashed now and then).
+    // With an MPI transport that does not exist, MPI_Init fails: only an analysis needs it.
+    write_experiment(imbalanced_profile(), experiment());
+    setenv("OMPI_MCA_pml", "no_such_transport", 1);
+    const RunResult help = analyze(0, {"--help"});
+    const RunResult usage = analyze(0, {"--top", "many", experiment()});
+    const RunResult missing = analyze(0, {dir_.file("missing")});
+    const RunResult analysis = analyze(0, {"--output", dir_.file("out"), experiment()});
+    unsetenv("OMPI_MCA_pml");
+    EXPECT_EQ(help.status, 0) << help.err;
+    EXPECT_EQ(help.out.find("usage: mpirun -np K strata-analyze"), 0u);
+    EXPECT_EQ(usage.status, 2) << usage.err;
+    EXPECT_NE(usage.err.find("usage: mpirun -np K strata-analyze"), std::string::npos) << usage.err;
+    EXPECT_EQ(missing.status, 1) << missing.err;
+    EXPECT_EQ(missing.err, "strata-analyze: " + dir_.file("missing") + ": cannot open: No such file or directory\n");
+    EXPECT_NE(analysis.status, 0) << "this test needs MPI_Init to fail without a transport";
+}
+
 // ---- damaged profiles: a fuzz corpus ----------------------------------------------
 
 TEST_F(StrataAnalyzeTest, DamagedProfilesNeverCrashTheTools) {
