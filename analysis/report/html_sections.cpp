@@ -449,8 +449,9 @@ void write_iterations(HtmlWriter& html, const JsonValue* iterations) {
     open_section(html, "iterations", "Iterations");
     html.open("dl", {{"class", "facts"}});
     fact(html, "Key region", text_of(iterations, "key_region").empty()
-                                 ? std::string("none found: the whole run is one iteration; candidates "
-                                               "by call count are in the iterations.json table below")
+                                 ? std::string("none found: the whole run is one iteration; the candidates, "
+                                               "the most regularly recurring first, are in the iterations.json "
+                                               "table below")
                                  : text_of(iterations, "key_region") + " (" + text_of(iterations, "key_source") + ")");
     fact(html, "Iterations", text_of(iterations, "iterations"));
     fact(html, "Mean, standard deviation", text_of(iterations, "mean_s").empty()

@@ -65,6 +65,9 @@ std::string iteration_box(const ShareRecords& records, bool with_visits) {
             w.put(v.calls);
             w.put(v.first);
             w.put(v.last);
+            w.put(v.gaps);
+            w.put(v.gap_sum);
+            w.put(v.gap_squares);
         }
     }
     return std::move(w.bytes());
@@ -99,10 +102,16 @@ std::vector<Candidate> candidates_of(const std::map<std::uint32_t, std::map<std:
             m.first = m.calls == 0 ? v.first : std::min(m.first, v.first);
             m.last = m.calls == 0 ? v.last : std::max(m.last, v.last);
             m.calls += v.calls;
+            m.gaps += v.gaps;
+            m.gap_sum += v.gap_sum;
+            m.gap_squares += v.gap_squares;
         }
         for (const auto& [name, v] : mine) {
             Candidate& c = by_name[name];
             c.name = name;
+            c.gaps += v.gaps;
+            c.gap_sum += v.gap_sum;
+            c.gap_squares += v.gap_squares;
             c.first = c.ranks == 0 ? v.first : std::min(c.first, v.first);
             c.last = c.ranks == 0 ? v.last : std::max(c.last, v.last);
             c.min_calls = c.ranks == 0 ? v.calls : std::min(c.min_calls, v.calls);
@@ -116,15 +125,29 @@ std::vector<Candidate> candidates_of(const std::map<std::uint32_t, std::map<std:
         // A step's region recurs over the run: set-up and tear-down regions
         // called a few times at one end of it do not.
         c.spans_run = end > begin && 2 * (c.last - c.first) >= end - begin;
+        // How much the time between two calls varies: its standard deviation over its mean.
+        if (c.gaps > 0 && c.gap_sum > 0) {
+            const double mean = c.gap_sum / static_cast<double>(c.gaps);
+            const double variance = std::max(0.0, c.gap_squares / static_cast<double>(c.gaps) - mean * mean);
+            c.variation = std::sqrt(variance) / mean;
+        }
         list.push_back(c);
     }
     // DLProf's advice: called once per step on every rank, early in the step.
+    // A step recurs regularly: the most regular first (in steps of 5 % of
+    // variation); of those alike, the one called most often (a region called
+    // every 50 steps is as regular as the step, and fewer calls are no
+    // reason to prefer it), then the earliest.
+    const auto bucket = [](const Candidate& c) {
+        return c.variation < 0 ? INT64_MAX : static_cast<std::int64_t>(c.variation / 0.05);
+    };
     std::stable_sort(list.begin(), list.end(), [&](const Candidate& a, const Candidate& b) {
         if (a.spans_run != b.spans_run) return a.spans_run;
         const bool ea = a.ranks == ranks && a.min_calls == a.max_calls,
                    eb = b.ranks == ranks && b.min_calls == b.max_calls;
         if (ea != eb) return ea;
-        if (a.max_calls != b.max_calls) return a.max_calls < b.max_calls;
+        if (bucket(a) != bucket(b)) return bucket(a) < bucket(b);
+        if (a.max_calls != b.max_calls) return a.max_calls > b.max_calls;
         if (a.first != b.first) return a.first < b.first;
         return a.name < b.name;
     });
@@ -160,6 +183,9 @@ IterationPlan make_plan(const KeyChoice& key, const std::vector<std::string>& bo
                 visit.calls = in.get<std::uint64_t>();
                 visit.first = in.get<Ticks>();
                 visit.last = in.get<Ticks>();
+                visit.gaps = in.get<std::uint64_t>();
+                visit.gap_sum = in.get<double>();
+                visit.gap_squares = in.get<double>();
             }
         }
     }
@@ -421,7 +447,8 @@ std::string iterations_json(const IterationReport& r) {
              ", \"ranks\": " + std::to_string(c.ranks) +
              ", \"first_enter_s\": " + format_number(r.seconds(c.first - p.begin)) +
              ", \"last_enter_s\": " + format_number(r.seconds(c.last - p.begin)) +
-             ", \"spans_run\": " + (c.spans_run ? "true" : "false") + "}";
+             ", \"spans_run\": " + (c.spans_run ? "true" : "false") +
+             ", \"variation\": " + (c.variation < 0 ? std::string("null") : format_number(c.variation)) + "}";
     }
     t += p.candidates.empty() ? "],\n" : "\n  ],\n";
     t += "  \"rows\": [";
@@ -458,7 +485,8 @@ std::string candidate_list(const IterationReport& r) {
         const Candidate& c = r.plan.candidates[i];
         t += (i > 0 ? ", " : "") + c.name + " (" + std::to_string(c.min_calls) +
              (c.min_calls == c.max_calls ? "" : "-" + std::to_string(c.max_calls)) + " calls per rank on " +
-             std::to_string(c.ranks) + (c.ranks == 1 ? " rank)" : " ranks)");
+             std::to_string(c.ranks) + (c.ranks == 1 ? " rank" : " ranks") +
+             (c.variation < 0 ? std::string() : ", spacing varies " + text_percent(c.variation)) + ")";
     }
     if (!t.empty()) return t;
     // MPI calls are left out above; a program measured without function
@@ -486,7 +514,7 @@ std::string iterations_text(const IterationReport& r) {
             (p.key.name.empty() ? std::string("no key region given (--key-region) and none marked as a phase")
                                 : "the key region " + p.key.name + " has no complete instance on some rank") +
             "; the whole run is one iteration.\n";
-        t += "  Candidates by call count (choose one called once per step, early in it, and pass it with "
+        t += "  Candidates, the most regularly recurring first (choose one called once per step, early in it, and pass it with "
              "--key-region NAME): " +
              candidate_list(r) + "\n";
         return t;
@@ -534,7 +562,7 @@ std::string iterations_summary_csv(const IterationReport& r) {
 
 std::string unknown_key_message(const IterationReport& r) {
     if (!r.plan.key.unknown) return r.plan.problem;
-    return r.plan.problem + "; candidates by call count (calls per rank): " + candidate_list(r);
+    return r.plan.problem + "; candidates, the most regularly recurring first: " + candidate_list(r);
 }
 
 }  // namespace strata::analysis::trace

@@ -5,7 +5,7 @@
 //                  OTF2_REGION_FLAG_PHASE (the user API's phase; the CUDA
 //                  adapter flags the NVTX ranges it records as phases the same
 //                  way), else none: the whole run is one iteration and the
-//                  candidates are listed by call count
+//                  candidates are listed, the most regularly recurring first
 //   boundaries     on each rank the ends k_1 < ... < k_N of the key region's
 //                  instances on its first CPU thread that calls it (normally
 //                  the master thread); B_n = max over ranks of the
@@ -67,6 +67,11 @@ struct Candidate {
     /// Its calls are spread over at least half of the run (last - first >= (T1 - T0) / 2), as a
     /// step's are; listed before the others.
     bool spans_run = false;
+    /// The times between consecutive calls (on each location): their sums, and their standard
+    /// deviation over their mean, how regularly it recurs (-1: unknown, one call per location).
+    std::uint64_t gaps = 0;
+    double gap_sum = 0, gap_squares = 0;
+    double variation = -1;
 };
 
 /// The plan every analysis rank agrees on.

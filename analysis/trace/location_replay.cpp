@@ -77,6 +77,7 @@ private:
 struct Visits {
     std::uint64_t calls = 0;
     Ticks first = no_time, last = no_time;
+    double gap_squares = 0;  ///< the squares of the times between consecutive Enters (regularity)
 };
 
 /// A record waiting for the X of the innermost open region.
@@ -218,7 +219,12 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
     if (s.first == no_time) s.first = enter;
     if (!s.gpu) {
         Visits& v = s.visits[region];
-        if (v.calls++ == 0) v.first = enter;
+        if (v.calls++ == 0) {
+            v.first = enter;
+        } else {
+            const double gap = static_cast<double>(enter - v.last);
+            v.gap_squares += gap * gap;
+        }
         v.last = enter;
     }
     const bool mpi = (s.region_flags[region] & counts_as_mpi) != 0;
@@ -675,6 +681,9 @@ void finish_location(Replay& s, ShareRecords& records, const TraceDefinitions& d
             if (v.calls == 0 || seen.first < v.first) v.first = seen.first;
             if (v.calls == 0 || seen.last > v.last) v.last = seen.last;
             v.calls += seen.calls;
+            v.gaps += seen.calls - 1;
+            v.gap_sum += static_cast<double>(seen.last - seen.first);
+            v.gap_squares += seen.gap_squares;
         }
     }
     if (s.measurement_off != no_time) {

@@ -265,6 +265,10 @@ struct RegionVisits {
     std::uint64_t calls = 0;
     Ticks first = no_time;  ///< the first Enter
     Ticks last = no_time;   ///< the last Enter
+    /// The times between consecutive Enters on one location: how many, their sum and
+    /// the sum of their squares (ticks), for how regularly the region recurs.
+    std::uint64_t gaps = 0;
+    double gap_sum = 0, gap_squares = 0;
 };
 
 /// What the iteration analysis needs of one measured rank.

@@ -61,7 +61,7 @@ std::vector<Finding> iteration_findings(const IterationReport& report) {
                                         : "the key region " + p.key.name + " is missing on some rank") +
                     "): the whole run is one iteration. Choose a region called once per step, early in it, "
                     "and pass it with --key-region NAME" +
-                    (!candidates.empty() ? "; candidates by call count: " + candidates
+                    (!candidates.empty() ? "; candidates, the most regularly recurring first: " + candidates
                      : p.instrumented    ? std::string(". No function or region other than MPI and CUDA API calls is "
                                                        "called twice or more: mark the step with "
                                                        "STRATA_PHASE_BEGIN/STRATA_PHASE_END.")

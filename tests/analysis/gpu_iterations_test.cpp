@@ -287,7 +287,8 @@ TEST_F(GpuIterationsTest, WithoutKeyRegionTheCandidatesAreListed) {
                   "halo");  // 12 calls; CUDA API calls are no candidates
         const std::string text = iterations_text(r.iterations);
         EXPECT_NE(text.find("0 iterations found"), std::string::npos) << text;
-        EXPECT_NE(text.find("step (6 calls per rank on 2 ranks)"), std::string::npos) << text;
+        // Gaps of 30, then 10 ms: they vary 57.1 % (population standard deviation over the mean).
+        EXPECT_NE(text.find("step (6 calls per rank on 2 ranks, spacing varies 57.1%)"), std::string::npos) << text;
     }
 }
 
@@ -322,14 +323,55 @@ TEST_F(GpuIterationsTest, CandidatesSpreadOverTheRunComeFirst) {
         ASSERT_EQ(r.iterations.plan.candidates.size(), 3u) << "K = " << k;
         EXPECT_EQ(r.iterations.plan.candidates[0].name, "step");
         EXPECT_TRUE(r.iterations.plan.candidates[0].spans_run);
-        EXPECT_EQ(r.iterations.plan.candidates[1].name, "setup");  // 2 calls, then 3
-        EXPECT_EQ(r.iterations.plan.candidates[2].name, "finish");
+        // Both evenly spaced: the one called more often first.
+        EXPECT_EQ(r.iterations.plan.candidates[1].name, "finish");
+        EXPECT_EQ(r.iterations.plan.candidates[2].name, "setup");
         EXPECT_FALSE(r.iterations.plan.candidates[1].spans_run);
         const std::string json = iterations_json(r.iterations);
         EXPECT_NE(json.find("{\"region\": \"step\", \"min_calls_per_rank\": 5, \"max_calls_per_rank\": 5, "
-                            "\"ranks\": 2, \"first_enter_s\": 0.01, \"last_enter_s\": 0.09, \"spans_run\": true}"),
+                            "\"ranks\": 2, \"first_enter_s\": 0.01, \"last_enter_s\": 0.09, \"spans_run\": true, "
+                            "\"variation\": 0}"),
                   std::string::npos)
             << json;
+    }
+}
+
+// A molecular dynamics run: the step every 10 ms, output every 10 steps (as regular, 4 calls),
+// forces 3 times in each step's first 3 ms (in bursts).  The step comes first: the output
+// region, as regular, is called less often; the forces recur irregularly.
+TEST_F(GpuIterationsTest, TheMostRegularlyRecurringRegionComesFirst) {
+    constexpr std::uint64_t ms = 1000000;
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        step = b.region("md_step", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        output = b.region("write_output", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        forces = b.region("forces", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    for (std::uint32_t r = 0; r < 2; ++r) {
+        b.enter(r, 0, main);
+        for (std::uint64_t i = 0; i < 40; ++i) {
+            const std::uint64_t at = (1 + 10 * i) * ms;
+            b.enter(r, at, step);
+            for (std::uint64_t f = 0; f < 3; ++f) {
+                b.enter(r, at + (f + 1) * ms / 2, forces);
+                b.leave(r, at + (f + 1) * ms / 2 + ms / 4, forces);
+            }
+            if (i % 10 == 9) {
+                b.enter(r, at + 8 * ms, output);
+                b.leave(r, at + 9 * ms, output);
+            }
+            b.leave(r, at + 9 * ms + ms / 2, step);
+        }
+        b.leave(r, 410 * ms, main);
+    }
+    b.write(dir_.path());
+    for (std::size_t k : {1, 2}) {
+        const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
+        ASSERT_EQ(r.iterations.plan.candidates.size(), 3u) << "K = " << k;
+        EXPECT_EQ(r.iterations.plan.candidates[0].name, "md_step");
+        EXPECT_EQ(r.iterations.plan.candidates[0].variation, 0.0);
+        EXPECT_EQ(r.iterations.plan.candidates[1].name, "write_output");
+        EXPECT_EQ(r.iterations.plan.candidates[2].name, "forces");
+        EXPECT_GT(r.iterations.plan.candidates[2].variation, 1.0);
     }
 }
 
@@ -392,8 +434,9 @@ TEST_F(GpuIterationsTest, UnknownKeyRegionAndRangeBeyondTheTraceAreProblems) {
     options.iterations.key_region = "stpe";
     WaitStateReport r = analyze_trace_in_process(d, 2, {}, options);
     EXPECT_EQ(unknown_key_message(r.iterations),
-              "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per "
-              "rank): step (6 calls per rank on 2 ranks), halo (12 calls per rank on 2 ranks)");
+              "--key-region 'stpe': no region of that name in the trace; candidates, the most regularly recurring "
+              "first: step (6 calls per rank on 2 ranks, spacing varies 57.1%), halo (12 calls per rank on 2 "
+              "ranks, spacing varies 135.7%)");
     options.iterations.key_region = "step";
     options.iterations.stop = 7;
     r = analyze_trace_in_process(d, 2, {}, options);
@@ -518,9 +561,8 @@ TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
         {{"--gpu-gap-threshold", "0"}, "--gpu-gap-threshold needs a duration in seconds above 0"},
         {{"--event-reader", "fast"}, "--event-reader needs 'direct' or 'otf2', not 'fast'"},
         {{"--key-region", "stpe"},
-         "--key-region 'stpe': no region of that name in the trace; candidates by call count (calls per "
-         "rank): "
-         "step (6 calls per rank on 2 ranks)"},
+         "--key-region 'stpe': no region of that name in the trace; candidates, the most regularly recurring "
+         "first: step (6 calls per rank on 2 ranks, spacing varies 57.1%)"},
         {{"--key-region", "step", "--iter-start", "9"},
          "--iter-start 9 is beyond the last iteration: the trace has 7 iterations, numbered 0 to 6"},
     };
