@@ -15,6 +15,7 @@ import glob
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -776,9 +777,19 @@ def failure_run(args, name, how, failing_rank, reason, ticks=0):
         expect_equal(sum(n for path, n in visits.items() if path.endswith('/tick')), ticks,
                      'rank %d: tick visits in profile.h5' % rank)
         assert 0 < pairs['tick'] < ticks and pairs['work'] <= 3, (rank, pairs)
+        # What was flushed before is in the shared traces/: an OTF2 event file of 1 MiB chunks, each
+        # opening with its header (kind 3, little-endian 0x42, first and last event number), with
+        # at least the Enter and Leave of every tick missing from the rank's own trace.
+        with open(os.path.join(experiment, 'traces', '%d.evt' % (rank << 32)), 'rb') as f:
+            shared = f.read()
+        chunks = [shared[at:at + 18] for at in range(0, len(shared), 1 << 20)]
+        assert chunks and all(c[0] == 3 and c[1] == 0x42 for c in chunks), (rank, len(shared))
+        flushed = struct.unpack('<Q', chunks[-1][10:18])[0]
+        assert flushed >= 2 * (ticks - pairs['tick']), (rank, flushed, pairs['tick'])
     if ticks:
         assert 'could not be written' not in p.stderr, p.stderr
         assert "this rank's trace starts after its last flush" in p.stderr, p.stderr
+        assert "they are in the shared traces/" in p.stderr, p.stderr
     return p.stderr
 
 

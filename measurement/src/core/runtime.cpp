@@ -584,7 +584,8 @@ bool finalize() {
                                              "rank " + std::to_string(group->rank()) + " did not finish with the "
                                              "other ranks: " + std::string(g_alone_reason) + ".\nWhat it recorded until then "
                                              "is in this directory; trace buffers flushed before are in the "
-                                             "experiment's shared archive.\n");
+                                             "experiment's shared traces/ (an OTF2 event file per thread, "
+                                             "without the job's definitions).\n");
         }
         if (!problem.empty()) {
             std::fprintf(stderr, "%s; nothing is written\n", problem.c_str());

@@ -230,16 +230,21 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
 
 /// For the archive of a rank that finishes alone: each location's writer
 /// belonged to the shared archive, and what its buffer flushes wrote there stays
-/// there (the INCOMPLETE note says so).  The new archive gets what is still in
+/// there, its writer closed so that OTF2's last chunk reaches the event file
+/// (the INCOMPLETE note says so).  The new archive gets what is still in
 /// memory; regions entered before the last flush are not open in it, so their
 /// leaves are dropped and it stays well nested.
-void start_again_after_flushes() {
+void start_again_after_flushes(Otf2Archive& shared) {
     std::uint64_t events = 0, locations = 0;
     for (Location* loc : location::all()) {
         auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
         if (tl == nullptr || tl->otf2.writer == nullptr) continue;
         events += tl->otf2.events;
         ++locations;
+        // OTF2 holds the last chunk of what was flushed in memory: closing the
+        // writer puts it into the shared traces/ (an event file of its own).
+        const std::string problem = shared.close_writer(tl->otf2);
+        if (!problem.empty()) std::fprintf(stderr, "strata: warning: %s\n", problem.c_str());
         Otf2LocationState fresh;
         fresh.location_index = tl->otf2.location_index;
         tl->otf2 = std::move(fresh);
@@ -247,8 +252,9 @@ void start_again_after_flushes() {
     if (locations == 0) return;
     std::fprintf(stderr,
                  "strata: warning: %llu trace events of %llu thread(s) were flushed to the job's shared trace "
-                 "during the run; it cannot be finished without the other ranks, so this rank's trace "
-                 "starts after its last flush (the profile covers the whole run)\n",
+                 "during the run; it cannot be finished without the other ranks (they are in the shared "
+                 "traces/, an OTF2 event file per thread), so this rank's trace starts after its last flush "
+                 "(the profile covers the whole run)\n",
                  static_cast<unsigned long long>(events), static_cast<unsigned long long>(locations));
 }
 
@@ -256,9 +262,11 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (ctx.experiment_directory == nullptr) return true;
     if (ctx.group == nullptr && archive().is_collective()) {
         // This rank finishes alone: the shared archive needs every rank to be
-        // closed, so it is left as it is and a new one takes what is still in memory.
+        // closed, so its event files get what was flushed and it is left as it
+        // is; a new one takes what is still in memory.
+        Otf2Archive& shared = archive();
         archive_slot() = new Otf2Archive();
-        start_again_after_flushes();
+        start_again_after_flushes(shared);
     }
     std::string problem = open_archive(ctx.group, ctx.rank);
     // A run that recorded nothing still gets one (empty) location: OTF2 readers
