@@ -6,6 +6,7 @@ experiment with independent readers (python3 otf2, otf2-print, h5dump).
 """
 import argparse
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -380,6 +381,36 @@ def existing_directory(args):
     again.dir = plain
     again.program('nesting', env={'STRATA_OVERWRITE_EXPERIMENT_DIRECTORY': 'true'}, expect=1)
     assert os.path.exists(os.path.join(plain, 'precious.txt'))
+    # Nor is a project tree that merely holds a file named strata.cfg (it has no marker of Strata's).
+    open(os.path.join(plain, 'strata.cfg'), 'w').write('# the project settings\n')
+    again.program('nesting', env={'STRATA_OVERWRITE_EXPERIMENT_DIRECTORY': 'true'}, expect=1)
+    assert "is not a directory Strata made (it has no .strata-experiment)" in again.stderr, again.stderr
+    assert os.path.exists(os.path.join(plain, 'precious.txt'))
+    # Nor an experiment into which someone put a file of their own.
+    again.dir = first.dir
+    open(os.path.join(first.dir, 'notes.txt'), 'w').write('mine')
+    again.program('nesting', env={'STRATA_OVERWRITE_EXPERIMENT_DIRECTORY': 'true'}, expect=1)
+    assert "also holds 'notes.txt', which Strata did not write" in again.stderr, again.stderr
+    assert os.path.exists(os.path.join(first.dir, 'notes.txt')) and os.path.exists(os.path.join(first.dir, 'profile.h5'))
+
+
+@scenario
+def default_name_taken(args):
+    # The default name (date, time, process id) is taken, as by a run in another container with
+    # the same pid in the same second: this run takes <name>.2 and runs measured.
+    top = os.path.join(args.work_dir, 'default-name')
+    shutil.rmtree(top, ignore_errors=True)
+    os.makedirs(top)
+    env = {k: v for k, v in os.environ.items() if not k.startswith('STRATA_')}
+    # Occupy the names this run could get (its pid is only known once it runs: a small shell
+    # that makes them, then execs the program under the same pid, in the same second or the next).
+    script = ('for t in $(date +%Y%m%d_%H%M%S) $(date -d @$(( $(date +%s) + 1 )) +%Y%m%d_%H%M%S); do '
+              'mkdir -p strata-${t}_$$; done; exec ' + os.path.join(args.bin_dir, 'nesting'))
+    p = subprocess.run(['sh', '-c', script], cwd=top, env=env, capture_output=True, text=True, timeout=120)
+    expect_equal(p.returncode, 0, 'status\n' + p.stderr)
+    written = re.search(r'experiment written to (\S+)', p.stderr)
+    assert written and written.group(1).endswith('.2'), p.stderr
+    assert os.path.isfile(os.path.join(written.group(1), 'profile.h5')), written.group(1)
 
 
 @scenario

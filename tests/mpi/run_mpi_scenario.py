@@ -525,7 +525,8 @@ def directory_concurrent_np2(args):
         else:
             assert 'already exists' in err and 'the measurement stops' in err, err
     directory = os.path.join(work, 'strata-shared')
-    expect_equal(sorted(os.listdir(directory)), ['profile.h5', 'strata.cfg', 'traces', 'traces.def', 'traces.otf2'],
+    expect_equal(sorted(os.listdir(directory)),
+                 ['.strata-experiment', 'profile.h5', 'strata.cfg', 'traces', 'traces.def', 'traces.otf2'],
                  'one experiment')
     check_all_ranks(type('Run', (), {'directory': directory, 'ranks': 2})(), RING_C)
 
@@ -578,7 +579,8 @@ def profile_only_np2(args):
     # One file for the job, each rank writing its own columns (parallel HDF5), no temporary file left.
     assert 'profile.h5: 2 locations of 2 ranks written collectively (MPI-IO)' in run.stderr, run.stderr
     assert 'rank 0 writes the profile alone' not in run.stderr, run.stderr
-    expect_equal(sorted(os.listdir(run.directory)), ['profile.h5', 'strata.cfg'], 'files of the experiment')
+    expect_equal(sorted(os.listdir(run.directory)), ['.strata-experiment', 'profile.h5', 'strata.cfg'],
+                 'files of the experiment')
 
 
 @scenario

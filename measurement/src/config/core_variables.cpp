@@ -88,9 +88,10 @@ void register_core_variables(Registry& registry) {
         "What happens when the experiment directory (STRATA_EXPERIMENT_DIRECTORY) already "
         "exists.  When false (the default), nothing is replaced: the run stops at start-up "
         "with a message naming the directory, so no earlier result is lost.\n\n"
-        "When true, an existing directory is replaced, but only if it is a Strata "
-        "experiment (a directory written by Strata, with its strata.cfg).  Any other "
-        "existing directory is left untouched, and the run stops with a message instead.  "
+        "When true, an existing directory is replaced, but only if Strata made it (its "
+        ".strata-experiment marker) and it holds nothing but what Strata and strata-analyze "
+        "wrote.  Any other existing directory is left untouched, and the run stops with a "
+        "message instead.  "
         "This is meant for scripts that run the same experiment again with a fixed "
         "directory name.",
         [](const std::string& v) { settings().overwrite_experiment_directory = v == "true"; }});

@@ -27,6 +27,24 @@ std::string default_name(long id) {
     return std::string("strata-") + stamp + "_" + std::to_string(id);
 }
 
+namespace {
+
+/// The file that marks a directory Strata made (written when it is claimed).
+constexpr const char* marker_name = ".strata-experiment";
+
+/// What Strata writes into an experiment directory (and strata-analyze's analysis/):
+/// all that an overwrite may remove.
+bool strata_wrote(const std::string& name) {
+    static const char* const names[] = {marker_name, "strata.cfg", "strata.cfg.tmp", "profile.h5",
+                                        "traces.otf2", "traces.def", "traces", "analysis", "INCOMPLETE"};
+    for (const char* n : names)
+        if (name == n) return true;
+    return name.rfind("rank-", 0) == 0 && name.find_first_not_of("0123456789", 5) == std::string::npos &&
+           name.size() > 5;
+}
+
+}  // namespace
+
 std::string refusal(const std::string& path, bool overwrite) {
     std::error_code ec;
     if (!fs::exists(fs::symlink_status(path, ec))) return {};
@@ -36,11 +54,21 @@ std::string refusal(const std::string& path, bool overwrite) {
                "STRATA_EXPERIMENT_DIRECTORY, remove it, or set "
                "STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true to replace it";
     }
-    if (fs::is_symlink(path, ec) || !fs::is_directory(path, ec) || !fs::exists(fs::path(path) / "strata.cfg", ec)) {
+    if (fs::is_symlink(path, ec) || !fs::is_directory(path, ec) || !fs::exists(fs::path(path) / marker_name, ec)) {
         return "strata: STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true, but '" + path +
-               "' is not a Strata experiment directory (it has no strata.cfg); it is left "
+               "' is not a directory Strata made (it has no " + marker_name + "); it is left "
                "untouched and the run stops";
     }
+    // Only what Strata wrote is replaced: a file of anyone else's keeps the whole directory.
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!strata_wrote(name)) {
+            return "strata: STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=true, but the experiment directory '" + path +
+                   "' also holds '" + name + "', which Strata did not write; it is left untouched and the run "
+                   "stops";
+        }
+    }
+    if (ec) return "strata: cannot read the experiment directory '" + path + "': " + ec.message();
     return {};
 }
 
@@ -49,6 +77,7 @@ std::string create(const std::string& path, bool overwrite) {
     if (!problem.empty()) return problem;
     std::error_code ec;
     if (fs::exists(fs::symlink_status(path, ec))) {
+        // refusal() found only what Strata wrote in it.
         fs::remove_all(path, ec);
         if (ec) return "strata: cannot remove the old experiment directory '" + path + "': " + ec.message();
     }
@@ -66,7 +95,9 @@ std::string create(const std::string& path, bool overwrite) {
         }
         return "strata: cannot create the experiment directory '" + path + "': " + std::strerror(errno);
     }
-    return {};
+    return write_file((fs::path(path) / marker_name).string(),
+                      "This directory was made by Strata for one experiment.  STRATA_OVERWRITE_EXPERIMENT_DIRECTORY\n"
+                      "replaces it only while it holds nothing but what Strata wrote.\n");
 }
 
 std::string write_file(const std::string& path, const std::string& text) {

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -480,6 +481,16 @@ std::string create_experiment_directory(long id, std::string* problem, bool alon
     if (rank >= 0 && !settings.experiment_directory.empty()) path += "-rank" + std::to_string(rank);
     if (rank == 0) say_why_processes_measure_separately(settings.experiment_directory);
     *problem = experiment::create(path, settings.overwrite_experiment_directory);
+    // The default name is the date, the time and a process id: runs in
+    // containers (the same pid) started in the same second share it.  The
+    // later ones take the next free name, <name>.2, <name>.3, ...
+    const std::string base = path;
+    for (int n = 2; !problem->empty() && settings.experiment_directory.empty() && n <= 1000; ++n) {
+        std::error_code ec;
+        if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) break;  // another problem
+        path = base + "." + std::to_string(n);
+        *problem = experiment::create(path, false);
+    }
     if (problem->empty()) {
         // Without . and .. (and absolute even when the start directory was unknown).
         char* absolute = realpath(path.c_str(), nullptr);
