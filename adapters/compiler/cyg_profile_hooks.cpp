@@ -58,9 +58,8 @@ STRATA_NO_INSTRUMENT FunctionResolver& resolver() {
         try {
             rules = filter::read_filter_file(path);
         } catch (const filter::FilterError& error) {
-            std::fprintf(stderr, "strata: STRATA_FILTERING_FILE='%s' is not valid: %s\n", path, error.what());
-            std::fflush(stderr);
-            _exit(1);
+            events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) + "' is not valid: " +
+                                     error.what());
         }
     }
     g_resolver = new FunctionResolver(std::move(rules), own_code());

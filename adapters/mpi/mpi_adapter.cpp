@@ -74,9 +74,8 @@ void read_mpi_filter() {
     try {
         rules = filter::read_filter_file(path);
     } catch (const filter::FilterError& error) {
-        std::fprintf(stderr, "strata: STRATA_FILTERING_FILE='%s' is not valid: %s\n", path, error.what());
-        std::fflush(stderr);
-        _exit(1);
+        events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) + "' is not valid: " +
+                                 error.what());
     }
     const filter::FilterFile mpi_rules = rules.mpi_rules();
     if (mpi_rules.rules.empty()) return;
@@ -87,11 +86,7 @@ void read_mpi_filter() {
 __attribute__((constructor)) void configure_mpi_adapter() {
     const auto failure = register_variables(config::Registry::instance(),
                                             [](std::uint32_t mask) { detail::enabled_groups = mask; });
-    if (failure) {
-        std::fprintf(stderr, "%s\n", failure->c_str());
-        std::fflush(stderr);
-        _exit(1);
-    }
+    if (failure) events::stop_before_main(*failure);
     read_mpi_filter();
 }
 

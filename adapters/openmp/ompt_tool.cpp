@@ -560,11 +560,7 @@ void configure() {
     if (g_configured) return;
     g_configured = true;
     const auto failure = register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
-    if (failure) {
-        std::fprintf(stderr, "%s\n", failure->c_str());
-        std::fflush(stderr);
-        _exit(1);
-    }
+    if (failure) events::stop_before_main(*failure);
 }
 
 __attribute__((constructor)) void configure_openmp_adapter() { configure(); }

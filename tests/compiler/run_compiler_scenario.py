@@ -623,6 +623,8 @@ def filter_errors(args):
         lines = [line for line in work.stderr.splitlines() if line.strip()]
         expect_equal(len(lines), 1, 'one message: ' + work.stderr)
         assert 'STRATA_FILTERING_FILE' in lines[0] and message in lines[0], lines[0]
+        # Nothing was measured: no experiment directory is left to refuse the corrected run.
+        assert not os.path.exists(work.experiment), os.listdir(work.experiment)
     # An empty value means no filter.
     work.run('calls', env={'STRATA_FILTERING_FILE': ''})
     check_experiment(work, C_PATHS)

@@ -58,6 +58,7 @@ struct State {
     events::ProcessGroup* group = nullptr;
     std::vector<clock_sync::Point> clock_points;  ///< offsets to rank 0, at MPI_Init and MPI_Finalize
     int alone_rank = -1;  ///< the rank that finalised alone, or -1
+    std::string made_directory;  ///< the experiment directory made at start-up (single process), or ""
     std::mutex warn_mutex;
     std::set<std::string> warned;
 };
@@ -412,6 +413,7 @@ void initialize_from_environment() {
             std::fflush(stderr);
             _exit(1);
         }
+        state().made_directory = options.experiment_directory;
     }
     if (settings.enable_profiling) options.substrates.push_back(&profiling::substrate_callbacks());
     if (settings.enable_tracing) options.substrates.push_back(&tracing::substrate_callbacks());
@@ -665,6 +667,27 @@ bool finalize() {
 }
 
 }  // namespace strata::runtime
+
+namespace strata::events {
+
+void stop_before_main(const std::string& message) {
+    std::fprintf(stderr, "%s\n", message.c_str());
+    std::fflush(stderr);
+    // Nothing was measured: the directory holds the marker and strata.cfg only.
+    const std::string& made = runtime::state().made_directory;
+    if (!made.empty()) {
+        std::error_code ec;
+        bool only_start_up = true;
+        for (const auto& entry : std::filesystem::directory_iterator(made, ec)) {
+            const std::string name = entry.path().filename().string();
+            only_start_up = only_start_up && (name == ".strata-experiment" || name == "strata.cfg");
+        }
+        if (!ec && only_start_up) std::filesystem::remove_all(made, ec);
+    }
+    _exit(1);
+}
+
+}  // namespace strata::events
 
 namespace strata::events {
 

@@ -202,4 +202,10 @@ STRATA_API Ticks now();
 /// True once the runtime is initialised and until it is finalised.
 STRATA_API bool is_active();
 
+/// An adapter found its configuration wrong before main (a bad filter file, a bad
+/// STRATA_* value of its own): prints `message`, removes the experiment directory
+/// this process made if nothing was written into it yet (so that the corrected
+/// run is not refused), and ends the process with status 1.
+[[noreturn]] STRATA_API void stop_before_main(const std::string& message);
+
 }  // namespace strata::events
