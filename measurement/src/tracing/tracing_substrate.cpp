@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "config/config.hpp"
-
 #include "core/file_size_guard.hpp"
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
