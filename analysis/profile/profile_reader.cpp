@@ -100,6 +100,8 @@ private:
         struct stat status {};
         if (::stat(path_.c_str(), &status) != 0) fail(std::string("cannot open: ") + std::strerror(errno));
         if (S_ISDIR(status.st_mode)) fail("is a directory, not a profile file");
+        // A FIFO or a device would block HDF5 (it waits for a writer): only a file is read.
+        if (!S_ISREG(status.st_mode)) fail("is not a regular file (a FIFO or a device), not a profile file");
         if (::access(path_.c_str(), R_OK) != 0) fail(std::string("cannot open: ") + std::strerror(errno));
         const htri_t is_hdf5 = H5Fis_hdf5(path_.c_str());
         if (is_hdf5 == 0) fail("not an HDF5 file");

@@ -18,6 +18,11 @@ Otf2Reader::Otf2Reader(const std::string& anchor) {
         error_ = anchor + ": cannot open: " + std::strerror(errno);
         return;
     }
+    // A FIFO or a device would block the reader (it waits for a writer): only a file is read.
+    if (!S_ISREG(status.st_mode)) {
+        error_ = anchor + ": not a regular file (a directory, a FIFO or a device), not an OTF2 anchor file";
+        return;
+    }
     reader_ = OTF2_Reader_Open(anchor.c_str());
     if (reader_ == nullptr) {
         error_ = anchor + ": not a readable OTF2 anchor file (truncated, damaged or not OTF2)";

@@ -2,6 +2,8 @@
 // read_profile(): exact values from a known file, a newer layout, and every kind of broken file.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "profile/profile_reader.hpp"
@@ -176,6 +178,18 @@ TEST_F(ProfileReaderTest, DirectoryInsteadOfFile) {
         FAIL() << "no error";
     } catch (const ProfileError& e) {
         EXPECT_EQ(std::string(e.what()), dir_.path() + ": is a directory, not a profile file");
+    }
+}
+
+TEST_F(ProfileReaderTest, AFifoIsRefusedAtOnce) {
+    // HDF5 would wait for a writer that never comes.
+    const std::string fifo = dir_.file("profile.h5");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    try {
+        read_profile(fifo);
+        FAIL() << "no error";
+    } catch (const ProfileError& e) {
+        EXPECT_EQ(std::string(e.what()), fifo + ": is not a regular file (a FIFO or a device), not a profile file");
     }
 }
 

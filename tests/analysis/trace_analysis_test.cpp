@@ -3,6 +3,7 @@
 // synthetic archive, and the wait states of wait_states_trace() analysed as
 // 1 to 5 shares (the phases and exchanges of K analysis ranks), exactly.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <otf2/otf2.h>
 
 #include <algorithm>
@@ -459,6 +460,20 @@ TEST(TraceAnalysisCombinedCallTest, ACallWaitsAtOneSite) {
                 << k << " shares, direct " << direct;
             EXPECT_EQ(r.counts.messages_matched, 6u);
         }
+    }
+}
+
+TEST(TraceAnalysisFileTest, AFifoAnchorIsRefusedAtOnce) {
+    // OTF2's reader would wait for a writer that never comes.
+    TempDir dir;
+    const std::string anchor = dir.file("traces.otf2");
+    ASSERT_EQ(mkfifo(anchor.c_str(), 0600), 0);
+    try {
+        read_trace_definitions(anchor);
+        FAIL() << "no error";
+    } catch (const TraceError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  anchor + ": not a regular file (a directory, a FIFO or a device), not an OTF2 anchor file");
     }
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Parsing of Score-P filter files into rules, with messages that name the file, line and what was expected.
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -138,12 +140,21 @@ FilterFile parse_filter_text(std::string_view text, const std::string& path) {
 FilterFile read_filter_file(const std::string& path) {
     std::error_code ec;
     std::ifstream in;
-    // A directory opens as a stream on Linux; only regular files (or links to them) are read.
-    if (std::filesystem::is_regular_file(path, ec)) in.open(path, std::ios::binary);
+    // A directory opens as a stream on Linux (and a FIFO blocks): only regular files (or links to them) are read.
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (ec) throw FilterError("cannot read filter file '" + path + "': " + ec.message());
+    if (!std::filesystem::is_regular_file(status))
+        throw FilterError("cannot read filter file '" + path + "': not a regular file");
+    in.open(path, std::ios::binary);
+    const int saved = errno;
     std::ostringstream text;
     if (in.is_open()) text << in.rdbuf();
-    if (!in.is_open() || in.bad()) throw FilterError("cannot read filter file '" + path + "'");
-    return parse_filter_text(text.str(), path);
+    if (!in.is_open() || in.bad())
+        throw FilterError("cannot read filter file '" + path + "': " + std::strerror(in.is_open() ? errno : saved));
+    std::string content = text.str();
+    // A byte-order mark, as some editors write, is no part of the rules.
+    if (content.rfind("\xEF\xBB\xBF", 0) == 0) content.erase(0, 3);
+    return parse_filter_text(content, path);
 }
 
 }  // namespace strata::filter
