@@ -26,8 +26,11 @@ std::string format_wide(WideSum value) {
 }
 
 std::string csv_field(std::string_view text) {
-    if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-    std::string quoted = "\"";
+    // A cell a spreadsheet would read as a formula (=, +, -, @, tab, carriage
+    // return first: a region named "=HYPERLINK(...)") is kept as text with a quote.
+    const bool formula = !text.empty() && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos;
+    if (!formula && text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+    std::string quoted = formula ? "\"'" : "\"";
     for (char c : text) {
         if (c == '"') quoted += '"';
         quoted += c;
@@ -135,6 +138,19 @@ std::string display_part(std::string_view part) {
 }  // namespace
 
 std::string display_name(std::string_view name) {
+    // Control characters (an ESC would drive the terminal) are shown as \xNN.
+    std::string printable;
+    for (const char c : name) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            printable += escaped;
+        } else {
+            printable += c;
+        }
+    }
+    name = printable;
     std::string out;
     std::size_t from = 0;
     int depth = 0;  // a '/' inside brackets (operator/ in a template argument) does not split

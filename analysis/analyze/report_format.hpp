@@ -21,7 +21,8 @@ std::string format_number(double value);
 /// An exact integer in decimal.
 std::string format_wide(WideSum value);
 
-/// A CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a line break.
+/// A CSV field: quoted (with doubled quotes) when it holds a comma, a quote or a line break;
+/// one that a spreadsheet would take for a formula (= + - @ first) gets a leading ' in quotes.
 std::string csv_field(std::string_view text);
 
 /// A JSON string literal with its quotes.
@@ -39,7 +40,8 @@ std::string text_percent(double share);
 /// A region or call path name for people: in each part of a call path, the
 /// template arguments and the parameter list of a demangled C++ name are
 /// elided ("std::vector<…>::push_back(…)"), so that names of hundreds of
-/// characters fit a heading.  Operators (operator<, operator()) and
+/// characters fit a heading; control characters (ESC, BEL, line breaks)
+/// read \xNN.  Operators (operator<, operator()) and
 /// "(anonymous namespace)" keep their text.  The reports' CSV and JSON fields,
 /// and tooltips, keep the full name.
 std::string display_name(std::string_view name);

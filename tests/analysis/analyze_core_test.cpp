@@ -418,6 +418,18 @@ TEST(DisplayNameTest, TemplateArgumentsAndParameterListsAreElided) {
     EXPECT_EQ(display_name("operator/(A, A)/leaf"), "operator/(" + e + ")/leaf");
     EXPECT_EQ(display_name("!$omp parallel @solver.c:10"), "!$omp parallel @solver.c:10");
     EXPECT_EQ(display_name("broken<unclosed(x"), "broken<unclosed(x");
+    // Nothing that drives a terminal: control characters read \xNN.
+    EXPECT_EQ(display_name(std::string("evil\x1b[2Jname\a\n")), "evil\\x1b[2Jname\\x07\\x0a");
+}
+
+TEST(CsvFieldTest, FormulasStayText) {
+    EXPECT_EQ(csv_field("main/compute"), "main/compute");
+    EXPECT_EQ(csv_field("a,b"), "\"a,b\"");
+    EXPECT_EQ(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+    EXPECT_EQ(csv_field("+1"), "\"'+1\"");
+    EXPECT_EQ(csv_field("-2"), "\"'-2\"");
+    EXPECT_EQ(csv_field("@SUM(A1)"), "\"'@SUM(A1)\"");
+    EXPECT_EQ(csv_field(""), "");
 }
 
 TEST(RankFindingsTest, MostAtStakeFirstNotesLastSmallOnesLeftOut) {
