@@ -149,6 +149,12 @@ TEST(ConfigParse, ListOfAcceptedItems) {
     EXPECT_FALSE(unknown.ok);
     EXPECT_EQ(unknown.error, "unknown item 'rma'; expected a comma-separated list of: all, none, p2p, coll, io");
     EXPECT_FALSE(parse_list("p2p,,coll", accepted).ok);
+    // An empty value where "none" exists is refused: it is usually an unset shell variable.
+    for (const char* t : {"", "  "})
+        EXPECT_EQ(parse_list(t, accepted).error,
+                  "the value is empty; expected a comma-separated list of: all, none, p2p, coll, io "
+                  "('none' selects nothing)")
+            << t;
     EXPECT_NE(parse_list("none,io", accepted).error.find("'none' cannot be combined"), std::string::npos);
     // "all" and "none" are items like any other: special only where they are accepted.
     EXPECT_FALSE(parse_list("all", {"p2p", "coll"}).ok);
@@ -257,6 +263,17 @@ TEST(ConfigRegistry, UnknownStrataVariableWarnsWithSuggestion) {
     EXPECT_EQ(warnings[2], "strata: warning: STRATA_Total_Memory is not a Strata variable "
                            "(did you mean STRATA_TOTAL_MEMORY?)");
     EXPECT_TRUE(settings().enable_tracing);
+}
+
+TEST(ConfigRegistry, AnAdapterVariableWithoutItsAdapterHasNoEffectButIsNoTypo) {
+    FakeEnv env;
+    env.values = {{"STRATA_OPENMP_ENABLE", "none"}};
+    std::vector<std::string> warnings;
+    ASSERT_EQ(env.load(&warnings), std::nullopt);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_EQ(warnings[0], "strata: warning: STRATA_OPENMP_ENABLE has no effect in this program: it started no "
+                           "OpenMP runtime with OMPT (such as LLVM's libomp), so Strata's OpenMP adapter is not "
+                           "active");
 }
 
 TEST(ConfigRegistry, WarningsAreGivenEvenWhenAValueIsBad) {

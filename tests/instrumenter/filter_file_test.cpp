@@ -130,6 +130,20 @@ TEST(FilterSyntaxErrors, AByteOrderMarkIsNoPartOfTheRules) {
     unlink(path);
 }
 
+TEST(FilterSyntaxErrors, ASetThatNoBracketClosesIsRefused) {
+    const auto in_block = [](const std::string& pattern) {
+        return parse_error("SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE " + pattern + "\nSCOREP_REGION_NAMES_END\n");
+    };
+    // fnmatch(3) matches "f[a-" against nothing, not even "f[a-": the rule would do nothing.
+    EXPECT_EQ(in_block("f[a-"),
+              "f.filter:2: the pattern 'f[a-' opens a set with '[' that no ']' closes; write '\\[' for a "
+              "literal bracket, as in 'operator\\[\\]'");
+    for (const char* unclosed : {"*operator[]*", "v[1", "[!]", "x[\\]", "[[:digit:]"})
+        EXPECT_NE(in_block(unclosed).find("no ']' closes"), std::string::npos) << unclosed;
+    for (const char* closed : {"[ab]x", "[]]", "[!]]", "*operator\\[\\]*", "v[[:digit:]]", "[\\]]", "a\\[b"})
+        EXPECT_EQ(in_block(closed), "no error") << closed;
+}
+
 TEST(FilterPatterns, SubstringAndLiteralForms) {
     EXPECT_EQ(substring_pattern("*leaf*"), "leaf");
     EXPECT_EQ(substring_pattern("**std::**"), "std::");

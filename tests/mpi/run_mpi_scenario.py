@@ -628,6 +628,13 @@ def groups_bogus(args):
     for text in ("STRATA_MPI_ENABLE_GROUPS='p2p,bogus' is not valid", "unknown item 'bogus'",
                  'default, all, none, env, p2p, coll, cg, topo, rma, io, type, err, ext, spawn, misc, perf'):
         assert text in message[0], 'message %r lacks %r' % (message[0], text)
+    # An empty value (an unset shell variable) is refused too, rather than recording no MPI.
+    p = subprocess.run([os.path.join(args.bin_dir, 'mpi_ring')], cwd=directory, capture_output=True, text=True,
+                       env=clean_environment({'STRATA_MPI_ENABLE_GROUPS': ''}), timeout=60)
+    expect_equal(p.returncode, 1, 'exit status (empty value)')
+    expect_equal(p.stdout, '', 'standard output (main must not run, empty value)')
+    assert "STRATA_MPI_ENABLE_GROUPS='' is not valid: the value is empty" in p.stderr, p.stderr
+    assert "('none' selects nothing)" in p.stderr, p.stderr
 
 
 @scenario

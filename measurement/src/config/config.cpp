@@ -277,6 +277,10 @@ ParseResult parse_list(const std::string& text, const std::vector<std::string>& 
         ? std::string("expected a comma-separated list of non-empty items")
         : "expected a comma-separated list of: " + join(accepted, ", ");
     const std::string whole = trim(text);
+    const bool none_accepted = std::find(accepted.begin(), accepted.end(), "none") != accepted.end();
+    // Where "none" selects nothing, an empty value is more likely an unset shell variable
+    // ("STRATA_MPI_ENABLE_GROUPS=$GROUPS") than a wish to record nothing.
+    if (whole.empty() && none_accepted) return bad("the value is empty; " + expected + " ('none' selects nothing)");
     if (whole.empty()) return good("");  // the empty list
     std::vector<std::string> items;
     std::size_t begin = 0;
@@ -293,7 +297,6 @@ ParseResult parse_list(const std::string& text, const std::vector<std::string>& 
         if (comma == std::string::npos) break;
         begin = comma + 1;
     }
-    const bool none_accepted = std::find(accepted.begin(), accepted.end(), "none") != accepted.end();
     if (none_accepted && items.size() > 1 && std::find(items.begin(), items.end(), "none") != items.end())
         return bad("'none' cannot be combined with other items; " + expected);
     return good(join(items, ","));
@@ -353,12 +356,35 @@ std::vector<std::string> Registry::unknown_variables(const std::vector<std::stri
             names.push_back(entry.substr(0, entry.find('=')));
         }
     }
+    // The adapters' namespaces: their rows exist only where the adapter started, so a
+    // variable of one is not a typo where it did not (STRATA_OPENMP_ENABLE in an MPI-only
+    // program), though strata-info lists it.
+    struct AdapterNamespace {
+        const char* ns;
+        const char* what;
+    };
+    static constexpr AdapterNamespace adapters[] = {
+        {"MPI", "Strata's MPI adapter is not part of it (a program without MPI, or one neither built with "
+                "the strata wrapper nor run with strata-preload)"},
+        {"OPENMP", "it started no OpenMP runtime with OMPT (such as LLVM's libomp), so Strata's OpenMP "
+                   "adapter is not active"},
+    };
     std::vector<std::string> warnings;
     for (const std::string& name : names) {
         if (name.compare(0, 7, "STRATA_") != 0) continue;
         const bool known = std::any_of(vars_.begin(), vars_.end(),
                                        [&](const Variable& v) { return v.env_name() == name; });
         if (known) continue;
+        const AdapterNamespace* adapter = nullptr;
+        for (const AdapterNamespace& a : adapters) {
+            const std::string prefix = std::string("STRATA_") + a.ns + "_";
+            const bool started = std::any_of(vars_.begin(), vars_.end(), [&](const Variable& v) { return v.ns == a.ns; });
+            if (name.compare(0, prefix.size(), prefix) == 0 && !started) adapter = &a;
+        }
+        if (adapter != nullptr) {
+            warnings.push_back("strata: warning: " + name + " has no effect in this program: " + adapter->what);
+            continue;
+        }
         std::string message = "strata: warning: " + name + " is not a Strata variable";
         // Suggest the closest name when it is close: at most 3 edits and a third of the name.
         std::size_t best = std::numeric_limits<std::size_t>::max();

@@ -59,6 +59,36 @@ struct ParseState {
     throw FilterError(state.path + ":" + std::to_string(line) + ": " + what);
 }
 
+/// True when a '[' of `pattern` opens a set that no ']' closes.  fnmatch(3) then reads the
+/// '[' sometimes as a literal and sometimes as a failed set ("f[a-" matches nothing), so
+/// such a pattern is refused rather than left to match by accident.
+bool has_unclosed_set(std::string_view pattern) {
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] == '\\') {
+            ++i;
+            continue;
+        }
+        if (pattern[i] != '[') continue;
+        std::size_t j = i + 1;
+        if (j < pattern.size() && (pattern[j] == '!' || pattern[j] == '^')) ++j;
+        if (j < pattern.size() && pattern[j] == ']') ++j;  // a leading ']' is a member
+        for (;; ++j) {
+            if (j >= pattern.size()) return true;
+            if (pattern[j] == ']') break;
+            if (pattern[j] == '\\') {  // fnmatch(3) reads escapes inside a set too
+                ++j;
+                continue;
+            }
+            if (pattern[j] == '[' && j + 1 < pattern.size() && pattern[j + 1] == ':') {
+                const std::size_t close = pattern.find(":]", j + 2);  // a class such as [:digit:]
+                if (close != std::string_view::npos) j = close + 1;
+            }
+        }
+        i = j;
+    }
+    return false;
+}
+
 std::string_view end_keyword(FilterTarget target) {
     return target == FilterTarget::region ? region_end : file_end;
 }
@@ -105,6 +135,12 @@ void process_token(ParseState& state, const std::string& token, int line) {
         return;
     }
     if (!state.action) fail(state, line, "expected EXCLUDE or INCLUDE before the pattern '" + token + "'");
+    if (has_unclosed_set(token)) {
+        fail(state, line,
+             "the pattern '" + token +
+                 "' opens a set with '[' that no ']' closes; write '\\[' for a literal bracket, "
+                 "as in 'operator\\[\\]'");
+    }
     state.filter.rules.push_back({*state.block, *state.action, state.mangled, token, line});
 }
 
