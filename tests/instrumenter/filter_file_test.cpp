@@ -144,6 +144,12 @@ TEST(FilterSyntaxErrors, ASetThatNoBracketClosesIsRefused) {
         EXPECT_EQ(in_block(closed), "no error") << closed;
 }
 
+TEST(FilterSyntaxErrors, ControlCharactersOfTheFileAreShownEscaped) {
+    // An ESC sequence quoted raw would act on the terminal that shows the message.
+    EXPECT_EQ(parse_error("SCOREP_REGION_NAMES_BEGIN\n  \x1b[2Jx\n"),
+              "f.filter:2: expected EXCLUDE or INCLUDE before the pattern '\\x1b[2Jx'");
+}
+
 TEST(FilterPatterns, SubstringAndLiteralForms) {
     EXPECT_EQ(substring_pattern("*leaf*"), "leaf");
     EXPECT_EQ(substring_pattern("**std::**"), "std::");

@@ -378,7 +378,8 @@ std::vector<std::string> Registry::unknown_variables(const std::vector<std::stri
         const AdapterNamespace* adapter = nullptr;
         for (const AdapterNamespace& a : adapters) {
             const std::string prefix = std::string("STRATA_") + a.ns + "_";
-            const bool started = std::any_of(vars_.begin(), vars_.end(), [&](const Variable& v) { return v.ns == a.ns; });
+            const bool started =
+                std::any_of(vars_.begin(), vars_.end(), [&](const Variable& v) { return v.ns == a.ns; });
             if (name.compare(0, prefix.size(), prefix) == 0 && !started) adapter = &a;
         }
         if (adapter != nullptr) {
