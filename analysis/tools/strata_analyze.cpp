@@ -37,6 +37,7 @@
 #include <filesystem>
 #include <iostream>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -167,8 +168,32 @@ TraceRun run_trace(const std::string& experiment, int size, const trace::Timelin
     return run;
 }
 
+/// What a failed analysis leaves behind on rank 0: the timeline's temporary file, and
+/// the output directory when this run made it and wrote nothing into it.
+class OutputCleanup {
+public:
+    explicit OutputCleanup(std::string output)
+        : output_(std::move(output)), existed_(std::filesystem::exists(output_, ignored_)) {}
+    OutputCleanup(const OutputCleanup&) = delete;
+    OutputCleanup& operator=(const OutputCleanup&) = delete;
+    ~OutputCleanup() {
+        if (done_) return;
+        std::remove((std::filesystem::path(output_) / "trace.json.tmp").c_str());
+        if (!existed_) std::filesystem::remove(output_, ignored_);  // only when empty
+    }
+    void done() { done_ = true; }
+
+private:
+    std::error_code ignored_;
+    std::string output_;
+    bool existed_;
+    bool done_ = false;
+};
+
 int run(const AnalyzeOptions& options, int rank, int size) {
     const std::string output = options.output_directory();
+    std::optional<OutputCleanup> cleanup;
+    if (rank == 0) cleanup.emplace(output);
     // Rank 0 checks what it can before anyone reads: the input exists, the
     // reports may be written.
     int status = 0;
@@ -348,8 +373,10 @@ int run(const AnalyzeOptions& options, int rank, int size) {
                 files.emplace_back("trace.json", "");
             } else if (timeline_written) {
                 std::cerr << program << timeline_file << ": cannot write: " << std::strerror(errno) << '\n';
+                std::remove((timeline_file + ".tmp").c_str());
                 status = 1;
             }
+            cleanup->done();
             std::cout << files.front().second << "\nReports written to " << output << "/: ";
             for (std::size_t i = 0; i < files.size(); ++i) std::cout << (i > 0 ? ", " : "") << files[i].first;
             std::cout << '\n';
