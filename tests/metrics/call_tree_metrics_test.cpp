@@ -61,6 +61,33 @@ TEST(CallTreeMetrics, InclusiveSumsOfIncrementsPerCallPath) {
     EXPECT_EQ(main->inclusive, 9u);  // time is still summed as before
 }
 
+TEST(CallTreeMemory, ATreeMadeWhenOthersHoldEveryPageStillRecordsItsFirstPage) {
+    // Other threads' trace buffers hold the whole budget when this thread starts.
+    PagePool pool;
+    pool.configure(16 << 10, 4096);
+    std::vector<void*> held;
+    while (void* page = pool.acquire(PagePool::Purpose::profile)) held.push_back(page);
+    ASSERT_EQ(held.size(), 4u);
+    CallTree tree(pool);
+    for (Ticks t = 0; t < 100; t += 2) {
+        tree.enter(t, 1);
+        tree.exit(t + 1);
+    }
+    const CallTree::Node* a = child(&tree.node(0), 1);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->visits, 50u);
+    EXPECT_EQ(tree.dropped(), 0u);
+    EXPECT_EQ(pool.stats().overdraft, 1u);
+    // Beyond its first page the tree keeps to the budget.
+    for (RegionHandle r = 2; r < 2000; ++r) {
+        tree.enter(0, r);
+        tree.exit(1);
+    }
+    EXPECT_GT(tree.dropped(), 0u);
+    EXPECT_EQ(pool.stats().overdraft, 1u);
+    for (void* page : held) pool.release(page);
+}
+
 TEST(CallTreeMetrics, ParameterNodesStartAtTheParameterAndEndWithTheirRegion) {
     PagePool pool;
     pool.configure(1 << 20, 4096);

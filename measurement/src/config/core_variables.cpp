@@ -111,7 +111,10 @@ void register_core_variables(Registry& registry) {
         "so and names the value to set.\n\n"
         "The smallest accepted value is four pages (256K with the default page size), "
         "but a sensible value leaves several pages for every thread and GPU stream of a "
-        "process in addition to the profile and definitions; the default suits most runs.",
+        "process in addition to the profile and definitions; the default suits most runs.  "
+        "Every thread and GPU stream gets its first trace page and its first profile page "
+        "even when the budget is spent, so that none is starved by the others: a process "
+        "may use up to two pages per location beyond the budget.",
         [](const std::string& v) { settings().total_memory = to_bytes(v); }});
 
     registry.add({"", "TRACE_MAX_SIZE", Type::size, "0", {},

@@ -23,8 +23,9 @@ namespace strata {
 
 class PagePool {
 public:
-    /// `guaranteed` may exceed the budget: the first trace page of a location,
-    /// so that no thread is starved by others that hold every page.
+    /// `guaranteed` may exceed the budget: the first trace page and the first
+    /// profile page of a location, so that no thread is starved by others that
+    /// hold every page.
     enum class Purpose { trace, profile, other, guaranteed };
 
     PagePool() = default;

@@ -43,7 +43,10 @@ bool CallTree::enable_metrics(std::uint32_t count) {
 
 CallTree::Node* CallTree::add_node() {
     if (size_ == pages_.size() * per_page_) {
-        void* page = pool_.acquire(PagePool::Purpose::profile);
+        // The first page (the root and its first call paths) may exceed the budget, as a
+        // location's first trace page does: a thread created while others' trace buffers
+        // hold every page would otherwise lose its call paths until one is flushed.
+        void* page = pool_.acquire(pages_.empty() ? PagePool::Purpose::guaranteed : PagePool::Purpose::profile);
         if (page == nullptr) return nullptr;
         if (metric_count_ > 0) {
             auto* block = static_cast<std::uint64_t*>(std::calloc(per_page_ * metric_count_, sizeof(std::uint64_t)));
