@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "filter/filter_rules.hpp"
+
 namespace strata::analysis {
 
 std::string format_number(double value) {
@@ -139,17 +141,7 @@ std::string display_part(std::string_view part) {
 
 std::string display_name(std::string_view name) {
     // Control characters (an ESC would drive the terminal) are shown as \xNN.
-    std::string printable;
-    for (const char c : name) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            printable += escaped;
-        } else {
-            printable += c;
-        }
-    }
+    const std::string printable = filter::visible_text(name);
     name = printable;
     std::string out;
     std::size_t from = 0;

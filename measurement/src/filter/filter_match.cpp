@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 #include <fnmatch.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "filter/filter_rules.hpp"
@@ -106,6 +107,21 @@ std::string demangled_name(const char* symbol) {
     std::string result(text);
     std::free(text);
     return result;
+}
+
+std::string visible_text(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x20 || byte == 0x7f) {
+            char escaped[8];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
+            out += escaped;
+        } else {
+            out += c;
+        }
+    }
+    return out;
 }
 
 FilterFile FilterFile::mpi_rules() const {

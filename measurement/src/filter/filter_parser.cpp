@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Parsing of Score-P filter files into rules, with messages that name the file, line and what was expected.
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -56,25 +55,8 @@ struct ParseState {
     bool mangled = false;
 };
 
-/// `text` with its control characters as \xNN: a message quotes the file's bytes, and an
-/// escape sequence among them would act on the user's terminal.
-std::string visible(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte < 0x20 || byte == 0x7f) {
-            char escaped[5];
-            std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
-            out += escaped;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 [[noreturn]] void fail(const ParseState& state, int line, const std::string& what) {
-    throw FilterError(visible(state.path + ":" + std::to_string(line) + ": " + what));
+    throw FilterError(visible_text(state.path + ":" + std::to_string(line) + ": " + what));
 }
 
 /// True when a '[' of `pattern` opens a set that no ']' closes.  fnmatch(3) then reads the
@@ -196,15 +178,15 @@ FilterFile read_filter_file(const std::string& path) {
     std::ifstream in;
     // A directory opens as a stream on Linux (and a FIFO blocks): only regular files (or links to them) are read.
     const std::filesystem::file_status status = std::filesystem::status(path, ec);
-    if (ec) throw FilterError("cannot read filter file '" + visible(path) + "': " + ec.message());
+    if (ec) throw FilterError("cannot read filter file '" + visible_text(path) + "': " + ec.message());
     if (!std::filesystem::is_regular_file(status))
-        throw FilterError("cannot read filter file '" + visible(path) + "': not a regular file");
+        throw FilterError("cannot read filter file '" + visible_text(path) + "': not a regular file");
     in.open(path, std::ios::binary);
     const int saved = errno;
     std::ostringstream text;
     if (in.is_open()) text << in.rdbuf();
     if (!in.is_open() || in.bad())
-        throw FilterError("cannot read filter file '" + visible(path) +
+        throw FilterError("cannot read filter file '" + visible_text(path) +
                           "': " + std::strerror(in.is_open() ? errno : saved));
     std::string content = text.str();
     // A byte-order mark, as some editors write, is no part of the rules.

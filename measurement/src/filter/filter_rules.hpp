@@ -100,4 +100,8 @@ bool pattern_matches(const std::string& pattern, const std::string& text);
 /// mangled C++ name.  The runtime names regions so, and the GCC plugin filters by it.
 std::string demangled_name(const char* symbol);
 
+/// `text` with its control characters as \xNN, for messages and reports that quote names
+/// or a file's bytes: an escape sequence among them would act on the user's terminal.
+std::string visible_text(std::string_view text);
+
 }  // namespace strata::filter
