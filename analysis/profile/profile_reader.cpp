@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
@@ -472,6 +473,15 @@ private:
                                  metric.values.data());
         }
         if (status < 0) fail_hdf5("cannot read " + what);
+        // Strata writes times and derived values from finite counts: inf or NaN is damage,
+        // and would otherwise reach the reports as "inf" or an empty cell.
+        for (std::size_t i = 0; i < metric.values.size(); ++i) {
+            if (std::isfinite(metric.values[i])) continue;
+            const std::size_t row = i / metric.columns, location = metric.first_column + i % metric.columns;
+            fail(what + " row " + str(row) + ", location " + str(location) + ": " +
+                 (std::isnan(metric.values[i]) ? std::string("NaN") : std::string("infinity")) +
+                 " is not a finite number");
+        }
         const std::string where = what + "/";
         if (H5Aexists(dataset, "unit") > 0) metric.unit = read_string_attribute(dataset, "unit", where);
         if (H5Aexists(dataset, "description") > 0)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <limits>
 
 #include "profile/profile_reader.hpp"
 #include "profile_fixture.hpp"
@@ -300,6 +301,15 @@ TEST_F(ProfileReaderTest, MetricShapeDisagrees) {
     visits.columns = 3;
     visits.counts.resize(15, 0);
     EXPECT_EQ(error_of(fixture), message("/metrics/visits is [5 x 3], expected [5 x 2] (call paths x locations)"));
+}
+
+TEST_F(ProfileReaderTest, ANonFiniteValueIsDamage) {
+    FixtureProfile fixture = known_profile();
+    FixtureProfile::Matrix& inclusive = fixture.metric("time_inclusive");
+    inclusive.values[3 * inclusive.columns + 1] = std::numeric_limits<double>::infinity();
+    EXPECT_EQ(error_of(fixture), message("/metrics/time_inclusive row 3, location 1: infinity is not a finite number"));
+    inclusive.values[3 * inclusive.columns + 1] = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_EQ(error_of(fixture), message("/metrics/time_inclusive row 3, location 1: NaN is not a finite number"));
 }
 
 TEST_F(ProfileReaderTest, TruncatedFile) {
