@@ -310,7 +310,6 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     if (rank == 0 && traced.present && traced.problem.empty() &&
         !traced.report.iterations.plan.problem.empty()) {
         std::cerr << program << trace::unknown_key_message(traced.report.iterations) << '\n';
-        if (timeline_written) std::remove((timeline_file + ".tmp").c_str());
         status = 2;
     }
     if (rank == 0 && status == 0) {
