@@ -143,6 +143,8 @@ AnalyzeOptions parse_analyze_options(const std::vector<std::string>& args) {
             options.force = true;
         } else if (is_option && arg == "--include-mpi-init") {
             options.include_mpi_init = true;
+        } else if (is_option && arg == "--no-cube") {
+            options.cube = false;
         } else if (is_option) {
             parse_valued_option(args, i, options);
         } else if (have_experiment) {
@@ -169,6 +171,8 @@ const char* analyze_usage() {
            "it runs as one rank) and writes the reports summary, loadbalance,\n"
            "loadbalance_ranks, advice and (with a trace) waitstates, iterations and, with GPU\n"
            "streams, gpu and gpu_kernels as .csv and .json, and summary.txt, which is also printed.\n"
+           "With a profile it also writes profile.cubex, the profile and the wait states for Cube\n"
+           "(cube_stat, cube_diff, the Cube GUI), with Score-P's and Scalasca's metric names.\n"
            "\n"
            "  --output DIR               write the reports to DIR (default <experiment-dir>/analysis)\n"
            "  --force                    overwrite reports that exist (otherwise: refuse)\n"
@@ -198,6 +202,7 @@ const char* analyze_usage() {
            "                             (default: DLProf's list, e.g. h884,hmma,xmma_gemm,wgmma)\n"
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
            "                             (default: set apart as start-up and shut-down)\n"
+           "  --no-cube                  do not write profile.cubex\n"
            "  --event-reader R           how the event files are read: direct (default: decoded\n"
            "                             here, 2-3 times faster) or otf2 (OTF2's own reader,\n"
            "                             which compressed archives always use; the same results)\n"

@@ -25,6 +25,7 @@ struct AnalyzeOptions {
     std::uint64_t timeline_events = 1000000;  ///< --timeline-events: slices in trace.json at most; 0: no trace.json
     std::size_t top = 10;              ///< --top: regions in the summary, findings per kind in the advice
     bool include_mpi_init = false;  ///< --include-mpi-init: MPI_Init/MPI_Finalize count as run time and MPI
+    bool cube = true;               ///< false with --no-cube: profile.cubex is not written
     bool help = false;              ///< --help: print the usage and stop
     std::string key_region;         ///< --key-region: the region that cuts iterations ("" : a phase, if any)
     std::int64_t iter_start = -1;   ///< --iter-start: first iteration aggregated (-1: the first)

@@ -18,7 +18,7 @@ const std::vector<std::string>& report_file_names() {
         "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
         "advice.json",      "waitstates.csv",        "waitstates.json",        "trace.json",
         "iterations.csv",   "iterations.json",       "gpu.csv",                "gpu.json",
-        "gpu_kernels.csv",  "gpu_kernels.json",      "report.html"};
+        "gpu_kernels.csv",  "gpu_kernels.json",      "report.html",            "profile.cubex"};
     return names;
 }
 

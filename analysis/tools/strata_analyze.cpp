@@ -50,8 +50,10 @@
 #include "analyze/report_files.hpp"
 #include "analyze/share_analysis.hpp"
 #include "analyze/table_reports.hpp"
+#include "cube/cube_export.hpp"
 #include "profile/profile.hpp"
 #include "profile/profile_guard.hpp"
+#include "profile/profile_reader.hpp"
 #include "report/html_report.hpp"
 #include "trace/message_exchange_mpi.hpp"
 #include "trace/trace_definitions.hpp"
@@ -189,6 +191,29 @@ private:
     bool existed_;
     bool done_ = false;
 };
+
+/// profile.cubex: the whole profile (rank 0 reads every column now) with the
+/// wait states; nothing, with a note, when it cannot be made.
+std::optional<ReportFile> cube_report_file(const std::string& profile_path,
+                                           const trace::WaitStateReport* waits) {
+    try {
+        const Profile profile = read_profile(profile_path);
+        cube::CubeReport report = cube::cube_report(profile, waits);
+        if (waits && waits->iterations.plan.restricted) {
+            const trace::IterationPlan& plan = waits->iterations.plan;
+            report.attributes.emplace_back("Strata wait states", "iterations " + std::to_string(plan.first) +
+                                                                     " to " + std::to_string(plan.last) +
+                                                                     " only (--iter-start/--iter-stop)");
+        }
+        return ReportFile{cube::cube_file_name, cube::cubex_file(report)};
+    } catch (const ProfileError& error) {
+        std::cerr << program << cube::cube_file_name << " not written: " << error.what() << '\n';
+    } catch (const std::bad_alloc&) {
+        std::cerr << program << cube::cube_file_name
+                  << " not written: out of memory (--no-cube leaves it out)\n";
+    }
+    return std::nullopt;
+}
 
 int run(const AnalyzeOptions& options, int rank, int size) {
     const std::string output = options.output_directory();
@@ -362,6 +387,11 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             }
             if (traced.present && traced.problem.empty()) {
                 for (auto& file : trace::waitstate_files(traced.report)) files.push_back(std::move(file));
+            }
+            if (profile_present && options.cube) {
+                std::optional<ReportFile> cube =
+                    cube_report_file(profile_path, trace_read ? &traced.report : nullptr);
+                if (cube) files.push_back(std::move(*cube));
             }
             // Last: the page shows every report above.
             files.emplace_back(report::html_report_name, report::html_report(files));

@@ -9,7 +9,9 @@ the phase region from the trace with iterations.csv, independent_pop.py the
 time classes, wall and run time, POP efficiencies and load balance from
 profile.h5 (h5py) with summary.csv and loadbalance.csv, and
 independent_profile.py the visits and times of every call path replayed from
-the trace with profile.h5 (the two substrates of the measurement).
+the trace with profile.h5 (the two substrates of the measurement), and
+independent_cube.py profile.cubex (tar and XML by Python's standard library)
+with profile.h5 and waitstates.csv.
 
     analyze_independently.py --program "[VAR=VALUE...] PROG [ARG...]" [--program ...]
                              --analyze STRATA_ANALYZE --mpirun MPIRUN --work-dir DIR
@@ -116,7 +118,8 @@ def main():
                 ('independent_wait_states.py', [trace, os.path.join(reports, 'waitstates.csv')], 'strata-analyze'),
                 ('independent_iterations.py', [trace, os.path.join(reports, 'iterations.csv')], 'iteration=0 '),
                 ('independent_pop.py', [profile, reports], 'strata-analyze'),
-                ('independent_profile.py', [trace, profile], 'call paths compared: ')):
+                ('independent_profile.py', [trace, profile], 'call paths compared: '),
+                ('independent_cube.py', [profile, reports], 'wait-state sums compared: ')):
             # The same interpreter: it has the OTF2 bindings and h5py (CMake chose it for that).
             check = subprocess.run([sys.executable, os.path.join(HERE, script)] + files,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
