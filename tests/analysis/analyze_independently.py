@@ -11,7 +11,9 @@ profile.h5 (h5py) with summary.csv and loadbalance.csv, and
 independent_profile.py the visits and times of every call path replayed from
 the trace with profile.h5 (the two substrates of the measurement), and
 independent_cube.py profile.cubex (tar and XML by Python's standard library)
-with profile.h5 and waitstates.csv.
+with profile.h5 and waitstates.csv; independent_definitions.py the trace's
+definitions against the conventions of Score-P's traces that Scalasca,
+Vampir and Cube rely on.
 
     analyze_independently.py --program "[VAR=VALUE...] PROG [ARG...]" [--program ...]
                              --analyze STRATA_ANALYZE --mpirun MPIRUN --work-dir DIR
@@ -119,7 +121,8 @@ def main():
                 ('independent_iterations.py', [trace, os.path.join(reports, 'iterations.csv')], 'iteration=0 '),
                 ('independent_pop.py', [profile, reports], 'strata-analyze'),
                 ('independent_profile.py', [trace, profile], 'call paths compared: '),
-                ('independent_cube.py', [profile, reports], 'wait-state sums compared: ')):
+                ('independent_cube.py', [profile, reports], 'wait-state sums compared: '),
+                ('independent_definitions.py', [trace], 'regions checked: ')):
             # The same interpreter: it has the OTF2 bindings and h5py (CMake chose it for that).
             check = subprocess.run([sys.executable, os.path.join(HERE, script)] + files,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
