@@ -149,6 +149,38 @@ std::vector<std::pair<std::string, const Metric*>> counters(const Profile& profi
     return found;
 }
 
+/// The ordinary call paths whose regions, from the root, are named as the
+/// trace's call path `path` ("main/solve/MPI_Recv"): parameter nodes are not
+/// in the trace's names, so they are passed through.  A walk down the tree
+/// rather than a table of every call path's name: names of deep call paths
+/// would take memory quadratic in the depth.
+std::vector<std::size_t> callpaths_named(const Profile& profile, const CallTreeIndex& tree,
+                                         const std::string& path) {
+    std::vector<std::size_t> found;
+    std::vector<std::pair<std::size_t, std::size_t>> todo;  // (call path, offset of its name in `path`)
+    for (auto root = tree.roots.rbegin(); root != tree.roots.rend(); ++root) todo.emplace_back(*root, 0);
+    while (!todo.empty()) {
+        const auto [cp, offset] = todo.back();
+        todo.pop_back();
+        const CallPath& p = profile.callpaths[cp];
+        std::size_t next = offset;  // where the children's names start
+        if (!p.is_parameter()) {
+            const std::string& name = profile.region_name(p.region);
+            if (path.compare(offset, name.size(), name) != 0) continue;
+            const std::size_t end = offset + name.size();
+            if (end == path.size()) {
+                found.push_back(cp);
+                continue;
+            }
+            if (path[end] != '/') continue;
+            next = end + 1;
+        }
+        for (auto child = tree.children[cp].rbegin(); child != tree.children[cp].rend(); ++child)
+            todo.emplace_back(*child, next);
+    }
+    return found;
+}
+
 }  // namespace
 
 CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* waits) {
@@ -190,13 +222,10 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
         report.regions.push_back(std::move(c));
     }
 
-    // Cnodes in depth-first order; the regions-only path of each ordinary call
-    // path, to place the trace's wait states.
+    // Cnodes in depth-first order.
     const CallTreeIndex tree = index_call_tree(profile);
     std::vector<std::uint32_t> cnode_of(profile.callpaths.size());
     std::vector<std::size_t> callpath_of;  // cnode -> call path
-    std::vector<std::string> path(profile.callpaths.size());
-    std::unordered_map<std::string, std::vector<std::size_t>> by_path;
     std::vector<std::size_t> stack(tree.roots.rbegin(), tree.roots.rend());
     while (!stack.empty()) {
         const std::size_t cp = stack.back();
@@ -207,7 +236,6 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
         CubeCnode c;
         if (!p.is_root()) c.parent = cnode_of[static_cast<std::size_t>(p.parent)];
         c.region = p.region;
-        const std::string& above = p.is_root() ? std::string() : path[static_cast<std::size_t>(p.parent)];
         if (p.is_parameter()) {
             const Parameter& parameter = profile.parameters[static_cast<std::size_t>(p.parameter)];
             c.parameter = profile.strings[parameter.name];
@@ -216,11 +244,6 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
                                 : p.string_value >= 0
                                     ? profile.strings[static_cast<std::size_t>(p.string_value)]
                                     : std::string();
-            path[cp] = above;
-        } else {
-            path[cp] =
-                above.empty() ? profile.region_name(p.region) : above + "/" + profile.region_name(p.region);
-            by_path[path[cp]].push_back(cp);
         }
         report.cnodes.push_back(std::move(c));
         for (auto child = tree.children[cp].rbegin(); child != tree.children[cp].rend(); ++child)
@@ -239,7 +262,8 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
     std::uint64_t unplaced = 0;
     if (waits) {
         const Metric* inclusive = profile.find_metric("time_inclusive");
-        std::map<std::string, std::uint32_t> extra_roots;  // call paths of the trace alone
+        std::map<std::string, std::uint32_t> extra_roots;                   // call paths of the trace alone
+        std::unordered_map<std::string, std::vector<std::size_t>> matches;  // trace call path -> profile's
         for (const trace::WaitStateRow& w : waits->rows) {
             const auto thread = first_thread.find(w.rank);
             if (thread == first_thread.end() || w.ticks <= 0) {
@@ -247,8 +271,10 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
                 continue;
             }
             std::uint32_t cnode = 0;
-            const auto candidates = by_path.find(w.callpath);
-            if (candidates != by_path.end()) {
+            auto candidates = matches.find(w.callpath);
+            if (candidates == matches.end())
+                candidates = matches.emplace(w.callpath, callpaths_named(profile, tree, w.callpath)).first;
+            if (!candidates->second.empty()) {
                 std::size_t best = candidates->second.front();
                 if (inclusive && inclusive->whole(profile.locations.size())) {
                     const std::size_t column = order[thread->second];

@@ -2,6 +2,7 @@
 // The CUBE4 encoding (see cube_file.hpp).
 #include "cube/cube_file.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -98,18 +99,39 @@ void write_metric(std::string& xml, const CubeReport& report,
     xml += indent(depth) + "</metric>\n";
 }
 
-void write_cnode(std::string& xml, const CubeReport& report,
-                 const std::vector<std::vector<std::size_t>>& children, std::size_t id, std::size_t depth) {
-    const CubeCnode& c = report.cnodes[id];
-    xml += indent(depth) + "<cnode id=\"" + std::to_string(id) + "\" calleeId=\"" + std::to_string(c.region) +
-           "\">\n";
-    if (!c.parameter.empty()) {
-        xml += indent(depth + 1) + "<parameter partype=\"" + (c.numeric ? "numeric" : "string") +
-               "\" parkey=\"" + xml_text(c.parameter) + "\" parvalue=\"" + xml_text(c.parameter_value) +
-               "\"/>\n";
+/// The cnodes below the roots, nested as Cube wants them: a loop, not a
+/// recursion (recursive programs make call trees 10^5 deep), and the indent
+/// capped, or a deep tree would take space quadratic in its depth.
+void write_cnodes(std::string& xml, const CubeReport& report,
+                  const std::vector<std::vector<std::size_t>>& children) {
+    constexpr std::size_t max_depth_shown = 32;
+    // (cnode, depth, opening) : opening false closes the element.
+    struct Step {
+        std::size_t id, depth;
+        bool opening;
+    };
+    std::vector<Step> todo;
+    for (auto root = children.back().rbegin(); root != children.back().rend(); ++root)
+        todo.push_back({*root, 2, true});
+    while (!todo.empty()) {
+        const Step step = todo.back();
+        todo.pop_back();
+        const std::string pad = indent(std::min(step.depth, max_depth_shown));
+        if (!step.opening) {
+            xml += pad + "</cnode>\n";
+            continue;
+        }
+        const CubeCnode& c = report.cnodes[step.id];
+        xml += pad + "<cnode id=\"" + std::to_string(step.id) + "\" calleeId=\"" + std::to_string(c.region) +
+               "\">\n";
+        if (!c.parameter.empty()) {
+            xml += pad + "  <parameter partype=\"" + (c.numeric ? "numeric" : "string") + "\" parkey=\"" +
+                   xml_text(c.parameter) + "\" parvalue=\"" + xml_text(c.parameter_value) + "\"/>\n";
+        }
+        todo.push_back({step.id, step.depth, false});
+        for (auto child = children[step.id].rbegin(); child != children[step.id].rend(); ++child)
+            todo.push_back({*child, step.depth + 1, true});
     }
-    for (std::size_t child : children[id]) write_cnode(xml, report, children, child, depth + 1);
-    xml += indent(depth) + "</cnode>\n";
 }
 
 void write_system(std::string& xml, const CubeReport& report) {
@@ -219,7 +241,7 @@ std::string anchor_xml(const CubeReport& report) {
         xml += "      " + element("role", r.role) + "\n";
         xml += "      <url></url>\n      <descr></descr>\n    </region>\n";
     }
-    for (std::size_t root : cnode_children.back()) write_cnode(xml, report, cnode_children, root, 2);
+    write_cnodes(xml, report, cnode_children);
     xml += "  </program>\n";
     write_system(xml, report);
     xml += "</cube>\n";

@@ -239,5 +239,39 @@ TEST_F(CubeExportTest, WaitStatesSitOnTheRanksFirstThreadInsideTheirCallsTime) {
     EXPECT_NE(file.find("<location Id=\"2\">"), std::string::npos);
 }
 
+TEST_F(CubeExportTest, DeepRecursionTakesLinearSpaceAndFindsItsWaits) {
+    // A recursion 20 000 deep with an MPI_Recv at the bottom: the anchor grows
+    // linearly (capped indentation), nothing recurses on the C++ stack, and
+    // the late sender finds its call path by walking down the tree.
+    constexpr std::size_t depth = 20000;
+    ProfileBuilder b;
+    const std::uint32_t f = b.region("f", paradigm::compiler, role::function);
+    const std::uint32_t recv = b.region("MPI_Recv", paradigm::mpi, role::point_to_point);
+    const std::size_t t0 = b.location(0, 0);
+    std::int64_t parent = -1;
+    for (std::size_t d = 0; d < depth; ++d) {
+        const std::size_t cp = b.callpath(parent, f);
+        b.set(cp, t0, 1, 1e-6);
+        parent = static_cast<std::int64_t>(cp);
+    }
+    const std::size_t bottom = b.callpath(parent, recv);
+    b.set(bottom, t0, 1, 0.5);
+    const Profile p = read(b.build());
+
+    std::string path;
+    for (std::size_t d = 0; d < depth; ++d) path += "f/";
+    trace::WaitStateReport waits;
+    waits.timer_resolution = 10;
+    waits.rows.push_back({trace::WaitMetric::late_sender, path + "MPI_Recv", 0, 1, 2, 1});
+    const CubeReport r = cube::cube_report(p, &waits);
+    ASSERT_EQ(r.cnodes.size(), depth + 1);
+    const CubeMetric& late = metric(r, "mpi_latesender");
+    ASSERT_EQ(late.rows.size(), 1u);
+    EXPECT_EQ(late.rows[0].cnode, depth);  // the deepest cnode, not a root of its own
+    EXPECT_DOUBLE_EQ(late.rows[0].values[0], 0.2);
+    const std::string anchor = cube::anchor_xml(r);
+    EXPECT_LT(anchor.size(), 200 * depth);
+}
+
 }  // namespace
 }  // namespace strata::analysis::test

@@ -70,14 +70,14 @@ def read_cube(path):
     regions = {int(r.get('id')): r.findtext('name') for r in program.findall('region')}
     cnode_paths = {}  # id -> tuple of names
 
-    def walk_cnodes(element, above):
-        for c in element.findall('cnode'):
-            p = c.find('parameter')
-            own = ('%s=%s' % (p.get('parkey'), p.get('parvalue')) if p is not None
-                   else regions[int(c.get('calleeId'))])
-            cnode_paths[int(c.get('id'))] = above + (own,)
-            walk_cnodes(c, above + (own,))
-    walk_cnodes(program, ())
+    todo = [(c, ()) for c in program.findall('cnode')]  # a loop: call trees of recursive code are deep
+    while todo:
+        c, above = todo.pop()
+        p = c.find('parameter')
+        own = ('%s=%s' % (p.get('parkey'), p.get('parvalue')) if p is not None
+               else regions[int(c.get('calleeId'))])
+        cnode_paths[int(c.get('id'))] = above + (own,)
+        todo.extend((child, above + (own,)) for child in c.findall('cnode'))
 
     locations = {}  # id -> (rank, name)
     for group in anchor.iter('locationgroup'):
