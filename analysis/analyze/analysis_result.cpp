@@ -56,6 +56,8 @@ long double standard_deviation(WideSum sum, WideSum sum_squares, std::uint64_t n
 std::vector<RowResult> make_rows(const Profile& p, const RowStatistics& stats, RowResult::Level level,
                                  const CallPathClasses& classes, bool include_mpi_init) {
     std::vector<RowResult> rows;
+    const std::vector<std::string> names =
+        level == RowResult::Level::callpath ? callpath_names(p) : std::vector<std::string>();
     for (std::size_t i = 0; i < stats.size(); ++i) {
         if (stats.ranks[i] == 0) continue;  // no CPU thread took part (e.g. a GPU stream's call path)
         RowResult row;
@@ -64,7 +66,7 @@ std::vector<RowResult> make_rows(const Profile& p, const RowStatistics& stats, R
         const std::uint32_t region =
             level == RowResult::Level::region ? static_cast<std::uint32_t>(i) : p.callpaths[i].region;
         row.region = p.region_name(region);
-        row.name = level == RowResult::Level::region ? row.region : callpath_name(p, i);
+        row.name = level == RowResult::Level::region ? row.region : names[i];
         row.paradigm = p.paradigm_names.name(static_cast<std::uint8_t>(p.regions[region].paradigm));
         row.role = p.regions[region].role;
         if (level == RowResult::Level::callpath) {

@@ -73,11 +73,14 @@ Fields balance_fields(const RowResult& r) {
     return f;
 }
 
-std::vector<Fields> balance_rows(const std::vector<RowResult>& rows) {
-    std::vector<Fields> out;
-    out.reserve(rows.size());
-    for (const RowResult& r : rows) out.push_back(balance_fields(r));
-    return out;
+/// The rows of the load-balance table as JSON array elements; one row's
+/// fields at a time (a profile may have 10^5 call paths).
+std::string balance_json_array(const std::vector<RowResult>& rows) {
+    if (rows.empty()) return "[]";
+    std::string array = "[";
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        array += (i > 0 ? ",\n    " : "\n    ") + json_object(balance_fields(rows[i]));
+    return array + "\n  ]";
 }
 
 std::vector<Fields> rank_rows(const AnalysisResult& result) {
@@ -139,9 +142,10 @@ std::string csv_table(const std::vector<Fields>& rows, const Fields& header) {
 }  // namespace
 
 std::string loadbalance_csv(const AnalysisResult& result) {
-    std::vector<Fields> rows = balance_rows(result.regions);
-    for (Fields& f : balance_rows(result.callpaths)) rows.push_back(std::move(f));
-    return csv_table(rows, balance_fields(RowResult{}));
+    std::string t = csv_header(balance_fields(RowResult{}));
+    for (const RowResult& r : result.regions) t += csv_line(balance_fields(r));
+    for (const RowResult& r : result.callpaths) t += csv_line(balance_fields(r));
+    return t;
 }
 
 std::string loadbalance_json(const AnalysisResult& result) {
@@ -156,8 +160,8 @@ std::string loadbalance_json(const AnalysisResult& result) {
                "only one does") +
            ", \"imbalance\": " + json_string("(max - mean) / max") +
            ", \"saved\": " + json_string("max - mean: the time perfect balance would save") + "},\n" +
-           "  \"regions\": " + json_array(balance_rows(result.regions)) + ",\n" +
-           "  \"callpaths\": " + json_array(balance_rows(result.callpaths)) + "\n}\n";
+           "  \"regions\": " + balance_json_array(result.regions) + ",\n" +
+           "  \"callpaths\": " + balance_json_array(result.callpaths) + "\n}\n";
 }
 
 std::string ranks_csv(const AnalysisResult& result) {

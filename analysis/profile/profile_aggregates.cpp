@@ -12,21 +12,81 @@ namespace strata::analysis {
 std::string callpath_label(const Profile& profile, std::size_t callpath) {
     const CallPath& cp = profile.callpaths[callpath];
     if (!cp.is_parameter()) return profile.region_name(cp.region);
-    const std::string& name = profile.strings[profile.parameters[static_cast<std::size_t>(cp.parameter)].name];
+    const std::string& name =
+        profile.strings[profile.parameters[static_cast<std::size_t>(cp.parameter)].name];
     if (cp.string_value >= 0) return name + "=" + profile.strings[static_cast<std::size_t>(cp.string_value)];
     return name + "=" + std::to_string(cp.int_value);
+}
+
+std::string elision_label(std::size_t levels) {
+    return "...(" + std::to_string(levels) + " levels)...";
+}
+
+std::size_t PathNames::add(std::int64_t parent, std::string label) {
+    const std::size_t id = label_.size();
+    const std::size_t depth = parent < 0 ? 0 : depth_[static_cast<std::size_t>(parent)] + 1;
+    parent_.push_back(parent);
+    depth_.push_back(depth);
+    prefix_end_.push_back(depth < labels_kept_at_each_end ? id
+                                                          : prefix_end_[static_cast<std::size_t>(parent)]);
+    label_.push_back(std::move(label));
+    return id;
+}
+
+std::string PathNames::name(std::size_t node) const {
+    // The labels to print, from the node upwards: all of them, or the last
+    // ones, the elision, and the first ones (from the kept beginning's end up).
+    std::vector<const std::string*> up;
+    std::string elision;
+    const std::size_t labels = depth_[node] + 1;
+    std::int64_t at = static_cast<std::int64_t>(node);
+    if (labels > max_labels_in_name) {
+        for (std::size_t i = 0; i < labels_kept_at_each_end; ++i) {
+            up.push_back(&label_[static_cast<std::size_t>(at)]);
+            at = parent_[static_cast<std::size_t>(at)];
+        }
+        elision = elision_label(labels - 2 * labels_kept_at_each_end);
+        up.push_back(&elision);
+        at = static_cast<std::int64_t>(prefix_end_[node]);
+    }
+    for (; at >= 0; at = parent_[static_cast<std::size_t>(at)])
+        up.push_back(&label_[static_cast<std::size_t>(at)]);
+    std::string name;
+    for (auto it = up.rbegin(); it != up.rend(); ++it) {
+        if (!name.empty()) name += '/';
+        name += **it;
+    }
+    return name;
 }
 
 std::string callpath_name(const Profile& profile, std::size_t callpath) {
     std::vector<std::size_t> chain;
     for (std::int64_t i = static_cast<std::int64_t>(callpath); i >= 0; i = profile.callpaths[i].parent)
         chain.push_back(static_cast<std::size_t>(i));  // read_profile() ruled out cycles
-    std::string name;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        if (!name.empty()) name += '/';
-        name += callpath_label(profile, *it);
+    PathNames names;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        names.add(static_cast<std::int64_t>(names.size()) - 1, callpath_label(profile, *it));
+    return names.name(names.size() - 1);
+}
+
+std::vector<std::string> callpath_names(const Profile& profile) {
+    // Parents before children (the file may list them in any order).
+    const CallTreeIndex tree = index_call_tree(profile);
+    PathNames names;
+    std::vector<std::size_t> node_of(profile.callpaths.size());
+    std::vector<std::size_t> stack(tree.roots.rbegin(), tree.roots.rend());
+    while (!stack.empty()) {
+        const std::size_t cp = stack.back();
+        stack.pop_back();
+        const std::int64_t parent = profile.callpaths[cp].parent;
+        node_of[cp] =
+            names.add(parent < 0 ? -1 : static_cast<std::int64_t>(node_of[static_cast<std::size_t>(parent)]),
+                      callpath_label(profile, cp));
+        stack.insert(stack.end(), tree.children[cp].rbegin(), tree.children[cp].rend());
     }
-    return name;
+    std::vector<std::string> all(profile.callpaths.size());
+    for (std::size_t cp = 0; cp < all.size(); ++cp) all[cp] = names.name(node_of[cp]);
+    return all;
 }
 
 CallTreeIndex index_call_tree(const Profile& profile) {

@@ -31,9 +31,41 @@ namespace strata::analysis {
 /// a parameter node (e.g. "iterations=10", "mode=fast").
 std::string callpath_label(const Profile& profile, std::size_t callpath);
 
+/// Call-path names stay bounded, so that the reports of a recursion 10^5
+/// deep are linear in its depth, not quadratic: a path of more than
+/// `max_labels_in_name` labels keeps its first and last
+/// `labels_kept_at_each_end` and shows the others as one label,
+/// "...(N levels)..." (main/f/f/.../...(99952 levels).../f/MPI_Recv).
+inline constexpr std::size_t max_labels_in_name = 64;
+inline constexpr std::size_t labels_kept_at_each_end = 24;
+
+/// The label that stands for `levels` labels left out of a name.
+std::string elision_label(std::size_t levels);
+
+/// The bounded names of the nodes of a forest (the call paths of a profile
+/// or of a trace), built as nodes are added: time and memory per node are
+/// bounded, whatever the depth.
+class PathNames {
+public:
+    /// Adds the next node (ids count from 0) below `parent` (-1: a root; added before) with its label.
+    std::size_t add(std::int64_t parent, std::string label);
+    /// The labels from the root down to `node`, joined by '/', the middle left out beyond max_labels_in_name.
+    std::string name(std::size_t node) const;
+    std::size_t size() const { return label_.size(); }
+
+private:
+    std::vector<std::int64_t> parent_;
+    std::vector<std::size_t> depth_;       ///< 0 for a root
+    std::vector<std::size_t> prefix_end_;  ///< the last node of the kept beginning of its name (an ancestor)
+    std::vector<std::string> label_;
+};
+
 /// The labels from the root down to `callpath`, joined by '/'
-/// (e.g. "main/compute/compute").
+/// (e.g. "main/compute/compute"), bounded as PathNames does.
 std::string callpath_name(const Profile& profile, std::size_t callpath);
+
+/// callpath_name() of every call path, in time and memory linear in their number.
+std::vector<std::string> callpath_names(const Profile& profile);
 
 /// The call tree as child lists; the file may list a parent after its children.
 struct CallTreeIndex {
@@ -52,9 +84,11 @@ std::vector<bool> outermost_of_region(const Profile& profile, const CallTreeInde
 /// Sums over the call paths of one region, one value per location.
 struct RegionAggregate {
     std::uint32_t region = 0;
-    std::size_t callpaths = 0;  ///< call paths of the region (parameter nodes included); 0: not in the call tree
-    std::vector<std::uint64_t> visits;   ///< per location; parameter nodes excluded
-    std::vector<double> time_inclusive;  ///< per location; only call paths not nested in one of the same region
+    std::size_t callpaths =
+        0;  ///< call paths of the region (parameter nodes included); 0: not in the call tree
+    std::vector<std::uint64_t> visits;  ///< per location; parameter nodes excluded
+    std::vector<double>
+        time_inclusive;  ///< per location; only call paths not nested in one of the same region
     std::vector<double> time_exclusive;  ///< per location; parameter nodes included
 
     /// Visits summed over locations.

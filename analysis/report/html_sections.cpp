@@ -121,8 +121,10 @@ std::string unit_of(const std::string& column) {
     return "";
 }
 
+/// A table of the first `limit` of `rows`; `total` rows are in `full_file`
+/// (more than `rows` holds when the report was read with a cap).
 void write_table(HtmlWriter& html, const std::string& caption, const std::vector<const JsonValue*>& rows,
-                 std::size_t limit, const std::string& full_file) {
+                 std::size_t total, std::size_t limit, const std::string& full_file) {
     std::vector<std::string> columns;
     std::vector<bool> numbers;
     for (const JsonValue* row : rows) {
@@ -161,9 +163,10 @@ void write_table(HtmlWriter& html, const std::string& caption, const std::vector
     html.close("tbody");
     html.close("table");
     html.close("div");
-    if (rows.size() > limit)
+    const std::size_t shown = std::min(rows.size(), limit);
+    if (total > shown)
         html.element("p",
-                     "The first " + std::to_string(limit) + " of " + std::to_string(rows.size()) +
+                     "The first " + std::to_string(shown) + " of " + std::to_string(total) +
                          " rows; all of them are in " + full_file + ".",
                      {{"class", "note"}});
 }
@@ -512,12 +515,13 @@ void report_part(HtmlWriter& html, const std::string& report, const std::string&
     constexpr std::size_t row_limit = 500;
     const std::string csv = report.substr(0, report.size() - 5) + ".csv";
     if (value.is_array() && !items_of(&value).empty()) {
-        write_table(html, report + ": " + path, items_of(&value), row_limit, depth == 1 ? csv : report);
+        write_table(html, report + ": " + path, items_of(&value), value.total_items, row_limit,
+                    depth == 1 ? csv : report);
     } else if (all_objects(value)) {
         const std::vector<JsonValue> rows = named_rows(value);
         std::vector<const JsonValue*> pointers;
         for (const JsonValue& row : rows) pointers.push_back(&row);
-        write_table(html, report + ": " + path, pointers, row_limit, report);
+        write_table(html, report + ": " + path, pointers, pointers.size(), row_limit, report);
     } else if (value.is_object() && depth < 4) {
         for (const auto& [key, member] : value.members)
             report_part(html, report, path.empty() ? key : path + "." + key, member, depth + 1, facts);

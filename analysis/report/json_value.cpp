@@ -13,7 +13,7 @@ constexpr int max_depth = 64;
 
 class Parser {
 public:
-    explicit Parser(std::string_view text) : text_(text) {}
+    Parser(std::string_view text, std::size_t max_items) : text_(text), max_items_(max_items) {}
 
     JsonValue document() {
         JsonValue value = parse(0);
@@ -70,7 +70,9 @@ private:
             value.kind = JsonValue::Kind::array;
             if (take(']')) return value;
             do {
-                value.items.push_back(parse(depth + 1));
+                JsonValue item = parse(depth + 1);  // parsed even when not kept: the document is checked whole
+                if (value.items.size() < max_items_) value.items.push_back(std::move(item));
+                ++value.total_items;
             } while (take(','));
             expect(']');
         } else if (c == '"') {
@@ -185,6 +187,7 @@ private:
     }
 
     std::string_view text_;
+    std::size_t max_items_;
     std::size_t pos_ = 0;
 };
 
@@ -275,7 +278,7 @@ std::string JsonValue::display() const {
     return "";
 }
 
-JsonValue parse_json(std::string_view text) { return Parser(text).document(); }
+JsonValue parse_json(std::string_view text, std::size_t max_items) { return Parser(text, max_items).document(); }
 
 std::string to_json(const JsonValue& value) {
     std::string out;

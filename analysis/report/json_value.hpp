@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -31,7 +32,8 @@ struct JsonValue {
     Kind kind = Kind::null;
     bool boolean = false;
     std::string text;  ///< a string's content, or a number as written
-    std::vector<JsonValue> items;  ///< an array's elements
+    std::vector<JsonValue> items;  ///< an array's elements (the first ones only, under parse_json's cap)
+    std::size_t total_items = 0;   ///< an array's number of elements in the document
     std::vector<std::pair<std::string, JsonValue>> members;  ///< an object's members, in order
 
     bool is_null() const { return kind == Kind::null; }
@@ -52,8 +54,10 @@ struct JsonValue {
     std::string display() const;
 };
 
-/// Parses `text`; throws JsonError.
-JsonValue parse_json(std::string_view text);
+/// Parses `text`; throws JsonError.  Every array keeps at most `max_items`
+/// elements (the whole document is still checked): a report with 10^5 rows
+/// would otherwise take gigabytes as a tree.
+JsonValue parse_json(std::string_view text, std::size_t max_items = SIZE_MAX);
 
 /// `value` as compact JSON (strings re-escaped).
 std::string to_json(const JsonValue& value);

@@ -60,12 +60,13 @@ std::vector<ScoreRow> callpath_rows(const Profile& profile, ScoreSort sort) {
     const Metric& inclusive = profile.metric("time_inclusive");
     const Metric& exclusive = profile.metric("time_exclusive");
     const CallTreeIndex tree = index_call_tree(profile);
+    std::vector<std::string> paths = callpath_names(profile);
     std::vector<ScoreRow> all(profile.callpaths.size());
     for (std::size_t cp = 0; cp < all.size(); ++cp) {
         ScoreRow& row = all[cp];
         const Region& region = profile.regions[profile.callpaths[cp].region];
         row.label = callpath_label(profile, cp);
-        row.path = callpath_name(profile, cp);
+        row.path = std::move(paths[cp]);
         row.depth = tree.depth[cp];
         row.paradigm = profile.paradigm_names.name(static_cast<std::uint8_t>(region.paradigm));
         row.region = profile.callpaths[cp].region;

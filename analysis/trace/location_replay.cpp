@@ -32,7 +32,7 @@ std::uint32_t CallPaths::lookup(std::uint64_t key, std::uint32_t parent, const s
     const auto id = static_cast<std::uint32_t>(names_.size());
     ids_.emplace(key, id);
     slot = {key + 1, id};
-    names_.push_back(parent == none_id ? region_name : names_[parent] + "/" + region_name);
+    names_.add(parent == none_id ? -1 : static_cast<std::int64_t>(parent), region_name);
     return id;
 }
 

@@ -27,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "profile/profile_aggregates.hpp"
+
 namespace strata::analysis::trace {
 
 /// Ticks on rank 0's clock.
@@ -223,8 +225,8 @@ public:
         *id = slot.second;
         return true;
     }
-    /// Its full name, "main/compute/MPI_Recv".
-    const std::string& name(std::uint32_t id) const { return names_[id]; }
+    /// Its name, "main/compute/MPI_Recv" (bounded for deep call paths, as a profile's).
+    std::string name(std::uint32_t id) const { return names_.name(id); }
 
     static constexpr std::uint32_t none_id = UINT32_MAX;
 
@@ -237,7 +239,7 @@ private:
     std::uint32_t lookup(std::uint64_t key, std::uint32_t parent, const std::string& region_name,
                          std::pair<std::uint64_t, std::uint32_t>& slot);
     std::unordered_map<std::uint64_t, std::uint32_t> ids_;  ///< (parent + 1) << 32 | region -> id
-    std::vector<std::string> names_;
+    PathNames names_;
     /// A direct-mapped cache in front of ids_ (every Enter looks up its call
     /// path; a loop visits the same few): key + 1 (0 = empty) and id.
     std::array<std::pair<std::uint64_t, std::uint32_t>, 256> recent_{};

@@ -104,6 +104,17 @@ TEST(JsonValue, KeepsNumbersAsWrittenAndOrder) {
     EXPECT_THROW(parse_json(std::string(1000, '[')), report::JsonError);  // depth limit, no stack overflow
 }
 
+TEST(JsonValue, ACapKeepsTheFirstItemsAndCountsThemAll) {
+    const report::JsonValue v = parse_json(R"({"rows": [{"a": 1}, {"a": 2}, {"a": 3}], "x": [[1, 2, 3]]})", 2);
+    const report::JsonValue* rows = v.find("rows");
+    ASSERT_EQ(rows->items.size(), 2u);
+    EXPECT_EQ(rows->total_items, 3u);
+    EXPECT_EQ(rows->items[1].find("a")->display(), "2");
+    EXPECT_EQ(v.find("x")->items[0].items.size(), 2u);
+    // Items left out are still checked.
+    EXPECT_THROW(parse_json(R"([1, 2, 3, {"a" 4}])", 1), report::JsonError);
+}
+
 TEST(CheckHtml, RejectsUnbalancedTagsAndExternalResources) {
     // The checker itself must fail on what it is there to catch.
     TempDir dir;

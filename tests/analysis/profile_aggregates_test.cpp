@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Call-path names, the tree index, per-region and per-location sums of a known profile.
+#include "profile/profile_aggregates.hpp"
+
 #include <gtest/gtest.h>
 
-#include "profile/profile_aggregates.hpp"
 #include "profile/profile_reader.hpp"
 #include "profile_fixture.hpp"
 #include "test_support.hpp"
@@ -30,6 +31,37 @@ TEST_F(ProfileAggregatesTest, CallPathNames) {
     EXPECT_EQ(callpath_name(p, 4), "main/compute/compute/n=4");
     EXPECT_EQ(callpath_label(p, 4), "n=4");
     EXPECT_EQ(callpath_label(p, 1), "compute");
+}
+
+TEST_F(ProfileAggregatesTest, AllCallPathNamesAtOnceMatchOneByOne) {
+    const Profile p = read(known_profile());
+    const std::vector<std::string> all = callpath_names(p);  // the file lists a child before its parent
+    ASSERT_EQ(all.size(), p.callpaths.size());
+    for (std::size_t cp = 0; cp < all.size(); ++cp) EXPECT_EQ(all[cp], callpath_name(p, cp));
+}
+
+TEST(PathNamesTest, DeepPathsKeepBothEndsAndCountWhatIsLeftOut) {
+    PathNames names;
+    std::int64_t parent = -1;
+    for (std::size_t d = 0; d < 100000; ++d)
+        parent = static_cast<std::int64_t>(names.add(parent, d == 0 ? "main" : "f" + std::to_string(d)));
+    // Up to max_labels_in_name labels: the whole name.
+    std::string expected = "main";
+    for (std::size_t d = 1; d < max_labels_in_name; ++d) expected += "/f" + std::to_string(d);
+    EXPECT_EQ(names.name(max_labels_in_name - 1), expected);
+    // Beyond: the first and last labels_kept_at_each_end, and the count between.
+    const std::string deep = names.name(99999);
+    std::string head = "main", tail;
+    for (std::size_t d = 1; d < labels_kept_at_each_end; ++d) head += "/f" + std::to_string(d);
+    for (std::size_t d = 100000 - labels_kept_at_each_end; d < 100000; ++d) tail += "/f" + std::to_string(d);
+    EXPECT_EQ(deep, head + "/" + elision_label(100000 - 2 * labels_kept_at_each_end) + tail);
+    EXPECT_LT(deep.size(), 1000u);
+    // One label more than fits: the elision stands for the labels beyond both ends.
+    const std::string first_elided = names.name(max_labels_in_name);
+    const std::string left_out = elision_label(max_labels_in_name + 1 - 2 * labels_kept_at_each_end);
+    EXPECT_EQ(first_elided.substr(0, head.size() + left_out.size() + 1), head + "/" + left_out);
+    const std::string last = "/f" + std::to_string(max_labels_in_name);
+    EXPECT_EQ(first_elided.substr(first_elided.size() - last.size()), last);
 }
 
 TEST_F(ProfileAggregatesTest, StringParameterName) {
@@ -92,8 +124,10 @@ TEST_F(ProfileAggregatesTest, RecursionBelowAnotherRegionIsNotNested) {
     fixture.callpaths.push_back({3, 2, -1, 0, -1});  // 5: main/io/compute
     for (auto& m : fixture.metrics) {
         m.rows = 6;
-        if (m.integral) m.counts.insert(m.counts.end(), {1, 0});
-        else m.values.insert(m.values.end(), {0.25, 0});
+        if (m.integral)
+            m.counts.insert(m.counts.end(), {1, 0});
+        else
+            m.values.insert(m.values.end(), {0.25, 0});
     }
     fixture.metric("time_exclusive").values[6] = 1.75;  // io keeps 2 - 0.25
     const Profile p = read(fixture);
@@ -123,7 +157,8 @@ TEST_F(ProfileAggregatesTest, MissingMetricIsAnError) {
         aggregate_regions(p);
         FAIL() << "no error";
     } catch (const ProfileError& e) {
-        EXPECT_EQ(std::string(e.what()), dir_.file("profile.h5") + ": missing metric /metrics/time_exclusive");
+        EXPECT_EQ(std::string(e.what()),
+                  dir_.file("profile.h5") + ": missing metric /metrics/time_exclusive");
     }
     EXPECT_THROW(location_totals(p), ProfileError);
 }
