@@ -7,38 +7,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "filter/filter_rules.hpp"
+
 namespace strata::analysis::cube {
 namespace {
 
-/// The length of the UTF-8 sequence starting at text[i], or 0 when it is not one.
-std::size_t utf8_length(const std::string& text, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = byte(i);
-    std::size_t length = 0;
-    std::uint32_t code = 0;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        length = 2, code = lead & 0x1Fu;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3, code = lead & 0x0Fu;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4, code = lead & 0x07u;
-    } else {
-        return 0;
-    }
-    if (i + length > text.size()) return 0;
-    for (std::size_t k = 1; k < length; ++k) {
-        if ((byte(i + k) & 0xC0u) != 0x80u) return 0;
-        code = code << 6 | (byte(i + k) & 0x3Fu);
-    }
-    // Overlong forms, surrogates and code points beyond Unicode are not UTF-8.
-    static constexpr std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < smallest[length] || (code >= 0xD800 && code <= 0xDFFF) || code > 0x10FFFF) return 0;
-    return length;
-}
-
 void append_hex_byte(std::string& out, unsigned char c) {
     char hex[8];
-    std::snprintf(hex, sizeof hex, "\\x%02X", c);
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);  // as filter::visible_text writes them
     out += hex;
 }
 
@@ -176,7 +152,7 @@ std::string xml_text(const std::string& text) {
     for (std::size_t i = 0; i < text.size();) {
         const unsigned char c = static_cast<unsigned char>(text[i]);
         if (c >= 0x80) {
-            const std::size_t length = utf8_length(text, i);
+            const std::size_t length = filter::utf8_sequence_length(text, i);
             if (length == 0) {
                 append_hex_byte(out, c);
                 ++i;

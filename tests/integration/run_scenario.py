@@ -5,6 +5,7 @@ experiment with independent readers (python3 otf2, otf2-print, h5dump).
     /usr/bin/python3 run_scenario.py SCENARIO --bin-dir DIR --work-dir DIR
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -269,6 +270,42 @@ def trace_max_size(args):
     expect_equal(analysed.returncode, 0, 'strata-analyze: ' + analysed.stderr)
     assert 'Trace stops: rank 0, thread 0 (location 0): the trace stops at ' in analysed.stdout, analysed.stdout
     assert 'the trace stops early on 1 locations' in ' '.join(analysed.stdout.split()), analysed.stdout
+
+
+@scenario
+def invalid_utf8_names(args):
+    # Names that are not UTF-8 are written as \xNN when they are defined: the trace reads
+    # whole with the OTF2 Python bindings (which decode every string as UTF-8), profile.h5's
+    # UTF-8 strings are UTF-8, every JSON report parses and report.html is UTF-8.
+    run = Run(args, 'invalid-utf8').program('invalid_utf8', env=TRACING)
+    events = reader.read_otf2(run.archive)
+    pairs = reader.check_nesting(events['thread 0'])
+    for name in ('caf\\xe9', '\\xff\\xfe', 'euro \\xe2\\x82', '\u00b5s \u2192 ok'):
+        expect_equal(pairs.get(name), 1, 'enter/leave pairs of %r (%s)' % (name, sorted(pairs)))
+    params = [e[2] for e in events['thread 0'] if e[0] == 'P']
+    expect_equal(params, ['mode=\\xc0\\xaf'], 'the string parameter')
+    # h5dump prints bytes beyond ASCII as octal escapes: h5py reads the strings' bytes.
+    import h5py
+    with h5py.File(run.profile, 'r') as f:
+        strings = [s if isinstance(s, bytes) else s.encode() for s in f['definitions/strings'][()]]
+    texts = [s.decode('utf-8') for s in strings]  # raises on a byte that is not UTF-8
+    for name in ('caf\\xe9', '\\xc0\\xaf', '\u00b5s \u2192 ok'):
+        assert name in texts, (name, texts)
+    visits = reader.visits_by_path(reader.read_profile(run.profile))
+    assert 'caf\\xe9/mode=\\xc0\\xaf/euro \\xe2\\x82' in visits, visits
+    reports = os.path.join(run.dir, 'reports')
+    analysed = subprocess.run([args.analyze, '--output', reports, run.dir], capture_output=True, timeout=120,
+                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1'))
+    expect_equal(analysed.returncode, 0, 'strata-analyze: %r' % analysed.stderr)
+    analysed.stdout.decode('utf-8')
+    for name in os.listdir(reports):
+        with open(os.path.join(reports, name), 'rb') as f:
+            data = f.read()
+        if name.endswith('.json'):
+            json.loads(data.decode('utf-8'))
+        elif not name.endswith('.cubex'):
+            data.decode('utf-8')
+    assert b'caf\\xe9' in open(os.path.join(reports, 'loadbalance.csv'), 'rb').read()
 
 
 @scenario

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "filter/filter_rules.hpp"
+
 namespace strata {
 
 namespace {
@@ -20,11 +22,14 @@ std::string name_key(Paradigm paradigm, std::string_view name, std::uint32_t fla
 }  // namespace
 
 StringHandle Definitions::intern_locked(std::string_view text) {
-    auto it = string_index_.find(std::string(text));
+    std::string key(text);
+    auto it = string_index_.find(key);
     if (it != string_index_.end()) return it->second;
-    strings_.emplace_back(text);
+    // Every name and file of the experiment passes here once: made valid UTF-8
+    // now, for OTF2, HDF5 and every report (looked up by the text given).
+    strings_.push_back(filter::valid_utf8(text));
     const auto handle = static_cast<StringHandle>(strings_.size());
-    string_index_.emplace(strings_.back(), handle);
+    string_index_.emplace(std::move(key), handle);
     return handle;
 }
 

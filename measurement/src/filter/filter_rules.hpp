@@ -19,6 +19,7 @@
 // This library depends on nothing of the runtime.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -103,5 +104,14 @@ std::string demangled_name(const char* symbol);
 /// `text` with its control characters as \xNN, for messages and reports that quote names
 /// or a file's bytes: an escape sequence among them would act on the user's terminal.
 std::string visible_text(std::string_view text);
+
+/// The length of the UTF-8 sequence that starts at text[i], or 0 where none does
+/// (a stray continuation byte, an overlong form, a surrogate, a truncated sequence).
+std::size_t utf8_sequence_length(std::string_view text, std::size_t i);
+
+/// `text` with every byte that is not part of valid UTF-8 as \xNN: names are
+/// made so when they are defined, since OTF2 and HDF5 strings, JSON and HTML
+/// are UTF-8 and their readers refuse anything else (a Latin-1 file name).
+std::string valid_utf8(std::string_view text);
 
 }  // namespace strata::filter

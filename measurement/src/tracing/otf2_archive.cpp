@@ -14,6 +14,7 @@
 
 #include "core/definitions.hpp"
 #include "core/timer.hpp"
+#include "filter/filter_rules.hpp"
 #include "metrics/metric_spec.hpp"
 #include "tracing/otf2_collectives.hpp"
 
@@ -734,7 +735,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     RankInfo mine;
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
-    mine.host = host;
+    mine.host = filter::valid_utf8(host);
     // In rank 0's time (the clock properties are global).
     mine.begin = timer::epoch().ticks + (clock_points.empty() ? 0 : clock_points.front().offset);
     mine.end = end + (clock_points.empty() ? 0 : clock_points.back().offset);

@@ -108,5 +108,19 @@ TEST(FilterFileRules, BlocksAreCombinedInFileOrder) {
     EXPECT_FALSE(filter.excluded("ab", "", ""));
 }
 
+TEST(TextHelpers, ValidUtf8KeepsUtf8AndWritesOtherBytesAsHex) {
+    EXPECT_EQ(valid_utf8("plain"), "plain");
+    EXPECT_EQ(valid_utf8("\xc2\xb5s \xe2\x86\x92 \xf0\x9f\x98\x80"), "\xc2\xb5s \xe2\x86\x92 \xf0\x9f\x98\x80");
+    EXPECT_EQ(valid_utf8("caf\xe9"), "caf\\xe9");                // Latin-1
+    EXPECT_EQ(valid_utf8("\x80x"), "\\x80x");                    // a stray continuation byte
+    EXPECT_EQ(valid_utf8("\xc0\xaf"), "\\xc0\\xaf");              // overlong '/'
+    EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");      // a surrogate
+    EXPECT_EQ(valid_utf8("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // beyond U+10FFFF
+    EXPECT_EQ(valid_utf8("end\xe2\x82"), "end\\xe2\\x82");        // truncated
+    EXPECT_EQ(valid_utf8(std::string("a\0b", 3)), std::string("a\0b", 3));  // NUL is UTF-8
+    EXPECT_EQ(utf8_sequence_length("\xe2\x82\xac", 0), 3u);
+    EXPECT_EQ(utf8_sequence_length("\xe2\x82", 0), 0u);
+}
+
 }  // namespace
 }  // namespace strata::filter
