@@ -296,7 +296,8 @@ std::string summary_csv(const AnalysisResult& result, const ReportSettings& sett
         "call paths the profile did not record for lack of memory (0: complete)");
     if (!s.incomplete.empty()) {
         row("run", "incomplete", s.incomplete, "",
-            "the experiment's INCOMPLETE note: one rank's own experiment, written when it stopped before the others");
+            "the experiment's INCOMPLETE note: the run did not end normally (a signal, or one rank's own "
+            "experiment, written when it stopped before the others)");
     }
     for (std::size_t c = 0; c < time_class_count; ++c)
         row("time", std::string(time_class_name(static_cast<TimeClass>(c))), format_number(s.class_s[c]), "s",

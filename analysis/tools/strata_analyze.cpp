@@ -35,6 +35,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -91,6 +92,24 @@ std::string separate_rank_experiments(const std::string& path) {
     }
     if (ranks.empty()) return "";
     std::sort(ranks.begin(), ranks.end());
+    // Each rank that stopped alone wrote "rank r of n" in its INCOMPLETE note: the
+    // ranks of the job that left nothing (SIGKILL) are named too.
+    long job_size = 0;
+    for (const auto& [rank, name] : ranks) {
+        std::ifstream note(dir / name / "INCOMPLETE");
+        std::string word, of;
+        long r = -1, n = 0;
+        if (note >> word >> r >> of >> n && word == "rank" && of == "of" && n > 0 && n <= (1L << 24))
+            job_size = std::max(job_size, n);
+    }
+    std::string missing;
+    std::size_t missing_count = 0;
+    for (long r = 0, at = 0; r < job_size; ++r) {
+        while (at < static_cast<long>(ranks.size()) && ranks[static_cast<std::size_t>(at)].first < r) ++at;
+        if (at < static_cast<long>(ranks.size()) && ranks[static_cast<std::size_t>(at)].first == r) continue;
+        if (++missing_count <= 8) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    }
+    if (missing_count > 8) missing += ", ... (" + std::to_string(missing_count) + " in all)";
     std::string list;
     for (std::size_t i = 0; i < ranks.size(); ++i) {
         if (i == 4 && ranks.size() > 5) {
@@ -99,10 +118,42 @@ std::string separate_rank_experiments(const std::string& path) {
         }
         list += (i > 0 ? ", " : "") + ranks[i].second;
     }
+    std::string lost;
+    if (missing_count > 0) {
+        lost = ".  No experiment from rank" + std::string(missing_count > 1 ? "s " : " ") + missing + " of the " +
+               std::to_string(job_size) + ": " + (missing_count > 1 ? "they" : "it") +
+               " ended without writing one (killed by SIGKILL, e.g. by mpirun after another rank failed, "
+               "or by the out-of-memory killer)";
+    }
     return path + ": the ranks of this job stopped separately (MPI_Abort, a signal, or an exit without "
                   "MPI_Finalize), so each wrote its own experiment here: " + list +
-           " (their INCOMPLETE files say why).  Analyse them one at a time, e.g. strata-analyze " +
+           " (their INCOMPLETE files say why)" + lost + ".  Analyse them one at a time, e.g. strata-analyze " +
            (dir / ranks.front().second).string();
+}
+
+/// An experiment without profile.h5 and traces.otf2 (nor ranks' own
+/// experiments): the run ended before Strata could write; "" otherwise.
+std::string nothing_written(const std::string& path) {
+    std::error_code ignored;
+    const std::filesystem::path dir(path);
+    if (std::filesystem::exists(dir / "profile.h5", ignored) || std::filesystem::exists(dir / "traces.otf2", ignored))
+        return "";
+    if (!std::filesystem::exists(dir / ".strata-experiment", ignored) &&
+        !std::filesystem::exists(dir / "strata.cfg", ignored))
+        return path + ": not a Strata experiment (no profile.h5, traces.otf2 or strata.cfg in it)";
+    std::size_t event_files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir / "traces", ignored)) {
+        if (entry.path().extension() == ".evt") ++event_files;
+    }
+    std::string message = path + ": no profile.h5 and no traces.otf2: the run ended before Strata could write "
+                                 "them (a SIGKILL, the out-of-memory killer, a batch system's time limit; Strata "
+                                 "writes at the program's end and when a signal it can catch stops it)";
+    if (event_files > 0) {
+        message += ".  traces/ holds " + std::to_string(event_files) + " event file" +
+                   (event_files > 1 ? "s" : "") +
+                   " flushed during the run, which cannot be read without the definitions written at the end";
+    }
+    return message;
 }
 
 /// The experiment directory must exist and be a directory; "" when it is
@@ -111,7 +162,8 @@ std::string check_experiment(const std::string& path) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) return path + ": cannot open: " + std::strerror(errno);
     if (!S_ISDIR(status.st_mode)) return path + ": not an experiment directory";
-    return separate_rank_experiments(path);
+    const std::string separate = separate_rank_experiments(path);
+    return separate.empty() ? nothing_written(path) : separate;
 }
 
 /// `text` of rank `root`, on every rank.

@@ -400,10 +400,40 @@ TEST_F(StrataAnalyzeTest, NoProfile) {
     fs::create_directories(experiment());
     const RunResult r = analyze(0, {experiment()});
     EXPECT_EQ(r.status, 1);
-    EXPECT_EQ(r.err,
-              "strata-analyze: " + experiment() + "/profile.h5: cannot open: No such file or directory\n");
+    EXPECT_EQ(r.err, "strata-analyze: " + experiment() +
+                         ": not a Strata experiment (no profile.h5, traces.otf2 or strata.cfg in it)\n");
     EXPECT_FALSE(fs::exists(fs::path(experiment()) / "analysis"))
         << "nothing is created when nothing can be read";
+}
+
+TEST_F(StrataAnalyzeTest, ARunKilledBeforeWritingSaysSo) {
+    // What SIGKILL leaves: the directory, strata.cfg and trace buffers flushed during the run.
+    fs::create_directories(fs::path(experiment()) / "traces");
+    std::ofstream(fs::path(experiment()) / "strata.cfg") << "STRATA_ENABLE_TRACING=true\n";
+    std::ofstream(fs::path(experiment()) / "traces" / "0.evt") << "x";
+    std::ofstream(fs::path(experiment()) / "traces" / "1.evt") << "x";
+    const RunResult r = analyze(0, {experiment()});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "strata-analyze: " + experiment() +
+                         ": no profile.h5 and no traces.otf2: the run ended before Strata could write them (a "
+                         "SIGKILL, the out-of-memory killer, a batch system's time limit; Strata writes at the "
+                         "program's end and when a signal it can catch stops it).  traces/ holds 2 event files "
+                         "flushed during the run, which cannot be read without the definitions written at the end\n");
+}
+
+TEST_F(StrataAnalyzeTest, RanksThatLeftNoExperimentAreNamed) {
+    // Ranks 1 and 3 of 5 wrote their own experiments (INCOMPLETE: "rank r of n"); 0, 2 and 4 left none.
+    for (int rank : {1, 3}) {
+        const fs::path dir = fs::path(experiment()) / ("rank-" + std::to_string(rank));
+        fs::create_directories(dir);
+        std::ofstream(dir / "INCOMPLETE") << "rank " << rank << " of 5 did not finish with the other ranks: ...\n";
+    }
+    const RunResult r = analyze(0, {experiment()});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("rank-1, rank-3 (their INCOMPLETE files say why).  No experiment from ranks 0, 2, 4 of "
+                         "the 5: they ended without writing one"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST_F(StrataAnalyzeTest, RanksThatStoppedSeparately) {

@@ -160,10 +160,23 @@ def crash_common(args, how, status):
     return run
 
 
+def incomplete_note(run, signal_number):
+    """A run ended by a signal says so in its experiment (INCOMPLETE), and strata-analyze's summary shows it."""
+    with open(os.path.join(run.dir, 'INCOMPLETE')) as f:
+        note = f.read()
+    assert 'received signal %d' % signal_number in note, note
+    return note
+
+
 @scenario
 def crash_segv(args):
     run = crash_common(args, 'segv', -signal.SIGSEGV)
     assert 'signal 11' in run.stderr, run.stderr
+    incomplete_note(run, signal.SIGSEGV)
+    analysed = subprocess.run([args.analyze, run.dir], capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1'))
+    expect_equal(analysed.returncode, 0, 'strata-analyze: ' + analysed.stderr)
+    assert 'Incomplete' in analysed.stdout and 'received signal 11' in analysed.stdout, analysed.stdout
 
 
 @scenario
@@ -173,12 +186,13 @@ def crash_abort(args):
 
 @scenario
 def crash_term(args):
-    crash_common(args, 'term', -signal.SIGTERM)
+    incomplete_note(crash_common(args, 'term', -signal.SIGTERM), signal.SIGTERM)
 
 
 @scenario
 def exit_inside_regions(args):
-    crash_common(args, 'exit', 3)
+    run = crash_common(args, 'exit', 3)
+    assert not os.path.exists(os.path.join(run.dir, 'INCOMPLETE')), 'exit() ends a program normally'
 
 
 @scenario

@@ -830,6 +830,31 @@ def failure_segv_np4(args):
 
 
 @scenario
+def failure_kill_np4(args):
+    # Rank 3 dies from SIGKILL: it writes nothing; mpirun stops the others, which write their own
+    # experiments ("rank r of 4" in INCOMPLETE), and strata-analyze names the rank that left none.
+    directory = os.path.join(args.work_dir, 'failure-kill')
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    env = clean_environment(dict(TRACING, OMPI_MCA_odls_base_sigkill_timeout='5'))
+    p = subprocess.run([args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'),
+                        'kill'], cwd=directory, env=env, capture_output=True, text=True, timeout=240)
+    assert p.returncode != 0, 'the job must fail'
+    experiment = glob.glob(os.path.join(directory, 'strata-*'))[0]
+    expect_equal(sorted(os.path.basename(d) for d in glob.glob(os.path.join(experiment, 'rank-*'))),
+                 ['rank-0', 'rank-1', 'rank-2'], 'the ranks that wrote their own experiments')
+    for rank in range(3):
+        with open(os.path.join(experiment, 'rank-%d' % rank, 'INCOMPLETE')) as note:
+            assert note.read().startswith('rank %d of 4 did not finish' % rank), rank
+    if not args.analyze:
+        return
+    analysed = subprocess.run([args.analyze, experiment], env=clean_environment({}), capture_output=True,
+                              text=True, timeout=120)
+    expect_equal(analysed.returncode, 1, 'strata-analyze on the job directory')
+    assert 'No experiment from rank 3 of the 4: it ended without writing one' in analysed.stderr, analysed.stderr
+
+
+@scenario
 def file_size_limit_np2(args):
     # Under a file-size limit (ulimit -f: 12 MB, enough for Open MPI's own files) each rank's trace
     # outgrows it.  Nothing ignores SIGXFSZ here: Strata's writes must fail with EFBIG instead of the
@@ -864,6 +889,7 @@ def main():
     parser.add_argument('--bin-dir', required=True)
     parser.add_argument('--work-dir', required=True)
     parser.add_argument('--mpirun', default='mpirun')
+    parser.add_argument('--analyze', help='strata-analyze, for the scenarios that analyse their experiment')
     args = parser.parse_args()
     args.bin_dir, args.work_dir = os.path.abspath(args.bin_dir), os.path.abspath(args.work_dir)
     SCENARIOS[args.scenario](args)

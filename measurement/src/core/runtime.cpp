@@ -72,6 +72,8 @@ bool g_collective_finalize = false;
 /// Why a rank finalises alone (a signal, MPI_Abort, exit without MPI_Finalize).
 /// (A plain buffer: it must still be valid in atexit handlers and signal handlers.)
 char g_alone_reason[256] = "it exited without calling MPI_Finalize";
+/// The signal that ends the process (finalize() runs from its handler), or 0.
+int g_ending_signal = 0;
 bool g_verbose = false;
 bool g_report_unknown_variables = false;
 
@@ -210,6 +212,7 @@ void fatal_signal_handler(int sig) {
     if (entered.fetch_add(1) == 0) {
         const char* text = strsignal(sig);
         std::snprintf(g_alone_reason, sizeof g_alone_reason, "it received signal %d (%s)", sig, text ? text : "?");
+        g_ending_signal = sig;
         std::fprintf(stderr, "strata: the program received signal %d (%s); writing what was recorded\n",
                      sig, text ? text : "?");
         finalize();
@@ -593,8 +596,10 @@ bool finalize() {
             state().experiment_directory + "/rank-" + std::to_string(group->rank());
         std::string problem = experiment::create(rank_directory, false);
         if (problem.empty()) {
+            // "rank r of n": the analysis names the ranks that left no experiment (SIGKILL).
             problem = experiment::write_file(rank_directory + "/INCOMPLETE",
-                                             "rank " + std::to_string(group->rank()) + " did not finish with the "
+                                             "rank " + std::to_string(group->rank()) + " of " +
+                                             std::to_string(group->size()) + " did not finish with the "
                                              "other ranks: " + std::string(g_alone_reason) + ".\nWhat it recorded until then "
                                              "is in this directory; trace buffers flushed before are in the "
                                              "experiment's shared traces/ (an OTF2 event file per thread, "
@@ -650,6 +655,17 @@ bool finalize() {
             std::fprintf(stderr, "%s\n", error.c_str());
             ok = false;
         }
+    }
+    if (g_ending_signal != 0 && group == nullptr && state().alone_rank < 0 && ctx.experiment_directory != nullptr) {
+        // One process ended by a signal: the experiment says so, or the analysis
+        // would present it as a whole run (a rank that stops alone says so above).
+        const char* text = strsignal(g_ending_signal);
+        const std::string problem = experiment::write_file(
+            directory + "/INCOMPLETE", "the program did not run to its end: it received signal " +
+                                           std::to_string(g_ending_signal) + " (" + (text ? text : "?") +
+                                           ").\nWhat it recorded until then is in this directory; the regions "
+                                           "still open then end at that moment.\n");
+        if (!problem.empty()) std::fprintf(stderr, "%s\n", problem.c_str());
     }
     std::uint64_t unmatched = 0;
     for (Location* loc : location::all()) unmatched += loc->unmatched_exits;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A rank fails in the middle of the run: `abort` -> rank 1 calls MPI_Abort,
- * `segv` -> rank 2 dies from SIGSEGV, any other word -> nobody fails.  Every
+ * `segv` -> rank 2 dies from SIGSEGV, `kill` -> rank 3 from SIGKILL (nothing
+ * can write its experiment), any other word -> nobody fails.  Every
  * rank first does TICKS (the second argument, default 0) empty user regions
  * "tick", then 3 barriers inside the user region "work".  The experiment must
  * keep what every rank recorded. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@ int main(int argc, char** argv) {
         volatile int* p = (volatile int*)(long)(argc - argc);
         *p = 1;
     }
+    if (strcmp(how, "kill") == 0 && rank == 3) raise(SIGKILL);
     MPI_Barrier(MPI_COMM_WORLD);  /* the others wait here until they are killed */
     MPI_Finalize();
     return 0;
