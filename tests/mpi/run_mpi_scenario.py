@@ -855,6 +855,39 @@ def failure_kill_np4(args):
 
 
 @scenario
+def disk_full_np4(args):
+    # The experiment is on a file system that fills up while the ranks write their traces (a 4 MiB
+    # tmpfs; skipped where it cannot be mounted): each rank names the system's error and the file,
+    # the job ends normally, every profile is written, and no anchor or global definitions are left
+    # that would make the incomplete archive look like a trace.
+    directory = os.path.join(args.work_dir, 'disk-full')
+    small = os.path.join(directory, 'small')
+    subprocess.run(['umount', small], capture_output=True)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(small)
+    mounted = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', small], capture_output=True)
+    if mounted.returncode != 0:
+        print('skipped: cannot mount a small tmpfs here (%s)' % mounted.stderr.decode().strip())
+        sys.exit(77)
+    try:
+        experiment = os.path.join(small, 'exp')
+        env = clean_environment(dict(TRACING, STRATA_EXPERIMENT_DIRECTORY=experiment))
+        p = subprocess.run([args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'),
+                            'none', '200000'], cwd=directory, env=env, capture_output=True, text=True, timeout=240)
+        expect_equal(p.returncode, 0, 'the job ends normally: ' + p.stderr)
+        assert 'No space left on device' in p.stderr, p.stderr
+        assert 'INTEGRITY_FAULT' not in p.stderr and 'PROCESSED_WITH_FAULTS' not in p.stderr, p.stderr
+        assert 'experiment written to %s, incomplete (see above)' % experiment in p.stderr, p.stderr
+        for name in ('traces.otf2', 'traces.def'):
+            assert not os.path.exists(os.path.join(experiment, name)), name + ' left over an incomplete archive'
+        visits = reader.visits_by_path(reader.read_profile(os.path.join(experiment, 'profile.h5')))
+        expect_equal(sum(n for path, n in visits.items() if path.endswith('/tick')), 4 * 200000,
+                     'tick visits of all ranks in profile.h5')
+    finally:
+        subprocess.run(['umount', small], capture_output=True)
+
+
+@scenario
 def file_size_limit_np2(args):
     # Under a file-size limit (ulimit -f: 12 MB, enough for Open MPI's own files) each rank's trace
     # outgrows it.  Nothing ignores SIGXFSZ here: Strata's writes must fail with EFBIG instead of the

@@ -123,26 +123,40 @@ OTF2_ErrorCode write_metrics(OTF2_EvtWriter* w, Ticks time, const std::vector<st
 /// describe() is kept, for the one message Strata prints.
 std::mutex g_otf2_message_mutex;
 std::string g_otf2_message;
+OTF2_ErrorCode g_otf2_first_code = OTF2_SUCCESS;
 
 OTF2_ErrorCode keep_otf2_message(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char* format,
                                  va_list arguments) {
     char text[512] = "";
     if (format != nullptr) std::vsnprintf(text, sizeof text, format, arguments);
     std::lock_guard<std::mutex> lock(g_otf2_message_mutex);
-    if (g_otf2_message.empty()) g_otf2_message = text;
+    if (g_otf2_message.empty() && g_otf2_first_code == OTF2_SUCCESS) {
+        g_otf2_message = text;
+        g_otf2_first_code = code;
+    }
     return code;
+}
+
+/// True for the codes OTF2 makes of the system's errno (named by their number).
+bool system_error(OTF2_ErrorCode code) {
+    const std::string name = OTF2_Error_GetName(code);
+    return !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
 }
 
 std::string describe(OTF2_ErrorCode code) {
     std::string message;
+    OTF2_ErrorCode first = OTF2_SUCCESS;
     {
         std::lock_guard<std::mutex> lock(g_otf2_message_mutex);
         message.swap(g_otf2_message);
+        std::swap(first, g_otf2_first_code);
     }
+    // A failed write reaches Strata as INTEGRITY_FAULT or PROCESSED_WITH_FAULTS;
+    // the system's error that caused it ("No space left on device") came first.
+    if (first != OTF2_SUCCESS && system_error(first) && !system_error(code)) code = first;
     // OTF2 names the errors of the system by their number alone: the description then suffices.
-    const std::string name = OTF2_Error_GetName(code);
-    const bool number = !name.empty() && name.find_first_not_of("0123456789") == std::string::npos;
-    std::string text = (number ? "" : name + ": ") + OTF2_Error_GetDescription(code);
+    const bool number = system_error(code);
+    std::string text = (number ? "" : std::string(OTF2_Error_GetName(code)) + ": ") + OTF2_Error_GetDescription(code);
     if (!message.empty()) text += " (" + message + ")";
     return text;
 }
@@ -398,6 +412,7 @@ namespace {
 /// Bytes of one rank's part of the global definitions: its host, time span and locations.
 struct RankInfo {
     std::string host;
+    std::uint8_t complete = 1;  ///< 0: the rank's event or definition files could not be written
     Ticks begin = 0, end = 0;
     std::vector<Otf2Archive::LocationDefinition> locations;
 };
@@ -412,6 +427,7 @@ void put_string(std::string& out, const std::string& s) {
 std::string encode(const RankInfo& info) {
     std::string out;
     put_string(out, info.host);
+    put(out, &info.complete, sizeof info.complete);
     put(out, &info.begin, sizeof info.begin);
     put(out, &info.end, sizeof info.end);
     const std::uint64_t n = info.locations.size();
@@ -439,8 +455,8 @@ bool decode(const char*& p, const char* end, RankInfo* info) {
         return true;
     };
     std::uint64_t n = 0;
-    if (!get_string(&info->host) || !get(&info->begin, sizeof info->begin) || !get(&info->end, sizeof info->end) ||
-        !get(&n, sizeof n)) {
+    if (!get_string(&info->host) || !get(&info->complete, sizeof info->complete) ||
+        !get(&info->begin, sizeof info->begin) || !get(&info->end, sizeof info->end) || !get(&n, sizeof n)) {
         return false;
     }
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -736,6 +752,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     char host[256] = "localhost";
     gethostname(host, sizeof host - 1);
     mine.host = filter::valid_utf8(host);
+    mine.complete = broken || !error.empty() ? 0 : 1;
     // In rank 0's time (the clock properties are global).
     mine.begin = timer::epoch().ticks + (clock_points.empty() ? 0 : clock_points.front().offset);
     mine.end = end + (clock_points.empty() ? 0 : clock_points.back().offset);
@@ -776,14 +793,38 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
 
     if (broken) {
         archive_ = nullptr;  // see above: not closed
+        if (rank_ == 0 || group_ == nullptr) {
+            std::remove((directory_ + "/traces.otf2").c_str());  // no anchor over an incomplete archive
+            std::remove((directory_ + "/traces.def").c_str());
+        }
         return error;
     }
-    if (rank_ == 0 || group_ == nullptr) {  // rank 0, or a rank that writes alone
+    const bool writes_anchor = rank_ == 0 || group_ == nullptr;  // rank 0, or a rank that writes alone
+    std::vector<int> incomplete_ranks;
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+        if (!ranks[r].complete && static_cast<int>(r) != rank_) incomplete_ranks.push_back(static_cast<int>(r));
+    if (writes_anchor && !incomplete_ranks.empty() && group_ != nullptr) {
+        // Another rank's files are broken (a full disk): global definitions over
+        // them would make an archive that looks whole and is not.
+        if (error.empty()) {
+            error = "the event files of rank" + std::string(incomplete_ranks.size() > 1 ? "s" : "");
+            for (std::size_t i = 0; i < incomplete_ranks.size() && i < 8; ++i)
+                error += (i > 0 ? ", " : " ") + std::to_string(incomplete_ranks[i]);
+            if (incomplete_ranks.size() > 8) error += ", ... (" + std::to_string(incomplete_ranks.size()) + ")";
+            error += " could not be written (their ranks say why)";
+        }
+    } else if (writes_anchor) {
         const std::string global_error = write_global_definitions(archive_, defs, ranks, alone ? 0 : rank_);
         if (error.empty()) error = global_error;
     }
     check(OTF2_Archive_Close(archive_), "closing the archive");
     archive_ = nullptr;
+    if (writes_anchor && !error.empty()) {
+        // Nothing that looks like a trace: no anchor and no global definitions
+        // over an incomplete archive (the event files stay in traces/).
+        std::remove((directory_ + "/traces.otf2").c_str());
+        std::remove((directory_ + "/traces.def").c_str());
+    }
     return error;
 }
 
