@@ -127,6 +127,7 @@ enum RegionFlag : std::uint8_t {
     gpu_operation = 2,  ///< a kernel, copy or memset, on a GPU stream
     key_end = 4,        ///< the key region of the iterations, on a CPU thread
     mpi_call = 8,       ///< an MPI function (paradigm MPI): a message or collective event belongs to it
+    send_receive = 16,  ///< MPI_Sendrecv(_replace): one waiting site, never a late receiver
 };
 
 Replay& state(void* user) {
@@ -376,6 +377,8 @@ void add_send(Replay& s, OTF2_TimeStamp time, uint64_t position, uint32_t receiv
     const std::size_t index = s.out->sends.size();
     if (blocking) {
         side.posted_in_call = 1;
+        // Also when its receive was from MPI_PROC_NULL (an edge of a halo exchange): no receive event.
+        side.send_receive = !s.stack.empty() && (s.region_flags[s.stack.back().region] & send_receive) != 0;
         set_block(s, side, t, Pending::send, index);
     } else {
         s.isends[request] = index;
@@ -741,6 +744,9 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         std::uint8_t& flags = s.region_flags[r];
         if (counts_as_mpi_time(region)) flags |= counts_as_mpi;
         if (region.paradigm == OTF2_PARADIGM_MPI) flags |= mpi_call;
+        if (region.paradigm == OTF2_PARADIGM_MPI &&
+            (region.name == "MPI_Sendrecv" || region.name == "MPI_Sendrecv_replace"))
+            flags |= send_receive;
         if (s.gpu && is_gpu_operation(region)) flags |= gpu_operation;
         if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
     }

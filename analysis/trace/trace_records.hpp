@@ -75,8 +75,8 @@ public:
         if (last_ != UINT32_MAX && last_high_ == high && last_low_ == low) return last_;
         const auto [it, added] = ids_.try_emplace(Packed{high, low}, static_cast<std::uint32_t>(channels_.size()));
         if (added) {
-            if (channels_.size() >= (std::size_t{1} << 30))  // MessageSide::channel has 30 bits
-                throw std::length_error("more than 2^30 message channels on one analysis rank");
+            if (channels_.size() >= (std::size_t{1} << 29))  // MessageSide::channel has 29 bits
+                throw std::length_error("more than 2^29 message channels on one analysis rank");
             channels_.push_back({comm, source, destination, tag});
             next_seq_.push_back(0);
         }
@@ -117,15 +117,16 @@ struct MessageSide {
     std::uint64_t block = 0;      ///< the blocking call instance (unique in the share), groups Waitall
     std::uint64_t position = 0;   ///< event position of the post, for ordering
     std::uint32_t seq = 0;        ///< in its channel (number_records())
-    std::uint32_t channel : 30;   ///< in ShareRecords::send_channels or receive_channels
+    std::uint32_t channel : 29;   ///< in ShareRecords::send_channels or receive_channels
     std::uint32_t cancelled : 1;
     /// Posted by the blocking call itself (MPI_Send, MPI_Recv, MPI_Sendrecv), not
     /// by an earlier MPI_Isend or MPI_Irecv that a wait completes.
     std::uint32_t posted_in_call : 1;
+    std::uint32_t send_receive : 1;  ///< a send of MPI_Sendrecv(_replace)
     std::uint32_t callpath = 0;  ///< of the blocking call (CallPaths index)
     std::uint32_t location = 0;  ///< index in TraceDefinitions::locations
 
-    MessageSide() : channel(0), cancelled(0), posted_in_call(0) {}
+    MessageSide() : channel(0), cancelled(0), posted_in_call(0), send_receive(0) {}
 };
 
 /// Memory in whole, aligned 2 MiB pieces, which the kernel can back with one

@@ -536,7 +536,7 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
             }
         }
         g = end;
-        if (among(late_sender_calls, send->block) ||
+        if (send->send_receive || among(late_sender_calls, send->block) ||
             (send->posted_in_call && among(receiving_calls, send->block)))
             continue;
         const MessageChannel& channel = records_.send_channels[send->channel];

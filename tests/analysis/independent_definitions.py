@@ -10,7 +10,8 @@ Score-P's traces (share/doc/using-with-scalasca-vampir-cube.md):
   BARRIER, COLL_ONE2ALL / ALL2ONE / ALL2ALL / OTHER for the collectives,
   FILE_IO for MPI-IO); no other region claims the file "MPI";
 - the system tree: every location group is a PROCESS under a system-tree
-  node, every node has a class and its parent chain ends at a root;
+  node with a "machine" above it (Score-P's machine > node; Scalasca's clock
+  correction needs it), every node has a class and its parent chain ends at a root;
 - one process per rank of MPI_COMM_WORLD: member i of MPI_COMM_WORLD is a
   CPU thread of the i-th process; every location belongs to a process;
 - ClockProperties: a timer resolution and a trace length.
@@ -82,6 +83,15 @@ def main():
                 problem('location group %s is a %s, not a process' % (g.name, g.location_group_type))
             if g.system_tree_parent is None:
                 problem('location group %s is under no system-tree node' % g.name)
+                continue
+            # Scalasca's clock correction looks for the machine above each process.
+            classes, up = [], g.system_tree_parent
+            while up is not None and len(classes) < 100:
+                classes.append(up.class_name)
+                up = up.parent
+            if 'machine' not in classes:
+                problem('location group %s: no system-tree node of class "machine" above it (%s)'
+                        % (g.name, ' < '.join(classes)))
         locations = list(d.locations)
         for l in locations:
             if l.group is None:

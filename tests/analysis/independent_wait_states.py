@@ -22,8 +22,9 @@ The definitions (E = enter, X = exit of the MPI call that blocks):
   late receiver   per blocking call with matched sends, the largest
                   E_recv_posted - E_send when the send ended after the receive
                   was posted; as Scalasca, none in a combined call (an
-                  MPI_Sendrecv: a call that sends and receives what it posted
-                  itself) nor in a call charged a late sender (an MPI_Waitall
+                  MPI_Sendrecv(_replace), also one whose receive is from
+                  MPI_PROC_NULL, or a call that sends and receives what it
+                  posted itself) nor in a call charged a late sender (an MPI_Waitall
                   completing sends and receives): a call waits at one site
   wait at barrier, N x N, late broadcast, early reduce: the collective's
                   instance on each member (its n-th collective on that
@@ -52,6 +53,8 @@ NXN = {'ALLREDUCE', 'ALLGATHER', 'ALLGATHERV', 'ALLTOALL', 'ALLTOALLV', 'ALLTOAL
        'REDUCE_SCATTER_BLOCK'}
 BROADCAST = {'BCAST', 'SCATTER', 'SCATTERV'}
 REDUCTION = {'REDUCE', 'GATHER', 'GATHERV'}
+# Calls that send and receive: never a late receiver (Scalasca), even when the receive is from MPI_PROC_NULL.
+COMBINED_CALLS = ('MPI_Sendrecv', 'MPI_Sendrecv_replace')
 METRICS = ('late_sender', 'late_receiver', 'wait_at_barrier', 'wait_at_nxn', 'late_broadcast', 'early_reduce')
 
 
@@ -176,8 +179,8 @@ def analyse(resolution, sends, receives, receiving, collectives, setup):
                 latest_sender[id(call)] = (send_post, call)
             if send_call is None or send_call.exit is None:
                 continue  # an Isend never completed: no call blocked on it
-            if in_call and id(send_call) in receiving:
-                continue  # a combined send-receive call: its wait is its late sender
+            if in_call and (id(send_call) in receiving or send_call.name in COMBINED_CALLS):
+                continue  # a combined send-receive call (also one receiving from MPI_PROC_NULL): its wait is its late sender
             wait = post - send_call.enter if post > send_call.enter and send_call.exit > post else 0
             # The send ended within two ticks of the receive's post: which came first is
             # the clock correction's rounding (see the top), and so is whether it waited.

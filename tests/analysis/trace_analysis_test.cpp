@@ -463,6 +463,29 @@ TEST(TraceAnalysisCombinedCallTest, ACallWaitsAtOneSite) {
     }
 }
 
+TEST(TraceAnalysisCombinedCallTest, ASendrecvAtTheEdgeOfAHaloIsNoLateReceiver) {
+    // A halo exchange's edge rank: its MPI_Sendrecv receives from MPI_PROC_NULL
+    // (no receive event) and sends to rank 1, whose receive is posted 10 ms
+    // later.  Before: a 10 ms late receiver at the MPI_Sendrecv; as Scalasca,
+    // a combined call is never charged one.
+    TempDir dir;
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    const std::uint32_t sendrecv = b.mpi_region("MPI_Sendrecv"), recv = b.mpi_region("MPI_Recv");
+    const std::uint64_t ms = 1000000;
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 5 * ms, main);
+    b.enter(0, 10 * ms, sendrecv);
+    b.send(0, 10 * ms + 1, 1, 1);
+    b.leave(0, 20 * ms + 100, sendrecv);
+    b.blocking_recv(1, recv, 20 * ms, 20 * ms + 50, 0, 1);
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 30 * ms, main);
+    b.write(dir.path());
+    const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
+    const WaitStateReport r = analyze_trace_in_process(d, 1, {}, TraceAnalysisOptions{});
+    EXPECT_EQ(waitstates_csv(r), "metric,callpath,rank,partner,time_s,instances\n");
+    EXPECT_EQ(r.counts.messages_matched, 1u);
+}
+
 TEST(TraceAnalysisFileTest, AFifoAnchorIsRefusedAtOnce) {
     // OTF2's reader would wait for a writer that never comes.
     TempDir dir;

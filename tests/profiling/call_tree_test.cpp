@@ -237,6 +237,24 @@ TEST_F(CallTreeTest, OutOfMemoryFoldsNewCallPathsIntoTheirParent) {
     EXPECT_LT(data.callpaths.size(), 401u);
     // The time stays in 'top': its inclusive time is complete.
     EXPECT_DOUBLE_EQ(rows(data).at("top").inclusive, 1000e-9);
+    // The warning's figure: a budget that keeps every call path, as the next run shows.
+    ASSERT_GT(data.memory_needed, std::uint64_t{16} << 10);
+    EXPECT_FALSE(data.memory_needed_at_least);
+    TearDown();
+    start({&profiling::substrate_callbacks()}, data.memory_needed, 4 << 10);
+    std::vector<RegionHandle> again;
+    for (int i = 0; i < 400; ++i) again.push_back(region(("r" + std::to_string(i)).c_str()));
+    const RegionHandle top_again = region("top");
+    enter_at(0, top_again);
+    for (int i = 0; i < 400; ++i) {
+        enter_at(10 + i, again[i]);
+        exit_at(11 + i, again[i]);
+    }
+    exit_at(1000, top_again);
+    runtime::finalize();
+    const auto kept = profiling::collect();
+    EXPECT_EQ(kept.dropped_callpaths, 0u) << "STRATA_TOTAL_MEMORY=" << data.memory_needed;
+    EXPECT_EQ(kept.callpaths.size(), 401u);
 }
 
 }  // namespace

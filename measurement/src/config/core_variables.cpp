@@ -114,7 +114,12 @@ void register_core_variables(Registry& registry) {
         "process in addition to the profile and definitions; the default suits most runs.  "
         "Every thread and GPU stream gets its first trace page and its first profile page "
         "even when the budget is spent, so that none is starved by the others: a process "
-        "may use up to two pages per location beyond the budget.",
+        "may use up to two pages per location beyond the budget.\n\n"
+        "Outside the budget, while a trace is written: the OTF2 library holds up to two "
+        "1M chunks of each thread's event file and a 4M write buffer per open file, so a "
+        "traced process may take up to about 6M per thread or GPU stream more (measured: "
+        "3.4M per thread for 64 threads that flush all the time); the libraries themselves "
+        "(MPI, HDF5, OTF2) add about 25M of resident memory to any process.",
         [](const std::string& v) { settings().total_memory = to_bytes(v); }});
 
     registry.add({"", "TRACE_MAX_SIZE", Type::size, "0", {},
@@ -136,7 +141,7 @@ void register_core_variables(Registry& registry) {
         "Size of the pages the memory budget is divided into",
         "STRATA_TOTAL_MEMORY is divided into pages of this size, which are handed out to "
         "the locations (threads and GPU streams) for their trace buffers, profile and "
-        "definitions; OTF2 takes its buffer chunks from the same pages.  Smaller pages "
+        "definitions (not the OTF2 library's own buffers, see STRATA_TOTAL_MEMORY).  Smaller pages "
         "share the budget more evenly among many threads; larger pages need fewer "
         "requests for new pages.\n\n"
         "The value must be at least 4K and at most a quarter of STRATA_TOTAL_MEMORY.  "

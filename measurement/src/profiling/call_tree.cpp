@@ -103,12 +103,52 @@ void CallTree::grow_stack() {
     runtime::busy_ended();
 }
 
-void CallTree::push_folded(Ticks time) {
+void CallTree::note_missing(const Node* parent, std::uint64_t what) {
+    if (missing_saturated_) return;
+    // Outside the budget, bounded: 64 Ki slots at the first fold, doubled up to
+    // 1 Mi (8 MiB) as they fill; beyond that the count is a lower bound.
+    constexpr std::size_t first_slots = std::size_t{1} << 16, max_slots = std::size_t{1} << 20;
+    auto insert = [this](std::uint64_t key) {
+        const std::size_t mask = missing_keys_.size() - 1;
+        for (std::size_t i = key & mask;; i = (i + 1) & mask) {
+            if (missing_keys_[i] == key) return false;
+            if (missing_keys_[i] == 0) {
+                missing_keys_[i] = key;
+                return true;
+            }
+        }
+    };
+    if (missing_keys_.empty() || (missing_ + 1) * 4 > missing_keys_.size() * 3) {
+        if (missing_keys_.size() >= max_slots) {
+            missing_saturated_ = true;
+            return;
+        }
+        *busy_ = true;
+        std::vector<std::uint64_t> old(missing_keys_.empty() ? first_slots : 2 * missing_keys_.size(), 0);
+        old.swap(missing_keys_);
+        for (std::uint64_t key : old)
+            if (key != 0) insert(key);
+        *busy_ = false;
+        runtime::busy_ended();
+    }
+    // The key: (recorded ancestor, what, depth of folded frames below it), mixed (splitmix64).
+    std::uint64_t key = (parent != nullptr ? parent->index : 0) * 0x9E3779B97F4A7C15ull ^ what * 0xBF58476D1CE4E5B9ull ^
+                        static_cast<std::uint64_t>(folded_depth_) * 0x94D049BB133111EBull;
+    key ^= key >> 31;
+    key *= 0xBF58476D1CE4E5B9ull;
+    key ^= key >> 29;
+    key |= 1;
+    if (insert(key)) ++missing_;
+}
+
+void CallTree::push_folded(Ticks time, RegionHandle region) {
     ++dropped_;
     Node* const current = top_->node;
+    note_missing(current, region);
     if (top_ + 1 == stack_end_) grow_stack();
     ++top_;
     *top_ = Frame{current, time, kFolded};
+    ++folded_depth_;
 }
 
 void CallTree::exit_slow(Ticks time) {
@@ -122,6 +162,7 @@ void CallTree::exit_slow(Ticks time) {
         --top_;
     } else if (top_->kind == kFolded) {
         --top_;  // its time stays in the parent
+        --folded_depth_;
     }
     // kRoot, kInherited: an exit without an enter; the core never sends one.
 }
@@ -136,6 +177,7 @@ void CallTree::inherit(Ticks time, const RegionHandle* path, std::uint32_t depth
         }
         if (child == nullptr) {  // out of memory: the time stays in the parent
             ++dropped_;
+            note_missing(current, path[i]);
             child = current;
         }
         if (top_ + 1 == stack_end_) grow_stack();
@@ -168,6 +210,7 @@ void CallTree::exit_with_metrics(Ticks time, const std::uint64_t* values) {
         close_frame_with_metrics(time, values);
     } else if (top_->kind == kFolded) {
         --top_;  // time and counters stay in the parent
+        --folded_depth_;
     }
 }
 
@@ -177,6 +220,8 @@ void CallTree::parameter(Ticks time, ParameterHandle parameter, std::int64_t val
     Node* n = find_or_add(current, current->region, parameter, value, is_string ? 1u : 0u);
     if (n == nullptr) {
         ++dropped_;
+        note_missing(current, (static_cast<std::uint64_t>(parameter) << 40) ^ static_cast<std::uint64_t>(value) ^
+                                  (1ull << 63));
         return;
     }
     ++n->visits;

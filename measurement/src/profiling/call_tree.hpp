@@ -14,7 +14,10 @@
 // time (Node::successor) one more, leaving is a pop and an add.  Exclusive time
 // is derived when the profile is written.  When the pool has no page left,
 // new call paths are folded into their parent (the time stays in the
-// parent's inclusive time) and counted in dropped().
+// parent's inclusive time) and counted in dropped(); the call paths they
+// would have made are counted (missing_callpaths(), a bounded table of
+// (recorded ancestor, region, depth below it)), so that the warning can say
+// how much memory would have kept them.
 //
 // With counters (enable_metrics), every node also sums, per counter, the
 // increments between its enters and exits (the counter's inclusive value);
@@ -66,7 +69,7 @@ public:
                 current->hint = child;
             } else {
                 child = find_or_add(current, region, 0, 0, 0);
-                if (__builtin_expect(child == nullptr, 0)) return push_folded(time);
+                if (__builtin_expect(child == nullptr, 0)) return push_folded(time, region);
                 if (previous != nullptr) previous->successor = child;
             }
         }
@@ -125,6 +128,12 @@ public:
     /// Node by creation index (not for the hot path).
     const Node& node(std::uint32_t index) const { return pages_[index / per_page_][index % per_page_]; }
     std::uint64_t dropped() const { return dropped_; }
+    /// Distinct call paths that were folded (not recorded); a lower bound when
+    /// missing_is_lower_bound() (the table that counts them is full).
+    std::uint64_t missing_callpaths() const { return missing_; }
+    bool missing_is_lower_bound() const { return missing_saturated_; }
+    /// Call-path nodes in one page of the pool.
+    std::size_t nodes_per_page() const { return per_page_; }
 
 private:
     enum : std::uint32_t { kRegion = 0, kParameter = 1, kFolded = 2, kRoot = 3, kInherited = 4 };
@@ -137,7 +146,10 @@ private:
     Node* find_or_add(Node* parent, RegionHandle region, ParameterHandle parameter, std::int64_t value,
                       std::uint32_t is_string);
     Node* add_node();
-    void push_folded(Ticks time);
+    void push_folded(Ticks time, RegionHandle region);
+    /// Counts a call path that could not be recorded below `parent`, `what`
+    /// naming it (a region, or a parameter and its value), at the current fold depth.
+    void note_missing(const Node* parent, std::uint64_t what);
     void exit_slow(Ticks time);
     void grow_stack();
     std::uint64_t* frame_metrics(const Frame* frame) {
@@ -160,6 +172,10 @@ private:
     Frame* stack_end_ = nullptr;  ///< one past the last usable frame
     Node fallback_root_;          ///< used when not even the root got a page
     std::uint64_t dropped_ = 0;
+    std::uint32_t folded_depth_ = 0;           ///< folded frames on top of the stack
+    std::vector<std::uint64_t> missing_keys_;  ///< open addressing, 0 = empty; made at the first fold
+    std::uint64_t missing_ = 0;
+    bool missing_saturated_ = false;
     std::uint32_t metric_count_ = 0;
     std::vector<std::uint64_t*> metric_pages_;  ///< counter sums of the nodes of pages_[i]
     std::vector<std::uint64_t> frame_metrics_;  ///< counters at the start of each frame of stack_

@@ -64,6 +64,10 @@ struct ProfileData {
     double timer_resolution = 0;      ///< ticks per second of the clock used
     std::string timer_name;
     std::uint64_t dropped_callpaths = 0;  ///< call paths not recorded for lack of memory
+    /// With dropped call paths: the STRATA_TOTAL_MEMORY (bytes) that would have
+    /// kept them, the largest of the processes (0: none dropped); not written to the file.
+    std::uint64_t memory_needed = 0;
+    bool memory_needed_at_least = false;  ///< the figure is a lower bound (too many to count)
 
     /// For a collective write later (one column slice per MPI rank): the first
     /// global column of this process and the global number of columns.  A

@@ -67,6 +67,8 @@ std::string serialize_columns(const ProfileData& data) {
         }
     }
     w.pod(data.dropped_callpaths);
+    w.pod(data.memory_needed);
+    w.pod<std::uint8_t>(data.memory_needed_at_least ? 1 : 0);
     return w.out;
 }
 
@@ -146,9 +148,13 @@ bool merge_columns(ProfileData& into, const std::string& columns) {
         }
         r.pos += count * unit_size;
     }
-    std::uint64_t dropped = 0;
-    if (!r.pod(&dropped)) return false;
+    std::uint64_t dropped = 0, needed = 0;
+    std::uint8_t at_least = 0;
+    if (!r.pod(&dropped) || !r.pod(&needed) || !r.pod(&at_least)) return false;
     into.dropped_callpaths += dropped;
+    // Each rank has its own budget: the largest need is what STRATA_TOTAL_MEMORY must give.
+    if (needed > into.memory_needed) into.memory_needed = needed;
+    into.memory_needed_at_least = into.memory_needed_at_least || at_least != 0;
     into.total_locations = into.locations.size();
     return true;
 }
@@ -276,16 +282,24 @@ bool align_to_job(ProfileData& data, const std::vector<ProfileData::CallPath>& c
     // Columns: rank r's come after those of the ranks before it.  Each rank
     // sends two numbers to rank 0 and gets two back.
     const int ranks = group.size(), rank = group.rank();
-    const std::uint64_t mine[2] = {n_loc, data.dropped_callpaths};
-    std::vector<std::uint64_t> all(rank == 0 ? 2 * static_cast<std::size_t>(ranks) : 0);
+    // Each rank sends its locations, dropped call paths and memory need (a
+    // flag for "at least" in the top bit); rank 0 sums the first two and takes
+    // the largest need.
+    constexpr std::uint64_t at_least_bit = 1ull << 63;
+    const std::uint64_t mine[3] = {n_loc, data.dropped_callpaths,
+                                   data.memory_needed | (data.memory_needed_at_least ? at_least_bit : 0)};
+    std::vector<std::uint64_t> all(rank == 0 ? 3 * static_cast<std::size_t>(ranks) : 0);
     group.gather(mine, sizeof mine, all.data(), 0);
     std::vector<std::uint64_t> offsets(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
-    std::uint64_t totals[2] = {0, 0};
+    std::uint64_t totals[3] = {0, 0, 0};
     if (rank == 0) {
         for (int r = 0; r < ranks; ++r) {
             offsets[r] = totals[0];
-            totals[0] += all[2 * r];
-            totals[1] += all[2 * r + 1];
+            totals[0] += all[3 * r];
+            totals[1] += all[3 * r + 1];
+            const std::uint64_t need = all[3 * r + 2];
+            totals[2] = std::max(totals[2] & ~at_least_bit, need & ~at_least_bit) |
+                        ((totals[2] | need) & at_least_bit);
         }
     }
     std::uint64_t offset = 0;
@@ -294,6 +308,8 @@ bool align_to_job(ProfileData& data, const std::vector<ProfileData::CallPath>& c
     data.location_offset = offset;
     data.total_locations = totals[0];
     data.dropped_callpaths = totals[1];
+    data.memory_needed = totals[2] & ~at_least_bit;
+    data.memory_needed_at_least = (totals[2] & at_least_bit) != 0;
     return complete;
 }
 

@@ -105,13 +105,49 @@ std::string iso_time_now() {
 }
 
 /// Call paths folded for lack of memory, said once for the job (by rank 0).
-void report_dropped(std::uint64_t dropped, int rank) {
-    if (dropped == 0 || rank != 0) return;
+void report_dropped(const ProfileData& data, int rank) {
+    if (data.dropped_callpaths == 0 || rank != 0) return;
+    const std::string current = config::format_size(config::settings().total_memory);
+    if (data.memory_needed == 0) {
+        std::fprintf(stderr,
+                     "strata: warning: the profile ran out of memory: %llu call-path visits were folded into "
+                     "their parent; a larger STRATA_TOTAL_MEMORY (now %s) keeps them\n",
+                     static_cast<unsigned long long>(data.dropped_callpaths), current.c_str());
+        return;
+    }
     std::fprintf(stderr,
-                 "strata: warning: the profile ran out of memory: %llu call-path visits were "
-                 "folded into their parent; set STRATA_TOTAL_MEMORY above %llu bytes to keep them\n",
-                 static_cast<unsigned long long>(dropped),
-                 static_cast<unsigned long long>(page_pool().total_pages() * page_pool().page_size() * 2));
+                 "strata: warning: the profile ran out of memory: %llu call-path visits were folded into their "
+                 "parent; STRATA_TOTAL_MEMORY=%s%s keeps them (now %s)\n",
+                 static_cast<unsigned long long>(data.dropped_callpaths),
+                 config::format_size(data.memory_needed).c_str(), data.memory_needed_at_least ? " or more" : "",
+                 current.c_str());
+}
+
+/// The STRATA_TOTAL_MEMORY that would have held every call path of this
+/// process, rounded up to a MiB: the pages its trees need with the call paths
+/// they folded, all of the budget when the profile is alone in it, an eighth
+/// when tracing (trace buffers may take the rest); 0 when nothing was folded.
+std::uint64_t memory_needed(const std::vector<const CallTree*>& trees, bool* at_least) {
+    std::uint64_t pages = 0, missing = 0;
+    for (const CallTree* t : trees) {
+        missing += t->missing_callpaths();
+        *at_least = *at_least || t->missing_is_lower_bound();
+        const std::uint64_t nodes = t->size() + t->missing_callpaths();
+        pages += (nodes + t->nodes_per_page() - 1) / t->nodes_per_page();
+    }
+    if (missing == 0) return 0;
+    const PagePool& pool = page_pool();
+    const PagePool::Stats stats = pool.stats();
+    std::uint64_t profile_pages = 0;
+    for (const CallTree* t : trees) profile_pages += (t->size() + t->nodes_per_page() - 1) / t->nodes_per_page();
+    // Pages of other uses (trace buffers aside) stay as they were.
+    const std::uint64_t others = config::settings().enable_tracing || stats.high_water < profile_pages
+                                     ? 0
+                                     : stats.high_water - profile_pages;
+    std::uint64_t bytes = (pages + others) * pool.page_size();
+    if (config::settings().enable_tracing) bytes *= 8;
+    constexpr std::uint64_t mib = 1 << 20;
+    return std::max<std::uint64_t>((bytes + mib - 1) / mib * mib, config::settings().total_memory + mib);
 }
 
 bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
@@ -131,7 +167,7 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
             std::uint8_t failed = result.ok() ? 0 : 1;
             group.broadcast(&failed, 1, 0);  // rank 0's verdict (the write itself agrees already)
             if (!failed) {
-                report_dropped(aligned.dropped_callpaths, rank);
+                report_dropped(aligned, rank);
                 if (rank == 0) {
                     runtime::verbose("profile.h5: " + std::to_string(aligned.total_locations) + " locations of " +
                                      std::to_string(group.size()) + " ranks written collectively (MPI-IO)");
@@ -147,7 +183,7 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         data = gather_profiles(std::move(data), group);
         if (rank != 0) return true;
     }
-    report_dropped(data.dropped_callpaths, 0);
+    report_dropped(data, 0);
     const ProfileWriteResult result = write_profile_h5(data, path);
     if (!result.ok()) {
         if (error) *error = "strata: the profile could not be written: " + result.error;
@@ -246,9 +282,11 @@ ProfileData collect(const unification::Unified& defs, int rank) {
         std::vector<std::uint64_t> counter_exclusive;
     };
     std::vector<std::vector<Cell>> cells;  // [callpath][location]
+    std::vector<const CallTree*> trees;
     for (size_t l = 0; l < n_loc; ++l) {
         const CallTree& t = *static_cast<const CallTree*>(locations[l]->substrate_data[g_slot]);
         data.dropped_callpaths += t.dropped();
+        trees.push_back(&t);
         std::vector<std::int64_t> global(t.size(), -1);  // local node -> global call path
         // Nodes are created after their parent, so index order visits parents first.
         // Node 0 is the virtual root.
@@ -387,6 +425,7 @@ ProfileData collect(const unification::Unified& defs, int rank) {
     data.timer_name = timer::name();
     data.location_offset = 0;
     data.total_locations = n_loc;
+    if (data.dropped_callpaths > 0) data.memory_needed = memory_needed(trees, &data.memory_needed_at_least);
     return data;
 }
 

@@ -4,6 +4,7 @@
 
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -564,7 +565,12 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
         strings.push_back(s);
         return static_cast<OTF2_StringRef>(strings.size() - 1);
     };
+    // As Score-P: a machine (the operating system's name) over a node per host.
+    // Scalasca's clock correction looks for the machine above each process.
     const OTF2_StringRef node_class = extra("node");
+    const OTF2_StringRef machine_class = extra("machine");
+    struct utsname system {};
+    const OTF2_StringRef machine_name = extra(uname(&system) == 0 ? filter::valid_utf8(system.sysname) : "machine");
     std::vector<std::string> hosts;
     std::vector<OTF2_SystemTreeNodeRef> node_of_rank;
     std::vector<OTF2_StringRef> host_names;
@@ -575,7 +581,7 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
             host_names.push_back(extra(r.host));
             it = hosts.end() - 1;
         }
-        node_of_rank.push_back(static_cast<OTF2_SystemTreeNodeRef>(it - hosts.begin()));
+        node_of_rank.push_back(static_cast<OTF2_SystemTreeNodeRef>(it - hosts.begin() + 1));  // 0: the machine
     }
     bool any_mpi_communicator = false;
     for (const CommunicatorDefinition& c : defs.communicators) any_mpi_communicator |= c.paradigm != Paradigm::openmp;
@@ -625,9 +631,11 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                                                     OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU),
               "writing the metric class");
     }
+    check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, machine_name, machine_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+          "writing the system tree");
     for (std::size_t h = 0; h < hosts.size(); ++h) {
-        check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, static_cast<OTF2_SystemTreeNodeRef>(h), host_names[h],
-                                                       node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
+        check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, static_cast<OTF2_SystemTreeNodeRef>(h + 1), host_names[h],
+                                                       node_class, 0),
               "writing the system tree");
     }
     std::size_t next_name = 0;
