@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     STRATA_REGION_BEGIN("doomed");
     fflush(stdout);
     if (strcmp(how, "segv") == 0) {
-        volatile int* p = (volatile int*)(long)argc - argc;  /* NULL, hidden from the optimiser */
+        volatile int* p = (volatile int*)(long)(argc - argc);  /* NULL, hidden from the optimiser */
         *p = 1;
     } else if (strcmp(how, "abort") == 0) {
         abort();

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <strata/strata.h>
 
-static volatile double sink;
+static _Thread_local volatile double sink; /* per thread: no data race between the threads */
 static atomic_int recording; /* threads other than the ender that have recorded */
 
 static void tick(int i) {
