@@ -699,3 +699,11 @@ ProfileWriteResult write_profile_h5(const ProfileData& data, const std::string& 
 }
 
 }  // namespace strata::profiling
+
+extern "C" __attribute__((visibility("default"))) const strata::profiling::ProfileH5Functions*
+strata_profile_h5_functions() {
+    static const strata::profiling::ProfileH5Functions functions = {
+        strata::profiling::write_profile_h5, strata::profiling::collective_write_available,
+        strata::profiling::write_profile_h5_collective};
+    return &functions;
+}

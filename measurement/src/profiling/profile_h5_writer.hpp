@@ -66,4 +66,18 @@ bool collective_write_available() noexcept;
 ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const std::string& path,
                                                events::ProcessGroup& group) noexcept;
 
+/// The writer as the runtime reaches it: this file is built into
+/// libstrata-profile-h5.so, which the runtime loads only when it writes the
+/// profile (profile_h5_module.hpp), so that a measured program does not load
+/// HDF5 (and with Debian's parallel HDF5 libmpi, libcurl, gnutls, p11-kit)
+/// when it starts.
+struct ProfileH5Functions {
+    ProfileWriteResult (*write)(const ProfileData&, const std::string&) noexcept;
+    bool (*collective_available)() noexcept;
+    ProfileWriteResult (*write_collective)(const ProfileData&, const std::string&, events::ProcessGroup&) noexcept;
+};
+
 }  // namespace strata::profiling
+
+/// The entry point of libstrata-profile-h5.so (looked up with dlsym).
+extern "C" const strata::profiling::ProfileH5Functions* strata_profile_h5_functions();

@@ -18,7 +18,7 @@
 #include "profiling/call_tree.hpp"
 #include "core/unification.hpp"
 #include "metrics/metrics.hpp"
-#include "profiling/profile_h5_writer.hpp"
+#include "profiling/profile_h5_module.hpp"
 #include "profiling/profile_merge.hpp"
 
 namespace strata::profiling {
@@ -155,14 +155,24 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     const int rank = ctx.rank;
     ProfileData data = collect(*ctx.definitions, rank);
     const std::string path = std::string(ctx.experiment_directory) + "/profile.h5";
+    std::string load_error;
+    const ProfileH5Functions* writer = profile_h5_functions(&load_error);  // HDF5 is loaded now, not at start-up
     if (ctx.group != nullptr && ctx.group->size() > 1) {
         events::ProcessGroup& group = *ctx.group;
         // One file for the job: each rank writes its own columns with MPI-IO.
-        // Every rank takes the same branch (the same build, the same group).
-        if (collective_write_available() && group.native_communicator() != nullptr) {
+        // Every rank must take the same branch: they agree that every one can.
+        std::uint8_t can = writer != nullptr && writer->collective_available() &&
+                                   group.native_communicator() != nullptr
+                               ? 1
+                               : 0;
+        std::vector<std::uint8_t> all(rank == 0 ? static_cast<std::size_t>(group.size()) : 0);
+        group.gather(&can, 1, all.data(), 0);
+        for (std::uint8_t c : all) can = can && c;
+        group.broadcast(&can, 1, 0);
+        if (can) {
             ProfileData aligned = data;
             const bool complete = align_to_job(aligned, job_callpaths(aligned, group), group);
-            ProfileWriteResult result = complete ? write_profile_h5_collective(aligned, path, group)
+            ProfileWriteResult result = complete ? writer->write_collective(aligned, path, group)
                                                  : ProfileWriteResult{path + ": the call paths of the ranks disagree"};
             std::uint8_t failed = result.ok() ? 0 : 1;
             group.broadcast(&failed, 1, 0);  // rank 0's verdict (the write itself agrees already)
@@ -184,7 +194,11 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         if (rank != 0) return true;
     }
     report_dropped(data, 0);
-    const ProfileWriteResult result = write_profile_h5(data, path);
+    if (writer == nullptr) {
+        if (error) *error = "strata: the profile could not be written: " + path + ": " + load_error;
+        return false;
+    }
+    const ProfileWriteResult result = writer->write(data, path);
     if (!result.ok()) {
         if (error) *error = "strata: the profile could not be written: " + result.error;
         return false;
