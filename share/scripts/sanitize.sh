@@ -48,9 +48,5 @@ mkdir -p "$session" 2>/dev/null && echo "kept for the test suite" > "$session/ou
 TSAN_TESTS='^(EventsTest|CallTreeTest|CountersTest)\.|integration\.(threads|flush|threads-flush|signal-during-flush|exit-from-thread|many-threads|metrics-threads)$'
 filter=()
 [ "$kind" = thread ] && [ $# -eq 0 ] && filter=(-R "$TSAN_TESTS")
-# Known, not Strata's: under ASan a process that loaded libhdf5_openmpi (which pulls in
-# libcurl, gnutls and p11-kit) and PAPI can hang at exit in p11-kit's destructor
-# (freelocale waits for a lock nobody holds); see share/doc/sanitizers.md.
-[ "$kind" = address ] && [ $# -eq 0 ] && filter=(-E 'mpi\.metrics-np2')
 LD_PRELOAD="$preload" ctest --test-dir "$build" --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" \
   --timeout 1800 "${filter[@]}" "$@"

@@ -16,3 +16,5 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 session="${TMPDIR:-/tmp}/ompi.$(hostname | cut -d. -f1).$(id -u)"
 mkdir -p "$session" 2>/dev/null && echo "kept for the test suite" > "$session/output-strata-tests" 2>/dev/null || true
 ctest --test-dir "$build" --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" --timeout 900
+# The fuzz targets (libFuzzer, clang): a short run of each from its seed corpus.
+"$here/fuzz.sh" short
