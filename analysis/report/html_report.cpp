@@ -76,9 +76,16 @@ constexpr const char* script = R"(
       Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.removeAttribute("aria-sort"); });
       th.setAttribute("aria-sort", up ? "ascending" : "descending");
       var rows = Array.prototype.slice.call(body.rows);
+      // "68.5 ms", "1.04 s", "12.5%": numbers in their unit, compared in seconds.
+      var scale = {"ns": 1e-9, "\u00B5s": 1e-6, "ms": 1e-3, "s": 1};
+      function value(text) {
+        var m = /^\s*(-?[0-9.]+(?:e[-+]?[0-9]+)?)\s*(ns|\u00B5s|ms|s)?\b/i.exec(text);
+        if (!m) return NaN;
+        return parseFloat(m[1]) * (m[2] ? scale[m[2]] : 1);
+      }
       rows.sort(function (a, b) {
         var x = a.cells[col] ? a.cells[col].textContent : "", y = b.cells[col] ? b.cells[col].textContent : "";
-        var p = parseFloat(x), q = parseFloat(y);
+        var p = value(x), q = value(y);
         var c = (!isNaN(p) && !isNaN(q)) ? p - q : x.localeCompare(y);
         return up ? c : -c;
       });

@@ -24,10 +24,13 @@ double number_of(const JsonValue* object, const char* key) {
     const JsonValue* value = object ? object->find(key) : nullptr;
     return value ? value->number(NAN) : NAN;
 }
-/// "0.013 s", or "" when the member is missing or null.
+/// "13.0 ms" (human_seconds), or "" when the member is missing or null;
+/// the files keep every digit.
 std::string seconds_of(const JsonValue* object, const char* key) {
-    const std::string text = text_of(object, key);
-    return text.empty() ? "" : text + " s";
+    const JsonValue* value = object ? object->find(key) : nullptr;
+    if (!value || value->is_null()) return "";
+    if (!value->is_number()) return value->display();
+    return human_seconds(value->number(NAN));
 }
 
 std::vector<const JsonValue*> items_of(const JsonValue* array) {
@@ -144,8 +147,9 @@ void write_table(HtmlWriter& html, const std::string& caption, const std::vector
     html.open("thead");
     html.open("tr");
     for (std::size_t c = 0; c < columns.size(); ++c) {
+        // Times carry their unit in each cell (human_seconds); other units go into the header.
         const std::string unit = unit_of(columns[c]);
-        const std::string label = unit.empty() ? columns[c] : columns[c] + " (" + unit + ")";
+        const std::string label = unit.empty() || unit == "s" ? columns[c] : columns[c] + " (" + unit + ")";
         html.element("th", label, numbers[c] ? Attributes{{"scope", "col"}, {"class", "num"}} : Attributes{{"scope", "col"}});
     }
     html.close("tr");
@@ -155,6 +159,12 @@ void write_table(HtmlWriter& html, const std::string& caption, const std::vector
         html.open("tr");
         for (std::size_t c = 0; c < columns.size(); ++c) {
             const JsonValue* value = rows[r]->find(columns[c]);
+            if (value && value->is_number() && unit_of(columns[c]) == "s") {
+                // For people "68.5 ms"; every digit in the tooltip, as in the file.
+                html.element("td", human_seconds(value->number(NAN)),
+                             {{"class", "num"}, {"title", value->display() + " s"}});
+                continue;
+            }
             html.element("td", value ? value->display() : "", numbers[c] ? Attributes{{"class", "num"}} : Attributes{});
         }
         html.close("tr");
@@ -342,7 +352,7 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
                                       short_number(number_of(r, "mean_s"), 3)});
                 rows.push_back({text_of(r, "name"), text_of(r, "class"), seconds_of(r, "min_s"),
                                 seconds_of(r, "mean_s"), seconds_of(r, "max_s"), text_of(r, "rank_at_max"),
-                                text_of(r, "imbalance"), seconds_of(r, "saved_s")});
+                                percent(number_of(r, "imbalance")), seconds_of(r, "saved_s")});
             }
             html.raw(svg_range_chart("Time per rank of the call paths with most to save: the bar spans min to "
                                      "max, the tick marks the mean",

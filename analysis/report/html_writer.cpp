@@ -96,6 +96,33 @@ std::string short_number(double value, int digits) {
     return buffer;
 }
 
+std::string human_seconds(double seconds) {
+    if (!std::isfinite(seconds)) return "";
+    if (seconds == 0.0) return "0 s";
+    const double magnitude = std::fabs(seconds);
+    // Rounded to three significant figures first, so that 999.96 ms becomes 1.00 s.
+    const int exponent = static_cast<int>(std::floor(std::log10(magnitude)));
+    const double scale = std::pow(10.0, 2 - exponent);
+    const double rounded = std::round(magnitude * scale) / scale;
+    struct Unit {
+        double seconds;
+        const char* name;
+    };
+    static const Unit units[] = {{1.0, "s"}, {1e-3, "ms"}, {1e-6, "\u00B5s"}, {1e-9, "ns"}};
+    const Unit* unit = &units[3];
+    for (const Unit& u : units) {
+        if (rounded >= u.seconds * (1 - 1e-12)) {
+            unit = &u;
+            break;
+        }
+    }
+    const double value = rounded / unit->seconds;
+    char buffer[48];
+    const int decimals = value >= 100 ? 0 : value >= 10 ? 1 : 2;
+    std::snprintf(buffer, sizeof buffer, "%s%.*f %s", seconds < 0 ? "-" : "", decimals, value, unit->name);
+    return buffer;
+}
+
 std::string percent(double share) {
     if (!std::isfinite(share)) return "";
     char buffer[32];

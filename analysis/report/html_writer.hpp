@@ -30,6 +30,11 @@ std::string short_number(double value, int digits = 6);
 /// A share as a percentage with one decimal: "12.5%".
 std::string percent(double share);
 
+/// A time for people: three significant figures in the unit that suits it
+/// ("68.5 ms", "1.04 s", "4.30 µs", "12.0 ns", "1230 s"); "" for a value that
+/// is not finite.  The reports' files keep every digit.
+std::string human_seconds(double seconds);
+
 /// Attributes in the order given; values are escaped.
 using Attributes = std::vector<std::pair<std::string, std::string>>;
 

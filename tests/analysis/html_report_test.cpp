@@ -8,6 +8,8 @@
 // byte-identical pages for K = 1 and 2.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +106,19 @@ TEST(JsonValue, KeepsNumbersAsWrittenAndOrder) {
     EXPECT_THROW(parse_json(std::string(1000, '[')), report::JsonError);  // depth limit, no stack overflow
 }
 
+TEST(HtmlWriter, TimesForPeopleHaveThreeSignificantFigures) {
+    EXPECT_EQ(report::human_seconds(0.0685148987), "68.5 ms");
+    EXPECT_EQ(report::human_seconds(1.04), "1.04 s");
+    EXPECT_EQ(report::human_seconds(4.3e-6), "4.30 \u00B5s");
+    EXPECT_EQ(report::human_seconds(12e-9), "12.0 ns");
+    EXPECT_EQ(report::human_seconds(0.99996), "1.00 s");  // rounded first, then the unit
+    EXPECT_EQ(report::human_seconds(999.6e-6), "1.00 ms");
+    EXPECT_EQ(report::human_seconds(1234.5), "1230 s");
+    EXPECT_EQ(report::human_seconds(0.0), "0 s");
+    EXPECT_EQ(report::human_seconds(-0.25), "-250 ms");
+    EXPECT_EQ(report::human_seconds(NAN), "");
+}
+
 TEST(JsonValue, ACapKeepsTheFirstItemsAndCountsThemAll) {
     const report::JsonValue v = parse_json(R"({"rows": [{"a": 1}, {"a": 2}, {"a": 3}], "x": [[1, 2, 3]]})", 2);
     const report::JsonValue* rows = v.find("rows");
@@ -151,10 +166,13 @@ TEST(HtmlReport, UnknownReportsAppearAsTablesAndIterationsAsAChart) {
     EXPECT_EQ(check_page(dir, page), "ok") << page;
     EXPECT_EQ(page, html_report(files));
     EXPECT_TRUE(contains(page, "<caption>gpu.json: rows</caption>")) << page;
-    EXPECT_TRUE(contains(page, "<th scope=\"col\" class=\"num\">busy_s (s)</th>"));
-    EXPECT_TRUE(contains(page, "<td>GPU &lt;0&gt;</td><td class=\"num\">1.25</td><td class=\"num\">0.5</td>"));
+    // Times for people in the cells (every digit in the tooltip), their unit not in the header.
+    EXPECT_TRUE(contains(page, "<th scope=\"col\" class=\"num\">busy_s</th>"));
+    EXPECT_TRUE(contains(page, "<td>GPU &lt;0&gt;</td><td class=\"num\" title=\"1.25 s\">1.25 s</td><td "
+                               "class=\"num\">0.5</td>"))
+        << page;
     EXPECT_TRUE(contains(page, "<h2 id=\"iterations\">Iterations</h2>"));
-    EXPECT_TRUE(contains(page, "<title>iteration 0: 0.3 s (warm-up)</title>")) << page;
+    EXPECT_TRUE(contains(page, "<title>iteration 0: 300 ms (warm-up)</title>")) << page;
     EXPECT_TRUE(contains(page, "<dt>Key region</dt><dd>step (--key-region)</dd>"));
     EXPECT_TRUE(contains(page, "<dd>1 to 2 (--iter-start 1 --iter-stop 2)</dd>"));
     EXPECT_TRUE(contains(page, "broken.json: JSON at byte"));
@@ -201,12 +219,12 @@ TEST_F(HtmlReportToolTest, ProfileAndTraceExactAndIdenticalForK1And2) {
     EXPECT_TRUE(contains(one, "0.666666667 (66.7%)</td><td class=\"rating fair\">fair</td>")) << one;
     EXPECT_TRUE(contains(one, "0.9 (90.0%)</td><td class=\"rating good\">good</td>"));
     EXPECT_TRUE(contains(one, "0.6 (60.0%)</td><td class=\"rating fair\">fair</td>"));
-    EXPECT_TRUE(contains(one, "<td>main/compute</td><td>computation</td><td class=\"num\">2 s</td><td "
-                              "class=\"num\">2.5 s</td><td class=\"num\">4 s</td><td class=\"num\">3</td><td "
-                              "class=\"num\">0.375</td><td class=\"num\">1.5 s</td>"));
-    EXPECT_TRUE(contains(one, "<title>rank 3: 4.5 s</title>"));
-    EXPECT_TRUE(contains(one, "<td>late_sender</td><td class=\"num\">0.013 s</td><td class=\"num\">3</td>"));
-    EXPECT_TRUE(contains(one, "<dt>MPI time (all ranks)</dt><dd>0.06384 s</dd>"));
+    EXPECT_TRUE(contains(one, "<td>main/compute</td><td>computation</td><td class=\"num\">2.00 s</td><td "
+                              "class=\"num\">2.50 s</td><td class=\"num\">4.00 s</td><td class=\"num\">3</td><td "
+                              "class=\"num\">37.5%</td><td class=\"num\">1.50 s</td>"));
+    EXPECT_TRUE(contains(one, "<title>rank 3: 4.50 s</title>"));
+    EXPECT_TRUE(contains(one, "<td>late_sender</td><td class=\"num\">13.0 ms</td><td class=\"num\">3</td>"));
+    EXPECT_TRUE(contains(one, "<dt>MPI time (all ranks)</dt><dd>63.8 ms</dd>"));
 }
 
 TEST_F(HtmlReportToolTest, TraceOnlyExperiment) {
@@ -215,7 +233,7 @@ TEST_F(HtmlReportToolTest, TraceOnlyExperiment) {
     EXPECT_EQ(check_page(dir_, one), "ok");
     EXPECT_EQ(page(2), one);
     EXPECT_FALSE(contains(one, "id=\"summary\""));
-    EXPECT_TRUE(contains(one, "<td>early_reduce</td><td class=\"num\">0.005 s</td><td class=\"num\">1</td>"));
+    EXPECT_TRUE(contains(one, "<td>early_reduce</td><td class=\"num\">5.00 ms</td><td class=\"num\">1</td>"));
     EXPECT_TRUE(contains(one, "the profile reports (load balance, POP efficiencies) were not made"));
 }
 
