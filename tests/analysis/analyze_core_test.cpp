@@ -752,17 +752,8 @@ TEST_F(AnalyzeCoreTest, DeepRecursionGivesReportsLinearInItsDepth) {
     // A recursion 20 000 deep: before, every call path's row named its whole
     // path (the reports grew with the square of the depth: 400 MB at 10 000).
     constexpr std::size_t depth = 20000;
-    ProfileBuilder b;
-    const std::uint32_t f = b.region("f", paradigm::compiler, role::function);
-    const std::size_t t0 = b.location(0, 0);
-    std::int64_t parent = -1;
-    for (std::size_t d = 0; d < depth; ++d) {
-        const std::size_t cp = b.callpath(parent, f);
-        b.set(cp, t0, 1, 1e-3);
-        parent = static_cast<std::int64_t>(cp);
-    }
     std::size_t bytes = 0;
-    for (const ReportFile& file : reports_in_process(write(b.build()), 1)) {
+    for (const ReportFile& file : reports_in_process(write(deep_recursion_profile(depth, 1e-3)), 1)) {
         if (file.first == "loadbalance.csv") EXPECT_LT(file.second.size(), depth * 600) << file.first;
         bytes += file.second.size();
     }

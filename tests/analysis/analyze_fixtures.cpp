@@ -96,6 +96,23 @@ FixtureProfile imbalanced_profile() {
     return b.build();
 }
 
+FixtureProfile deep_recursion_profile(std::size_t depth, double exclusive, const std::string& bottom) {
+    ProfileBuilder b;
+    const std::uint32_t f = b.region("f", paradigm::compiler, role::function);
+    const std::size_t t0 = b.location(0, 0);
+    std::int64_t parent = -1;
+    for (std::size_t d = 0; d < depth; ++d) {
+        const std::size_t cp = b.callpath(parent, f);
+        b.set(cp, t0, 1, exclusive);
+        parent = static_cast<std::int64_t>(cp);
+    }
+    if (!bottom.empty()) {
+        const std::size_t last = b.callpath(parent, b.region(bottom, paradigm::mpi, role::point_to_point));
+        b.set(last, t0, 1, 0.5);
+    }
+    return b.build();
+}
+
 FixtureProfile hybrid_profile() {
     ProfileBuilder b;
     const auto main = b.region("main", paradigm::user, role::function);

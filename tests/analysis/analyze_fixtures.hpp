@@ -82,6 +82,11 @@ inline constexpr std::uint8_t function = 1, code = 2, loop = 3, parallel = 5, ba
 /// The 4-rank profile described above.
 FixtureProfile imbalanced_profile();
 
+/// A recursion `depth` deep on one thread: call paths f, f/f, ... (1 visit and
+/// `exclusive` seconds each), and below the deepest, when `bottom` is not
+/// empty, one call path of the MPI region `bottom` with 0.5 s.
+FixtureProfile deep_recursion_profile(std::size_t depth, double exclusive, const std::string& bottom = "");
+
 /// The 2 ranks x 2 threads profile described above.
 FixtureProfile hybrid_profile();
 

@@ -244,19 +244,7 @@ TEST_F(CubeExportTest, DeepRecursionTakesLinearSpaceAndFindsItsWaits) {
     // linearly (capped indentation), nothing recurses on the C++ stack, and
     // the late sender finds its call path by walking down the tree.
     constexpr std::size_t depth = 20000;
-    ProfileBuilder b;
-    const std::uint32_t f = b.region("f", paradigm::compiler, role::function);
-    const std::uint32_t recv = b.region("MPI_Recv", paradigm::mpi, role::point_to_point);
-    const std::size_t t0 = b.location(0, 0);
-    std::int64_t parent = -1;
-    for (std::size_t d = 0; d < depth; ++d) {
-        const std::size_t cp = b.callpath(parent, f);
-        b.set(cp, t0, 1, 1e-6);
-        parent = static_cast<std::int64_t>(cp);
-    }
-    const std::size_t bottom = b.callpath(parent, recv);
-    b.set(bottom, t0, 1, 0.5);
-    const Profile p = read(b.build());
+    const Profile p = read(deep_recursion_profile(depth, 1e-6, "MPI_Recv"));
 
     std::string path;
     for (std::size_t d = 0; d < depth; ++d) path += "f/";

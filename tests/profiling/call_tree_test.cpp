@@ -220,19 +220,23 @@ TEST_F(CallTreeMpiTest, MessageBytesLandOnTheCallPathOfTheirCall) {
 }
 
 TEST_F(CallTreeTest, OutOfMemoryFoldsNewCallPathsIntoTheirParent) {
-    // 4 pages of 4 KiB: the root page plus a few; deep distinct paths run out.
-    start({&profiling::substrate_callbacks()}, 16 << 10, 4 << 10);
-    std::vector<RegionHandle> regions;
-    for (int i = 0; i < 400; ++i) regions.push_back(region(("r" + std::to_string(i)).c_str()));
-    const RegionHandle top = region("top");
-    enter_at(0, top);
-    for (int i = 0; i < 400; ++i) {
-        enter_at(10 + i, regions[i]);
-        exit_at(11 + i, regions[i]);
-    }
-    exit_at(1000, top);
-    runtime::finalize();
-    const auto data = profiling::collect();
+    // 400 distinct call paths below 'top', in a budget of `total` bytes of 4 KiB pages.
+    const auto run = [this](std::uint64_t total) {
+        start({&profiling::substrate_callbacks()}, total, 4 << 10);
+        std::vector<RegionHandle> regions;
+        for (int i = 0; i < 400; ++i) regions.push_back(region(("r" + std::to_string(i)).c_str()));
+        const RegionHandle top = region("top");
+        enter_at(0, top);
+        for (int i = 0; i < 400; ++i) {
+            enter_at(10 + i, regions[i]);
+            exit_at(11 + i, regions[i]);
+        }
+        exit_at(1000, top);
+        runtime::finalize();
+        return profiling::collect();
+    };
+    // 4 pages: the root page plus a few; the distinct paths run out.
+    const auto data = run(16 << 10);
     EXPECT_GT(data.dropped_callpaths, 0u);
     EXPECT_LT(data.callpaths.size(), 401u);
     // The time stays in 'top': its inclusive time is complete.
@@ -241,18 +245,7 @@ TEST_F(CallTreeTest, OutOfMemoryFoldsNewCallPathsIntoTheirParent) {
     ASSERT_GT(data.memory_needed, std::uint64_t{16} << 10);
     EXPECT_FALSE(data.memory_needed_at_least);
     TearDown();
-    start({&profiling::substrate_callbacks()}, data.memory_needed, 4 << 10);
-    std::vector<RegionHandle> again;
-    for (int i = 0; i < 400; ++i) again.push_back(region(("r" + std::to_string(i)).c_str()));
-    const RegionHandle top_again = region("top");
-    enter_at(0, top_again);
-    for (int i = 0; i < 400; ++i) {
-        enter_at(10 + i, again[i]);
-        exit_at(11 + i, again[i]);
-    }
-    exit_at(1000, top_again);
-    runtime::finalize();
-    const auto kept = profiling::collect();
+    const auto kept = run(data.memory_needed);
     EXPECT_EQ(kept.dropped_callpaths, 0u) << "STRATA_TOTAL_MEMORY=" << data.memory_needed;
     EXPECT_EQ(kept.callpaths.size(), 401u);
 }
