@@ -31,7 +31,9 @@
 // sit on the rank's first CPU thread at the call path of the trace that has the
 // same regions (parameter nodes left out); where parameter nodes make several
 // such call paths, the one with the most time on that rank.  A call path the
-// profile lacks becomes a root cnode named after the whole path.
+// profile lacks becomes a root cnode named after the whole path; so does one
+// deeper than 64 levels, whose name in the trace's reports leaves levels out
+// (profile_aggregates.hpp, PathNames).
 #pragma once
 
 #include <string>
