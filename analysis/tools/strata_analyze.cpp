@@ -263,6 +263,8 @@ std::optional<ReportFile> cube_report_file(const std::string& profile_path,
     } catch (const std::bad_alloc&) {
         std::cerr << program << cube::cube_file_name
                   << " not written: out of memory (--no-cube leaves it out)\n";
+    } catch (const std::exception& error) {  // a check of the Cube writer: the other reports still go out
+        std::cerr << program << cube::cube_file_name << " not written: internal error: " << error.what() << '\n';
     }
     return std::nullopt;
 }
