@@ -188,15 +188,26 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
     report.attributes = {{"Creator", "Strata " + profile.strata_version},
                          {"Strata profile created", profile.creation_time},
                          {"Strata timer", profile.timer}};
-    report.node = "all ranks (profile.h5 does not name the hosts)";
+    // Nodes: the hosts, in the order of their lowest rank (files written before
+    // profile.h5 named the hosts have "" for all: one node).
+    std::map<std::uint32_t, std::uint32_t> host_of_rank;  // rank -> host string
+    for (const Location& l : profile.locations) host_of_rank.try_emplace(l.rank, l.host);
+    std::map<std::uint32_t, std::uint32_t> node_of_host;  // host string -> node
+    report.nodes.clear();
+    for (const auto& [rank, host] : host_of_rank) {
+        if (node_of_host.try_emplace(host, static_cast<std::uint32_t>(report.nodes.size())).second)
+            report.nodes.push_back(profile.strings[host].empty() ? "node" : profile.strings[host]);
+    }
+    const auto node_of = [&](const Location& l) { return node_of_host.at(host_of_rank.at(l.rank)); };
 
-    // Locations: by rank, then CPU threads before GPU streams, by number.
+    // Locations: by node, rank, then CPU threads before GPU streams, by number.
     std::vector<std::size_t> order(profile.locations.size());
     for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
         const Location& x = profile.locations[a];
         const Location& y = profile.locations[b];
-        return std::tie(x.rank, x.type, x.thread, a) < std::tie(y.rank, y.type, y.thread, b);
+        return std::make_tuple(node_of(x), x.rank, x.type, x.thread, a) <
+               std::make_tuple(node_of(y), y.rank, y.type, y.thread, b);
     });
     std::vector<std::size_t> location_of(order.size());
     std::map<std::uint32_t, std::size_t> first_thread;  // rank -> its first CPU thread
@@ -206,9 +217,10 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
         const char* type = l.type == LocationType::gpu_stream ? "gpu"
                            : l.type == LocationType::metric   ? "metric"
                                                               : "thread";
-        report.locations.push_back({profile.location_name(order[i]), l.rank, l.thread, type});
+        report.locations.push_back({profile.location_name(order[i]), l.rank, l.thread, type, node_of(l)});
         if (l.type == LocationType::cpu_thread) first_thread.try_emplace(l.rank, i);
     }
+    if (report.nodes.empty()) report.nodes.push_back("node");
 
     for (std::uint32_t r = 0; r < profile.regions.size(); ++r) {
         const Region& region = profile.regions[r];

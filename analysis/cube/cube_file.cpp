@@ -114,28 +114,35 @@ void write_system(std::string& xml, const CubeReport& report) {
     xml += "  <system>\n";
     xml += "    <systemtreenode Id=\"0\">\n";
     xml += "      " + element("name", report.machine) + "\n      <class>machine</class>\n";
-    xml += "      <systemtreenode Id=\"1\">\n";
-    xml += "        " + element("name", report.node) + "\n        <class>node</class>\n";
     std::size_t group = 0;
     for (std::size_t i = 0; i < report.locations.size();) {
-        const std::uint32_t rank = report.locations[i].rank;
-        if (i > 0 && rank <= report.locations[i - 1].rank)
-            throw std::logic_error("cube report: the locations are not grouped by rank in ascending order");
-        xml += "        <locationgroup Id=\"" + std::to_string(group++) + "\">\n";
-        xml += "          " + element("name", "MPI Rank " + std::to_string(rank)) + "\n";
-        xml += "          <rank>" + std::to_string(rank) + "</rank>\n          <type>process</type>\n";
-        for (; i < report.locations.size() && report.locations[i].rank == rank; ++i) {
-            const CubeLocation& l = report.locations[i];
-            xml += "          <location Id=\"" + std::to_string(i) + "\">\n";
-            xml += "            " + element("name", l.name) + "\n";
-            xml += "            <rank>" + std::to_string(l.thread) + "</rank>\n";
-            xml += "            " + element("type", l.type) + "\n";
-            xml += "          </location>\n";
+        const std::uint32_t node = report.locations[i].node;
+        if (node >= report.nodes.size() || (i > 0 && node < report.locations[i - 1].node))
+            throw std::logic_error("cube report: the locations are not grouped by node in ascending order");
+        xml += "      <systemtreenode Id=\"" + std::to_string(node + 1) + "\">\n";
+        xml += "        " + element("name", report.nodes[node]) + "\n        <class>node</class>\n";
+        for (; i < report.locations.size() && report.locations[i].node == node;) {
+            const std::uint32_t rank = report.locations[i].rank;
+            if (i > 0 && report.locations[i - 1].node == node && rank <= report.locations[i - 1].rank)
+                throw std::logic_error("cube report: the locations of a node are not grouped by rank in ascending order");
+            xml += "        <locationgroup Id=\"" + std::to_string(group++) + "\">\n";
+            xml += "          " + element("name", "MPI Rank " + std::to_string(rank)) + "\n";
+            xml += "          <rank>" + std::to_string(rank) + "</rank>\n          <type>process</type>\n";
+            for (; i < report.locations.size() && report.locations[i].node == node &&
+                   report.locations[i].rank == rank;
+                 ++i) {
+                const CubeLocation& l = report.locations[i];
+                xml += "          <location Id=\"" + std::to_string(i) + "\">\n";
+                xml += "            " + element("name", l.name) + "\n";
+                xml += "            <rank>" + std::to_string(l.thread) + "</rank>\n";
+                xml += "            " + element("type", l.type) + "\n";
+                xml += "          </location>\n";
+            }
+            xml += "        </locationgroup>\n";
         }
-        xml += "        </locationgroup>\n";
+        xml += "      </systemtreenode>\n";
     }
-    xml +=
-        "      </systemtreenode>\n    </systemtreenode>\n    <topologies>\n    </topologies>\n  </system>\n";
+    xml += "    </systemtreenode>\n    <topologies>\n    </topologies>\n  </system>\n";
 }
 
 /// An octal number field of a tar header, NUL-terminated.

@@ -66,19 +66,20 @@ struct CubeLocation {
     std::uint32_t rank = 0;    ///< its process (MPI rank)
     std::uint32_t thread = 0;  ///< its number within the process
     std::string type;          ///< "thread", "gpu" or "metric"
+    std::uint32_t node = 0;    ///< index into CubeReport::nodes: its host
 };
 
 /// One `.cubex` report.  Locations are in the order of the values of every
-/// row; the system tree is one machine and one node holding a process per
-/// rank (in rank order), each with its locations in the order given.
+/// row; the system tree is one machine holding the nodes (hosts), each a
+/// process per rank (in rank order) with its locations in the order given.
 struct CubeReport {
     std::vector<std::pair<std::string, std::string>> attributes;  ///< key, value (e.g. the creator)
     std::vector<CubeMetric> metrics;
     std::vector<CubeRegion> regions;
     std::vector<CubeCnode> cnodes;
-    std::vector<CubeLocation> locations;  ///< grouped by rank, ranks ascending
+    std::vector<CubeLocation> locations;  ///< grouped by node (ascending), then by rank (ascending)
     std::string machine = "machine";
-    std::string node = "node";
+    std::vector<std::string> nodes = {"node"};
 };
 
 /// `text` as XML character data or attribute value: markup characters as

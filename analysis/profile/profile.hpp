@@ -121,6 +121,7 @@ struct Location {
     std::uint32_t thread = 0;  ///< thread index, or stream index of a GPU stream
     LocationType type = LocationType::cpu_thread;
     std::uint32_t name = 0;  ///< index into strings
+    std::uint32_t host = 0;  ///< index into strings: its host ("" in files written before hosts were)
 };
 
 /// A row of /definitions/callpaths.

@@ -47,6 +47,7 @@ struct Field {
     std::size_t offset;
     FieldKind kind;
     EnumNames* names = nullptr;
+    bool optional = false;  ///< a field newer files have: the record's default when absent
 };
 
 /// A number in a message.
@@ -79,7 +80,8 @@ public:
                                                   {"rank", offsetof(Location, rank), FieldKind::u32},
                                                   {"thread", offsetof(Location, thread), FieldKind::u32},
                                                   {"type", offsetof(Location, type), FieldKind::enum8},
-                                                  {"name", offsetof(Location, name), FieldKind::u32}});
+                                                  {"name", offsetof(Location, name), FieldKind::u32},
+                                                  {"host", offsetof(Location, host), FieldKind::u32, nullptr, true}});
         profile.callpaths = read_table<CallPath>("/definitions/callpaths",
                                                  {{"parent", offsetof(CallPath, parent), FieldKind::i64},
                                                   {"region", offsetof(CallPath, region), FieldKind::u32},
@@ -294,6 +296,7 @@ private:
             const int index = H5Tget_member_index(file_type.get(), field.name);
             if (index < 0) {
                 H5Eclear2(H5E_DEFAULT);
+                if (field.optional) continue;
                 fail(name + " has no field '" + field.name + "'");
             }
             H5Handle member(H5Tget_member_type(file_type.get(), static_cast<unsigned>(index)), H5Tclose);
@@ -352,6 +355,9 @@ private:
         for (std::size_t i = 0; i < p.locations.size(); ++i)
             if (p.locations[i].name >= strings)
                 out_of_range("locations", i, "name", p.locations[i].name, strings, "strings");
+        for (std::size_t i = 0; i < p.locations.size(); ++i)
+            if (p.locations[i].host >= strings)
+                out_of_range("locations", i, "host", p.locations[i].host, strings, "strings");
         const std::size_t callpaths = p.callpaths.size();
         for (std::size_t i = 0; i < callpaths; ++i) {
             const CallPath& cp = p.callpaths[i];

@@ -9,7 +9,8 @@ against profile.h5 (h5py) and waitstates.csv:
   and <id>.data ("CUBEX.DATA", one row per listed cnode, one value per location);
 - the call tree: every cnode's path (regions by name, parameters as
   name=value) is a call path of the profile and every call path is a cnode;
-- the system tree: one location per profile location, named alike, in its rank's process;
+- the system tree: one location per profile location, named alike, in its
+  rank's process, in the node of its host;
 - values: time = time_exclusive and visits = visits at every call path and
   location; mpi = time of the call paths of MPI regions (paradigm 3);
   execution = time less Strata's own measurement (paradigm 6);
@@ -80,10 +81,13 @@ def read_cube(path):
         todo.extend((child, above + (own,)) for child in c.findall('cnode'))
 
     locations = {}  # id -> (rank, name)
-    for group in anchor.iter('locationgroup'):
-        rank = int(group.findtext('rank'))
-        for location in group.findall('location'):
-            locations[int(location.get('Id'))] = (rank, location.findtext('name'))
+    node_of_rank = {}  # rank -> the name of the system-tree node (host) it is in
+    for node in anchor.iter('systemtreenode'):
+        for group in node.findall('locationgroup'):
+            rank = int(group.findtext('rank'))
+            node_of_rank[rank] = node.findtext('name')
+            for location in group.findall('location'):
+                locations[int(location.get('Id'))] = (rank, location.findtext('name'))
 
     values = {}  # uniq_name -> {cnode: [value per location]}
     for name, (mid, dtype, _) in metrics.items():
@@ -103,12 +107,12 @@ def read_cube(path):
                      % (name, len(data), count, width))
         rows = struct.unpack_from('<%d%s' % (width * count, code), data, 10)
         values[name] = {c: rows[i * width:(i + 1) * width] for i, c in enumerate(cnodes)}
-    return metrics, cnode_paths, locations, values
+    return metrics, cnode_paths, locations, values, node_of_rank
 
 
 def main():
     profile_path, reports = sys.argv[1], sys.argv[2]
-    metrics, cnode_paths, locations, values = read_cube(os.path.join(reports, 'profile.cubex'))
+    metrics, cnode_paths, locations, values, node_of_rank = read_cube(os.path.join(reports, 'profile.cubex'))
     tables = load(profile_path)
     names = callpath_names(tables)
     profile_locations = tables['locations']
@@ -135,6 +139,13 @@ def main():
     if sorted(column_of) != sorted(locations.values()):
         problem('locations: cube %s, profile %s' % (sorted(locations.values()), sorted(column_of)))
     location_column = {lid: column_of.get(key) for lid, key in locations.items()}
+    # Each rank in the node of its host (profile.h5's locations name it).
+    if 'host' in profile_locations.dtype.names:
+        for j in range(len(profile_locations)):
+            rank = int(profile_locations['rank'][j])
+            host = text(strings[int(profile_locations['host'][j])]) or 'node'
+            if node_of_rank.get(rank) != host:
+                problem('rank %d: in the node %r, its host is %r' % (rank, node_of_rank.get(rank), host))
 
     def cube_value(metric, cnode, lid):
         row = values[metric].get(cnode)

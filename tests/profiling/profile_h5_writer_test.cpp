@@ -329,7 +329,7 @@ TEST_F(ProfileH5WriterTest, H5dumpShowsNamesEnumsAndValues) {
     EXPECT_NE(all.find("(1):{2,4,20,compiler,function,1,\"compute\",\"main.c\"}"), std::string::npos) << all;
     EXPECT_NE(all.find("(2):{3,8,5,user,loop,0,\"io\",\"io.c\"}"), std::string::npos) << all;
     EXPECT_NE(all.find("(1):{6,string,\"mode\"}"), std::string::npos) << all;
-    EXPECT_NE(all.find("(1):{101,0,1,gpu_stream,10}"), std::string::npos) << all;
+    EXPECT_NE(all.find("(1):{101,0,1,gpu_stream,10,0}"), std::string::npos) << all;  // host: string 0 here
 
     const std::string visits = squeeze(run("'" + h5dump + "' -d /metrics/visits '" + file_path + "' 2>&1"));
     EXPECT_NE(visits.find("DATATYPEH5T_STD_U64LEDATASPACESIMPLE{(6,2)/(6,2)}"

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/definitions.hpp"
+#include "core/host_name.hpp"
 #include "core/runtime.hpp"
 #include "metrics/metrics.hpp"
 
@@ -54,6 +55,7 @@ Location* create_current() {
     }
     loc->name = "thread " + std::to_string(loc->index);
     definitions().intern(loc->name);  // a job-wide string: profile.h5 names its columns with it
+    if (loc->index == 0) definitions().intern(host_name());  // and their hosts
     if (loc->index == 0) runtime::first_location_created();
     // Counters first: the substrates' per-location state may size itself by them.
     metrics::location_created(*loc);

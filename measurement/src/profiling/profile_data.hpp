@@ -27,6 +27,7 @@ struct ProfileData {
         std::uint32_t thread = 0;   ///< thread index within the rank, or stream index for GPUs
         std::uint8_t type = 0;      ///< strata::LocationType (cpu thread, gpu stream, ...)
         std::uint32_t name = 0;     ///< index into strings
+        std::uint32_t host = 0;     ///< index into strings: the host the location ran on
     };
     /// A node of the merged call tree.  Parameter nodes ("iterations=10") have
     /// parameter != -1 and sit below the region in which the parameter was set.

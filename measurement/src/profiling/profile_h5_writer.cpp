@@ -399,6 +399,7 @@ CompoundType location_layout(const Types& types) {
     layout.add("thread", HOFFSET(Location, thread), H5T_STD_U32LE, H5T_NATIVE_UINT32);
     layout.add("type", HOFFSET(Location, type), types.location_type.get());
     layout.add("name", HOFFSET(Location, name), H5T_STD_U32LE, H5T_NATIVE_UINT32);
+    layout.add("host", HOFFSET(Location, host), H5T_STD_U32LE, H5T_NATIVE_UINT32);
     return layout;
 }
 
@@ -539,7 +540,8 @@ std::string validate(const ProfileData& data) {
     for (std::size_t i = 0; i < data.parameters.size(); ++i)
         if (data.parameters[i].name >= strings) return "parameter " + n(i) + " refers to a missing string";
     for (std::size_t i = 0; i < data.locations.size(); ++i)
-        if (data.locations[i].name >= strings) return "location " + n(i) + " refers to a missing string";
+        if (data.locations[i].name >= strings || data.locations[i].host >= strings)
+            return "location " + n(i) + " refers to a missing string";
     const auto in_range = [](std::int64_t index, std::size_t size) {
         return index >= -1 && (index < 0 || static_cast<std::uint64_t>(index) < size);
     };

@@ -52,6 +52,7 @@ std::string serialize_columns(const ProfileData& data) {
     for (const auto& l : data.locations) {
         w.pod(l);
         w.text(data.strings[l.name]);
+        w.text(data.strings[l.host]);
     }
     w.pod<std::uint64_t>(data.metrics.size());
     for (const auto& m : data.metrics) {
@@ -82,9 +83,9 @@ bool merge_columns(ProfileData& into, const std::string& columns) {
     }
     if (!r.pod(&n_loc)) return false;
     std::vector<ProfileData::Location> locations(n_loc);
-    std::vector<std::string> names(n_loc);
+    std::vector<std::string> names(n_loc), hosts(n_loc);
     for (std::uint64_t i = 0; i < n_loc; ++i) {
-        if (!r.pod(&locations[i]) || !r.text(&names[i])) return false;
+        if (!r.pod(&locations[i]) || !r.text(&names[i]) || !r.text(&hosts[i])) return false;
     }
     // Their call paths -> ours; parents come before children in both tables.
     using Key = std::tuple<std::int64_t, std::uint32_t, std::int64_t, std::int64_t, std::int64_t>;
@@ -110,6 +111,8 @@ bool merge_columns(ProfileData& into, const std::string& columns) {
     for (std::uint64_t i = 0; i < n_loc; ++i) {
         into.strings.push_back(names[i]);
         locations[i].name = static_cast<std::uint32_t>(into.strings.size() - 1);
+        into.strings.push_back(hosts[i]);
+        locations[i].host = static_cast<std::uint32_t>(into.strings.size() - 1);
         into.locations.push_back(locations[i]);
     }
     // Widen every matrix to the new shape, then fill the new columns.

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "core/definitions.hpp"
+#include "core/host_name.hpp"
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
 #include "core/runtime.hpp"
@@ -267,6 +268,13 @@ ProfileData collect(const unification::Unified& defs, int rank) {
     // ranks writing their columns into one file agree on the string table.
     std::unordered_map<std::string, std::uint32_t> string_index;
     for (std::uint32_t i = 0; i < data.strings.size(); ++i) string_index.emplace(data.strings[i], i);
+    // The host, a job-wide string as well (location.cpp interns it with the first location).
+    auto host_at = string_index.find(host_name());
+    if (host_at == string_index.end()) {
+        data.strings.push_back(host_name());
+        host_at = string_index.emplace(host_name(), static_cast<std::uint32_t>(data.strings.size() - 1)).first;
+    }
+    const std::uint32_t host = host_at->second;
     for (Location* loc : locations) {
         ProfileData::Location out;
         out.id = (static_cast<std::uint64_t>(rank) << 32) | loc->index;  // as in the trace
@@ -279,6 +287,7 @@ ProfileData collect(const unification::Unified& defs, int rank) {
             name = string_index.emplace(loc->name, static_cast<std::uint32_t>(data.strings.size() - 1)).first;
         }
         out.name = name->second;
+        out.host = host;
         data.locations.push_back(out);
     }
 

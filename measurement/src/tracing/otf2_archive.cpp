@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "core/definitions.hpp"
+#include "core/host_name.hpp"
 #include "core/timer.hpp"
 #include "filter/filter_rules.hpp"
 #include "metrics/metric_spec.hpp"
@@ -757,9 +758,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     // Every rank's host, time span and locations go to rank 0, which writes the
     // global definitions (they are needed there once; O(locations) data).
     RankInfo mine;
-    char host[256] = "localhost";
-    gethostname(host, sizeof host - 1);
-    mine.host = filter::valid_utf8(host);
+    mine.host = host_name();
     mine.complete = broken || !error.empty() ? 0 : 1;
     // In rank 0's time (the clock properties are global).
     mine.begin = timer::epoch().ticks + (clock_points.empty() ? 0 : clock_points.front().offset);
