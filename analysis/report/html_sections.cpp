@@ -382,16 +382,34 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
     if (!by_rank.empty()) {
         constexpr std::size_t chart_limit = 64;
         html.element("h3", "Ranks by useful time");
-        std::vector<Bar> bars;
-        for (std::size_t i = 0; i < by_rank.size() && i < chart_limit; ++i)
-            bars.push_back({"rank " + text_of(by_rank[i], "rank"), number_of(by_rank[i], "useful_s"),
-                            seconds_of(by_rank[i], "useful_s"), ""});
-        html.raw(svg_bar_chart("Useful computation time U_p per rank, largest first", bars));
+        // Where each rank's time goes (its threads' mean per class), as Scalasca's and
+        // POP's views show it: useful computation first, then what kept it from computing.
+        static const std::pair<const char*, const char*> classes[] = {
+            {"useful_s", "computation"}, {"mpi_s", "mpi"},         {"io_s", "io"},
+            {"openmp_s", "openmp"},      {"gpu_wait_s", "gpu_wait"}, {"cuda_api_s", "cuda_api"},
+            {"measurement_s", "measurement"}};
+        std::vector<StackedRow> rows;
+        std::vector<std::string> texts;
+        for (std::size_t i = 0; i < by_rank.size() && i < chart_limit; ++i) {
+            StackedRow row;
+            row.label = "rank " + text_of(by_rank[i], "rank");
+            for (const auto& [key, name] : classes) {
+                const double value = number_of(by_rank[i], key);
+                row.parts.push_back({name, std::isfinite(value) ? value : 0.0, std::string("c-") + name});
+                texts.push_back(seconds_of(by_rank[i], key));
+            }
+            row.text = "useful " + seconds_of(by_rank[i], "useful_s") + " of " + seconds_of(by_rank[i], "run_time_s");
+            rows.push_back(std::move(row));
+        }
+        html.raw(svg_stacked_rows("Time per rank by class (useful computation U_p first), largest U_p first", rows,
+                                  texts));
         html.element("p",
                      (by_rank.size() > chart_limit ? "The " + std::to_string(chart_limit) + " ranks with most useful time of " +
                                                          std::to_string(by_rank.size()) + "; all are in loadbalance_ranks.csv. "
                                                    : std::string()) +
-                         "Useful time U_p: time outside MPI and the OpenMP runtime, per rank (its threads' mean).",
+                         "Useful time U_p: time outside MPI and the OpenMP runtime, per rank (its threads' mean); "
+                         "the other parts are the rank's time in MPI, file I/O, OpenMP synchronisation, waiting for "
+                         "the GPU, other CUDA calls and Strata's measurement, out of its run time.",
                      {{"class", "note"}});
     }
     html.close("section");

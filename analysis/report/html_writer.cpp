@@ -251,6 +251,58 @@ std::string svg_stacked_bar(const std::string& title, const std::vector<Segment>
     return svg + "</svg>";
 }
 
+std::string svg_stacked_rows(const std::string& title, const std::vector<StackedRow>& rows,
+                             const std::vector<std::string>& part_texts) {
+    double scale = 0.0;
+    for (const StackedRow& row : rows) {
+        double total = 0.0;
+        for (const Segment& part : row.parts) total += std::max(part.share, 0.0);
+        scale = std::max(scale, total);
+    }
+    // The legend: every kind of part that has a value somewhere, once, in the order of the parts.
+    std::vector<const Segment*> kinds;
+    for (const StackedRow& row : rows)
+        for (const Segment& part : row.parts)
+            if (part.share > 0.0 &&
+                std::none_of(kinds.begin(), kinds.end(), [&](const Segment* k) { return k->label == part.label; }))
+                kinds.push_back(&part);
+    const int width = label_width + plot_width + text_width;
+    const int legend_rows = static_cast<int>((kinds.size() + 3) / 4);
+    const int height = static_cast<int>(rows.size()) * row_height + 8 + legend_rows * row_height;
+    std::string svg = svg_open(title, width, height, "chart");
+    std::size_t text_index = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const StackedRow& row = rows[i];
+        const int y = static_cast<int>(i) * row_height + 2;
+        svg += "<g><title>" + escape(row.label + ": " + row.text) + "</title>";
+        svg += "<text x=\"" + std::to_string(label_width - 6) + "\" y=\"" + std::to_string(y + 15) +
+               "\" text-anchor=\"end\">" + escape(row.label) + "</text></g>";
+        double x = label_width;
+        for (const Segment& part : row.parts) {
+            const std::string& value = text_index < part_texts.size() ? part_texts[text_index] : std::string();
+            ++text_index;
+            const double w = scaled(std::max(part.share, 0.0), scale, plot_width);
+            if (w <= 0.0) continue;
+            svg += "<g><title>" + escape(row.label + ", " + part.label + ": " + value) + "</title><rect class=\"" +
+                   part.css_class + "\" x=\"" + fixed(x) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" +
+                   fixed(w) + "\" height=\"" + std::to_string(row_height - 6) + "\"/></g>";
+            x += w;
+        }
+        svg += "<text x=\"" + fixed(x + 6) + "\" y=\"" + std::to_string(y + 15) + "\">" + escape(row.text) +
+               "</text>\n";
+    }
+    const int legend_top = static_cast<int>(rows.size()) * row_height + 8;
+    for (std::size_t k = 0; k < kinds.size(); ++k) {
+        const int x = label_width + static_cast<int>(k % 4) * 150;
+        const int y = legend_top + static_cast<int>(k / 4) * row_height;
+        svg += "<rect class=\"" + kinds[k]->css_class + "\" x=\"" + std::to_string(x) + "\" y=\"" +
+               std::to_string(y + 3) + "\" width=\"14\" height=\"14\"/>";
+        svg += "<text x=\"" + std::to_string(x + 20) + "\" y=\"" + std::to_string(y + 15) + "\">" +
+               escape(kinds[k]->label) + "</text>\n";
+    }
+    return svg + "</svg>";
+}
+
 std::string svg_column_chart(const std::string& title, const std::vector<Bar>& bars) {
     double scale = 0.0;
     for (const Bar& bar : bars) scale = std::max(scale, bar.value);

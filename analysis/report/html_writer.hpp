@@ -100,6 +100,19 @@ struct Segment {
 /// A single stacked bar 100% wide, with a legend giving every label and share.
 std::string svg_stacked_bar(const std::string& title, const std::vector<Segment>& segments);
 
+/// One row of stacked bars: its label, its parts (label, value, CSS class;
+/// values on the chart's shared scale) and the text printed beside it.
+struct StackedRow {
+    std::string label;
+    std::vector<Segment> parts;  ///< `share` holds the value here
+    std::string text;
+};
+/// A bar per row, each stacked from its parts, on one scale (the largest
+/// row's total); a legend names every kind of part, so colour is not the only cue,
+/// and each part's tooltip names its row, its kind and the value's text.
+std::string svg_stacked_rows(const std::string& title, const std::vector<StackedRow>& rows,
+                             const std::vector<std::string>& part_texts);
+
 /// Vertical bars (e.g. one per iteration), labelled below; with many bars
 /// only every n-th label is printed, the rest are in each bar's tooltip.
 std::string svg_column_chart(const std::string& title, const std::vector<Bar>& bars);

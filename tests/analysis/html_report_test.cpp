@@ -222,7 +222,10 @@ TEST_F(HtmlReportToolTest, ProfileAndTraceExactAndIdenticalForK1And2) {
     EXPECT_TRUE(contains(one, "<td>main/compute</td><td>computation</td><td class=\"num\">2.00 s</td><td "
                               "class=\"num\">2.50 s</td><td class=\"num\">4.00 s</td><td class=\"num\">3</td><td "
                               "class=\"num\">37.5%</td><td class=\"num\">1.50 s</td>"));
-    EXPECT_TRUE(contains(one, "<title>rank 3: 4.50 s</title>"));
+    EXPECT_TRUE(contains(one, "<title>rank 3: useful 4.50 s of 5.00 s</title>"));
+    // Each rank's bar is stacked from its time classes, each part with its value.
+    EXPECT_TRUE(contains(one, "<title>rank 3, mpi: 500 ms</title>")) << one;
+    EXPECT_TRUE(contains(one, "<title>rank 0, computation: 2.50 s</title>")) << one;
     EXPECT_TRUE(contains(one, "<td>late_sender</td><td class=\"num\">13.0 ms</td><td class=\"num\">3</td>"));
     EXPECT_TRUE(contains(one, "<dt>MPI time (all ranks)</dt><dd>63.8 ms</dd>"));
 }
