@@ -3,6 +3,7 @@
 #include "cube/cube_export.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -60,25 +61,6 @@ MpiKind kind_of_wait(trace::WaitMetric metric) {
             return MpiKind::synchronization;
         default:
             return MpiKind::collective;
-    }
-}
-
-const char* paradigm_text(Paradigm paradigm) {
-    switch (paradigm) {
-        case Paradigm::user:
-            return "user";
-        case Paradigm::compiler:
-            return "compiler";
-        case Paradigm::mpi:
-            return "mpi";
-        case Paradigm::openmp:
-            return "openmp";
-        case Paradigm::cuda:
-            return "cuda";
-        case Paradigm::measurement:
-            return "measurement";
-        default:
-            return "unknown";
     }
 }
 
@@ -229,7 +211,7 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
         c.file = profile.strings[region.file];
         if (c.file.empty() && region.paradigm == Paradigm::mpi) c.file = "MPI";  // as Score-P names them
         c.line = region.line > 0 ? region.line : -1;
-        c.paradigm = paradigm_text(region.paradigm);
+        c.paradigm = profile.paradigm_names.name(static_cast<std::uint8_t>(region.paradigm));
         c.role = profile.role_names.name(static_cast<std::uint8_t>(region.role));
         report.regions.push_back(std::move(c));
     }
@@ -337,37 +319,28 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
     const std::size_t sync_collective =
         metrics.add(static_cast<std::int64_t>(synchronization), "mpi_sync_collective", "Collective", "sec",
                     "Time in MPI barriers", false);
-    std::size_t barrier_wait = 0;
-    if (traced)
-        barrier_wait =
-            metrics.add(static_cast<std::int64_t>(sync_collective), "mpi_barrier_wait", "Wait at Barrier",
-                        "sec", trace::metric_definition(trace::WaitMetric::wait_at_barrier), false);
+    // The wait states (with a trace), by WaitMetric: children of the kind of call they are found in.
+    std::array<std::size_t, trace::wait_metric_count> wait_metric{};
+    const auto add_wait = [&](std::size_t parent, trace::WaitMetric which, const char* unique, const char* display) {
+        if (traced)
+            wait_metric[static_cast<std::size_t>(which)] =
+                metrics.add(static_cast<std::int64_t>(parent), unique, display, "sec",
+                            trace::metric_definition(which), false);
+    };
+    add_wait(sync_collective, trace::WaitMetric::wait_at_barrier, "mpi_barrier_wait", "Wait at Barrier");
     const std::size_t communication = metrics.add(m, "mpi_communication", "Communication", "sec",
                                                   "Time in MPI calls that communicate", false);
     const auto c = static_cast<std::int64_t>(communication);
     const std::size_t point2point = metrics.add(
         c, "mpi_point2point", "Point-to-point", "sec",
         "Time in point-to-point MPI calls: sends, receives, waits and tests on requests, probes", false);
-    std::size_t late_sender = 0, late_receiver = 0;
-    if (traced) {
-        const auto p = static_cast<std::int64_t>(point2point);
-        late_sender = metrics.add(p, "mpi_latesender", "Late Sender", "sec",
-                                  trace::metric_definition(trace::WaitMetric::late_sender), false);
-        late_receiver = metrics.add(p, "mpi_latereceiver", "Late Receiver", "sec",
-                                    trace::metric_definition(trace::WaitMetric::late_receiver), false);
-    }
+    add_wait(point2point, trace::WaitMetric::late_sender, "mpi_latesender", "Late Sender");
+    add_wait(point2point, trace::WaitMetric::late_receiver, "mpi_latereceiver", "Late Receiver");
     const std::size_t collective = metrics.add(c, "mpi_collective", "Collective", "sec",
                                                "Time in MPI collectives other than barriers", false);
-    std::size_t early_reduce = 0, late_broadcast = 0, wait_nxn = 0;
-    if (traced) {
-        const auto k = static_cast<std::int64_t>(collective);
-        early_reduce = metrics.add(k, "mpi_earlyreduce", "Early Reduce", "sec",
-                                   trace::metric_definition(trace::WaitMetric::early_reduce), false);
-        late_broadcast = metrics.add(k, "mpi_latebroadcast", "Late Broadcast", "sec",
-                                     trace::metric_definition(trace::WaitMetric::late_broadcast), false);
-        wait_nxn = metrics.add(k, "mpi_wait_nxn", "Wait at N x N", "sec",
-                               trace::metric_definition(trace::WaitMetric::wait_at_nxn), false);
-    }
+    add_wait(collective, trace::WaitMetric::early_reduce, "mpi_earlyreduce", "Early Reduce");
+    add_wait(collective, trace::WaitMetric::late_broadcast, "mpi_latebroadcast", "Late Broadcast");
+    add_wait(collective, trace::WaitMetric::wait_at_nxn, "mpi_wait_nxn", "Wait at N x N");
     const std::size_t io =
         metrics.add(m, "mpi_io", "MPI File I/O", "sec", "Time in MPI-IO calls (MPI_File_*)", false);
     const std::size_t omp =
@@ -430,43 +403,19 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
             }
         }
     }
-    for (const Placed& p : placed) {
-        std::size_t metric = late_sender;
-        switch (p.metric) {
-            case trace::WaitMetric::late_sender:
-                metric = late_sender;
-                break;
-            case trace::WaitMetric::late_receiver:
-                metric = late_receiver;
-                break;
-            case trace::WaitMetric::wait_at_barrier:
-                metric = barrier_wait;
-                break;
-            case trace::WaitMetric::wait_at_nxn:
-                metric = wait_nxn;
-                break;
-            case trace::WaitMetric::late_broadcast:
-                metric = late_broadcast;
-                break;
-            case trace::WaitMetric::early_reduce:
-                metric = early_reduce;
-                break;
-        }
-        metrics.add_value(metric, p.cnode, p.location, p.seconds);
-    }
+    for (const Placed& p : placed)
+        metrics.add_value(wait_metric[static_cast<std::size_t>(p.metric)], p.cnode, p.location, p.seconds);
 
     // Counts: visits, the MPI bytes, the counters.
     std::vector<std::pair<std::size_t, const Metric*>> counts;
-    if (const Metric* visits = profile.find_metric("visits"))
-        counts.emplace_back(metrics.add(-1, "visits", "Visits", "occ", "Number of visits", true), visits);
-    if (const Metric* sent = profile.find_metric("bytes_sent"))
-        counts.emplace_back(metrics.add(-1, "bytes_sent", "Bytes sent", "bytes",
-                                        "Bytes sent by MPI calls: point-to-point and collective", true),
-                            sent);
-    if (const Metric* received = profile.find_metric("bytes_received"))
-        counts.emplace_back(metrics.add(-1, "bytes_received", "Bytes received", "bytes",
-                                        "Bytes received by MPI calls: point-to-point and collective", true),
-                            received);
+    static const char* const count_metrics[][4] = {
+        {"visits", "Visits", "occ", "Number of visits"},
+        {"bytes_sent", "Bytes sent", "bytes", "Bytes sent by MPI calls: point-to-point and collective"},
+        {"bytes_received", "Bytes received", "bytes", "Bytes received by MPI calls: point-to-point and collective"}};
+    for (const auto& [name, display, unit, description] : count_metrics) {
+        if (const Metric* source = profile.find_metric(name))
+            counts.emplace_back(metrics.add(-1, name, display, unit, description, true), source);
+    }
     for (const auto& [name, counter] : counters(profile)) {
         bool taken = false;
         for (const CubeMetric& existing : report.metrics) taken = taken || existing.unique_name == name;

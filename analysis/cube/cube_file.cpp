@@ -12,12 +12,6 @@
 namespace strata::analysis::cube {
 namespace {
 
-void append_hex_byte(std::string& out, unsigned char c) {
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "\\x%02x", c);  // as filter::visible_text writes them
-    out += hex;
-}
-
 void put_u32(std::string& out, std::uint32_t value) {
     for (int i = 0; i < 4; ++i) out += static_cast<char>(value >> (8 * i) & 0xFFu);
 }
@@ -154,21 +148,12 @@ void octal_field(char* field, std::size_t width, std::uint64_t value) {
 }  // namespace
 
 std::string xml_text(const std::string& text) {
+    // Bytes that are not UTF-8, then control characters, as \xNN (the helpers
+    // the measurement and the reports use); then XML's markup characters.
+    const std::string visible = filter::visible_text(filter::valid_utf8(text));
     std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();) {
-        const unsigned char c = static_cast<unsigned char>(text[i]);
-        if (c >= 0x80) {
-            const std::size_t length = filter::utf8_sequence_length(text, i);
-            if (length == 0) {
-                append_hex_byte(out, c);
-                ++i;
-            } else {
-                out.append(text, i, length);
-                i += length;
-            }
-            continue;
-        }
+    out.reserve(visible.size());
+    for (const char c : visible) {
         switch (c) {
             case '&':
                 out += "&amp;";
@@ -186,12 +171,8 @@ std::string xml_text(const std::string& text) {
                 out += "&apos;";
                 break;
             default:
-                if (c < 0x20 || c == 0x7F)
-                    append_hex_byte(out, c);
-                else
-                    out += static_cast<char>(c);
+                out += c;
         }
-        ++i;
     }
     return out;
 }

@@ -75,6 +75,14 @@ def expect_counts(actual, expected, what):
     assert ok, '%s: got %r, expected %r' % (what, dict(sorted(actual.items())), dict(sorted(expected.items())))
 
 
+def fresh_directory(args, name):
+    """The empty directory `name` in the work directory (what an earlier run left is removed)."""
+    directory = os.path.join(args.work_dir, name)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    return directory
+
+
 def clean_environment(env):
     e = {k: v for k, v in os.environ.items() if not k.startswith('STRATA_')}
     e.update({'OMPI_ALLOW_RUN_AS_ROOT': '1', 'OMPI_ALLOW_RUN_AS_ROOT_CONFIRM': '1'})
@@ -462,9 +470,7 @@ def plain_compiler_np2(args):
 @scenario
 def no_adapter_np2(args):
     # Built with `strata --no-mpi mpicc`: the ranks measure separately, and the first says why, once.
-    directory = os.path.join(args.work_dir, 'no-adapter-np2')
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    directory = fresh_directory(args, 'no-adapter-np2')
     p = subprocess.run([args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_ring_no_adapter')],
                        cwd=directory, env=clean_environment(TRACING), capture_output=True, text=True, timeout=240)
     assert p.returncode == 0, 'mpirun: status %d\nstderr:\n%s' % (p.returncode, p.stderr)
@@ -507,9 +513,7 @@ def directory_concurrent_np2(args):
     # Four jobs started at once with one STRATA_EXPERIMENT_DIRECTORY: one of them writes it; each of
     # the others either stops before main (the directory existed when it started) or says at MPI_Init
     # that another run has it and measures nothing.  The directory is one run's whole experiment.
-    work = os.path.join(args.work_dir, 'concurrent-np2')
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    work = fresh_directory(args, 'concurrent-np2')
     env = clean_environment(dict(TRACING, STRATA_EXPERIMENT_DIRECTORY='strata-shared'))
     command = [args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_ring')]
     jobs = [subprocess.Popen(command, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -560,9 +564,7 @@ def filter_np2(args):
 @scenario
 def filter_bad_np2(args):
     # A filter file that cannot be read stops every rank before main, with the file named.
-    directory = os.path.join(args.work_dir, 'filter-bad-np2')
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    directory = fresh_directory(args, 'filter-bad-np2')
     command = [args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_ring')]
     p = subprocess.run(command, cwd=directory, env=clean_environment({'STRATA_FILTERING_FILE': 'missing.filter'}),
                        capture_output=True, text=True, timeout=240)
@@ -616,9 +618,7 @@ def groups_none(args):
 @scenario
 def groups_bogus(args):
     # Stops before main with the registry's message; run without mpirun (nothing of MPI starts).
-    directory = os.path.join(args.work_dir, 'groups-bogus')
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    directory = fresh_directory(args, 'groups-bogus')
     p = subprocess.run([os.path.join(args.bin_dir, 'mpi_ring')], cwd=directory, capture_output=True, text=True,
                        env=clean_environment({'STRATA_MPI_ENABLE_GROUPS': 'p2p,bogus'}), timeout=60)
     expect_equal(p.returncode, 1, 'exit status')
@@ -753,9 +753,7 @@ def failure_run(args, name, how, failing_rank, reason, ticks=0):
     With `ticks`, every rank first records that many regions into a small trace buffer, which is
     flushed to the job's shared trace during the run: each rank's own trace then starts after its
     last flush, and its profile still has every region."""
-    directory = os.path.join(args.work_dir, name)
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    directory = fresh_directory(args, name)
     # Give the killed ranks time to write (Open MPI sends SIGTERM, then SIGKILL after this many seconds).
     env = dict(TRACING, OMPI_MCA_odls_base_sigkill_timeout='5')
     if ticks:
@@ -808,9 +806,7 @@ def failure_abort_np4(args):
     assert 'odls_base_sigkill_timeout' not in stderr, 'no advice when the ranks are given time: ' + stderr
     # With Open MPI's default the other ranks may be killed before they have written: the aborting
     # rank says how to give them time.
-    directory = os.path.join(args.work_dir, 'failure-abort-default')
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    directory = fresh_directory(args, 'failure-abort-default')
     env = clean_environment(dict(TRACING))
     env.pop('OMPI_MCA_odls_base_sigkill_timeout', None)
     p = subprocess.run([args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'),
@@ -833,9 +829,7 @@ def failure_segv_np4(args):
 def failure_kill_np4(args):
     # Rank 3 dies from SIGKILL: it writes nothing; mpirun stops the others, which write their own
     # experiments ("rank r of 4" in INCOMPLETE), and strata-analyze names the rank that left none.
-    directory = os.path.join(args.work_dir, 'failure-kill')
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    directory = fresh_directory(args, 'failure-kill')
     env = clean_environment(dict(TRACING, OMPI_MCA_odls_base_sigkill_timeout='5'))
     p = subprocess.run([args.mpirun, '-np', '4', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'),
                         'kill'], cwd=directory, env=env, capture_output=True, text=True, timeout=240)
@@ -895,9 +889,7 @@ def file_size_limit_np2(args):
     # names the limit, and each rank's profile is complete.
     import resource
     limit, ticks = 12 << 20, 1500000
-    directory = os.path.join(args.work_dir, 'file-size-limit')
-    shutil.rmtree(directory, ignore_errors=True)
-    os.makedirs(directory)
+    directory = fresh_directory(args, 'file-size-limit')
     command = [args.mpirun, '-np', '2', '--oversubscribe', os.path.join(args.bin_dir, 'mpi_failures'), 'none',
                str(ticks)]
     p = subprocess.run(command, cwd=directory, env=clean_environment(TRACING), capture_output=True, text=True,
