@@ -75,6 +75,7 @@ enum class RegionRole : std::uint8_t {
     workshare = 27,
     lock = 28,
     file_io = 29,  ///< reads or writes files (MPI_File_*)
+    data_transfer = 30,  ///< a CUDA copy or memset on a GPU stream
 };
 
 /// The kind of a location (a metric column).

@@ -22,6 +22,9 @@
 #if STRATA_HAVE_OMPT
 #include "openmp_config.hpp"
 #endif
+#ifdef STRATA_HAVE_CUDA_ROWS
+#include "cuda_config.hpp"
+#endif
 
 namespace {
 
@@ -72,6 +75,10 @@ void register_adapter_variables(strata::config::Registry& registry) {
 #endif
 #if STRATA_HAVE_OMPT
     strata::openmp::register_variables(registry, [](std::uint32_t) {});
+#endif
+#ifdef STRATA_HAVE_CUDA_ROWS
+    static strata::cuda::Settings cuda_settings;
+    strata::cuda::register_variables(registry, &cuda_settings);
 #endif
     (void)registry;
 }

@@ -286,6 +286,102 @@ void parameter_string(ParameterHandle parameter, std::string_view value) {
     for (auto* f = table->parameter_string; *f; ++f) (*f)(*loc, time, parameter, text);
 }
 
+// --- locations of their own ------------------------------------------------------
+
+namespace {
+inline Location* own_location(LocationHandle handle) { return handle == 0 ? nullptr : location::own(handle - 1); }
+
+/// Marks `loc` for runtime::finalize as EventScope does for threads.
+class OwnEventScope {
+public:
+    explicit OwnEventScope(Location* loc) : loc_(loc) {
+        if (loc_ != nullptr) loc_->in_event.store(true, std::memory_order_relaxed);
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    ~OwnEventScope() {
+        if (loc_ != nullptr) loc_->in_event.store(false, std::memory_order_release);
+    }
+    OwnEventScope(const OwnEventScope&) = delete;
+    OwnEventScope& operator=(const OwnEventScope&) = delete;
+
+private:
+    Location* const loc_;
+};
+
+/// The enter with a correlation id: each substrate's own callback, or its enter.
+void enter_correlated_on(const EventTable* table, Location* loc, Ticks time, RegionHandle region,
+                         std::uint64_t correlation) {
+    if (table == &runtime::detail::off_table) {
+        push(loc, region | kUndelivered);
+        return;
+    }
+    push(loc, region);
+    if (STRATA_UNLIKELY(loc->metric_values != nullptr)) metrics::read(*loc);
+    if (STRATA_UNLIKELY(time < loc->measured_until)) time = loc->measured_until;
+    for (int i = 0; table->enter[i] != nullptr; ++i) {
+        if (table->enter_correlated[i] != nullptr) {
+            table->enter_correlated[i](*loc, time, region, correlation);
+        } else {
+            table->enter[i](*loc, time, region);
+        }
+    }
+}
+}  // namespace
+
+LocationHandle define_location(const LocationSpec& spec) {
+    if (active_table.load(std::memory_order_acquire) == nullptr) return 0;
+    return define_or_degrade("location", [&]() -> LocationHandle {
+        Location* loc = location::create_own(std::string(spec.name), spec.type, spec.device);
+        if (loc == nullptr) {
+            runtime::warn_once("own-locations-full", "strata: warning: more than 65535 GPU streams; the events "
+                                                     "of the others are not recorded (reported once)");
+            return 0;
+        }
+        return loc->index - location::kFirstOwnIndex + 1;
+    });
+}
+
+void location_enter(LocationHandle location, Ticks time, RegionHandle region, std::uint64_t correlation) {
+    Location* loc = own_location(location);
+    const OwnEventScope scope(loc);
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr || loc == nullptr || region == 0)) return;
+    if (time < loc->last_time) time = loc->last_time;
+    loc->last_time = time;
+    enter_correlated_on(table, loc, time, region, correlation);
+}
+
+void location_exit(LocationHandle location, Ticks time, RegionHandle region) {
+    Location* loc = own_location(location);
+    const OwnEventScope scope(loc);
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr || loc == nullptr || region == 0)) return;
+    if (time < loc->last_time) time = loc->last_time;
+    loc->last_time = time;
+    if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
+        exit_unmatched(table, loc, time, region);
+        return;
+    }
+    --loc->depth;
+    deliver_exit(table, loc, time, region);
+}
+
+void enter_correlated(RegionHandle region, std::uint64_t correlation) {
+    const EventScope scope;
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr || region == 0)) return;
+    Location* loc = location::current();
+    if (STRATA_UNLIKELY(loc == nullptr || loc->busy)) return;
+    enter_correlated_on(table, loc, timer::now(), region, correlation);
+}
+
+void at_measurement_end(void (*hook)()) {
+    if (!runtime::add_end_hook(hook)) {
+        runtime::warn_once("end-hooks-full", "strata: warning: too many adapters asked to run at the end of the "
+                                             "measurement; one of them cannot hand over its last events");
+    }
+}
+
 // --- MPI ----------------------------------------------------------------------
 
 CommunicatorHandle define_communicator(const CommunicatorSpec& spec) {

@@ -2,6 +2,7 @@
 // Creation and registry of locations.
 #include "core/location.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -34,6 +35,12 @@ std::vector<Location*>& registry() {
     static auto* list = new std::vector<Location*>();
     return *list;
 }
+std::uint32_t g_threads = 0;  ///< thread locations made so far (under g_mutex)
+std::uint32_t g_own = 0;      ///< locations of their own made so far (under g_mutex)
+/// The locations of their own by number, for a look-up without the lock (a
+/// number is handed out only after its slot is set).
+constexpr std::uint32_t kMaxOwn = 0xFFFF;
+std::atomic<Location*> g_own_slots[kMaxOwn];
 }  // namespace
 
 namespace detail {
@@ -50,7 +57,7 @@ Location* create_current() {
     loc->grow_stack();
     {
         std::lock_guard<std::mutex> lock(g_mutex);
-        loc->index = static_cast<std::uint32_t>(registry().size());
+        loc->index = g_threads++;
         registry().push_back(loc);
     }
     loc->name = "thread " + std::to_string(loc->index);
@@ -69,6 +76,34 @@ Location* create_current() {
 }
 }  // namespace detail
 
+Location* create_own(std::string name, LocationType type, std::uint32_t device) {
+    auto* loc = new Location();
+    loc->grow_stack();
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        if (g_own >= kMaxOwn) {
+            delete loc;
+            return nullptr;
+        }
+        loc->index = kFirstOwnIndex + g_own;
+        registry().push_back(loc);
+        g_own_slots[g_own++].store(loc, std::memory_order_release);
+    }
+    loc->type = type;
+    loc->device = device;
+    loc->name = std::move(name);
+    definitions().intern(loc->name);
+    // No counters: they count a thread's work, and no thread runs here.
+    for (const substrate::Callbacks* s : runtime::substrates()) {
+        if (s->location_created) s->location_created(*loc);
+    }
+    return loc;
+}
+
+Location* own(std::uint32_t n) {
+    return n < kMaxOwn ? g_own_slots[n].load(std::memory_order_acquire) : nullptr;
+}
+
 std::vector<Location*> all() {
     std::lock_guard<std::mutex> lock(g_mutex);
     return registry();
@@ -78,6 +113,9 @@ void reset_all() {
     std::lock_guard<std::mutex> lock(g_mutex);
     for (Location* loc : registry()) delete loc;
     registry().clear();
+    g_threads = 0;
+    for (std::uint32_t n = 0; n < g_own; ++n) g_own_slots[n].store(nullptr, std::memory_order_relaxed);
+    g_own = 0;
     detail::current = nullptr;
 }
 

@@ -26,9 +26,15 @@ class ThreadCounters;
 }
 
 struct Location {
-    std::uint32_t index = 0;  ///< creation order within the process (0 = first thread)
+    /// Its number in the process, the low half of its trace id: the creation
+    /// order among the threads (0 = first thread), 0x10000 + n for the n-th
+    /// location of its own (a GPU stream, events::define_location).
+    std::uint32_t index = 0;
     LocationType type = LocationType::cpu_thread;
     std::string name;
+    std::uint32_t device = 0;  ///< GPU streams: the CUDA device ordinal
+    /// Locations of their own: the time of the last event (their times never decrease).
+    Ticks last_time = 0;
 
     /// Open regions, innermost last.  Grown outside the hot path.
     RegionHandle* stack = nullptr;
@@ -114,6 +120,16 @@ inline Location* current() {
     if (__builtin_expect(loc == nullptr, 0)) loc = detail::create_current();
     return loc;
 }
+
+/// The first number of locations of their own (Location::index).
+constexpr std::uint32_t kFirstOwnIndex = 0x10000;
+
+/// Makes a location that is not a thread's (events::define_location); nullptr
+/// when 0xFFFF of them exist already.
+Location* create_own(std::string name, LocationType type, std::uint32_t device);
+
+/// The n-th location of its own (index kFirstOwnIndex + n), nullptr if none; no lock.
+Location* own(std::uint32_t n);
 
 /// Every location created so far (copy; takes a lock).
 std::vector<Location*> all();

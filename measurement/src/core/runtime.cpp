@@ -87,7 +87,10 @@ void build_tables() {
     for (const substrate::Callbacks* s : state().substrates) {
         const substrate::EnterFn enter = counters && s->enter_with_metrics ? s->enter_with_metrics : s->enter;
         const substrate::ExitFn exit = counters && s->exit_with_metrics ? s->exit_with_metrics : s->exit;
-        if (enter) detail::on_table.enter[n_enter++] = enter;
+        if (enter) {
+            detail::on_table.enter_correlated[n_enter] = s->enter_correlated;
+            detail::on_table.enter[n_enter++] = enter;
+        }
         if (exit) detail::on_table.exit[n_exit++] = exit;
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
@@ -554,8 +557,28 @@ void wait_for_events_in_flight() {
     }
 }
 
+namespace {
+constexpr int kMaxEndHooks = 8;
+std::atomic<void (*)()> g_end_hooks[kMaxEndHooks];
+}  // namespace
+
+bool add_end_hook(void (*hook)()) {
+    for (auto& slot : g_end_hooks) {
+        void (*empty)() = nullptr;
+        if (slot.compare_exchange_strong(empty, hook) || empty == hook) return true;
+    }
+    return false;
+}
+
 bool finalize() {
     if (g_finalized.exchange(true)) return true;
+    // Adapters hand over what they hold while events are still recorded; not
+    // from a signal handler, where their libraries (CUPTI) cannot be called.
+    if (g_ending_signal == 0 && detail::active_table.load(std::memory_order_acquire) != nullptr) {
+        for (auto& slot : g_end_hooks) {
+            if (void (*hook)() = slot.load(std::memory_order_acquire)) hook();
+        }
+    }
     // A main thread without any event still ran the program: its program region
     // (the location is made here, which enters it).
     if (g_program.pending.load(std::memory_order_acquire) && pthread_equal(pthread_self(), g_program.thread) &&

@@ -45,6 +45,10 @@ void initialize_from_environment();
 /// reported an error (already printed).
 bool finalize();
 
+/// events::at_measurement_end: `hook` runs at the start of finalize(); false
+/// when all slots are taken.
+bool add_end_hook(void (*hook)());
+
 /// Forgets everything so that a test can initialise again.
 void reset_for_tests();
 

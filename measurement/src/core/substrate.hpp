@@ -40,6 +40,8 @@ enum Slot : int { slot_profiling = 0, slot_tracing = 1, slot_testing = 2 };
 
 using EnterFn = void (*)(Location&, Ticks, RegionHandle);
 using ExitFn = void (*)(Location&, Ticks, RegionHandle);
+/// An enter that carries a correlation id (a CUDA launch and its GPU work).
+using EnterCorrelatedFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t correlation);
 using ParameterIntFn = void (*)(Location&, Ticks, ParameterHandle, std::int64_t);
 using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHandle);
 
@@ -135,6 +137,10 @@ struct Callbacks {
     /// built).  nullptr: the two callbacks are called.
     EnterBytesFn enter_with_bytes = nullptr;
     BytesExitFn bytes_then_exit = nullptr;
+    /// An enter with a correlation id (events::enter_correlated, location_enter);
+    /// nullptr: the substrate takes it as a plain enter.  With counters
+    /// configured it reads Location::metric_values itself when they are set.
+    EnterCorrelatedFn enter_correlated = nullptr;
 };
 
 /// The per-event arrays that the hot path walks.
@@ -147,6 +153,9 @@ struct EventTable {
     EnterBytesFn single_enter_bytes = nullptr;
     BytesExitFn single_bytes_exit = nullptr;
     EnterFn enter[kMaxSubstrates + 1] = {};
+    /// Beside enter[i]: the same substrate's enter with a correlation id, or
+    /// nullptr when it takes enter[i] for it.
+    EnterCorrelatedFn enter_correlated[kMaxSubstrates + 1] = {};
     ExitFn exit[kMaxSubstrates + 1] = {};
     ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};
     ParameterStringFn parameter_string[kMaxSubstrates + 1] = {};

@@ -47,6 +47,7 @@ const char* to_string(RegionRole r) {
         case RegionRole::workshare: return "workshare";
         case RegionRole::lock: return "lock";
         case RegionRole::file_io: return "file_io";
+        case RegionRole::data_transfer: return "data_transfer";
         case RegionRole::unknown: break;
     }
     return "unknown";

@@ -279,7 +279,7 @@ ProfileData collect(const unification::Unified& defs, int rank) {
         ProfileData::Location out;
         out.id = (static_cast<std::uint64_t>(rank) << 32) | loc->index;  // as in the trace
         out.rank = static_cast<std::uint32_t>(rank);
-        out.thread = loc->index;
+        out.thread = loc->type == LocationType::gpu_stream ? loc->index - location::kFirstOwnIndex : loc->index;
         out.type = static_cast<std::uint8_t>(loc->type);
         auto name = string_index.find(loc->name);
         if (name == string_index.end()) {  // a location created after the definitions were unified

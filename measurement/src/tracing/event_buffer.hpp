@@ -49,11 +49,12 @@ enum class RecordType : std::uint8_t {
     thread_task_create = 22,                   ///< team (communicator), creating thread's number, generation
     thread_task_switch = 23,                   ///< team (communicator), creating thread's number, generation
     thread_task_complete = 24,                 ///< team (communicator), creating thread's number, generation
+    enter_correlated = 25,                     ///< region, correlation id (CUDA_CORRELATION_ID)
 };
 
 /// Number of varint fields after the time, per record type (metrics: the count;
 /// its values follow).
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6, 3, 3, 3};
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6, 3, 3, 3, 2};
 constexpr int kMaxFields = 6;
 
 /// Largest record: type + time + 6 fields, varints of at most 10 bytes each.

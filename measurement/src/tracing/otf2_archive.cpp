@@ -231,6 +231,7 @@ OTF2_RegionRole to_otf2(RegionRole r) {
         case RegionRole::workshare: return OTF2_REGION_ROLE_WORKSHARE;
         case RegionRole::lock: return OTF2_REGION_ROLE_WRAPPER;
         case RegionRole::file_io: return OTF2_REGION_ROLE_FILE_IO;
+        case RegionRole::data_transfer: return OTF2_REGION_ROLE_DATA_TRANSFER;
         case RegionRole::unknown: break;
     }
     return OTF2_REGION_ROLE_UNKNOWN;
@@ -313,6 +314,18 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                 rc = OTF2_EvtWriter_Enter(state.writer, nullptr, r.time, region_ref(r.a));
                 state.open.push_back(r.a);
                 break;
+            case RecordType::enter_correlated: {
+                // The attribute list is emptied by the write that takes it.
+                static thread_local OTF2_AttributeList* attributes = OTF2_AttributeList_New();
+                if (attributes != nullptr) {
+                    OTF2_AttributeList_RemoveAllAttributes(attributes);
+                    if (r.b != 0) OTF2_AttributeList_AddUint64(attributes, kCorrelationAttribute, r.b);
+                }
+                rc = OTF2_EvtWriter_Enter(state.writer, attributes, r.time, region_ref(r.a));
+                state.open.push_back(r.a);
+                if (r.b != 0) correlated_.store(true, std::memory_order_relaxed);
+                break;
+            }
             case RecordType::leave:
                 if (state.open.empty() || state.open.back() != r.a) {
                     ++state.skipped_leaves;
@@ -415,6 +428,7 @@ namespace {
 struct RankInfo {
     std::string host;
     std::uint8_t complete = 1;  ///< 0: the rank's event or definition files could not be written
+    std::uint8_t correlated = 0;  ///< 1: its events carry CUDA_CORRELATION_ID
     Ticks begin = 0, end = 0;
     std::vector<Otf2Archive::LocationDefinition> locations;
 };
@@ -430,6 +444,7 @@ std::string encode(const RankInfo& info) {
     std::string out;
     put_string(out, info.host);
     put(out, &info.complete, sizeof info.complete);
+    put(out, &info.correlated, sizeof info.correlated);
     put(out, &info.begin, sizeof info.begin);
     put(out, &info.end, sizeof info.end);
     const std::uint64_t n = info.locations.size();
@@ -437,6 +452,7 @@ std::string encode(const RankInfo& info) {
     for (const auto& l : info.locations) {
         put(out, &l.id, sizeof l.id);
         put(out, &l.events, sizeof l.events);
+        put(out, &l.device, sizeof l.device);
         put_string(out, l.name);
     }
     return out;
@@ -458,12 +474,16 @@ bool decode(const char*& p, const char* end, RankInfo* info) {
     };
     std::uint64_t n = 0;
     if (!get_string(&info->host) || !get(&info->complete, sizeof info->complete) ||
+        !get(&info->correlated, sizeof info->correlated) ||
         !get(&info->begin, sizeof info->begin) || !get(&info->end, sizeof info->end) || !get(&n, sizeof n)) {
         return false;
     }
     for (std::uint64_t i = 0; i < n; ++i) {
         Otf2Archive::LocationDefinition l{};
-        if (!get(&l.id, sizeof l.id) || !get(&l.events, sizeof l.events) || !get_string(&l.name)) return false;
+        if (!get(&l.id, sizeof l.id) || !get(&l.events, sizeof l.events) || !get(&l.device, sizeof l.device) ||
+            !get_string(&l.name)) {
+            return false;
+        }
         info->locations.push_back(std::move(l));
     }
     return true;
@@ -588,6 +608,10 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
     for (const CommunicatorDefinition& c : defs.communicators) any_mpi_communicator |= c.paradigm != Paradigm::openmp;
     const OTF2_StringRef comm_locations_name = extra("MPI ranks");
     const OTF2_StringRef thread_locations_name = extra("OpenMP threads");
+    const OTF2_StringRef cuda_device_name = extra("CUDA_DEVICE");
+    const OTF2_StringRef correlation_name = extra("CUDA_CORRELATION_ID");
+    const OTF2_StringRef correlation_description =
+        extra("CUPTI's correlation id: a CUDA API call and the GPU work it launched carry the same");
     std::vector<OTF2_StringRef> rank_names, location_names;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         // "process" for a program without MPI; "rank r" for MPI ranks, also one writing alone.
@@ -612,6 +636,11 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                   w, static_cast<OTF2_ParameterRef>(i), p.name,
                   p.type == events::ParameterType::string ? OTF2_PARAMETER_TYPE_STRING : OTF2_PARAMETER_TYPE_INT64),
               "writing a parameter definition");
+    }
+    if (std::any_of(ranks.begin(), ranks.end(), [](const RankInfo& r) { return r.correlated != 0; })) {
+        check(OTF2_GlobalDefWriter_WriteAttribute(w, kCorrelationAttribute, correlation_name, correlation_description,
+                                                  OTF2_TYPE_UINT64),
+              "writing an attribute definition");
     }
     // Counters: one member per counter and one class (0) of all of them, which
     // the Metric events refer to.
@@ -646,9 +675,18 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                                                       OTF2_UNDEFINED_LOCATION_GROUP),
               "writing a location group");
         for (const auto& l : ranks[r].locations) {
-            check(OTF2_GlobalDefWriter_WriteLocation(w, l.id, location_names[next_name++], OTF2_LOCATION_TYPE_CPU_THREAD,
-                                                     l.events, static_cast<OTF2_LocationGroupRef>(r)),
+            const bool stream = l.device != kNoDevice;
+            check(OTF2_GlobalDefWriter_WriteLocation(
+                      w, l.id, location_names[next_name++],
+                      stream ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM : OTF2_LOCATION_TYPE_CPU_THREAD, l.events,
+                      static_cast<OTF2_LocationGroupRef>(r)),
                   "writing a location definition");
+            if (stream) {
+                OTF2_AttributeValue device;
+                device.uint32 = l.device;
+                check(OTF2_GlobalDefWriter_WriteLocationProperty(w, l.id, cuda_device_name, OTF2_TYPE_UINT32, device),
+                      "writing a location property");
+            }
         }
     }
     write_communicators(w, defs, ranks.size(), comm_locations_name, thread_locations_name, check);
@@ -760,6 +798,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     RankInfo mine;
     mine.host = host_name();
     mine.complete = broken || !error.empty() ? 0 : 1;
+    mine.correlated = correlated_.load(std::memory_order_relaxed) ? 1 : 0;
     // In rank 0's time (the clock properties are global).
     mine.begin = timer::epoch().ticks + (clock_points.empty() ? 0 : clock_points.front().offset);
     mine.end = end + (clock_points.empty() ? 0 : clock_points.back().offset);

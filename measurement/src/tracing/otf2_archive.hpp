@@ -23,6 +23,12 @@
 
 namespace strata::tracing {
 
+/// LocationDefinition::device of a location that is not a GPU stream.
+constexpr std::uint32_t kNoDevice = UINT32_MAX;
+
+/// The global attribute that joins CUDA work to its launch (experiment-format.md).
+constexpr OTF2_AttributeRef kCorrelationAttribute = 0;
+
 /// What the converter keeps per location between flushes.
 struct Otf2LocationState {
     OTF2_EvtWriter* writer = nullptr;
@@ -78,6 +84,9 @@ public:
         std::uint64_t id;
         std::string name;
         std::uint64_t events;
+        /// A GPU stream's CUDA device (the location property CUDA_DEVICE);
+        /// kNoDevice for a thread.
+        std::uint32_t device = kNoDevice;
     };
     /// Writes the local definitions (id mappings) of this process's locations,
     /// rank 0 writes the global definitions of all ranks, and the archive is
@@ -97,6 +106,7 @@ private:
     /// A write failed (a full disk): OTF2 cannot be called on this archive any more.
     std::atomic<bool> write_failed_{false};
     std::string write_error_;  ///< the first failure (under mutex_)
+    std::atomic<bool> correlated_{false};  ///< an event carries kCorrelationAttribute
 
     /// Notes that an OTF2 write returned `code`; returns its description.
     std::string failed(OTF2_ErrorCode code);

@@ -171,7 +171,8 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     loc.busy = false;
     if (fields != nullptr) {
         tl.buffer.write_fields(type, time, fields);
-    } else if (type == RecordType::parameter_int || type == RecordType::parameter_string) {
+    } else if (type == RecordType::parameter_int || type == RecordType::parameter_string ||
+               type == RecordType::enter_correlated) {
         tl.buffer.write(type, time, a, b);
     } else {
         tl.buffer.write(type, time, a);
@@ -213,6 +214,15 @@ void on_exit_with_metrics(Location& loc, Ticks time, RegionHandle region) {
     }
     tl.buffer.write(RecordType::leave, time, region);
     tl.buffer.write_metrics(tl.metric_count, loc.metric_values);
+}
+
+void on_enter_correlated(Location& loc, Ticks time, RegionHandle region, std::uint64_t correlation) {
+    TraceLocation& tl = state(loc);
+    if (!tl.buffer.has_room(tl.room_with_metrics)) {
+        return write_slow(loc, tl, RecordType::enter_correlated, time, region, correlation, loc.metric_values);
+    }
+    tl.buffer.write(RecordType::enter_correlated, time, region, correlation);
+    if (loc.metric_values != nullptr) tl.buffer.write_metrics(tl.metric_count, loc.metric_values);
 }
 
 void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t value) {
@@ -283,7 +293,8 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         flushes += tl->flushes;
         stopped += tl->stopped ? 1 : 0;
         unwritten += tl->unwritten;
-        defs.push_back({archive().location_id(loc->index), loc->name, tl->otf2.events});
+        defs.push_back({archive().location_id(loc->index), loc->name, tl->otf2.events,
+                        loc->type == LocationType::gpu_stream ? loc->device : kNoDevice});
     }
     // With a process group, finish() is collective: every rank must take part,
     // also one whose conversion failed.
@@ -426,6 +437,7 @@ constexpr substrate::Callbacks kCallbacks = {
     "tracing",    on_location_created, on_enter,           on_exit,  on_parameter_int, on_parameter_string,
     on_mpi_event, on_thread_event,     begin_multi_process, finalize, reset,            on_enter_with_metrics,
     on_exit_with_metrics,
+    ~0u,          true,                false,               nullptr,  nullptr,          on_enter_correlated,
 };
 
 }  // namespace

@@ -196,6 +196,42 @@ STRATA_API void mpi_nonblocking_collective_complete(CollectiveOp op, Communicato
                                                     std::uint64_t bytes_sent, std::uint64_t bytes_received,
                                                     std::uint64_t request);
 
+// --- locations of their own (adapters/cuda) ------------------------------------
+
+/// A location that is not a thread of the program: a GPU stream, whose events
+/// an adapter learns about later (CUPTI activity buffers) and records with
+/// their own times.  0 is "none".
+using LocationHandle = std::uint32_t;
+
+struct LocationSpec {
+    std::string_view name;  ///< e.g. "CUDA[0:7]"
+    LocationType type = LocationType::gpu_stream;
+    std::uint32_t device = 0;  ///< the CUDA device ordinal of a GPU stream
+};
+
+/// Creates the location (thread-safe; takes a lock).  Its number in the trace
+/// is 0x10000 + n for the process's n-th GPU stream (experiment-format.md).
+/// Returns 0 when nothing is measured or no more can be made.
+STRATA_API LocationHandle define_location(const LocationSpec& spec);
+
+/// Events on such a location, at explicit times.  The caller serialises the
+/// events of one location (one adapter thread, or a lock) and gives times that
+/// do not decrease; an earlier time is moved to the location's last one.
+/// `correlation` (0: none) joins a GPU activity to the host call that launched
+/// it: the trace's attribute CUDA_CORRELATION_ID.
+STRATA_API void location_enter(LocationHandle location, Ticks time, RegionHandle region,
+                               std::uint64_t correlation);
+STRATA_API void location_exit(LocationHandle location, Ticks time, RegionHandle region);
+
+/// enter() on the calling thread, carrying `correlation` (a CUDA API call that
+/// launches GPU work).
+STRATA_API void enter_correlated(RegionHandle region, std::uint64_t correlation);
+
+/// Registers `hook` to run at the start of the measurement's end, while events
+/// are still recorded (not from a signal handler): an adapter hands over what
+/// it still holds, e.g. CUPTI's activity buffers.  At most 8 hooks.
+STRATA_API void at_measurement_end(void (*hook)());
+
 /// The current time on the process timer.
 STRATA_API Ticks now();
 

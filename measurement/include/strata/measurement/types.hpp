@@ -62,6 +62,7 @@ enum class RegionRole : std::uint8_t {
     workshare,
     lock,  ///< an OpenMP lock API call (omp_set_lock, ...): the wait to acquire it
     file_io,  ///< reads or writes files (MPI_File_*)
+    data_transfer,  ///< moves data between memories (a CUDA copy or memset on a GPU stream)
 };
 
 /// Region flags (bit set).

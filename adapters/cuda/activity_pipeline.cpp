@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Completed CUPTI buffers onto stream locations (see activity_pipeline.hpp).
+#include "activity_pipeline.hpp"
+
+#include "strata/measurement/events.hpp"
+
+namespace strata::cuda {
+
+ActivityPipeline::ActivityPipeline(const CuptiLibrary& cupti, std::uint64_t (*clock)())
+    : cupti_(cupti), clock_(clock) {}
+
+void ActivityPipeline::add_clock_point_locked() {
+    const Ticks before = events::now();
+    const std::uint64_t ns = clock_();
+    const Ticks after = events::now();
+    if (ns != 0) map_.add_point(ns, before + (after - before) / 2);
+}
+
+void ActivityPipeline::add_clock_point() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    add_clock_point_locked();
+}
+
+void ActivityPipeline::completed(std::uint8_t* buffer, std::size_t valid, std::size_t dropped) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    dropped_ += dropped;
+    if (buffer == nullptr || valid == 0) return;
+    add_clock_point_locked();
+    decode_buffer(cupti_, buffer, valid, &decoded_, [this](const GpuActivity& a) {
+        switch (a.kind) {
+            case GpuActivity::synchronization: ++sync_records_; break;
+            case GpuActivity::overhead:
+                ++overhead_records_;
+                if (a.end > a.start) overhead_ns_ += a.end - a.start;
+                break;
+            default: streams_.add(a); break;
+        }
+    });
+    streams_.deliver(map_);
+}
+
+void ActivityPipeline::buffer_refused() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++refused_;
+}
+
+std::vector<std::string> ActivityPipeline::losses(const std::string& buffer_setting) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::string> lines;
+    if (dropped_ > 0 || refused_ > 0) {
+        lines.push_back(std::to_string(dropped_) + " GPU activity records were dropped by CUPTI (its buffers were " +
+                        "full " + std::to_string(refused_) + " times); raise " + buffer_setting);
+    }
+    if (decoded_.zero_timestamps > 0) {
+        lines.push_back(std::to_string(decoded_.zero_timestamps) +
+                        " GPU activity records had no start or end time and are not recorded");
+    }
+    if (!decoded_.unknown_kinds.empty()) {
+        std::string kinds;
+        for (const auto& [kind, n] : decoded_.unknown_kinds) {
+            kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " of kind " + std::to_string(kind);
+        }
+        lines.push_back("activity records of kinds this adapter does not know were skipped: " + kinds);
+    }
+    if (decoded_.malformed > 0) {
+        lines.push_back(std::to_string(decoded_.malformed) +
+                        " activity buffers could not be read to their end; their remaining records are lost");
+    }
+    const StreamCounts& c = streams_.counts();
+    if (c.no_location > 0) {
+        lines.push_back(std::to_string(c.no_location) + " GPU activities had no stream location to go on");
+    }
+    return lines;
+}
+
+std::string ActivityPipeline::summary() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const StreamCounts& c = streams_.counts();
+    return std::to_string(c.kernels) + " kernels, " + std::to_string(c.copies) + " copies (" +
+           std::to_string(c.copied_bytes) + " bytes), " + std::to_string(c.memsets) + " memsets on " +
+           std::to_string(streams_.stream_count()) + " streams; " + std::to_string(c.moved_later) +
+           " moved after their stream's previous activity; " + std::to_string(sync_records_) +
+           " synchronisation and " + std::to_string(overhead_records_) + " overhead records (" +
+           std::to_string(overhead_ns_ / 1000) + " us)";
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The STRATA_CUDA_* rows.
+#include "cuda_config.hpp"
+
+#include <sstream>
+
+#include "config/config.hpp"
+
+namespace strata::cuda {
+
+namespace {
+
+struct FeatureName {
+    const char* name;
+    std::uint32_t bit;
+    const char* description;
+};
+
+constexpr FeatureName kFeatures[] = {
+    {"runtime", feature_runtime, "CUDA runtime API calls (cudaLaunchKernel, cudaMemcpy, ...) as regions"},
+    {"driver", feature_driver, "CUDA driver API calls (cuLaunchKernel, ...) as regions"},
+    {"kernel", feature_kernel, "kernels on their GPU streams, with grid, block, registers, shared memory"},
+    {"memcpy", feature_memcpy, "copies on their GPU streams, with bytes and direction"},
+    {"memset", feature_memset, "memsets on their GPU streams"},
+    {"sync", feature_sync, "synchronisations (stream, event, context) as CUPTI records them"},
+    {"overhead", feature_overhead, "CUPTI's and the driver's own overhead"},
+    {"nvtx", feature_nvtx, "NVTX ranges, marks, domains and thread names (no GPU needed)"},
+};
+
+/// Calls made so often, and so cheap, that recording them would only add cost
+/// and clutter (Nsight Systems leaves them out of its summaries too).
+constexpr const char* kDefaultSkip =
+    "cudaGetDevice,cudaGetLastError,cudaPeekAtLastError,cudaGetDeviceCount,cudaDeviceGetAttribute,"
+    "cudaStreamIsCapturing,cudaGetDeviceProperties_v2,cudaPointerGetAttributes,cudaFuncGetAttributes,"
+    "cudaDriverGetVersion,cudaRuntimeGetVersion,cudaGetFuncBySymbol,cudaGetDriverEntryPoint,"
+    "cudaGetDriverEntryPointByVersion,cudaStreamGetCaptureInfo_v2,cudaStreamGetCaptureInfo_v3,"
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,"
+    "cuCtxGetCurrent,cuCtxSetCurrent,cuCtxGetDevice,cuDeviceGet,cuDeviceGetAttribute,cuGetErrorString,"
+    "cuGetProcAddress,cuGetProcAddress_v2,cuStreamIsCapturing,cuPointerGetAttribute,cuPointerGetAttributes,"
+    "cuCtxGetStreamPriorityRange,cuDriverGetVersion,cuModuleGetFunction,cuFuncGetAttribute,cuKernelGetFunction,"
+    "cuLibraryGetKernel,cuKernelGetAttribute,cuStreamGetCaptureInfo,cuStreamGetCaptureInfo_v2";
+
+}  // namespace
+
+std::uint32_t feature_mask(const std::string& normalized) {
+    std::uint32_t mask = 0;
+    std::istringstream items(normalized);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        if (item == "default") mask |= default_features;
+        if (item == "all") {
+            for (const FeatureName& f : kFeatures) mask |= f.bit;
+        }
+        for (const FeatureName& f : kFeatures) {
+            if (item == f.name) mask |= f.bit;
+        }
+    }
+    return mask;
+}
+
+std::optional<std::string> register_variables(config::Registry& registry, Settings* settings) {
+    config::Variable enable;
+    enable.ns = "CUDA";
+    enable.name = "ENABLE";
+    enable.type = config::Type::list;
+    enable.default_value = "default";
+    enable.accepted = {"default", "all", "none"};
+    for (const FeatureName& f : kFeatures) enable.accepted.emplace_back(f.name);
+    enable.short_help = "CUDA and NVTX events recorded";
+    std::ostringstream help;
+    help << "What the CUDA adapter records: a comma-separated list of the names below, \"default\" "
+            "(runtime, kernel, memcpy, memset, nvtx), \"all\" or \"none\".  GPU activity comes from "
+            "CUPTI's activity buffers, each (device, context, stream) a location of its own; API "
+            "calls are regions on the calling thread, joined to the GPU work they launched by "
+            "CUPTI's correlation id.\n\n";
+    for (const FeatureName& f : kFeatures) {
+        std::string name = f.name;
+        name.resize(10, ' ');
+        help << "  " << name << f.description << '\n';
+    }
+    enable.long_help = help.str();
+    enable.store = [settings](const std::string& normalized) { settings->features = feature_mask(normalized); };
+    if (auto failure = registry.add_and_load(std::move(enable))) return failure;
+
+    config::Variable buffer;
+    buffer.ns = "CUDA";
+    buffer.name = "BUFFER_SIZE";
+    buffer.type = config::Type::size;
+    buffer.default_value = "4M";
+    buffer.short_help = "size of one CUPTI activity buffer";
+    buffer.long_help =
+        "The size of each buffer handed to CUPTI for GPU activity records (a kernel record takes "
+        "about 200 bytes).  At most 16 are in use at once, so the adapter holds at most 16 times "
+        "this much; when all are full CUPTI drops records, which are counted, written into the "
+        "experiment and named by the analysis with this setting to raise.  From 64K to 256M.";
+    buffer.store = [settings](const std::string& normalized) {
+        settings->buffer_size = std::stoull(normalized);
+    };
+    if (auto failure = registry.add_and_load(std::move(buffer))) return failure;
+    if (settings->buffer_size < (64u << 10) || settings->buffer_size > (256u << 20)) {
+        return std::string("STRATA_CUDA_BUFFER_SIZE: ") + std::to_string(settings->buffer_size) +
+               " bytes is out of range; accepted: from 64K to 256M";
+    }
+
+    config::Variable skip;
+    skip.ns = "CUDA";
+    skip.name = "API_SKIP";
+    skip.type = config::Type::list;
+    skip.default_value = kDefaultSkip;
+    skip.short_help = "CUDA API calls not recorded as regions";
+    skip.long_help =
+        "CUDA runtime and driver functions that are not recorded as regions although their group "
+        "(runtime, driver) is on: by default cheap, frequent queries such as cudaGetDevice and "
+        "cudaGetLastError.  A comma-separated list of function names; \"\" records every call.";
+    skip.store = [settings](const std::string& normalized) {
+        settings->api_skip.clear();
+        std::istringstream items(normalized);
+        std::string item;
+        while (std::getline(items, item, ',')) {
+            if (!item.empty()) settings->api_skip.push_back(item);
+        }
+    };
+    return registry.add_and_load(std::move(skip));
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// GPU activity onto stream locations (see gpu_streams.hpp).
+#include "gpu_streams.hpp"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace strata::cuda {
+
+void ClockMap::add_point(std::uint64_t cupti_ns, Ticks ticks) {
+    if (points_ == 0) {
+        first_ns_ = cupti_ns;
+        first_ticks_ = ticks;
+    }
+    last_ns_ = cupti_ns;
+    last_ticks_ = ticks;
+    ++points_;
+}
+
+Ticks ClockMap::to_ticks(std::uint64_t cupti_ns) const {
+    if (points_ == 0) return cupti_ns;
+    // Ticks per nanosecond from the two readings furthest apart; 1 until they differ.
+    const double span_ns = static_cast<double>(last_ns_) - static_cast<double>(first_ns_);
+    const double rate = span_ns > 0 ? (static_cast<double>(last_ticks_) - static_cast<double>(first_ticks_)) / span_ns
+                                    : 1.0;
+    const double ticks = static_cast<double>(last_ticks_) +
+                         (static_cast<double>(cupti_ns) - static_cast<double>(last_ns_)) * rate;
+    return ticks <= 0 ? 0 : static_cast<Ticks>(ticks + 0.5);
+}
+
+std::string demangle(const char* name) {
+    if (name == nullptr) return "(unnamed kernel)";
+    int status = 0;
+    char* text = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    if (status != 0 || text == nullptr) return name;
+    std::string result(text);
+    std::free(text);
+    return result;
+}
+
+RegionHandle GpuStreams::kernel_region(const char* mangled) {
+    const std::string key = mangled != nullptr ? mangled : "";
+    auto it = kernels_.find(key);
+    if (it != kernels_.end()) return it->second;
+    const std::string name = demangle(mangled);
+    events::RegionSpec spec;
+    spec.name = name;
+    spec.paradigm = Paradigm::cuda;
+    spec.role = RegionRole::function;
+    const RegionHandle region = events::define_region(spec);
+    kernels_.emplace(key, region);
+    return region;
+}
+
+RegionHandle GpuStreams::transfer_region(const GpuActivity& activity) {
+    const std::uint32_t key = activity.kind == GpuActivity::memset ? 0xFF : activity.copy_kind;
+    auto it = transfers_.find(key);
+    if (it != transfers_.end()) return it->second;
+    // experiment-format.md: the direction in the name, as the analysis reads it.
+    const std::string name = activity.kind == GpuActivity::memset
+                                 ? std::string("cudaMemset")
+                                 : "cudaMemcpy " + std::string(copy_direction(activity.copy_kind));
+    events::RegionSpec spec;
+    spec.name = name;
+    spec.paradigm = Paradigm::cuda;
+    spec.role = RegionRole::data_transfer;
+    const RegionHandle region = events::define_region(spec);
+    transfers_.emplace(key, region);
+    return region;
+}
+
+GpuStreams::Stream& GpuStreams::stream(const GpuActivity& activity) {
+    const Key key{activity.device, activity.context, activity.stream};
+    auto it = streams_.find(key);
+    if (it != streams_.end()) return it->second;
+    Stream& s = streams_[key];
+    const std::string name =
+        "CUDA[" + std::to_string(activity.device) + ":" + std::to_string(activity.stream) + "]";
+    events::LocationSpec spec;
+    spec.name = name;
+    spec.type = LocationType::gpu_stream;
+    spec.device = activity.device;
+    s.location = events::define_location(spec);
+    return s;
+}
+
+void GpuStreams::add(const GpuActivity& activity) {
+    RegionHandle region = 0;
+    switch (activity.kind) {
+        case GpuActivity::kernel:
+            region = kernel_region(activity.name);
+            ++counts_.kernels;
+            break;
+        case GpuActivity::memcpy:
+            region = transfer_region(activity);
+            ++counts_.copies;
+            counts_.copied_bytes += activity.bytes;
+            break;
+        case GpuActivity::memset:
+            region = transfer_region(activity);
+            ++counts_.memsets;
+            break;
+        default: return;
+    }
+    stream(activity).pending.push_back({activity.start, activity.end, region, activity.correlation});
+}
+
+void GpuStreams::deliver(const ClockMap& clock) {
+    for (auto& [key, s] : streams_) {
+        if (s.pending.empty()) continue;
+        if (s.location == 0) {
+            counts_.no_location += s.pending.size();
+            s.pending.clear();
+            continue;
+        }
+        std::stable_sort(s.pending.begin(), s.pending.end(),
+                         [](const Pending& a, const Pending& b) { return a.start < b.start; });
+        for (const Pending& p : s.pending) {
+            Ticks start = clock.to_ticks(p.start);
+            if (start < s.last_end) {
+                ++counts_.moved_later;
+                start = s.last_end;
+            }
+            const Ticks end = std::max(start, clock.to_ticks(p.end));
+            s.last_end = end;
+            events::location_enter(s.location, start, p.region, p.correlation);
+            events::location_exit(s.location, end, p.region);
+        }
+        s.pending.clear();
+    }
+}
+
+}  // namespace strata::cuda

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Runs programs/record_replay.cpp under Strata and checks what its CUDA 13
+activity records became, with independent readers: the OTF2 trace with the
+OTF2 Python bindings (stream locations, their CUDA_DEVICE, regions, roles,
+converted times, correlation ids), profile.h5 with h5dump (stream locations
+as columns, kernel time under the stream), and strata-analyze's GPU reports
+(the kernel joined to the host call path that launched it).
+
+    check_record_replay.py --program P --analyze A --work DIR
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import otf2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'integration'))
+import experiment_reader  # noqa: E402
+
+failures = []
+
+
+def check(condition, message):
+    print(('ok: ' if condition else 'FAILED: ') + message)
+    if not condition:
+        failures.append(message)
+
+
+def near(value, expected, tolerance=2000):
+    return abs(value - expected) <= tolerance
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--program', required=True)
+    ap.add_argument('--analyze', required=True)
+    ap.add_argument('--work', required=True)
+    args = ap.parse_args()
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    exp = os.path.join(args.work, 'exp')
+    env = dict(os.environ, STRATA_ENABLE_TRACING='1', STRATA_ENABLE_PROFILING='1', STRATA_TIMER='clock_gettime',
+               STRATA_EXPERIMENT_DIRECTORY=exp)
+    run = subprocess.run([args.program], env=env, capture_output=True, text=True, timeout=60)
+    print(run.stdout + run.stderr)
+    check(run.returncode == 0, 'the program ran (exit %d)' % run.returncode)
+    if run.returncode != 0:
+        return
+    t0 = json.loads(run.stdout.strip().splitlines()[-1])['t0']
+    check('3 GPU activity records were dropped by CUPTI' in run.stderr and 'STRATA_CUDA_BUFFER_SIZE' in run.stderr,
+          'the dropped records are counted and the setting to raise named')
+    check('1 GPU activity records had no start or end time' in run.stderr, 'the kernel without a start is counted')
+    check('does not know were skipped: 1 of kind %d' % 11 in run.stderr, 'the unknown record kind is named')
+
+    # --- the trace ----------------------------------------------------------------
+    with otf2.reader.open(os.path.join(exp, 'traces.otf2')) as trace:
+        d = trace.definitions
+        streams = {l.name: l for l in d.locations if l.type == otf2.LocationType.ACCELERATOR_STREAM}
+        check(sorted(streams) == ['CUDA[0:13]', 'CUDA[0:7]'], 'two stream locations: %s' % sorted(streams))
+        check(all((l._ref & 0xffffffff) >= 0x10000 for l in streams.values()), 'stream ids from 0x10000 up')
+        threads = [l for l in d.locations if l.type == otf2.LocationType.CPU_THREAD]
+        check(all(l.group == threads[0].group for l in streams.values()), 'the streams belong to the rank')
+        devices = {p.location.name: p.value for p in d.location_properties if p.name == 'CUDA_DEVICE'}
+        check(devices == {'CUDA[0:7]': 0, 'CUDA[0:13]': 0}, 'CUDA_DEVICE of every stream: %s' % devices)
+        correlation = [a for a in d.attributes if a.name == 'CUDA_CORRELATION_ID']
+        check(len(correlation) == 1 and correlation[0].type == otf2.Type.UINT64, 'the attribute CUDA_CORRELATION_ID')
+        per_location = {}
+        for location, event in trace.events:
+            per_location.setdefault(location.name, []).append(event)
+
+    def intervals(name):
+        out, open_ = [], []
+        for e in per_location.get(name, []):
+            if isinstance(e, otf2.events.Enter):
+                corr = 0
+                if e.attributes:
+                    for attribute, value in e.attributes.items():
+                        if attribute.name == 'CUDA_CORRELATION_ID':
+                            corr = value
+                open_.append((e.region, e.time, corr))
+            elif isinstance(e, otf2.events.Leave):
+                region, start, corr = open_.pop()
+                check(region == e.region, '%s: a Leave matches its Enter' % name)
+                out.append((region.name, region.region_role, region.paradigm, start, e.time, corr))
+        return out
+
+    s7 = intervals('CUDA[0:7]')
+    check([i[0] for i in s7] == ['init(float*)', 'saxpy(float, float*, float*)', 'cudaMemcpy HtoD'],
+          'stream 7 in time order, names demangled: %s' % [i[0] for i in s7])
+    expected = [(1000, 5000, 40), (10000, 60000, 41), (70000, 80000, 42)]
+    for got, (start, end, corr) in zip(s7, expected):
+        check(near(got[3], t0 + start) and near(got[4], t0 + end),
+              '%s at +%d..%d ns (got +%d..%d)' % (got[0], start, end, got[3] - t0, got[4] - t0))
+        check(got[5] == corr, '%s carries correlation %d (got %d)' % (got[0], corr, got[5]))
+        check(got[2] == otf2.Paradigm.CUDA, '%s has paradigm CUDA' % got[0])
+    check(s7 and s7[0][1] == otf2.RegionRole.FUNCTION and s7[2][1] == otf2.RegionRole.DATA_TRANSFER,
+          'kernels are functions, copies data transfers')
+    s13 = intervals('CUDA[0:13]')
+    check([(i[0], i[1]) for i in s13] == [('cudaMemset', otf2.RegionRole.DATA_TRANSFER)], 'stream 13: the memset')
+    check(s13 and near(s13[0][3], t0 + 20000) and near(s13[0][4], t0 + 25000), 'the memset at +20..25 us')
+    host = [i for name, events in per_location.items() if name not in streams for i in intervals(name)
+            if i[0] == 'cudaLaunchKernel']
+    check(len(host) == 1 and host[0][5] == 41, 'the launching host call carries correlation 41')
+    if host and len(s7) > 1:
+        check(host[0][3] <= s7[1][3], 'saxpy starts after the call that launched it')
+    check(all('lost' not in i[0] for i in s7), 'the kernel without a start time is not recorded')
+
+    # --- the profile (h5dump) ------------------------------------------------------
+    profile = experiment_reader.read_profile(os.path.join(exp, 'profile.h5'))
+    ids = profile['location_ids']
+    stream_columns = [k for k, i in enumerate(ids) if (i & 0xffffffff) >= 0x10000]
+    check(len(stream_columns) == 2, 'profile.h5 has a column per stream (ids %s)' % ids)
+    time_inclusive = dict(zip(profile['paths'], profile['metrics']['time_inclusive']))
+    saxpy = [row for path, row in time_inclusive.items() if path.endswith('saxpy(float, float*, float*)')]
+    check(len(saxpy) == 1 and any(near(saxpy[0][k] * 1e9, 50000, 2000) for k in stream_columns),
+          'saxpy: 50 us on its stream in the profile (%s)' % saxpy)
+
+    # --- the analysis ----------------------------------------------------------------
+    an = subprocess.run([args.analyze, exp], capture_output=True, text=True, timeout=60)
+    check(an.returncode == 0, 'strata-analyze ran (exit %d)' % an.returncode)
+    with open(os.path.join(exp, 'analysis', 'gpu_kernels.csv')) as f:
+        kernels = {r['kernel']: r for r in csv.DictReader(f)}
+    check(kernels.get('saxpy(float, float*, float*)', {}).get('callpath', '').endswith('cudaLaunchKernel'),
+          'the analysis gives saxpy to the call path of its launch: %s' % kernels)
+    with open(os.path.join(exp, 'analysis', 'gpu.csv')) as f:
+        device = [r for r in csv.DictReader(f) if r['scope'] == 'device']
+    check(len(device) == 1 and device[0]['kernels'] == '2' and device[0]['streams'] == '2',
+          'one device, 2 kernels on 2 streams: %s' % device)
+    if device:
+        check(abs(float(device[0]['copy_htod_s']) - 10e-6) < 2e-6 and abs(float(device[0]['memset_s']) - 5e-6) < 2e-6,
+              'the copy and the memset times per kind')
+
+
+if __name__ == '__main__':
+    main()
+    if failures:
+        print('%d check(s) failed' % len(failures))
+        sys.exit(1)

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The real-GPU check of the CUDA adapter, in one short run on a machine with an
+# NVIDIA GPU, nvcc and PyTorch (no OTF2, HDF5 or MPI needed there):
+#
+#   tests/gpu/pack.sh BUILD PACK      here: Strata and the libraries it needs
+#   tests/gpu/check.sh PACK OUT       there, from the repository root
+#   tests/gpu/verify.py OUT           here again: reads the experiments
+#
+# It runs programs/known_answers.cu (exact counts, bytes, CUDA-event times)
+# plain and under Strata, and torch_loop.py plain, under Strata (with and
+# without emit_nvtx) and under torch.profiler.  Profiles are off there (no
+# HDF5); traces, logs and the programs' own answers go to OUT.
+set -u
+if [ $# -ne 2 ]; then
+    echo "usage: $0 PACK OUT" >&2
+    exit 2
+fi
+PACK=$(cd "$1" && pwd) || exit 2
+mkdir -p "$2" && OUT=$(cd "$2" && pwd) || exit 2
+HERE=$(cd "$(dirname "$0")" && pwd)
+WORK=$(mktemp -d)
+export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+ADAPTER="$PACK/lib/libstrata-cuda.so"
+STEPS=${STRATA_GPU_STEPS:-30}
+
+# Under Strata: tracing, no profile, a summary of what CUDA recorded on stderr.
+strata() {
+    local experiment=$1
+    shift
+    env LD_PRELOAD="$ADAPTER" STRATA_ENABLE_TRACING=1 STRATA_ENABLE_PROFILING=0 STRATA_VERBOSE=1 \
+        STRATA_EXPERIMENT_DIRECTORY="$OUT/$experiment" STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=1 "$@"
+}
+
+step() { echo "== $* ($(date +%T))"; }
+
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+    nvcc --version | tail -2
+    python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+    uname -a
+} > "$OUT/environment.txt" 2>&1
+
+step "known_answers: build with nvcc"
+nvcc -O2 -lineinfo -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -o "$WORK/known_answers" "$HERE/programs/known_answers.cu" > "$OUT/nvcc.log" 2>&1 ||
+    { cat "$OUT/nvcc.log"; exit 1; }
+step "known_answers: plain"
+KNOWN_ANSWERS="$OUT/known_answers_plain.json" "$WORK/known_answers"
+step "known_answers: under Strata"
+KNOWN_ANSWERS="$OUT/known_answers.json" strata known_answers "$WORK/known_answers" 2> "$OUT/known_answers.log"
+tail -5 "$OUT/known_answers.log"
+
+step "torch loop: plain"
+python3 "$HERE/torch_loop.py" plain "$STEPS" > "$OUT/torch_plain.json" 2> "$OUT/torch_plain.log"
+step "torch loop: under Strata"
+strata torch python3 "$HERE/torch_loop.py" strata "$STEPS" > "$OUT/torch_strata.json" 2> "$OUT/torch.log"
+tail -5 "$OUT/torch.log"
+step "torch loop: plain again (the overhead is the difference to the mean of both plain runs)"
+python3 "$HERE/torch_loop.py" plain "$STEPS" > "$OUT/torch_plain2.json" 2>> "$OUT/torch_plain.log"
+step "torch loop: torch.profiler (kernel counts)"
+python3 "$HERE/torch_loop.py" profiler "$STEPS" "$OUT/torch_profiler_counts.json" > "$OUT/torch_profiler.json" \
+    2> "$OUT/torch_profiler.log"
+step "torch loop: under Strata with emit_nvtx"
+strata torch_emit_nvtx python3 "$HERE/torch_loop.py" strata 5 --emit-nvtx > "$OUT/torch_emit_nvtx.json" \
+    2> "$OUT/torch_emit_nvtx.log"
+tail -3 "$OUT/torch_emit_nvtx.log"
+cat "$OUT"/torch_plain.json "$OUT"/torch_strata.json "$OUT"/torch_plain2.json
+du -sh "$OUT"
+rm -rf "$WORK"
+step "done"

@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Checks what tests/gpu/check.sh brought back from a GPU machine, with the OTF2
+Python bindings and strata-analyze (both here; the GPU machine has neither):
+
+known_answers (programs/known_answers.cu):
+  - exact kernel counts per name, copies per direction, memsets, two streams
+    or more, the CUDA graph's 12 kernels, no record dropped or without times;
+  - each busy_a kernel's duration within 5 % (and 20 us) of its CUDA-event time;
+  - every kernel starts after the host call that launched it (joined by
+    CUDA_CORRELATION_ID) and ends before the end of the first synchronising
+    call made after that launch on the same thread;
+  - five NVTX "iteration" ranges.
+torch_loop.py:
+  - per-kernel launch counts equal torch.profiler's in a separate run;
+  - bf16 GEMMs flagged as Tensor Core kernels by strata-analyze;
+  - one iteration per NVTX "step" range (strata-analyze --key-region step);
+  - the overhead per step against the plain runs.
+
+    verify.py OUT --analyze STRATA_ANALYZE
+Prints every figure; exits 1 if a check failed.
+"""
+import argparse
+import collections
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import otf2
+
+failures = []
+SYNC_CALLS = ('cudaDeviceSynchronize', 'cudaStreamSynchronize', 'cudaEventSynchronize', 'cudaMemcpy',
+              'cuCtxSynchronize', 'cuStreamSynchronize')
+
+
+def check(condition, message):
+    print(('ok: ' if condition else 'FAILED: ') + message)
+    if not condition:
+        failures.append(message)
+
+
+def read_trace(anchor):
+    """{location: [(region name, role, enter, leave, correlation)]} and the timer resolution."""
+    out = collections.defaultdict(list)
+    kinds = {}
+    with otf2.reader.open(anchor) as trace:
+        resolution = trace.definitions.clock_properties.timer_resolution
+        for l in trace.definitions.locations:
+            kinds[l.name] = l.type
+        stacks = collections.defaultdict(list)
+        for location, e in trace.events:
+            if isinstance(e, otf2.events.Enter):
+                corr = 0
+                if e.attributes:
+                    for a, v in e.attributes.items():
+                        if a.name == 'CUDA_CORRELATION_ID':
+                            corr = v
+                stacks[location.name].append((e.region, e.time, corr))
+            elif isinstance(e, otf2.events.Leave):
+                region, start, corr = stacks[location.name].pop()
+                out[location.name].append((region.name, region.region_role, start, e.time, corr))
+    return out, kinds, resolution
+
+
+def gpu_intervals(trace, kinds):
+    return [(loc, i) for loc, items in trace.items() if kinds[loc] == otf2.LocationType.ACCELERATOR_STREAM
+            for i in items]
+
+
+def check_known_answers(out):
+    exp = os.path.join(out, 'known_answers')
+    with open(os.path.join(out, 'known_answers.json')) as f:
+        answers = json.load(f)
+    log = open(os.path.join(out, 'known_answers.log')).read()
+    print(log.strip())
+    check('dropped' not in log and 'no start or end time' not in log, 'no record dropped or without times')
+    trace, kinds, resolution = read_trace(os.path.join(exp, 'traces.otf2'))
+    gpu = gpu_intervals(trace, kinds)
+    streams = sorted({loc for loc, _ in gpu})
+    print('streams:', streams)
+    kernels = collections.Counter()
+    for _, (name, role, *_rest) in gpu:
+        if role == otf2.RegionRole.FUNCTION:
+            kernels[name.split('(')[0]] += 1
+    for name, count in answers['kernels'].items():
+        check(kernels[name] == count, 'kernel %s: %d launches (the program made %d)' % (name, kernels[name], count))
+    copies = collections.Counter(i[0] for _, i in gpu if i[1] == otf2.RegionRole.DATA_TRANSFER)
+    for direction, (count, _bytes) in answers['copies'].items():
+        check(copies['cudaMemcpy ' + direction] == count, 'copies %s: %d (the program made %d)' %
+              (direction, copies['cudaMemcpy ' + direction], count))
+    check(copies['cudaMemset'] == answers['memsets'][0], 'memsets: %d' % copies['cudaMemset'])
+    total_bytes = sum(b for _, b in answers['copies'].values())
+    check('copies (%d bytes)' % total_bytes in log, 'copied bytes %d in the adapter summary' % total_bytes)
+    check(len(streams) >= answers['streams_used'], '%d stream locations' % len(streams))
+    # Durations against CUDA events.
+    busy = sorted((i for _, i in gpu if i[0].startswith('busy_a')), key=lambda i: i[2])
+    for got, event_ms in zip(busy, answers['busy_a_event_ms']):
+        seconds = (got[3] - got[2]) / resolution
+        event_s = event_ms / 1000
+        check(abs(seconds - event_s) <= max(0.05 * event_s, 20e-6),
+              'busy_a %.4f ms against CUDA events %.4f ms' % (seconds * 1e3, event_ms))
+    # Every kernel inside [launch, end of the next synchronisation].
+    host = [(loc, i) for loc, items in trace.items() if kinds[loc] == otf2.LocationType.CPU_THREAD for i in items]
+    launches = {i[4]: (loc, i) for loc, i in host if i[4]}
+    early, late, unjoined = 0, 0, 0
+    for _, (name, role, start, end, corr) in gpu:
+        if corr not in launches:
+            unjoined += 1
+            continue
+        loc, launch = launches[corr]
+        if start < launch[2]:
+            early += 1
+        syncs = [i for i in trace[loc] if i[0] in SYNC_CALLS and i[2] >= launch[2]]
+        if syncs and end > min(s[3] for s in syncs):
+            late += 1
+    check(unjoined == 0, 'every GPU activity joined to its launch (%d not)' % unjoined)
+    check(early == 0, 'no GPU activity starts before its launch (%d do)' % early)
+    check(late == 0, 'no GPU activity ends after the synchronisation that waited for it (%d do)' % late)
+    iterations = [i for _, i in host if i[0] == 'iteration']
+    check(len(iterations) == answers['iterations'], '%d NVTX "iteration" ranges' % len(iterations))
+
+
+def check_torch(out, analyze):
+    with open(os.path.join(out, 'torch_profiler_counts.json')) as f:
+        reference = json.load(f)['kernels']
+    exp = os.path.join(out, 'torch')
+    print(open(os.path.join(out, 'torch.log')).read().strip()[-2000:])
+    trace, kinds, _ = read_trace(os.path.join(exp, 'traces.otf2'))
+    ours = collections.Counter(i[0] for _, i in gpu_intervals(trace, kinds) if i[1] == otf2.RegionRole.FUNCTION)
+    theirs = collections.Counter({k: v for k, v in reference.items()
+                                  if not k.startswith('Memcpy') and not k.startswith('Memset')})
+    differ = {k: (ours.get(k, 0), theirs.get(k, 0)) for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k)}
+    print('kernels: %d names, %d launches (torch.profiler: %d names, %d launches)' %
+          (len(ours), sum(ours.values()), len(theirs), sum(theirs.values())))
+    for k, (a, b) in sorted(differ.items())[:20]:
+        print('  differs: %s: Strata %d, torch.profiler %d' % (k[:120], a, b))
+    check(not differ, 'per-kernel launch counts equal torch.profiler\'s (%d names differ)' % len(differ))
+    steps = [i for loc, items in trace.items() if kinds[loc] == otf2.LocationType.CPU_THREAD
+             for i in items if i[0] == 'step']
+    print('NVTX "step" ranges:', len(steps))
+    an = subprocess.run([analyze, '--key-region', 'step', exp], capture_output=True, text=True)
+    print(an.stdout[-3000:], an.stderr[-2000:])
+    check(an.returncode == 0, 'strata-analyze ran on the torch trace')
+    with open(os.path.join(exp, 'analysis', 'iterations.csv')) as f:
+        iterations = list(csv.DictReader(f))
+    check(len(iterations) == len(steps) and len(steps) > 0, '%d iterations for %d "step" ranges' %
+          (len(iterations), len(steps)))
+    with open(os.path.join(exp, 'analysis', 'gpu_kernels.csv')) as f:
+        rows = list(csv.DictReader(f))
+    gemms = [r for r in rows if any(p in r['kernel'].lower() for p in ('gemm', 'nvjet', 'xmma', 'gmma'))]
+    for r in gemms[:8]:
+        print('  GEMM kernel: tensor_core=%s count=%s %s' % (r['tensor_core'], r['count'], r['kernel'][:100]))
+    check(gemms and all(r['tensor_core'] == '1' for r in gemms if 'bf16' in r['kernel'].lower() or
+                        'nvjet' in r['kernel'].lower()), 'the bf16 GEMMs are flagged as Tensor Core kernels')
+    per_step = {}
+    for name in ('torch_plain', 'torch_strata', 'torch_plain2'):
+        with open(os.path.join(out, name + '.json')) as f:
+            per_step[name] = json.loads(f.read().strip().splitlines()[-1])['seconds_per_step']
+    plain = (per_step['torch_plain'] + per_step['torch_plain2']) / 2
+    print('seconds per step: plain %.6f / %.6f, Strata %.6f: overhead %+.1f %%' %
+          (per_step['torch_plain'], per_step['torch_plain2'], per_step['torch_strata'],
+           100 * (per_step['torch_strata'] / plain - 1)))
+    emit = os.path.join(out, 'torch_emit_nvtx', 'traces.otf2')
+    if os.path.exists(emit):
+        t, k, _ = read_trace(emit)
+        ranges = collections.Counter(i[0] for loc, items in t.items() if k[loc] == otf2.LocationType.CPU_THREAD
+                                     for i in items if i[1] == otf2.RegionRole.CODE)
+        print('emit_nvtx: %d NVTX ranges of %d names, e.g. %s' % (sum(ranges.values()), len(ranges),
+                                                                 [n for n, _ in ranges.most_common(5)]))
+        check(sum(ranges.values()) > 0, 'emit_nvtx ranges recorded')
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('out')
+    ap.add_argument('--analyze', required=True)
+    args = ap.parse_args()
+    print(open(os.path.join(args.out, 'environment.txt')).read())
+    check_known_answers(args.out)
+    check_torch(args.out, args.analyze)
+
+
+if __name__ == '__main__':
+    main()
+    if failures:
+        print('%d check(s) failed' % len(failures))
+        sys.exit(1)
