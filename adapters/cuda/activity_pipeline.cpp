@@ -78,8 +78,8 @@ std::string ActivityPipeline::summary() const {
     const StreamCounts& c = streams_.counts();
     return std::to_string(c.kernels) + " kernels, " + std::to_string(c.copies) + " copies (" +
            std::to_string(c.copied_bytes) + " bytes), " + std::to_string(c.memsets) + " memsets on " +
-           std::to_string(streams_.stream_count()) + " streams; " + std::to_string(c.moved_later) +
-           " moved after their stream's previous activity; " + std::to_string(sync_records_) +
+           std::to_string(streams_.stream_count()) + " streams (" + std::to_string(c.overlapping) +
+           " overlapping the stream's previous work); " + std::to_string(sync_records_) +
            " synchronisation and " + std::to_string(overhead_records_) + " overhead records (" +
            std::to_string(overhead_ns_ / 1000) + " us)";
 }

@@ -82,9 +82,27 @@ RegionHandle define_api_region(std::atomic<RegionHandle>& slot, const char* func
     return region;
 }
 
+/// Runtime API calls open on this thread: a driver launch inside one is the
+/// runtime's own (recorded once, as the runtime call).
+thread_local int t_runtime_depth = 0;
+
+/// Driver calls that launch GPU work.  Libraries such as cuBLAS launch through
+/// the driver: without these their kernels would have no launching call path.
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+
 void api_call(std::atomic<RegionHandle>* regions, std::size_t size, CUpti_CallbackId id,
               const CUpti_CallbackData* data) {
     if (id >= size || data == nullptr) return;
+    if (regions == g_runtime_regions) {
+        t_runtime_depth += data->callbackSite == CUPTI_API_ENTER ? 1 : -1;
+    } else if (t_runtime_depth > 0 && (settings().features & feature_driver) == 0) {
+        return;  // a launch the runtime call around it stands for
+    }
     RegionHandle region = regions[id].load(std::memory_order_relaxed);
     if (region == 0) region = define_api_region(regions[id], data->functionName);
     if (region == kSkipped) return;
@@ -212,7 +230,11 @@ std::string start_cupti() {
     if (rc != CUPTI_SUCCESS) return "CUPTI refused the subscription: " + cupti().describe(rc);
     const std::uint32_t f = settings().features;
     if (f & feature_runtime) cupti().enable_domain(1, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
-    if (f & feature_driver) cupti().enable_domain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    if (f & feature_driver) {
+        cupti().enable_domain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+    } else if (f & feature_runtime) {
+        for (CUpti_CallbackId id : kDriverLaunches) cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    }
     if ((f & activity_features) == 0) return {};
     cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     // Once, before any activity kind: records made earlier would be on CUPTI's clock.

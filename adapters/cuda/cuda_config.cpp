@@ -17,13 +17,16 @@ struct FeatureName {
 };
 
 constexpr FeatureName kFeatures[] = {
-    {"runtime", feature_runtime, "CUDA runtime API calls (cudaLaunchKernel, cudaMemcpy, ...) as regions"},
+    {"runtime", feature_runtime,
+     "CUDA runtime API calls (cudaLaunchKernel, cudaMemcpy, ...) as regions, and the driver calls that launch "
+     "work outside them (cuLaunchKernel, cuGraphLaunch, ...: cuBLAS launches so)"},
     {"driver", feature_driver, "CUDA driver API calls (cuLaunchKernel, ...) as regions"},
     {"kernel", feature_kernel, "kernels on their GPU streams, with grid, block, registers, shared memory"},
     {"memcpy", feature_memcpy, "copies on their GPU streams, with bytes and direction"},
     {"memset", feature_memset, "memsets on their GPU streams"},
-    {"sync", feature_sync, "synchronisations (stream, event, context) as CUPTI records them"},
-    {"overhead", feature_overhead, "CUPTI's and the driver's own overhead"},
+    {"sync", feature_sync,
+     "CUPTI's synchronisation records, counted in the summary (the waits are the API calls' regions)"},
+    {"overhead", feature_overhead, "CUPTI's and the driver's own overhead, counted and summed in the summary"},
     {"nvtx", feature_nvtx, "NVTX ranges, marks, domains and thread names (no GPU needed)"},
 };
 

@@ -76,14 +76,24 @@ GpuStreams::Stream& GpuStreams::stream(const GpuActivity& activity) {
     auto it = streams_.find(key);
     if (it != streams_.end()) return it->second;
     Stream& s = streams_[key];
-    const std::string name =
-        "CUDA[" + std::to_string(activity.device) + ":" + std::to_string(activity.stream) + "]";
+    s.name = "CUDA[" + std::to_string(activity.device) + ":" + std::to_string(activity.stream) + "]";
+    s.device = activity.device;
+    return s;
+}
+
+GpuStreams::Lane* GpuStreams::lane(Stream& s, Ticks start) {
+    for (Lane& l : s.lanes) {
+        if (l.last_end <= start) return &l;
+    }
     events::LocationSpec spec;
+    const std::string name = s.lanes.empty() ? s.name : s.name + "/" + std::to_string(s.lanes.size() + 1);
     spec.name = name;
     spec.type = LocationType::gpu_stream;
-    spec.device = activity.device;
-    s.location = events::define_location(spec);
-    return s;
+    spec.device = s.device;
+    const events::LocationHandle location = events::define_location(spec);
+    if (location == 0) return nullptr;
+    s.lanes.push_back({location, 0});
+    return &s.lanes.back();
 }
 
 void GpuStreams::add(const GpuActivity& activity) {
@@ -110,23 +120,20 @@ void GpuStreams::add(const GpuActivity& activity) {
 void GpuStreams::deliver(const ClockMap& clock) {
     for (auto& [key, s] : streams_) {
         if (s.pending.empty()) continue;
-        if (s.location == 0) {
-            counts_.no_location += s.pending.size();
-            s.pending.clear();
-            continue;
-        }
         std::stable_sort(s.pending.begin(), s.pending.end(),
                          [](const Pending& a, const Pending& b) { return a.start < b.start; });
         for (const Pending& p : s.pending) {
-            Ticks start = clock.to_ticks(p.start);
-            if (start < s.last_end) {
-                ++counts_.moved_later;
-                start = s.last_end;
-            }
+            const Ticks start = clock.to_ticks(p.start);
             const Ticks end = std::max(start, clock.to_ticks(p.end));
-            s.last_end = end;
-            events::location_enter(s.location, start, p.region, p.correlation);
-            events::location_exit(s.location, end, p.region);
+            Lane* l = lane(s, start);
+            if (l == nullptr) {
+                ++counts_.no_location;
+                continue;
+            }
+            if (l != &s.lanes.front()) ++counts_.overlapping;
+            events::location_enter(l->location, start, p.region, p.correlation);
+            events::location_exit(l->location, end, p.region);
+            l->last_end = end;
         }
         s.pending.clear();
     }

@@ -5,10 +5,12 @@
 //   CUPTI buffer --decode--> GpuActivity --add()--> pending per stream
 //   deliver(): per stream, by start time, Enter/Leave at converted times
 //
-// A buffer's records of one stream are sorted before they are recorded, and a
-// record that starts before the stream's last one ended (a later buffer with
-// earlier work) is moved to that end and counted: a location's events never
-// go back in time.  Not thread-safe: the adapter holds a lock around it.
+// A buffer's records of one stream are sorted before they are recorded.  Work
+// on one stream can overlap (Hopper's programmatic dependent launch starts a
+// kernel before the previous one ends; cuBLAS does it), and a trace location
+// must nest: a record that starts before the stream's location is free goes on
+// a further location of the same stream, "CUDA[0:7]/2", made when first needed.
+// Not thread-safe: the adapter holds a lock around it.
 #pragma once
 
 #include <cstdint>
@@ -40,7 +42,7 @@ private:
 struct StreamCounts {
     std::uint64_t kernels = 0, copies = 0, memsets = 0;
     std::uint64_t copied_bytes = 0;
-    std::uint64_t moved_later = 0;  ///< records that started before the stream's previous one ended
+    std::uint64_t overlapping = 0;  ///< records that started before the stream's previous one ended
     std::uint64_t no_location = 0;  ///< records whose stream location could not be made
 };
 
@@ -60,21 +62,28 @@ private:
         RegionHandle region;
         std::uint32_t correlation;
     };
-    struct Stream {
+    /// One location of a stream: the first, or one for work overlapping it.
+    struct Lane {
         events::LocationHandle location = 0;
-        std::vector<Pending> pending;
         Ticks last_end = 0;  ///< the end of its last recorded activity
+    };
+    struct Stream {
+        std::string name;  ///< "CUDA[<device>:<stream>]"
+        std::uint32_t device = 0;
+        std::vector<Lane> lanes;
+        std::vector<Pending> pending;
     };
     using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>;  ///< device, context, stream
 
     RegionHandle kernel_region(const char* mangled);
     RegionHandle transfer_region(const GpuActivity& activity);
     Stream& stream(const GpuActivity& activity);
+    /// The first lane of `s` free at `start`, made if none is; nullptr when no location can be made.
+    Lane* lane(Stream& s, Ticks start);
 
     std::map<Key, Stream> streams_;
     std::unordered_map<std::string, RegionHandle> kernels_;  ///< by mangled name
     std::map<std::uint32_t, RegionHandle> transfers_;        ///< by copy kind; memset: 0xFF
-    std::map<std::uint32_t, std::uint32_t> streams_per_device_;
     StreamCounts counts_;
 };
 

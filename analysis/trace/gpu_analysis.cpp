@@ -161,14 +161,23 @@ const std::vector<std::string>& default_tensor_core_patterns() {
                                                       "xmma_sparse_conv",
                                                       "xmma_warp_specialized_implicit_gemm",
                                                       "conv1x1",
+                                                      "16832",
                                                       "wgmma",
                                                       "hgmma",
-                                                      "tensorop"};
+                                                      "gmma",
+                                                      "tensorop",
+                                                      // Hopper: cuBLAS's own GEMMs, CUTLASS 3
+                                                      "nvjet",
+                                                      "sm90_xmma",
+                                                      "cutlass3x"};
     return patterns;
 }
 
 bool uses_tensor_cores(const std::string& kernel, const std::vector<std::string>& patterns) {
     const std::string l = lower(kernel);
+    // Names that say the FMA units do the work (cuBLAS's fp32 "..._ffma_...",
+    // CUTLASS "simt" kernels) use no Tensor Cores, whatever else matches.
+    if (l.find("_ffma_") != std::string::npos || l.find("simt") != std::string::npos) return false;
     for (const std::string& p : patterns) {
         if (!p.empty() && l.find(lower(p)) != std::string::npos) return true;
     }
@@ -490,7 +499,7 @@ std::string kernels_json(const GpuReport& r) {
         "  \"definitions\": {\"time\": \"accumulated per kernel name and launching call path (DLProf): "
         "count, total, mean, min, max of the kernels' durations\", \"callpath\": \"the host call path of the "
         "region whose Enter carries the kernel's CUDA_CORRELATION_ID\", \"tensor_core\": \"the name contains "
-        "one of the patterns (DLProf's method, case-insensitive)\"},\n";
+        "one of the patterns (DLProf's method, case-insensitive) and neither _ffma_ nor simt\"},\n";
     t += "  \"tensor_core_patterns\": [";
     for (std::size_t i = 0; i < r.patterns.size(); ++i) t += (i > 0 ? ", " : "") + json_string(r.patterns[i]);
     t += "],\n  \"rows\": [";

@@ -100,6 +100,13 @@ TEST(TensorCoreTest, RecognisedByNameAsDLProfDoes) {
     EXPECT_TRUE(uses_tensor_cores("cutlass_tensorop_s1688gemm_64x64_32x6_nn_align4", patterns));
     EXPECT_TRUE(uses_tensor_cores("sm90_xmma_WGMMA_kernel", patterns));  // case-insensitive
     EXPECT_FALSE(uses_tensor_cores("volta_sgemm_128x64_nn", patterns));
+    // Names seen on an H100 (cuBLAS 13): the bf16 GEMM is nvjet, the fp32 ones run on FMA units.
+    EXPECT_TRUE(uses_tensor_cores("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT", patterns));
+    EXPECT_FALSE(uses_tensor_cores(
+        "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_"
+        "kernel__5x_cublas",
+        patterns));
+    EXPECT_FALSE(uses_tensor_cores("void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>", patterns));
     EXPECT_FALSE(uses_tensor_cores("reduce_kernel", patterns));
     EXPECT_TRUE(uses_tensor_cores("my_mma_kernel", {"my_mma"}));
 }

@@ -61,12 +61,14 @@ def main():
     with otf2.reader.open(os.path.join(exp, 'traces.otf2')) as trace:
         d = trace.definitions
         streams = {l.name: l for l in d.locations if l.type == otf2.LocationType.ACCELERATOR_STREAM}
-        check(sorted(streams) == ['CUDA[0:13]', 'CUDA[0:7]'], 'two stream locations: %s' % sorted(streams))
+        check(sorted(streams) == ['CUDA[0:13]', 'CUDA[0:7]', 'CUDA[0:7]/2'],
+              'two streams, one with a second location for overlapping work: %s' % sorted(streams))
         check(all((l._ref & 0xffffffff) >= 0x10000 for l in streams.values()), 'stream ids from 0x10000 up')
         threads = [l for l in d.locations if l.type == otf2.LocationType.CPU_THREAD]
         check(all(l.group == threads[0].group for l in streams.values()), 'the streams belong to the rank')
         devices = {p.location.name: p.value for p in d.location_properties if p.name == 'CUDA_DEVICE'}
-        check(devices == {'CUDA[0:7]': 0, 'CUDA[0:13]': 0}, 'CUDA_DEVICE of every stream: %s' % devices)
+        check(devices == {'CUDA[0:7]': 0, 'CUDA[0:7]/2': 0, 'CUDA[0:13]': 0},
+              'CUDA_DEVICE of every stream: %s' % devices)
         correlation = [a for a in d.attributes if a.name == 'CUDA_CORRELATION_ID']
         check(len(correlation) == 1 and correlation[0].type == otf2.Type.UINT64, 'the attribute CUDA_CORRELATION_ID')
         per_location = {}
@@ -100,6 +102,10 @@ def main():
         check(got[2] == otf2.Paradigm.CUDA, '%s has paradigm CUDA' % got[0])
     check(s7 and s7[0][1] == otf2.RegionRole.FUNCTION and s7[2][1] == otf2.RegionRole.DATA_TRANSFER,
           'kernels are functions, copies data transfers')
+    overlap = intervals('CUDA[0:7]/2')
+    check([i[0] for i in overlap] == ['next()'] and near(overlap[0][3], t0 + 55000) and
+          near(overlap[0][4], t0 + 65000) and overlap[0][5] == 46,
+          'the kernel overlapping saxpy keeps its times, on the second location: %s' % overlap)
     s13 = intervals('CUDA[0:13]')
     check([(i[0], i[1]) for i in s13] == [('cudaMemset', otf2.RegionRole.DATA_TRANSFER)], 'stream 13: the memset')
     check(s13 and near(s13[0][3], t0 + 20000) and near(s13[0][4], t0 + 25000), 'the memset at +20..25 us')
@@ -114,7 +120,7 @@ def main():
     profile = experiment_reader.read_profile(os.path.join(exp, 'profile.h5'))
     ids = profile['location_ids']
     stream_columns = [k for k, i in enumerate(ids) if (i & 0xffffffff) >= 0x10000]
-    check(len(stream_columns) == 2, 'profile.h5 has a column per stream (ids %s)' % ids)
+    check(len(stream_columns) == 3, 'profile.h5 has a column per stream location (ids %s)' % ids)
     time_inclusive = dict(zip(profile['paths'], profile['metrics']['time_inclusive']))
     saxpy = [row for path, row in time_inclusive.items() if path.endswith('saxpy(float, float*, float*)')]
     check(len(saxpy) == 1 and any(near(saxpy[0][k] * 1e9, 50000, 2000) for k in stream_columns),
@@ -129,8 +135,11 @@ def main():
           'the analysis gives saxpy to the call path of its launch: %s' % kernels)
     with open(os.path.join(exp, 'analysis', 'gpu.csv')) as f:
         device = [r for r in csv.DictReader(f) if r['scope'] == 'device']
-    check(len(device) == 1 and device[0]['kernels'] == '2' and device[0]['streams'] == '2',
-          'one device, 2 kernels on 2 streams: %s' % device)
+    check(len(device) == 1 and device[0]['kernels'] == '3' and device[0]['streams'] == '3',
+          'one device, 3 kernels on 3 stream locations: %s' % device)
+    if device:
+        check(abs(float(device[0]['busy_s']) - 59e-6) < 2e-6,
+              'busy: the union of the kernels, 4 + 55 us less their overlap (%s s)' % device[0]['busy_s'])
     if device:
         check(abs(float(device[0]['copy_htod_s']) - 10e-6) < 2e-6 and abs(float(device[0]['memset_s']) - 5e-6) < 2e-6,
               'the copy and the memset times per kind')

@@ -95,12 +95,18 @@ def check_known_answers(out):
     check('copies (%d bytes)' % total_bytes in log, 'copied bytes %d in the adapter summary' % total_bytes)
     check(len(streams) >= answers['streams_used'], '%d stream locations' % len(streams))
     # Durations against CUDA events.
+    # The events bracket the launch too: the first launch of a kernel also loads
+    # its module (CUDA's lazy loading), so there only kernel <= events is certain.
     busy = sorted((i for _, i in gpu if i[0].startswith('busy_a')), key=lambda i: i[2])
-    for got, event_ms in zip(busy, answers['busy_a_event_ms']):
+    for n, (got, event_ms) in enumerate(zip(busy, answers['busy_a_event_ms'])):
         seconds = (got[3] - got[2]) / resolution
         event_s = event_ms / 1000
-        check(abs(seconds - event_s) <= max(0.05 * event_s, 20e-6),
-              'busy_a %.4f ms against CUDA events %.4f ms' % (seconds * 1e3, event_ms))
+        if n == 0:
+            check(seconds <= event_s + 20e-6, 'busy_a %.4f ms within CUDA events %.4f ms (first launch)' %
+                  (seconds * 1e3, event_ms))
+        else:
+            check(abs(seconds - event_s) <= max(0.05 * event_s, 20e-6),
+                  'busy_a %.4f ms against CUDA events %.4f ms' % (seconds * 1e3, event_ms))
     # Every kernel inside [launch, end of the next synchronisation].
     host = [(loc, i) for loc, items in trace.items() if kinds[loc] == otf2.LocationType.CPU_THREAD for i in items]
     launches = {i[4]: (loc, i) for loc, i in host if i[4]}
@@ -145,15 +151,23 @@ def check_torch(out, analyze):
     check(an.returncode == 0, 'strata-analyze ran on the torch trace')
     with open(os.path.join(exp, 'analysis', 'iterations.csv')) as f:
         iterations = list(csv.DictReader(f))
-    check(len(iterations) == len(steps) and len(steps) > 0, '%d iterations for %d "step" ranges' %
+    # DLProf's rule: N key-region instances cut N + 1 iterations.
+    check(len(iterations) == len(steps) + 1 and len(steps) > 0, '%d iterations for %d "step" ranges' %
           (len(iterations), len(steps)))
     with open(os.path.join(exp, 'analysis', 'gpu_kernels.csv')) as f:
         rows = list(csv.DictReader(f))
     gemms = [r for r in rows if any(p in r['kernel'].lower() for p in ('gemm', 'nvjet', 'xmma', 'gmma'))]
     for r in gemms[:8]:
         print('  GEMM kernel: tensor_core=%s count=%s %s' % (r['tensor_core'], r['count'], r['kernel'][:100]))
-    check(gemms and all(r['tensor_core'] == '1' for r in gemms if 'bf16' in r['kernel'].lower() or
-                        'nvjet' in r['kernel'].lower()), 'the bf16 GEMMs are flagged as Tensor Core kernels')
+    bf16 = [r for r in gemms if 'nvjet' in r['kernel'].lower() or 'bf16' in r['kernel'].lower()]
+    fp32 = [r for r in gemms if '_ffma_' in r['kernel'].lower() or 'simt' in r['kernel'].lower()]
+    check(bf16 and all(r['tensor_core'] == '1' for r in bf16), 'the bf16 GEMMs are flagged as Tensor Core kernels')
+    check(all(r['tensor_core'] == '0' for r in fp32), 'the fp32 FMA GEMMs are not')
+    unjoined = [r for r in rows if r['callpath'] == '(launch not recorded)']
+    check(not unjoined, 'every kernel has its launching call path (%d do not: %s)' %
+          (len(unjoined), [r['kernel'][:60] for r in unjoined]))
+    zero = [r for r in rows if float(r['total_s']) == 0]
+    check(not zero, 'no kernel has zero time (%d do)' % len(zero))
     per_step = {}
     for name in ('torch_plain', 'torch_strata', 'torch_plain2'):
         with open(os.path.join(out, name + '.json')) as f:

@@ -7,7 +7,8 @@
 // Times from t0, right after the host call that launched saxpy returned.
 // Stream 7: init() at +1..5 us, then saxpy() launched by a host call
 // (correlation 41) at +10..60 us, then a 4 KiB copy to the device at
-// +70..80 us; stream 13: a 1 KiB memset at +20..25 us.  Also a kernel without
+// +70..80 us, and next() at +55..65 us, started before saxpy ended (as
+// programmatic dependent launch allows); stream 13: a 1 KiB memset at +20..25 us.  Also a kernel without
 // a start time, a synchronisation and an overhead record, a record of a kind
 // the adapter does not know, and 3 records CUPTI reports as dropped.
 #include <cupti.h>
@@ -84,6 +85,7 @@ int main() {
     buffer.put(kernel("_Z5saxpyfPfS_", 7, t0 + 10000, t0 + 60000, 41));
     buffer.put(kernel("_Z4initPf", 7, t0 + 1000, t0 + 5000, 40));  // earlier, later in the buffer
     buffer.put(kernel("_Z4lostv", 7, 0, t0 + 90000, 45));          // no start time
+    buffer.put(kernel("_Z4nextv", 7, t0 + 55000, t0 + 65000, 46));  // starts before saxpy ends
     CUpti_ActivityMemcpy6 copy{};
     copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
     copy.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
