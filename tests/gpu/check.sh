@@ -55,13 +55,14 @@ nvcc -O2 -gencode arch=compute_90,code=sm_90 -o "$WORK/cuda_launch" "$HERE/../..
     >> "$OUT/nvcc.log" 2>&1 || { cat "$OUT/nvcc.log"; exit 1; }
 for round in 1 2 3; do
     "$WORK/cuda_launch" >> "$OUT/bench_plain.json"
-    strata bench_profile env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 "$WORK/cuda_launch" >> "$OUT/bench_profile.json" \
-        2>> "$OUT/bench.log"
+    strata bench_profile env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 "$WORK/cuda_launch" \
+        >> "$OUT/bench_profile.json" 2>> "$OUT/bench.log"
     strata bench_trace "$WORK/cuda_launch" >> "$OUT/bench_trace.json" 2>> "$OUT/bench.log"
-    strata bench_api_only env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 STRATA_CUDA_ENABLE=runtime,nvtx "$WORK/cuda_launch" \
-        >> "$OUT/bench_api_only.json" 2>> "$OUT/bench.log"
+    strata bench_api_only env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 STRATA_CUDA_ENABLE=runtime,nvtx \
+        "$WORK/cuda_launch" >> "$OUT/bench_api_only.json" 2>> "$OUT/bench.log"
 done
 for f in plain profile trace api_only; do echo "$f: $(tr '\n' ' ' < "$OUT/bench_$f.json")"; done
+rm -rf "$OUT/bench_profile" "$OUT/bench_trace" "$OUT/bench_api_only"  # only their times matter
 
 step "torch loop: plain"
 python3 "$HERE/torch_loop.py" plain "$STEPS" > "$OUT/torch_plain.json" 2> "$OUT/torch_plain.log"
