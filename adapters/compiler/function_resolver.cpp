@@ -55,9 +55,28 @@ LoadedObject* FunctionResolver::classify_object(std::uintptr_t address, Function
     return object;
 }
 
+namespace {
+bool is_toolkit_function(const FunctionInfo& info) {
+    // By name too: without debug information the file is unknown.  "nvtx" is NVTX's prefix,
+    // "__nv_", "____nv_", "__cuda" and "__device_stub__" nvcc's.
+    static const char* const names[] = {"nvtx", "__nv_", "____nv_", "__cuda", "__sti____cuda", "__device_stub__"};
+    static const char* const files[] = {"/nvtx3/", "nvToolsExt", ".cudafe1.stub.c", "/include/crt/",
+                                        "/include/cuda_"};
+    for (const char* prefix : names) {
+        if (starts_with(info.name, prefix)) return true;
+    }
+    for (const char* part : files) {
+        if (info.file.find(part) != std::string::npos) return true;
+    }
+    return false;
+}
+}  // namespace
+
 void FunctionResolver::decide(FunctionInfo& info) const {
     if (starts_with(info.file, "/usr/include/")) {
         info.verdict = Verdict::system_header;
+    } else if (is_toolkit_function(info)) {
+        info.verdict = Verdict::toolkit;
     } else if (is_openmp_outlined(info.mangled)) {
         info.verdict = Verdict::openmp_outlined;
     } else if (filter_ && filter_->excluded(info.name, info.mangled, info.file)) {

@@ -21,6 +21,10 @@ enum class Verdict {
     strata,          ///< a function of Strata's own libraries
     system_library,  ///< in a shared object under /usr/lib (or /lib, /lib64, /usr/lib64)
     system_header,   ///< declared in a file under /usr/include (an instrumented inline function)
+    /// NVTX's and CUDA's own functions (the NVTX header's inline nvtx*, nvcc's registration and
+    /// launch stubs): the CUDA adapter records what they do; as regions they would break the
+    /// nesting (nvtxRangePushA returns with its range still open).
+    toolkit,
     openmp_outlined, ///< the body of an OpenMP construct outlined by the compiler (".omp_outlined.",
                      ///< "f._omp_fn.0"): the OpenMP adapter names the construct instead
     filtered,        ///< excluded by the filter file

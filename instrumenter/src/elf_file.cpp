@@ -78,6 +78,32 @@ bool file_offset(const std::vector<Segment>& segments, std::uint64_t address, st
     return false;
 }
 
+/// Whether a section is named `wanted`; false when the section headers cannot be read (they are
+/// optional: a loader never needs them).
+bool has_section(const Fields& f, const ByteReader& read, bool is64, std::uint64_t shoff, const char* wanted) {
+    std::uint64_t shentsize = 0, shnum = 0, shstrndx = 0;
+    if (shoff == 0 || !f.get(is64 ? 58 : 46, 2, shentsize) || !f.get(is64 ? 60 : 48, 2, shnum) ||
+        !f.get(is64 ? 62 : 50, 2, shstrndx) || shentsize < (is64 ? 64u : 40u) || shstrndx >= shnum) {
+        return false;
+    }
+    const auto field = [&](std::uint64_t index, std::uint64_t at64, std::uint64_t at32, std::uint64_t& out) {
+        return f.get(shoff + index * shentsize + (is64 ? at64 : at32), is64 ? 8 : 4, out);
+    };
+    std::uint64_t names_offset = 0, names_size = 0;
+    if (!field(shstrndx, 24, 16, names_offset) || !field(shstrndx, 32, 20, names_size) ||
+        names_size == 0 || names_size > max_string_table_bytes) {
+        return false;
+    }
+    std::string names(static_cast<std::size_t>(names_size), '\0');
+    if (!read(names_offset, names.size(), reinterpret_cast<unsigned char*>(&names[0]))) return false;
+    for (std::uint64_t i = 0; i < shnum; ++i) {
+        std::uint64_t name = 0;
+        if (!f.get(shoff + i * shentsize, 4, name)) return false;
+        if (name < names.size() && std::strcmp(names.c_str() + name, wanted) == 0) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 ElfInfo parse_elf(const ByteReader& read) {
@@ -142,6 +168,7 @@ ElfInfo parse_elf(const ByteReader& read) {
         }
     }
     info.elf = true;
+    info.cuda_device_code = has_section(f, read, is64, shoff, ".nv_fatbin");
     if (dynamic == nullptr) return info;
     info.has_dynamic = true;
 

@@ -7,8 +7,8 @@
 //                                                   offset through the PT_LOAD segments)
 //                                                -> DT_NEEDED / DT_RPATH / DT_RUNPATH / DT_SONAME
 //
-// 32- and 64-bit files of either byte order are read; only the headers and the dynamic section are
-// read, never the whole file.
+// 32- and 64-bit files of either byte order are read; only the headers, the dynamic section and the
+// section names are read, never the whole file.
 #pragma once
 
 #include <cstddef>
@@ -48,6 +48,9 @@ struct ElfInfo {
     std::vector<std::string> runpath;
     /// DT_SONAME, empty when absent.
     std::string soname;
+    /// A section named .nv_fatbin: CUDA device code.  nvcc links the CUDA runtime statically by
+    /// default, so such a program needs no libcudart (read from the section headers when present).
+    bool cuda_device_code = false;
 };
 
 /// Reads `size` bytes at `offset` into `out`; false when the file is shorter.

@@ -101,6 +101,7 @@ int main(int argc, char** argv) {
         inputs.library_dirs += (inputs.library_dirs.empty() ? "" : ", ") + dir;
     if (inputs.library_dirs.empty()) inputs.library_dirs = "none found";
     inputs.existing_preload = environment("LD_PRELOAD");
+    inputs.cuda_device_code = check.elf.cuda_device_code;
     if (!layout.openmp_runtime_dir.empty()) {
         const std::string libomp = layout.openmp_runtime_dir + "/libomp.so";
         if (::access(libomp.c_str(), R_OK) == 0) inputs.openmp_runtime = libomp;

@@ -81,8 +81,9 @@ std::string runtime_conflict(const PreloadAdapter& adapter, const std::string& p
 //   ompt_start_tool symbol, which LD_PRELOAD makes visible.  GCC's libgomp has no OMPT: for a
 //   program on libgomp, LLVM's libomp is preloaded too; it provides libgomp's GOMP_* entry
 //   points, which the loader then takes from it.
-// - CUDA: CUPTI needs nothing more; NVTX finds an injection library through
-//   NVTX_INJECTION64_PATH, which will have to be set here too when adapters/cuda/ provides one.
+// - CUDA: CUPTI needs nothing more, and libstrata-cuda points NVTX_INJECTION64_PATH at itself.
+//   nvcc links the CUDA runtime statically by default: a program with CUDA device code (a
+//   .nv_fatbin section) wants the adapter too.  Python programs (PyTorch) need --cuda.
 // ------------------------------------------------------------------------------------------------
 const std::vector<PreloadAdapter>& preload_adapters() {
     static const std::vector<PreloadAdapter> adapters = {
@@ -202,6 +203,9 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
                 break;
             }
         }
+        static const NeededLibrary device_code{"CUDA device code (a .nv_fatbin section; the CUDA runtime "
+                                               "linked statically)", "", ""};
+        if (trigger == nullptr && adapter.feature == "cuda" && inputs.cuda_device_code) trigger = &device_code;
         const std::string file = lib_file(adapter.library);
         if (forced != options.forced.end() && !forced->second) {
             if (trigger != nullptr) {

@@ -78,6 +78,9 @@ struct PreloadInputs {
     std::string library_dirs;
     /// LD_PRELOAD of the environment (empty when unset).
     std::string existing_preload;
+    /// The program carries CUDA device code (ElfInfo::cuda_device_code): the CUDA adapter is wanted
+    /// although no CUDA library is in `needed`.
+    bool cuda_device_code = false;
     /// LLVM's OpenMP runtime (libomp.so, which has OMPT), preloaded for programs on GCC's
     /// libgomp (which has none); empty when this build knows of none.
     std::string openmp_runtime;
