@@ -176,7 +176,10 @@ Features resolve_features(const WrapperOptions& options, std::string_view compil
     Features features;
     features.user = options.user;
     features.compiler = options.compiler;
-    features.mpi = options.mpi.value_or(is_mpi_compiler(compiler) || classification.links_mpi);
+    // nvcc -ccbin mpicxx: the host compiler is an MPI wrapper.
+    const bool mpi_host = is_cuda_compiler(compiler) && !classification.host_compiler.empty() &&
+                          is_mpi_compiler(classification.host_compiler);
+    features.mpi = options.mpi.value_or(is_mpi_compiler(compiler) || mpi_host || classification.links_mpi);
     features.openmp = options.openmp.value_or(classification.openmp);
     features.cuda = options.cuda.value_or(is_cuda_compiler(compiler));
     return features;

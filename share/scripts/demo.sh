@@ -43,5 +43,21 @@ fi
 echo
 echo "== The first events of the OTF2 trace (otf2-print)"
 otf2-print "$experiment/traces.otf2" | sed -n '1,16p'
+
+# The CUDA example, where the CUDA toolkit is installed (the adapter is built then).
+nvcc=$(command -v nvcc || true)
+[ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
+if [ -n "$nvcc" ] && ls "$build"/adapters/cuda/libstrata-cuda.so* > /dev/null 2>&1; then
+  echo
+  echo "== Building the CUDA example with strata nvcc (MPI through -ccbin mpicxx)"
+  "$build/instrumenter/strata" "$nvcc" -O2 -g -ccbin mpicxx "$top/share/examples/gpu_streams.cu" -o gpu_streams
+  gpu_experiment=$demo/strata-demo-gpu-$(date +%Y%m%d_%H%M%S)
+  echo "== Running it on 2 ranks, tracing on (without a GPU it says so and measures its NVTX ranges only)"
+  STRATA_ENABLE_TRACING=true STRATA_EXPERIMENT_DIRECTORY=$gpu_experiment \
+    mpirun -np 2 --oversubscribe ./gpu_streams -n 10
+  if [ -x "$build/analysis/strata-analyze" ]; then
+    "$build/analysis/strata-analyze" "$gpu_experiment" | sed -n '/^GPUs/,/^$/p'
+  fi
+fi
 echo
 echo "Open $experiment/traces.otf2 in Vampir or read it with otf2-print; profile.h5 with h5dump or h5py."

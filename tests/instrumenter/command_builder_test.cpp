@@ -249,6 +249,15 @@ TEST(Classification, NvccHostCompilerAndOutput) {
     EXPECT_EQ(classification.output, "k.o");
 }
 
+TEST(Features, NvccWithAnMpiHostCompilerIsAnMpiBuild) {
+    WrapperOptions options;
+    const auto mpi_host = classify("nvcc", {"-ccbin", "mpicxx", "-o", "app", "app.cu"});
+    EXPECT_TRUE(resolve_features(options, "nvcc", mpi_host).mpi);
+    EXPECT_TRUE(resolve_features(options, "nvcc", mpi_host).cuda);
+    const auto plain_host = classify("nvcc", {"-ccbin", "g++", "-o", "app", "app.cu"});
+    EXPECT_FALSE(resolve_features(options, "nvcc", plain_host).mpi);
+}
+
 TEST(Classification, OutputInEverySpelling) {
     EXPECT_EQ(classify("gcc", {"-o", "a", "x.o"}).output, "a");
     EXPECT_EQ(classify("gcc", {"-ob", "x.o"}).output, "b");
