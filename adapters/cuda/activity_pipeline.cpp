@@ -28,12 +28,16 @@ void ActivityPipeline::completed(std::uint8_t* buffer, std::size_t valid, std::s
     add_clock_point_locked();
     decode_buffer(cupti_, buffer, valid, &decoded_, [this](const GpuActivity& a) {
         switch (a.kind) {
-            case GpuActivity::synchronization: ++sync_records_; break;
+            case GpuActivity::synchronization:
+                ++sync_records_;
+                break;
             case GpuActivity::overhead:
                 ++overhead_records_;
                 if (a.end > a.start) overhead_ns_ += a.end - a.start;
                 break;
-            default: streams_.add(a); break;
+            default:
+                streams_.add(a);
+                break;
         }
     });
     streams_.deliver(map_);
@@ -48,8 +52,9 @@ std::vector<std::string> ActivityPipeline::losses(const std::string& buffer_sett
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<std::string> lines;
     if (dropped_ > 0 || refused_ > 0) {
-        lines.push_back(std::to_string(dropped_) + " GPU activity records were dropped by CUPTI (its buffers were " +
-                        "full " + std::to_string(refused_) + " times); raise " + buffer_setting);
+        lines.push_back(std::to_string(dropped_) +
+                        " GPU activity records were dropped by CUPTI (its buffers were " + "full " +
+                        std::to_string(refused_) + " times); raise " + buffer_setting);
     }
     if (decoded_.zero_timestamps > 0) {
         lines.push_back(std::to_string(decoded_.zero_timestamps) +

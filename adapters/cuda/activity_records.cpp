@@ -92,7 +92,9 @@ bool decode_record(const CUpti_Activity* record, GpuActivity* out, DecodeCounts*
             out->correlation = o->correlationId;
             return true;
         }
-        default: ++counts->unknown_kinds[static_cast<std::uint32_t>(record->kind)]; return false;
+        default:
+            ++counts->unknown_kinds[static_cast<std::uint32_t>(record->kind)];
+            return false;
     }
     if (out->start == 0 || out->end == 0 || out->end < out->start) {
         ++counts->zero_timestamps;
@@ -103,17 +105,28 @@ bool decode_record(const CUpti_Activity* record, GpuActivity* out, DecodeCounts*
 
 std::string_view copy_direction(std::uint8_t copy_kind) {
     switch (copy_kind) {
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoA";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "AtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA: return "AtoA";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD: return "AtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return "DtoA";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-        default: return "other";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+            return "HtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+            return "DtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+            return "HtoA";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+            return "AtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+            return "AtoA";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+            return "AtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+            return "DtoA";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+            return "DtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+            return "HtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+            return "PtoP";
+        default:
+            return "other";
     }
 }
 

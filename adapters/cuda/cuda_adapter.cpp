@@ -89,10 +89,14 @@ thread_local int t_runtime_depth = 0;
 /// Driver calls that launch GPU work.  Libraries such as cuBLAS launch through
 /// the driver: without these their kernels would have no launching call path.
 constexpr CUpti_CallbackId kDriverLaunches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
 void api_call(std::atomic<RegionHandle>* regions, std::size_t size, CUpti_CallbackId id,
@@ -134,7 +138,9 @@ std::uint64_t monotonic_ns() {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-uint64_t CUPTIAPI cupti_clock() { return monotonic_ns(); }
+uint64_t CUPTIAPI cupti_clock() {
+    return monotonic_ns();
+}
 
 /// The clock CUPTI's records are on.
 std::uint64_t record_clock() {
@@ -198,18 +204,23 @@ void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
             // The context's records must be taken while it exists.
             if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) flush_activity();
             break;
-        default: break;
+        default:
+            break;
     }
 }
 
-void say(const std::string& message) { std::fprintf(stderr, "strata: %s\n", message.c_str()); }
+void say(const std::string& message) {
+    std::fprintf(stderr, "strata: %s\n", message.c_str());
+}
 
 /// At the end of the measurement: the last records, then what was lost.
 void at_end() {
     flush_activity();
-    const std::string setting = "STRATA_CUDA_BUFFER_SIZE (now " + std::to_string(settings().buffer_size >> 10) + "K)";
+    const std::string setting =
+        "STRATA_CUDA_BUFFER_SIZE (now " + std::to_string(settings().buffer_size >> 10) + "K)";
     for (const std::string& line : pipeline().losses(setting)) say("warning: CUDA: " + line);
-    if (std::getenv("STRATA_VERBOSE") != nullptr) say("CUDA: " + pipeline().summary() + "; CUPTI from " + cupti().origin);
+    if (std::getenv("STRATA_VERBOSE") != nullptr)
+        say("CUDA: " + pipeline().summary() + "; CUPTI from " + cupti().origin);
 }
 
 /// Sets CUPTI up; returns "" or why GPU activity is not recorded.
@@ -233,10 +244,12 @@ std::string start_cupti() {
     if (f & feature_driver) {
         cupti().enable_domain(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
     } else if (f & feature_runtime) {
-        for (CUpti_CallbackId id : kDriverLaunches) cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+        for (CUpti_CallbackId id : kDriverLaunches)
+            cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
     }
     if ((f & activity_features) == 0) return {};
-    cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+    cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                            CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
     // Once, before any activity kind: records made earlier would be on CUPTI's clock.
     g_cupti_clock = cupti().activity_register_timestamp_callback == nullptr ||
                     cupti().activity_register_timestamp_callback(cupti_clock) != CUPTI_SUCCESS;

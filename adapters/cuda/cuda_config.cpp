@@ -18,7 +18,8 @@ struct FeatureName {
 
 constexpr FeatureName kFeatures[] = {
     {"runtime", feature_runtime,
-     "CUDA runtime API calls (cudaLaunchKernel, cudaMemcpy, ...) as regions, and the driver calls that launch "
+     "CUDA runtime API calls (cudaLaunchKernel, cudaMemcpy, ...) as regions, and the driver calls that "
+     "launch "
      "work outside them (cuLaunchKernel, cuGraphLaunch, ...: cuBLAS launches so)"},
     {"driver", feature_driver, "CUDA driver API calls (cuLaunchKernel, ...) as regions"},
     {"kernel", feature_kernel, "kernels on their GPU streams, with grid, block, registers, shared memory"},
@@ -26,7 +27,8 @@ constexpr FeatureName kFeatures[] = {
     {"memset", feature_memset, "memsets on their GPU streams"},
     {"sync", feature_sync,
      "CUPTI's synchronisation records, counted in the summary (the waits are the API calls' regions)"},
-    {"overhead", feature_overhead, "CUPTI's and the driver's own overhead, counted and summed in the summary"},
+    {"overhead", feature_overhead,
+     "CUPTI's and the driver's own overhead, counted and summed in the summary"},
     {"nvtx", feature_nvtx, "NVTX ranges, marks, domains and thread names (no GPU needed)"},
 };
 
@@ -40,7 +42,8 @@ constexpr const char* kDefaultSkip =
     "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,"
     "cuCtxGetCurrent,cuCtxSetCurrent,cuCtxGetDevice,cuDeviceGet,cuDeviceGetAttribute,cuGetErrorString,"
     "cuGetProcAddress,cuGetProcAddress_v2,cuStreamIsCapturing,cuPointerGetAttribute,cuPointerGetAttributes,"
-    "cuCtxGetStreamPriorityRange,cuDriverGetVersion,cuModuleGetFunction,cuFuncGetAttribute,cuKernelGetFunction,"
+    "cuCtxGetStreamPriorityRange,cuDriverGetVersion,cuModuleGetFunction,cuFuncGetAttribute,"
+    "cuKernelGetFunction,"
     "cuLibraryGetKernel,cuKernelGetAttribute,cuStreamGetCaptureInfo,cuStreamGetCaptureInfo_v2";
 
 }  // namespace
@@ -82,7 +85,9 @@ std::optional<std::string> register_variables(config::Registry& registry, Settin
         help << "  " << name << f.description << '\n';
     }
     enable.long_help = help.str();
-    enable.store = [settings](const std::string& normalized) { settings->features = feature_mask(normalized); };
+    enable.store = [settings](const std::string& normalized) {
+        settings->features = feature_mask(normalized);
+    };
     if (auto failure = registry.add_and_load(std::move(enable))) return failure;
 
     config::Variable buffer;

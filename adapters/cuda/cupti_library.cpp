@@ -37,7 +37,8 @@ bool bind(void* handle, const char* symbol, Fn* slot, std::string* missing) {
 
 std::string CuptiLibrary::describe(CUptiResult result) const {
     const char* text = nullptr;
-    if (get_result_string != nullptr && get_result_string(result, &text) == CUPTI_SUCCESS && text != nullptr) {
+    if (get_result_string != nullptr && get_result_string(result, &text) == CUPTI_SUCCESS &&
+        text != nullptr) {
         return text;
     }
     return "CUPTI error " + std::to_string(static_cast<int>(result));

@@ -19,8 +19,8 @@ struct CuptiLibrary {
     CUptiResult (*subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*) = nullptr;
     CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = nullptr;
     CUptiResult (*enable_domain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
-    CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain, CUpti_CallbackId) =
-        nullptr;
+    CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                   CUpti_CallbackId) = nullptr;
     CUptiResult (*activity_enable)(CUpti_ActivityKind) = nullptr;
     CUptiResult (*activity_register_callbacks)(CUpti_BuffersCallbackRequestFunc,
                                                CUpti_BuffersCallbackCompleteFunc) = nullptr;

@@ -23,8 +23,8 @@ Ticks ClockMap::to_ticks(std::uint64_t cupti_ns) const {
     if (points_ == 0) return cupti_ns;
     // Ticks per nanosecond from the two readings furthest apart; 1 until they differ.
     const double span_ns = static_cast<double>(last_ns_) - static_cast<double>(first_ns_);
-    const double rate = span_ns > 0 ? (static_cast<double>(last_ticks_) - static_cast<double>(first_ticks_)) / span_ns
-                                    : 1.0;
+    const double rate =
+        span_ns > 0 ? (static_cast<double>(last_ticks_) - static_cast<double>(first_ticks_)) / span_ns : 1.0;
     const double ticks = static_cast<double>(last_ticks_) +
                          (static_cast<double>(cupti_ns) - static_cast<double>(last_ns_)) * rate;
     return ticks <= 0 ? 0 : static_cast<Ticks>(ticks + 0.5);
@@ -112,7 +112,8 @@ void GpuStreams::add(const GpuActivity& activity) {
             region = transfer_region(activity);
             ++counts_.memsets;
             break;
-        default: return;
+        default:
+            return;
     }
     stream(activity).pending.push_back({activity.start, activity.end, region, activity.correlation});
 }

@@ -44,17 +44,19 @@ def main():
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     exp = os.path.join(args.work, 'exp')
-    env = dict(os.environ, STRATA_ENABLE_TRACING='1', STRATA_ENABLE_PROFILING='1', STRATA_TIMER='clock_gettime',
-               STRATA_EXPERIMENT_DIRECTORY=exp)
+    env = dict(os.environ, STRATA_ENABLE_TRACING='1', STRATA_ENABLE_PROFILING='1',
+               STRATA_TIMER='clock_gettime', STRATA_EXPERIMENT_DIRECTORY=exp)
     run = subprocess.run([args.program], env=env, capture_output=True, text=True, timeout=60)
     print(run.stdout + run.stderr)
     check(run.returncode == 0, 'the program ran (exit %d)' % run.returncode)
     if run.returncode != 0:
         return
     t0 = json.loads(run.stdout.strip().splitlines()[-1])['t0']
-    check('3 GPU activity records were dropped by CUPTI' in run.stderr and 'STRATA_CUDA_BUFFER_SIZE' in run.stderr,
+    check('3 GPU activity records were dropped by CUPTI' in run.stderr and
+          'STRATA_CUDA_BUFFER_SIZE' in run.stderr,
           'the dropped records are counted and the setting to raise named')
-    check('1 GPU activity records had no start or end time' in run.stderr, 'the kernel without a start is counted')
+    check('1 GPU activity records had no start or end time' in run.stderr,
+          'the kernel without a start is counted')
     check('does not know were skipped: 1 of kind %d' % 11 in run.stderr, 'the unknown record kind is named')
 
     # --- the trace ----------------------------------------------------------------
@@ -70,7 +72,8 @@ def main():
         check(devices == {'CUDA[0:7]': 0, 'CUDA[0:7]/2': 0, 'CUDA[0:13]': 0},
               'CUDA_DEVICE of every stream: %s' % devices)
         correlation = [a for a in d.attributes if a.name == 'CUDA_CORRELATION_ID']
-        check(len(correlation) == 1 and correlation[0].type == otf2.Type.UINT64, 'the attribute CUDA_CORRELATION_ID')
+        check(len(correlation) == 1 and correlation[0].type == otf2.Type.UINT64,
+              'the attribute CUDA_CORRELATION_ID')
         per_location = {}
         for location, event in trace.events:
             per_location.setdefault(location.name, []).append(event)
@@ -107,7 +110,8 @@ def main():
           near(overlap[0][4], t0 + 65000) and overlap[0][5] == 46,
           'the kernel overlapping saxpy keeps its times, on the second location: %s' % overlap)
     s13 = intervals('CUDA[0:13]')
-    check([(i[0], i[1]) for i in s13] == [('cudaMemset', otf2.RegionRole.DATA_TRANSFER)], 'stream 13: the memset')
+    check([(i[0], i[1]) for i in s13] == [('cudaMemset', otf2.RegionRole.DATA_TRANSFER)],
+          'stream 13: the memset')
     check(s13 and near(s13[0][3], t0 + 20000) and near(s13[0][4], t0 + 25000), 'the memset at +20..25 us')
     host = [i for name, events in per_location.items() if name not in streams for i in intervals(name)
             if i[0] == 'cudaLaunchKernel']
@@ -141,7 +145,8 @@ def main():
         check(abs(float(device[0]['busy_s']) - 59e-6) < 2e-6,
               'busy: the union of the kernels, 4 + 55 us less their overlap (%s s)' % device[0]['busy_s'])
     if device:
-        check(abs(float(device[0]['copy_htod_s']) - 10e-6) < 2e-6 and abs(float(device[0]['memset_s']) - 5e-6) < 2e-6,
+        check(abs(float(device[0]['copy_htod_s']) - 10e-6) < 2e-6 and
+              abs(float(device[0]['memset_s']) - 5e-6) < 2e-6,
               'the copy and the memset times per kind')
 
 

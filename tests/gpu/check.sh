@@ -22,7 +22,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
 export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ADAPTER="$PACK/lib/libstrata-cuda.so"
-STEPS=${STRATA_GPU_STEPS:-30}
+STEPS=${STRATA_GPU_STEPS:-100}
 
 # Under Strata: tracing, no profile, a summary of what CUDA recorded on stderr.
 strata() {
@@ -42,7 +42,8 @@ step() { echo "== $* ($(date +%T))"; }
 } > "$OUT/environment.txt" 2>&1
 
 step "known_answers: build with nvcc"
-nvcc -O2 -lineinfo -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 -o "$WORK/known_answers" "$HERE/programs/known_answers.cu" > "$OUT/nvcc.log" 2>&1 ||
+nvcc -O2 -lineinfo -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90 \
+    -o "$WORK/known_answers" "$HERE/programs/known_answers.cu" > "$OUT/nvcc.log" 2>&1 ||
     { cat "$OUT/nvcc.log"; exit 1; }
 step "known_answers: plain"
 KNOWN_ANSWERS="$OUT/known_answers_plain.json" "$WORK/known_answers"
@@ -58,27 +59,57 @@ for round in 1 2 3; do
     strata bench_profile env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 "$WORK/cuda_launch" \
         >> "$OUT/bench_profile.json" 2>> "$OUT/bench.log"
     strata bench_trace "$WORK/cuda_launch" >> "$OUT/bench_trace.json" 2>> "$OUT/bench.log"
-    strata bench_api_only env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 STRATA_CUDA_ENABLE=runtime,nvtx \
+    strata bench_api_only env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 \
+        STRATA_CUDA_ENABLE=runtime,nvtx \
         "$WORK/cuda_launch" >> "$OUT/bench_api_only.json" 2>> "$OUT/bench.log"
 done
+for round in 1 2 3; do
+    strata bench_user env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 \
+        "$PACK/bin/bench-user-regions-strata" \
+        1000000 >> "$OUT/bench_user_regions.txt" 2>> "$OUT/bench.log"
+done
 for f in plain profile trace api_only; do echo "$f: $(tr '\n' ' ' < "$OUT/bench_$f.json")"; done
-rm -rf "$OUT/bench_profile" "$OUT/bench_trace" "$OUT/bench_api_only"  # only their times matter
+echo "user regions (profile): $(tr '\n' ' ' < "$OUT/bench_user_regions.txt")"
+# Only their times matter.
+rm -rf "$OUT/bench_profile" "$OUT/bench_trace" "$OUT/bench_api_only" "$OUT/bench_user"
+
+step "the MPI + CUDA example (share/examples/gpu_streams.cu) on 2 ranks, one GPU"
+# The example links Strata itself: no LD_PRELOAD (it would measure mpirun too).
+export STRATA_ENABLE_TRACING=1 STRATA_ENABLE_PROFILING=0 STRATA_VERBOSE=1
+export STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=1
+export STRATA_EXPERIMENT_DIRECTORY="$OUT/gpu_streams"
+if command -v mpirun > /dev/null; then
+    mpirun --allow-run-as-root --oversubscribe -np 2 -x LD_LIBRARY_PATH -x STRATA_ENABLE_TRACING \
+        -x STRATA_ENABLE_PROFILING -x STRATA_VERBOSE -x STRATA_OVERWRITE_EXPERIMENT_DIRECTORY \
+        -x STRATA_EXPERIMENT_DIRECTORY "$PACK/bin/gpu_streams" -n 10 > "$OUT/gpu_streams.log" 2>&1
+else
+    echo "no mpirun: one rank" > "$OUT/gpu_streams.log"
+    "$PACK/bin/gpu_streams" -n 10 >> "$OUT/gpu_streams.log" 2>&1
+fi
+unset STRATA_ENABLE_TRACING STRATA_ENABLE_PROFILING STRATA_VERBOSE STRATA_OVERWRITE_EXPERIMENT_DIRECTORY
+unset STRATA_EXPERIMENT_DIRECTORY
+tail -4 "$OUT/gpu_streams.log"
 
 step "torch loop: plain"
 python3 "$HERE/torch_loop.py" plain "$STEPS" > "$OUT/torch_plain.json" 2> "$OUT/torch_plain.log"
 step "torch loop: under Strata"
 strata torch python3 "$HERE/torch_loop.py" strata "$STEPS" > "$OUT/torch_strata.json" 2> "$OUT/torch.log"
 tail -5 "$OUT/torch.log"
+step "torch loop: under Strata, API calls and NVTX only (no GPU activity)"
+STRATA_CUDA_ENABLE=runtime,nvtx strata torch_api_only python3 "$HERE/torch_loop.py" strata "$STEPS" \
+    > "$OUT/torch_api_only.json" 2> "$OUT/torch_api_only.log"
+rm -rf "$OUT/torch_api_only"
 step "torch loop: plain again (the overhead is the difference to the mean of both plain runs)"
 python3 "$HERE/torch_loop.py" plain "$STEPS" > "$OUT/torch_plain2.json" 2>> "$OUT/torch_plain.log"
 step "torch loop: torch.profiler (kernel counts)"
-python3 "$HERE/torch_loop.py" profiler "$STEPS" "$OUT/torch_profiler_counts.json" > "$OUT/torch_profiler.json" \
+python3 "$HERE/torch_loop.py" profiler "$STEPS" "$OUT/torch_profiler_counts.json" \
+    > "$OUT/torch_profiler.json" \
     2> "$OUT/torch_profiler.log"
 step "torch loop: under Strata with emit_nvtx"
 strata torch_emit_nvtx python3 "$HERE/torch_loop.py" strata 5 --emit-nvtx > "$OUT/torch_emit_nvtx.json" \
     2> "$OUT/torch_emit_nvtx.log"
 tail -3 "$OUT/torch_emit_nvtx.log"
-cat "$OUT"/torch_plain.json "$OUT"/torch_strata.json "$OUT"/torch_plain2.json
+cat "$OUT"/torch_plain.json "$OUT"/torch_strata.json "$OUT"/torch_api_only.json "$OUT"/torch_plain2.json
 du -sh "$OUT"
 rm -rf "$WORK"
 step "done"

@@ -41,26 +41,33 @@ def check(condition, message):
         failures.append(message)
 
 
+def location_key(location):
+    """'rank 1/CUDA[0:13]': stream names repeat on every rank."""
+    return '%s/%s' % (location.group.name, location.name)
+
+
 def read_trace(anchor):
-    """{location: [(region name, role, enter, leave, correlation)]} and the timer resolution."""
+    """{location key: [(region name, role, enter, leave, correlation)]}, the locations' types and the
+    timer resolution."""
     out = collections.defaultdict(list)
     kinds = {}
     with otf2.reader.open(anchor) as trace:
         resolution = trace.definitions.clock_properties.timer_resolution
         for l in trace.definitions.locations:
-            kinds[l.name] = l.type
+            kinds[location_key(l)] = l.type
         stacks = collections.defaultdict(list)
         for location, e in trace.events:
+            key = location_key(location)
             if isinstance(e, otf2.events.Enter):
                 corr = 0
                 if e.attributes:
                     for a, v in e.attributes.items():
                         if a.name == 'CUDA_CORRELATION_ID':
                             corr = v
-                stacks[location.name].append((e.region, e.time, corr))
+                stacks[key].append((e.region, e.time, corr))
             elif isinstance(e, otf2.events.Leave):
-                region, start, corr = stacks[location.name].pop()
-                out[location.name].append((region.name, region.region_role, start, e.time, corr))
+                region, start, corr = stacks[key].pop()
+                out[key].append((region.name, region.region_role, start, e.time, corr))
     return out, kinds, resolution
 
 
@@ -85,7 +92,8 @@ def check_known_answers(out):
         if role == otf2.RegionRole.FUNCTION:
             kernels[name.split('(')[0]] += 1
     for name, count in answers['kernels'].items():
-        check(kernels[name] == count, 'kernel %s: %d launches (the program made %d)' % (name, kernels[name], count))
+        check(kernels[name] == count,
+              'kernel %s: %d launches (the program made %d)' % (name, kernels[name], count))
     copies = collections.Counter(i[0] for _, i in gpu if i[1] == otf2.RegionRole.DATA_TRANSFER)
     for direction, (count, _bytes) in answers['copies'].items():
         check(copies['cudaMemcpy ' + direction] == count, 'copies %s: %d (the program made %d)' %
@@ -107,8 +115,9 @@ def check_known_answers(out):
         else:
             check(abs(seconds - event_s) <= max(0.05 * event_s, 20e-6),
                   'busy_a %.4f ms against CUDA events %.4f ms' % (seconds * 1e3, event_ms))
-    # Every kernel inside [launch, end of the next synchronisation].
-    host = [(loc, i) for loc, items in trace.items() if kinds[loc] == otf2.LocationType.CPU_THREAD for i in items]
+    # Every kernel inside [launch, end of the next synchronisation] (one process: ids are unique).
+    host = [(loc, i) for loc, items in trace.items() if kinds[loc] == otf2.LocationType.CPU_THREAD
+            for i in items]
     launches = {i[4]: (loc, i) for loc, i in host if i[4]}
     early, late, unjoined = 0, 0, 0
     for _, (name, role, start, end, corr) in gpu:
@@ -134,10 +143,12 @@ def check_torch(out, analyze):
     exp = os.path.join(out, 'torch')
     print(open(os.path.join(out, 'torch.log')).read().strip()[-2000:])
     trace, kinds, _ = read_trace(os.path.join(exp, 'traces.otf2'))
-    ours = collections.Counter(i[0] for _, i in gpu_intervals(trace, kinds) if i[1] == otf2.RegionRole.FUNCTION)
+    ours = collections.Counter(i[0] for _, i in gpu_intervals(trace, kinds)
+                               if i[1] == otf2.RegionRole.FUNCTION)
     theirs = collections.Counter({k: v for k, v in reference.items()
                                   if not k.startswith('Memcpy') and not k.startswith('Memset')})
-    differ = {k: (ours.get(k, 0), theirs.get(k, 0)) for k in set(ours) | set(theirs) if ours.get(k) != theirs.get(k)}
+    differ = {k: (ours.get(k, 0), theirs.get(k, 0)) for k in set(ours) | set(theirs)
+              if ours.get(k) != theirs.get(k)}
     print('kernels: %d names, %d launches (torch.profiler: %d names, %d launches)' %
           (len(ours), sum(ours.values()), len(theirs), sum(theirs.values())))
     for k, (a, b) in sorted(differ.items())[:20]:
@@ -146,7 +157,7 @@ def check_torch(out, analyze):
     steps = [i for loc, items in trace.items() if kinds[loc] == otf2.LocationType.CPU_THREAD
              for i in items if i[0] == 'step']
     print('NVTX "step" ranges:', len(steps))
-    an = subprocess.run([analyze, '--key-region', 'step', exp], capture_output=True, text=True)
+    an = subprocess.run([analyze, '--force', '--key-region', 'step', exp], capture_output=True, text=True)
     print(an.stdout[-3000:], an.stderr[-2000:])
     check(an.returncode == 0, 'strata-analyze ran on the torch trace')
     with open(os.path.join(exp, 'analysis', 'iterations.csv')) as f:
@@ -161,7 +172,8 @@ def check_torch(out, analyze):
         print('  GEMM kernel: tensor_core=%s count=%s %s' % (r['tensor_core'], r['count'], r['kernel'][:100]))
     bf16 = [r for r in gemms if 'nvjet' in r['kernel'].lower() or 'bf16' in r['kernel'].lower()]
     fp32 = [r for r in gemms if '_ffma_' in r['kernel'].lower() or 'simt' in r['kernel'].lower()]
-    check(bf16 and all(r['tensor_core'] == '1' for r in bf16), 'the bf16 GEMMs are flagged as Tensor Core kernels')
+    check(bf16 and all(r['tensor_core'] == '1' for r in bf16),
+          'the bf16 GEMMs are flagged as Tensor Core kernels')
     check(all(r['tensor_core'] == '0' for r in fp32), 'the fp32 FMA GEMMs are not')
     unjoined = [r for r in rows if r['callpath'] == '(launch not recorded)']
     check(not unjoined, 'every kernel has its launching call path (%d do not: %s)' %
@@ -169,21 +181,60 @@ def check_torch(out, analyze):
     zero = [r for r in rows if float(r['total_s']) == 0]
     check(not zero, 'no kernel has zero time (%d do)' % len(zero))
     per_step = {}
-    for name in ('torch_plain', 'torch_strata', 'torch_plain2'):
+    for name in ('torch_plain', 'torch_strata', 'torch_api_only', 'torch_plain2'):
+        if not os.path.exists(os.path.join(out, name + '.json')):
+            continue
         with open(os.path.join(out, name + '.json')) as f:
             per_step[name] = json.loads(f.read().strip().splitlines()[-1])['seconds_per_step']
     plain = (per_step['torch_plain'] + per_step['torch_plain2']) / 2
     print('seconds per step: plain %.6f / %.6f, Strata %.6f: overhead %+.1f %%' %
           (per_step['torch_plain'], per_step['torch_plain2'], per_step['torch_strata'],
            100 * (per_step['torch_strata'] / plain - 1)))
+    if 'torch_api_only' in per_step:
+        print('seconds per step, API calls and NVTX only: %.6f: overhead %+.1f %%' %
+              (per_step['torch_api_only'], 100 * (per_step['torch_api_only'] / plain - 1)))
     emit = os.path.join(out, 'torch_emit_nvtx', 'traces.otf2')
     if os.path.exists(emit):
         t, k, _ = read_trace(emit)
-        ranges = collections.Counter(i[0] for loc, items in t.items() if k[loc] == otf2.LocationType.CPU_THREAD
+        ranges = collections.Counter(i[0] for loc, items in t.items()
+                                     if k[loc] == otf2.LocationType.CPU_THREAD
                                      for i in items if i[1] == otf2.RegionRole.CODE)
         print('emit_nvtx: %d NVTX ranges of %d names, e.g. %s' % (sum(ranges.values()), len(ranges),
                                                                  [n for n, _ in ranges.most_common(5)]))
         check(sum(ranges.values()) > 0, 'emit_nvtx ranges recorded')
+
+
+def check_gpu_streams(out, analyze):
+    """The MPI + CUDA example: each rank's relax kernels take (rank + 1) times rank 0's."""
+    exp = os.path.join(out, 'gpu_streams')
+    log = open(os.path.join(out, 'gpu_streams.log')).read()
+    print(log.strip()[-1500:])
+    if not os.path.exists(os.path.join(exp, 'traces.otf2')):
+        check(False, 'the MPI + CUDA example wrote a trace')
+        return
+    trace, kinds, resolution = read_trace(os.path.join(exp, 'traces.otf2'))
+    relax = collections.defaultdict(float)
+    for loc, items in trace.items():
+        if kinds[loc] != otf2.LocationType.ACCELERATOR_STREAM:
+            continue
+        for name, _, start, end, _ in items:
+            if 'relax(' in name:
+                relax[loc] += (end - start) / resolution
+    print('relax seconds per stream location:', dict(relax))
+    ranks = 2 if 'no mpirun' not in log else 1
+    check(len(relax) == ranks, 'relax kernels on %d stream(s), one per rank' % len(relax))
+    an = subprocess.run([analyze, '--force', exp], capture_output=True, text=True)
+    check(an.returncode == 0, 'strata-analyze ran on the example')
+    with open(os.path.join(exp, 'analysis', 'gpu.csv')) as f:
+        rows = [r for r in csv.DictReader(f) if r['scope'] == 'rank']
+    busy = sorted(float(r['busy_s']) for r in rows)
+    print('busy per rank:', busy)
+    if ranks == 2 and len(busy) == 2:
+        check(1.6 < busy[1] / busy[0] < 2.4, 'rank 1 keeps its GPU about twice as busy as rank 0 (%.2f)' %
+              (busy[1] / busy[0]))
+    with open(os.path.join(exp, 'analysis', 'iterations.csv')) as f:
+        iterations = list(csv.DictReader(f))
+    check(len(iterations) == 11, '10 NVTX strata.phase ranges cut 11 iterations (%d)' % len(iterations))
 
 
 def main():
@@ -193,6 +244,7 @@ def main():
     args = ap.parse_args()
     print(open(os.path.join(args.out, 'environment.txt')).read())
     check_known_answers(args.out)
+    check_gpu_streams(args.out, args.analyze)
     check_torch(args.out, args.analyze)
 
 

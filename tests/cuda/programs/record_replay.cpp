@@ -83,8 +83,8 @@ int main() {
 
     Buffer buffer;
     buffer.put(kernel("_Z5saxpyfPfS_", 7, t0 + 10000, t0 + 60000, 41));
-    buffer.put(kernel("_Z4initPf", 7, t0 + 1000, t0 + 5000, 40));  // earlier, later in the buffer
-    buffer.put(kernel("_Z4lostv", 7, 0, t0 + 90000, 45));          // no start time
+    buffer.put(kernel("_Z4initPf", 7, t0 + 1000, t0 + 5000, 40));   // earlier, later in the buffer
+    buffer.put(kernel("_Z4lostv", 7, 0, t0 + 90000, 45));           // no start time
     buffer.put(kernel("_Z4nextv", 7, t0 + 55000, t0 + 65000, 46));  // starts before saxpy ends
     CUpti_ActivityMemcpy6 copy{};
     copy.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
