@@ -48,34 +48,32 @@ void ActivityPipeline::buffer_refused() {
     ++refused_;
 }
 
-std::vector<std::string> ActivityPipeline::losses(const std::string& buffer_setting) const {
+std::vector<ActivityPipeline::Loss> ActivityPipeline::losses(const std::string& buffer_setting) const {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::string> lines;
-    if (dropped_ > 0 || refused_ > 0) {
-        lines.push_back(std::to_string(dropped_) +
-                        " GPU activity records were dropped by CUPTI (its buffers were " + "full " +
-                        std::to_string(refused_) + " times); raise " + buffer_setting);
-    }
+    std::vector<Loss> out;
+    if (dropped_ > 0)
+        out.push_back({"GPU activity records dropped by CUPTI (its buffers were full)", dropped_,
+                       "raise " + buffer_setting});
+    if (refused_ > 0)
+        out.push_back({"requests of CUPTI for a buffer refused (all were in use)", refused_,
+                       "raise " + buffer_setting});
     if (decoded_.zero_timestamps > 0) {
-        lines.push_back(std::to_string(decoded_.zero_timestamps) +
-                        " GPU activity records had no start or end time and are not recorded");
+        out.push_back(
+            {"GPU activity records without a start or end time, not recorded", decoded_.zero_timestamps, ""});
     }
-    if (!decoded_.unknown_kinds.empty()) {
-        std::string kinds;
-        for (const auto& [kind, n] : decoded_.unknown_kinds) {
-            kinds += (kinds.empty() ? "" : ", ") + std::to_string(n) + " of kind " + std::to_string(kind);
-        }
-        lines.push_back("activity records of kinds this adapter does not know were skipped: " + kinds);
+    for (const auto& [kind, n] : decoded_.unknown_kinds) {
+        out.push_back({"CUPTI activity records of kind " + std::to_string(kind) +
+                           ", which this adapter does not know, skipped",
+                       n, "a newer Strata may read them"});
     }
     if (decoded_.malformed > 0) {
-        lines.push_back(std::to_string(decoded_.malformed) +
-                        " activity buffers could not be read to their end; their remaining records are lost");
+        out.push_back({"CUPTI activity buffers not readable to their end (their remaining records lost)",
+                       decoded_.malformed, ""});
     }
     const StreamCounts& c = streams_.counts();
-    if (c.no_location > 0) {
-        lines.push_back(std::to_string(c.no_location) + " GPU activities had no stream location to go on");
-    }
-    return lines;
+    if (c.no_location > 0)
+        out.push_back({"GPU activities without a stream location, not recorded", c.no_location, ""});
+    return out;
 }
 
 std::string ActivityPipeline::summary() const {

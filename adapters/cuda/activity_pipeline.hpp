@@ -35,9 +35,17 @@ public:
     /// CUPTI asked for a buffer and none was left (the pool is full).
     void buffer_refused();
 
-    /// One line per kind of loss ("" none), for the end of the run;
+    /// What was not recorded, one entry per kind of loss (events::report_loss).
+    struct Loss {
+        std::string what;
+        std::uint64_t count = 0;
+        std::string remedy;  ///< "" when nothing avoids it
+        std::string message() const {
+            return std::to_string(count) + " " + what + (remedy.empty() ? "" : "; " + remedy);
+        }
+    };
     /// `buffer_setting` names the setting that avoids drops.
-    std::vector<std::string> losses(const std::string& buffer_setting) const;
+    std::vector<Loss> losses(const std::string& buffer_setting) const;
     /// One line: what was recorded.
     std::string summary() const;
 

@@ -218,7 +218,10 @@ void at_end() {
     flush_activity();
     const std::string setting =
         "STRATA_CUDA_BUFFER_SIZE (now " + std::to_string(settings().buffer_size >> 10) + "K)";
-    for (const std::string& line : pipeline().losses(setting)) say("warning: CUDA: " + line);
+    for (const ActivityPipeline::Loss& loss : pipeline().losses(setting)) {
+        say("warning: CUDA: " + loss.message());
+        events::report_loss(loss.what, loss.count, loss.remedy);
+    }
     if (std::getenv("STRATA_VERBOSE") != nullptr)
         say("CUDA: " + pipeline().summary() + "; CUPTI from " + cupti().origin);
 }

@@ -27,6 +27,8 @@
 //                        --suggest-filter writes a filter for them)
 //   trace_buffer_flush   STRATA_TRACE_BUFFER_FLUSH was entered (Strata wrote its buffers during the run)
 //   dropped_callpaths    the profile ran out of memory and folded call paths into their parents
+//   measurement_loss     what the measurement wrote into losses/ (measurement_losses.hpp): records
+//                        CUPTI dropped, trace records lost for lack of memory, ... with the setting
 //
 // Call paths inside MPI_Init/MPI_Finalize and Strata's own (measurement)
 // call paths never give imbalance findings.  advise() gives the findings in

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "analyze/advice.hpp"
+#include "analyze/measurement_losses.hpp"
 #include "analyze/analysis_result.hpp"
 #include "analyze/analyze_options.hpp"
 #include "analyze/mpi_reduction.hpp"
@@ -428,10 +429,12 @@ int run(const AnalyzeOptions& options, int rank, int size) {
                     for (Finding& f : trace::trace_findings(traced.report, trace_advice))
                         findings.push_back(std::move(f));
                 }
+                for (Finding& f : loss_findings(options.experiment)) findings.push_back(std::move(f));
                 settings.findings_left_out = rank_findings(findings, settings.advice.min_stake);
                 files = render_reports(result, findings, settings);
             } else {
                 if (trace_read) findings = trace::trace_findings(traced.report, trace_advice);
+                for (Finding& f : loss_findings(options.experiment)) findings.push_back(std::move(f));
                 settings.findings_left_out = rank_findings(findings, settings.advice.min_stake);
                 files = {{"summary.txt",
                           trace::trace_only_summary(options.experiment, profile_missing,

@@ -59,28 +59,42 @@ std::vector<Ticks> busy_per_interval(const std::vector<Interval>& unions, const 
     return busy;
 }
 
+Ticks length(const std::vector<Interval>& unions) {
+    Ticks t = 0;
+    for (const Interval& i : unions) t += i.second - i.first;
+    return t;
+}
+
 /// Intervals and extent of a stream or a device while its share is summed.
 struct Accumulator {
     GpuTimes times;
-    std::vector<Interval> kernels;
+    std::vector<Interval> compute, comm;  ///< kernel intervals: NCCL's in comm
     Ticks first = no_time, last = no_time;
     std::uint32_t streams = 0;
 
-    void add(bool kernel, CopyKind kind, Ticks s, Ticks e) {
+    void add(bool kernel, bool communication, CopyKind kind, Ticks s, Ticks e) {
         first = first == no_time ? s : std::min(first, s);
         last = last == no_time ? e : std::max(last, e);
         if (kernel) {
             ++times.kernels;
             times.accumulated += e - s;
-            kernels.emplace_back(s, e);
+            (communication ? comm : compute).emplace_back(s, e);
         } else {
             ++times.copies;
             times.copy[static_cast<std::size_t>(kind)] += e - s;
         }
     }
     GpuTimes finish(Ticks gap) {
-        const std::vector<Interval> unions = merged(std::move(kernels));
-        kernels.clear();
+        std::vector<Interval> unions = merged(std::move(compute));
+        times.compute_busy = length(unions);
+        const std::vector<Interval> comm_unions = merged(std::move(comm));
+        times.comm = length(comm_unions);
+        if (!comm_unions.empty()) {
+            unions.insert(unions.end(), comm_unions.begin(), comm_unions.end());
+            unions = merged(std::move(unions));
+        }
+        compute.clear();
+        comm.clear();
         times.busy = 0;
         Ticks idle_from = first;  // the idle stretches between the span's ends and the kernels
         for (const Interval& i : unions) {
@@ -119,6 +133,15 @@ std::string share_or_empty(Ticks part, Ticks whole) {
 
 std::string json_share(Ticks part, Ticks whole) {
     return whole > 0 ? format_number(static_cast<double>(part) / static_cast<double>(whole)) : "null";
+}
+
+/// Mean and max of `l` in seconds; `none` without a joined operation.
+std::string latency_mean(const GpuReport& r, const LaunchLatency& l, const char* none) {
+    return l.joined > 0 ? format_number(r.seconds(l.sum) / static_cast<double>(l.joined)) : none;
+}
+
+std::string latency_max(const GpuReport& r, const LaunchLatency& l, const char* none) {
+    return l.joined > 0 ? seconds(r, l.max) : none;
 }
 
 std::string gpu_name(const GpuRow& row) {
@@ -184,6 +207,12 @@ bool uses_tensor_cores(const std::string& kernel, const std::vector<std::string>
     return false;
 }
 
+bool is_communication_kernel(const std::string& kernel) {
+    // A demangled template kernel's name starts with its return type.
+    const std::size_t from = kernel.rfind("void ", 0) == 0 ? 5 : 0;
+    return kernel.compare(from, 4, "nccl") == 0;
+}
+
 void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDefinitions& definitions,
                      Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap) {
     using DeviceKey = std::pair<std::uint32_t, std::int64_t>;
@@ -199,6 +228,7 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
     };
     std::sort(launches.begin(), launches.end(), launch_order);
     std::vector<std::int8_t> kinds(definitions.regions.size(), -1);
+    std::vector<std::int8_t> nccl(definitions.regions.size(), -1);
     // Operations come stream by stream: keep the current stream's accumulators at hand.
     std::size_t current = SIZE_MAX;
     Accumulator* stream = nullptr;
@@ -216,19 +246,20 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
             device = &devices[key];
             device_whole = &whole[key];
         }
-        if (kernel && op.start >= begin && op.start < end) {
-            std::uint32_t callpath = no_launch;
+        const LaunchRecord* launch = nullptr;
+        if (op.correlation != 0) {
             const LaunchRecord wanted{rank, 0, op.correlation};
             const auto it = std::lower_bound(launches.begin(), launches.end(), wanted, launch_order);
-            if (op.correlation != 0 && it != launches.end() && it->rank == rank &&
-                it->correlation == op.correlation)
-                callpath = it->callpath;
-            KernelRow& k = kernels[{op.region, callpath}];
+            if (it != launches.end() && it->rank == rank && it->correlation == op.correlation) launch = &*it;
+        }
+        if (kernel && op.start >= begin && op.start < end) {
+            KernelRow& k = kernels[{op.region, launch != nullptr ? launch->callpath : no_launch}];
             const Ticks d = op.end - op.start;
             k.min = k.count == 0 ? d : std::min(k.min, d);
             k.max = k.count == 0 ? d : std::max(k.max, d);
             k.total += d;
             ++k.count;
+            if (launch != nullptr) k.latency.add(launch->time, op.start);
         }
         if (kernel && bounds.size() > 2) device_whole->emplace_back(op.start, op.end);
         const Ticks s = std::max(op.start, begin), e = std::min(op.end, end);
@@ -238,8 +269,14 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
         if (!kernel && kinds[op.region] < 0)
             kinds[op.region] = static_cast<std::int8_t>(copy_kind_of(region.name));
         const CopyKind kind = kernel ? CopyKind::other : static_cast<CopyKind>(kinds[op.region]);
-        stream->add(kernel, kind, s, e);
-        device->add(kernel, kind, s, e);
+        if (kernel && nccl[op.region] < 0) nccl[op.region] = is_communication_kernel(region.name) ? 1 : 0;
+        const bool communication = kernel && nccl[op.region] == 1;
+        stream->add(kernel, communication, kind, s, e);
+        device->add(kernel, communication, kind, s, e);
+        if (launch != nullptr) {
+            stream->times.latency.add(launch->time, op.start);
+            device->times.latency.add(launch->time, op.start);
+        }
     }
     for (const auto& [location, acc] : streams) {
         const TraceLocation& l = definitions.locations[location];
@@ -286,6 +323,7 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
         out.put(k.total);
         out.put(k.min);
         out.put(k.max);
+        out.put(k.latency);
     }
 }
 
@@ -320,6 +358,7 @@ void add_gpu_partial(GpuReport& report, ByteReader& in) {
         k.total = in.get<Ticks>();
         k.min = in.get<Ticks>();
         k.max = in.get<Ticks>();
+        k.latency = in.get<LaunchLatency>();
         report.kernels.push_back(std::move(k));  // merged in finish_gpu_report()
     }
 }
@@ -343,6 +382,9 @@ void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patter
         r.times.copies += row.times.copies;
         r.times.gaps += row.times.gaps;
         r.times.gap_time += row.times.gap_time;
+        r.times.compute_busy += row.times.compute_busy;
+        r.times.comm += row.times.comm;
+        r.times.latency.add(row.times.latency);
         for (std::size_t c = 0; c < copy_kind_count; ++c) r.times.copy[c] += row.times.copy[c];
     }
     for (auto& [rank, row] : ranks) report.rows.push_back(row);
@@ -365,9 +407,13 @@ void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patter
         same.max = std::max(same.max, k.max);
         same.total += k.total;
         same.count += k.count;
+        same.latency.add(k.latency);
     }
     report.kernels = std::move(kernels);
-    for (KernelRow& k : report.kernels) k.tensor_core = uses_tensor_cores(k.name, patterns);
+    for (KernelRow& k : report.kernels) {
+        k.communication = is_communication_kernel(k.name);
+        k.tensor_core = !k.communication && uses_tensor_cores(k.name, patterns);
+    }
     std::sort(report.iterations.begin(), report.iterations.end(),
               [](const DeviceIterations& a, const DeviceIterations& b) {
                   return std::tie(a.rank, a.device) < std::tie(b.rank, b.device);
@@ -385,7 +431,8 @@ std::string rows_csv(const GpuReport& r) {
         "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,"
         "utilisation,concurrency";
     for (const char* c : copy_columns) t += std::string(",") + c;
-    t += ",copies,gaps,gap_s\n";
+    t += ",copies,gaps,gap_s,compute_busy_s,comm_s,launches_joined,launch_latency_mean_s,"
+         "launch_latency_max_s,starts_before_launch\n";
     for (const GpuRow& row : r.rows) {
         const GpuTimes& g = row.times;
         t += row.scope + "," + std::to_string(row.rank) + "," +
@@ -396,7 +443,9 @@ std::string rows_csv(const GpuReport& r) {
              share_or_empty(g.busy, g.span) + "," + share_or_empty(g.accumulated, g.span);
         for (Ticks c : g.copy) t += "," + seconds(r, c);
         t += "," + std::to_string(g.copies) + "," + std::to_string(g.gaps) + "," + seconds(r, g.gap_time) +
-             "\n";
+             "," + seconds(r, g.compute_busy) + "," + seconds(r, g.comm) + "," +
+             std::to_string(g.latency.joined) + "," + latency_mean(r, g.latency, "") + "," +
+             latency_max(r, g.latency, "") + "," + std::to_string(g.latency.early) + "\n";
     }
     return t;
 }
@@ -440,6 +489,12 @@ std::string rows_json(const GpuReport& r) {
          "\"copies\": \"sum of copy and memset durations by direction, apart from the kernels\", "
          "\"imbalance\": \"mean / max of the devices' busy time\", \"rank\": \"sums over the rank's "
          "devices\", "
+         "\"compute_busy\": \"|union of the intervals of the kernels that are not NCCL's| (computation)\", "
+         "\"comm\": \"|union of the intervals of NCCL kernels (name starting with nccl)| (GPU "
+         "communication)\", \"launch_latency\": \"an operation's start - the Enter of the host region "
+         "carrying its CUDA_CORRELATION_ID (Nsight Systems, DLProf); mean and max over the launches_joined "
+         "operations\", \"starts_before_launch\": \"operations joined to a launch whose Enter is after their "
+         "start (clock trouble): no latency\", "
          "\"times\": \"seconds on rank 0's clock\"},\n";
     t += "  \"restricted_to_iterations\": " +
          (r.restricted ? "{\"start\": " + std::to_string(r.first_iteration) +
@@ -476,19 +531,27 @@ std::string rows_json(const GpuReport& r) {
         for (std::size_t c = 0; c < copy_kind_count; ++c)
             t += ", \"" + std::string(copy_columns[c]) + "\": " + seconds(r, g.copy[c]);
         t += ", \"copies\": " + std::to_string(g.copies) + ", \"gaps\": " + std::to_string(g.gaps) +
-             ", \"gap_s\": " + seconds(r, g.gap_time) + "}";
+             ", \"gap_s\": " + seconds(r, g.gap_time) +
+             ", \"compute_busy_s\": " + seconds(r, g.compute_busy) + ", \"comm_s\": " + seconds(r, g.comm) +
+             ", \"launches_joined\": " + std::to_string(g.latency.joined) +
+             ", \"launch_latency_mean_s\": " + latency_mean(r, g.latency, "null") +
+             ", \"launch_latency_max_s\": " + latency_max(r, g.latency, "null") +
+             ", \"starts_before_launch\": " + std::to_string(g.latency.early) + "}";
     }
     t += r.rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return t;
 }
 
 std::string kernels_csv(const GpuReport& r) {
-    std::string t = "kernel,callpath,tensor_core,count,total_s,mean_s,min_s,max_s\n";
+    std::string t =
+        "kernel,callpath,tensor_core,count,total_s,mean_s,min_s,max_s,launch_latency_mean_s,"
+        "launch_latency_max_s,communication\n";
     for (const KernelRow& k : r.kernels) {
         t += csv_field(k.name) + "," + csv_field(k.callpath) + "," + (k.tensor_core ? "1" : "0") + "," +
              std::to_string(k.count) + "," + seconds(r, k.total) + "," +
              format_number(r.seconds(k.total) / static_cast<double>(k.count)) + "," + seconds(r, k.min) +
-             "," + seconds(r, k.max) + "\n";
+             "," + seconds(r, k.max) + "," + latency_mean(r, k.latency, "") + "," +
+             latency_max(r, k.latency, "") + "," + (k.communication ? "1" : "0") + "\n";
     }
     return t;
 }
@@ -499,7 +562,11 @@ std::string kernels_json(const GpuReport& r) {
         "  \"definitions\": {\"time\": \"accumulated per kernel name and launching call path (DLProf): "
         "count, total, mean, min, max of the kernels' durations\", \"callpath\": \"the host call path of the "
         "region whose Enter carries the kernel's CUDA_CORRELATION_ID\", \"tensor_core\": \"the name contains "
-        "one of the patterns (DLProf's method, case-insensitive) and neither _ffma_ nor simt\"},\n";
+        "one of the patterns (DLProf's method, case-insensitive) and neither _ffma_ nor simt, and it is no "
+        "communication kernel\", \"communication\": \"an NCCL kernel (name starting with nccl): GPU "
+        "communication, not computation\", \"launch_latency\": \"a kernel's start - the Enter of the host "
+        "region carrying its CUDA_CORRELATION_ID, mean and max over the kernels of the row joined to their "
+        "launch (null: none; a kernel starting before that Enter has none)\"},\n";
     t += "  \"tensor_core_patterns\": [";
     for (std::size_t i = 0; i < r.patterns.size(); ++i) t += (i > 0 ? ", " : "") + json_string(r.patterns[i]);
     t += "],\n  \"rows\": [";
@@ -510,7 +577,10 @@ std::string kernels_json(const GpuReport& r) {
              ", \"tensor_core\": " + (k.tensor_core ? "true" : "false") +
              ", \"count\": " + std::to_string(k.count) + ", \"total_s\": " + seconds(r, k.total) +
              ", \"mean_s\": " + format_number(r.seconds(k.total) / static_cast<double>(k.count)) +
-             ", \"min_s\": " + seconds(r, k.min) + ", \"max_s\": " + seconds(r, k.max) + "}";
+             ", \"min_s\": " + seconds(r, k.min) + ", \"max_s\": " + seconds(r, k.max) +
+             ", \"launch_latency_mean_s\": " + latency_mean(r, k.latency, "null") +
+             ", \"launch_latency_max_s\": " + latency_max(r, k.latency, "null") +
+             ", \"communication\": " + (k.communication ? "true" : "false") + "}";
     }
     t += r.kernels.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return t;
@@ -529,14 +599,25 @@ std::string gpu_text(const GpuReport& r) {
     const Balance b = balance(r);
     std::string t = "GPUs (from the trace's GPU streams; " + std::string(flattened_definition) + "):\n";
     std::size_t ranks = 0, streams = 0;
-    Ticks kernel_time = 0, tensor_time = 0;
+    Ticks kernel_time = 0, tensor_time = 0, comm_time = 0, compute_busy = 0, comm_busy = 0;
+    LaunchLatency latency;
     for (const GpuRow& row : r.rows) {
         ranks += row.scope == "rank" ? 1 : 0;
         streams += row.scope == "stream" ? 1 : 0;
+        if (row.scope != "device") continue;
+        compute_busy += row.times.compute_busy;
+        comm_busy += row.times.comm;
+        latency.add(row.times.latency);
     }
+    const KernelRow* slowest = nullptr;  // the largest mean launch latency
+    const auto mean = [](const LaunchLatency& l) {
+        return static_cast<double>(l.sum) / static_cast<double>(l.joined);
+    };
     for (const KernelRow& k : r.kernels) {
-        kernel_time += k.total;
+        (k.communication ? comm_time : kernel_time) += k.total;
         if (k.tensor_core) tensor_time += k.total;
+        if (k.latency.joined > 0 && (slowest == nullptr || mean(k.latency) > mean(slowest->latency)))
+            slowest = &k;
     }
     t += "  " + std::to_string(b.devices) + (b.devices == 1 ? " GPU" : " GPUs") + " on " +
          std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks") + ", " + std::to_string(streams) +
@@ -562,8 +643,33 @@ std::string gpu_text(const GpuReport& r) {
     }
     t += "  GPU imbalance (mean / max of busy time): " + format_number(b.ratio) + "; least busy " +
          gpu_name(*b.least) + ", most busy " + gpu_name(*b.most) + "\n";
+    if (comm_busy > 0) {
+        t += "  GPU communication (NCCL kernels): " + text_seconds(r.seconds(comm_busy)) +
+             "; computation (the other kernels): " + text_seconds(r.seconds(compute_busy)) +
+             " (each the union of its kernel intervals, summed over the GPUs)\n";
+    }
+    const std::string comm_left_out =
+        comm_time > 0 ? " (NCCL communication kernels, " + text_seconds(r.seconds(comm_time)) + ", left out)"
+                      : "";
     t += "  Tensor Core kernels (by name, DLProf's method): " + text_seconds(r.seconds(tensor_time)) +
-         " of " + text_seconds(r.seconds(kernel_time)) + " kernel time\n";
+         " of " + text_seconds(r.seconds(kernel_time)) + " kernel time" + comm_left_out + "\n";
+    if (latency.joined > 0) {
+        t += "  Launch latency (operation start - its launch's Enter, " + std::to_string(latency.joined) +
+             (latency.joined == 1 ? " operation" : " operations") + "): mean " +
+             text_seconds(r.seconds(latency.sum) / static_cast<double>(latency.joined)) + ", max " +
+             text_seconds(r.seconds(latency.max));
+        // Only copies joined (or none of the kernels starts in the window): no kernel to name.
+        if (slowest != nullptr) {
+            t += "; largest mean: " + slowest->name + " launched from " + slowest->callpath + " (" +
+                 text_seconds(r.seconds(slowest->latency.sum) / static_cast<double>(slowest->latency.joined));
+            t += ")";
+        }
+        t += "\n";
+    }
+    if (latency.early > 0) {
+        t += "  Operations starting before their launch: " + std::to_string(latency.early) +
+             " (the host's and the GPU's clocks disagree; no latency counted for them)\n";
+    }
     return t;
 }
 
@@ -576,6 +682,21 @@ std::string gpu_summary_csv(const GpuReport& r) {
          ",fraction,busy (union of kernel intervals) / span summed over the GPUs\n";
     t += "gpu,imbalance," + (b.devices > 0 ? format_number(b.ratio) : "") +
          ",fraction,mean / max of the GPUs' busy time\n";
+    Ticks comm = 0;
+    LaunchLatency latency;
+    for (const GpuRow& row : r.rows) {
+        if (row.scope != "device") continue;
+        comm += row.times.comm;
+        latency.add(row.times.latency);
+    }
+    t += "gpu,comm_share," +
+         (b.span > 0 ? format_number(static_cast<double>(comm) / static_cast<double>(b.span)) : "") +
+         ",fraction,union of NCCL kernel intervals / span summed over the GPUs (GPU communication)\n";
+    t += "gpu,launch_latency_mean," + latency_mean(r, latency, "") +
+         ",s,operation start - its launch's Enter over the operations joined to their launch\n";
+    t += "gpu,launch_latency_max," + latency_max(r, latency, "") + ",s,the largest of those\n";
+    t += "gpu,starts_before_launch," + std::to_string(latency.early) +
+         ",count,operations starting before their launch's Enter (clock trouble; no latency)\n";
     return t;
 }
 

@@ -18,6 +18,14 @@
 //   kernels        per kernel name and launching call path (the host region
 //                  holding the same CUDA_CORRELATION_ID): count, total, mean,
 //                  min, max (DLProf's accumulated time); Tensor Core kernels by name
+//   communication  NCCL kernels (name starting with "nccl") are GPU communication:
+//                  comm = |union of their intervals|, compute busy = |union of the
+//                  others|; busy (and utilisation) stays the union of all kernels
+//   launch latency per operation joined to its launch (the host region with its
+//                  CUDA_CORRELATION_ID): its start - that region's Enter (Nsight
+//                  Systems, DLProf); per stream, device, rank and kernel row: how
+//                  many, mean, max; an operation starting before its launch's Enter
+//                  (clocks disagree) is counted apart, never as a negative latency
 //
 // With an iteration window (--iter-start/--iter-stop) every interval is cut
 // to it, and a kernel counts in the kernel report when it starts in it.
@@ -26,6 +34,7 @@
 // shares send only their sums, and the result is the same for any K.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +61,33 @@ CopyKind copy_kind_of(const std::string& region_name);
 const std::vector<std::string>& default_tensor_core_patterns();
 bool uses_tensor_cores(const std::string& kernel, const std::vector<std::string>& patterns);
 
+/// NCCL's kernels (ncclDevKernel_..., older ncclKernel_...): GPU communication, not computation.
+bool is_communication_kernel(const std::string& kernel);
+
+/// Launch latencies of GPU operations joined to their launch (ticks).
+struct LaunchLatency {
+    std::uint64_t joined = 0;  ///< operations with a latency (starting at or after their launch's Enter)
+    std::uint64_t early = 0;   ///< operations starting before their launch's Enter: no latency
+    Ticks sum = 0, max = 0;
+
+    /// One operation starting at `start`, launched by the host region entered at `launch`.
+    void add(Ticks launch, Ticks start) {
+        if (start < launch) {
+            ++early;
+            return;
+        }
+        max = joined == 0 ? start - launch : std::max(max, start - launch);
+        sum += start - launch;
+        ++joined;
+    }
+    void add(const LaunchLatency& other) {
+        if (other.joined > 0) max = joined == 0 ? other.max : std::max(max, other.max);
+        joined += other.joined;
+        early += other.early;
+        sum += other.sum;
+    }
+};
+
 /// Times of a stream, a device or a rank.
 struct GpuTimes {
     std::uint64_t kernels = 0;
@@ -62,6 +98,9 @@ struct GpuTimes {
     std::uint64_t copies = 0;
     std::uint64_t gaps = 0;  ///< idle stretches longer than the gap threshold
     Ticks gap_time = 0;      ///< their length
+    Ticks compute_busy = 0;  ///< union of the kernel intervals but NCCL's (per rank: sum over its devices)
+    Ticks comm = 0;          ///< union of NCCL kernel intervals (per rank: sum over its devices)
+    LaunchLatency latency;   ///< of its kernels and copies
 };
 
 /// A device's busy time per iteration.
@@ -87,7 +126,9 @@ struct KernelRow {
     std::string name, callpath;
     std::uint64_t count = 0;
     Ticks total = 0, min = 0, max = 0;
-    bool tensor_core = false;
+    LaunchLatency latency;
+    bool tensor_core = false;    ///< never for a communication kernel
+    bool communication = false;  ///< an NCCL kernel
 };
 
 /// The combined GPU report.
@@ -113,7 +154,7 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
                      Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap);
 /// Adds one share's sums to `report`.
 void add_gpu_partial(GpuReport& report, ByteReader& in);
-/// Sorts the rows and kernels and marks Tensor Core kernels; call once all shares are in.
+/// Sorts the rows and kernels and marks communication and Tensor Core kernels; call once all shares are in.
 void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patterns);
 
 /// gpu.csv, gpu.json, gpu_kernels.csv, gpu_kernels.json.

@@ -50,28 +50,77 @@ std::string lines_starting(const std::string& text, const std::string& prefix) {
 const std::string gpu_header =
     "scope,rank,device,stream,devices,streams,kernels,busy_s,accumulated_s,span_s,idle_s,utilisation,"
     "concurrency,copy_htod_s,copy_dtoh_s,copy_dtod_s,copy_htoh_s,copy_ptop_s,memset_s,copy_other_s,copies,"
-    "gaps,gap_s\n";
+    "gaps,gap_s,compute_busy_s,comm_s,launches_joined,launch_latency_mean_s,launch_latency_max_s,"
+    "starts_before_launch\n";
 
 // gpu_trace(), worked out by hand (otf2_fixture.hpp): the union of device 0
 // of rank 0 counts the overlap of its two streams once (50 ms, not 70).
+// Launch latencies (kernel start - launch Enter, ms): gemms 10 - 2 = 8 and
+// 40 - 3 = 37, reduce_kernel 20 - 4 = 16, saxpy 10 - 6 = 4 and 30 - 7 = 23,
+// sgemm on rank 1 10 - 2 = 8 (its clock 3 ms ahead, corrected); no NCCL kernel.
 const std::string gpu_csv =
     gpu_header +
-    "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"
-    "device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0\n"
-    "device,1,0,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n"
-    "stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,1,0,0\n"
-    "stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,1,0,0\n"
-    "stream,0,1,CUDA[1:2],1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0\n"
-    "stream,1,0,CUDA[0:0],1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n"
-    "rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,0,0\n"
-    "rank,1,,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0\n";
+    "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0,"
+    "0.05,0,3,0.0203333333,0.037,0\n"
+    "device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0,0.02,0,2,0.0135,0.023,0\n"
+    "device,1,0,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0,"
+    "0.05,0,1,0.008,0.008,0\n"
+    "stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,1,0,0,"
+    "0.04,0,2,0.0225,0.037,0\n"
+    "stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,1,0,0,"
+    "0.03,0,1,0.016,0.016,0\n"
+    "stream,0,1,CUDA[1:2],1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,0,0,0.02,0,2,0.0135,0.023,0\n"
+    "stream,1,0,CUDA[0:0],1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0,"
+    "0.05,0,1,0.008,0.008,0\n"
+    "rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,0,0,0.07,0,5,0.0176,0.037,0\n"
+    "rank,1,,,1,1,1,0.05,0.05,0.052,0.002,0.961538462,0.961538462,0,0,0.002,0,0,0,0,1,0,0,"
+    "0.05,0,1,0.008,0.008,0\n";
+
+const std::string gpu_kernels_header =
+    "kernel,callpath,tensor_core,count,total_s,mean_s,min_s,max_s,launch_latency_mean_s,launch_latency_max_s,"
+    "communication\n";
 
 const std::string gpu_kernels_csv =
-    "kernel,callpath,tensor_core,count,total_s,mean_s,min_s,max_s\n"
-    "volta_sgemm_128x64_nn,main/forward/cudaLaunchKernel,0,1,0.05,0.05,0.05,0.05\n"
-    "volta_h884gemm_64x64_ldg8_nn,main/forward/cudaLaunchKernel,1,2,0.04,0.02,0.02,0.02\n"
-    "reduce_kernel,main/forward/cudaLaunchKernel,0,1,0.03,0.03,0.03,0.03\n"
-    "saxpy,main/cudaLaunchKernel,0,2,0.02,0.01,0.01,0.01\n";
+    gpu_kernels_header +
+    "volta_sgemm_128x64_nn,main/forward/cudaLaunchKernel,0,1,0.05,0.05,0.05,0.05,0.008,0.008,0\n"
+    "volta_h884gemm_64x64_ldg8_nn,main/forward/cudaLaunchKernel,1,2,0.04,0.02,0.02,0.02,0.0225,0.037,0\n"
+    "reduce_kernel,main/forward/cudaLaunchKernel,0,1,0.03,0.03,0.03,0.03,0.016,0.016,0\n"
+    "saxpy,main/cudaLaunchKernel,0,2,0.02,0.01,0.01,0.01,0.0135,0.023,0\n";
+
+// gpu_launch_trace(), by hand (otf2_fixture.hpp; us): rank 0's device busy 290 of 495, compute busy
+// 250 (the NCCL kernel 410..510 left out), comm 100; latencies stream 0: 5, 20, 60, 30 (sum 115),
+// stream 1: 30, 10, 2 (sum 42); rank 1: one kernel starting 10 before its launch, one 100 after,
+// one without a launch (busy 210 of span 990..1410).
+const std::string gpu_launch_csv =
+    gpu_header +
+    "device,0,0,,1,2,6,0.00029,0.00036,0.000495,0.000205,0.585858586,0.727272727,0,3.8e-05,0,0,0,0,0,1,0,0,"
+    "0.00025,0.0001,7,2.24285714e-05,6e-05,0\n"
+    "device,1,0,,1,1,3,0.00021,0.00021,0.00042,0.00021,0.5,0.5,0,0,0,0,0,0,0,0,0,0,"
+    "0.00021,0,1,0.0001,0.0001,1\n"
+    "stream,0,0,CUDA[0:0],1,1,4,0.00024,0.00024,0.000445,0.000205,0.539325843,0.539325843,0,0,0,0,0,0,0,0,"
+    "0,0,0.00024,0,4,2.875e-05,6e-05,0\n"
+    "stream,0,0,CUDA[0:1],1,1,2,0.00012,0.00012,0.00027,0.00015,0.444444444,0.444444444,0,3.8e-05,0,0,0,0,0,"
+    "1,0,0,2e-05,0.0001,3,1.4e-05,3e-05,0\n"
+    "stream,1,0,CUDA[0:0],1,1,3,0.00021,0.00021,0.00042,0.00021,0.5,0.5,0,0,0,0,0,0,0,0,0,0,"
+    "0.00021,0,1,0.0001,0.0001,1\n"
+    "rank,0,,,1,2,6,0.00029,0.00036,0.000495,0.000205,0.585858586,0.727272727,0,3.8e-05,0,0,0,0,0,1,0,0,"
+    "0.00025,0.0001,7,2.24285714e-05,6e-05,0\n"
+    "rank,1,,,1,1,3,0.00021,0.00021,0.00042,0.00021,0.5,0.5,0,0,0,0,0,0,0,0,0,0,"
+    "0.00021,0,1,0.0001,0.0001,1\n";
+
+// The graph's layer_norm kernels: latencies 20 and 60 us from the one launch; step_kernel: only the
+// one after its launch has a latency, orphan_kernel none; the NCCL kernel is communication, never a
+// Tensor Core kernel.
+const std::string gpu_launch_kernels_csv =
+    gpu_kernels_header +
+    "step_kernel,main/cudaLaunchKernel,0,2,0.0002,0.0001,0.0001,0.0001,0.0001,0.0001,0\n"
+    "h1688gemm_kernel,main/cudaLaunchKernel,1,1,0.0001,0.0001,0.0001,0.0001,5e-06,5e-06,0\n"
+    "ncclDevKernel_AllReduce_Sum_bf16_RING_LL,main/cudaLaunchKernel,0,1,0.0001,0.0001,0.0001,0.0001,"
+    "1e-05,1e-05,1\n"
+    "volta_sgemm_128x64_nn,main/cudaLaunchKernel,0,1,0.0001,0.0001,0.0001,0.0001,3e-05,3e-05,0\n"
+    "layer_norm,main/cudaGraphLaunch,0,2,4e-05,2e-05,2e-05,2e-05,4e-05,6e-05,0\n"
+    "softmax,main/cudaGraphLaunch,0,1,2e-05,2e-05,2e-05,2e-05,3e-05,3e-05,0\n"
+    "orphan_kernel,(launch not recorded),0,1,1e-05,1e-05,1e-05,1e-05,,,0\n";
 
 const std::string iterations_csv_expected =
     "iteration,begin_s,end_s,duration_s,slowest_rank,min_rank_s,max_rank_s,spread_s,flag,aggregated,stable,"
@@ -109,6 +158,35 @@ TEST(TensorCoreTest, RecognisedByNameAsDLProfDoes) {
     EXPECT_FALSE(uses_tensor_cores("void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_tn_align1>", patterns));
     EXPECT_FALSE(uses_tensor_cores("reduce_kernel", patterns));
     EXPECT_TRUE(uses_tensor_cores("my_mma_kernel", {"my_mma"}));
+}
+
+TEST(CommunicationKernelTest, NcclKernelsByTheirNamePrefix) {
+    EXPECT_TRUE(is_communication_kernel("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"));
+    EXPECT_TRUE(is_communication_kernel("ncclKernel_AllReduce_RING_LL_Sum_half(ncclDevComm*, unsigned)"));
+    EXPECT_TRUE(is_communication_kernel("void ncclKernel_Broadcast_RING_LL<float>(ncclDevComm*)"));
+    EXPECT_FALSE(is_communication_kernel("volta_sgemm_128x64_nn"));
+    EXPECT_FALSE(is_communication_kernel("my_nccl_reduce"));
+    EXPECT_FALSE(is_communication_kernel("nc"));
+}
+
+TEST(LaunchLatencyTest, AnOperationBeforeItsLaunchIsCountedNotNegative) {
+    LaunchLatency l;
+    l.add(100, 90);  // starts 10 before its launch's Enter
+    EXPECT_EQ(l.joined, 0u);
+    EXPECT_EQ(l.early, 1u);
+    l.add(100, 105);
+    l.add(200, 260);
+    EXPECT_EQ(l.joined, 2u);
+    EXPECT_EQ(l.sum, 65);
+    EXPECT_EQ(l.max, 60);
+    LaunchLatency other;
+    other.add(0, 7);
+    other.add(5, 1);
+    other.add(l);
+    EXPECT_EQ(other.joined, 3u);
+    EXPECT_EQ(other.early, 2u);
+    EXPECT_EQ(other.sum, 72);
+    EXPECT_EQ(other.max, 60);
 }
 
 TEST(CopyKindTest, DirectionFromTheRegionName) {
@@ -150,6 +228,81 @@ TEST_F(GpuIterationsTest, GpuTimesExactForOneToThreeShares) {
     }
 }
 
+TEST_F(GpuIterationsTest, LaunchLatencyAndNcclKernelsExactForOneToThreeShares) {
+    gpu_launch_trace().write(dir_.path());
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    for (std::size_t k : {1, 2, 3}) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
+        const auto files = gpu_files(r.gpu);
+        EXPECT_EQ(files[0].second, gpu_launch_csv) << "K = " << k;
+        EXPECT_EQ(files[2].second, gpu_launch_kernels_csv) << "K = " << k;
+        const std::string& gpu_json = files[1].second;
+        EXPECT_NE(gpu_json.find("\"compute_busy_s\": 0.00025, \"comm_s\": 0.0001, \"launches_joined\": 7, "
+                                "\"launch_latency_mean_s\": 2.24285714e-05, \"launch_latency_max_s\": 6e-05, "
+                                "\"starts_before_launch\": 0}"),
+                  std::string::npos)
+            << gpu_json;
+        EXPECT_NE(gpu_json.find("\"comm\": \"|union of the intervals of NCCL kernels"), std::string::npos);
+        const std::string& kernels_json = files[3].second;
+        EXPECT_NE(kernels_json.find("{\"kernel\": \"h1688gemm_kernel\", \"callpath\": "
+                                    "\"main/cudaLaunchKernel\", \"tensor_core\": true, \"count\": 1, "
+                                    "\"total_s\": 0.0001, \"mean_s\": 0.0001, \"min_s\": 0.0001, \"max_s\": "
+                                    "0.0001, \"launch_latency_mean_s\": 5e-06, \"launch_latency_max_s\": "
+                                    "5e-06, \"communication\": false}"),
+                  std::string::npos)
+            << kernels_json;
+        EXPECT_NE(kernels_json.find("\"kernel\": \"orphan_kernel\", \"callpath\": \"(launch not recorded)\", "
+                                    "\"tensor_core\": false, \"count\": 1, \"total_s\": 1e-05, \"mean_s\": "
+                                    "1e-05, \"min_s\": 1e-05, \"max_s\": 1e-05, \"launch_latency_mean_s\": "
+                                    "null, \"launch_latency_max_s\": null, \"communication\": false}"),
+                  std::string::npos)
+            << kernels_json;
+        EXPECT_NE(kernels_json.find("\"kernel\": \"ncclDevKernel_AllReduce_Sum_bf16_RING_LL\", \"callpath\": "
+                                    "\"main/cudaLaunchKernel\", \"tensor_core\": false"),
+                  std::string::npos);
+        // 8 latencies on the two GPUs: 157 + 100 us; step_kernel has the largest mean.
+        const std::string text = gpu_text(r.gpu);
+        EXPECT_NE(text.find("  GPU communication (NCCL kernels): 0.0001 s; computation (the other kernels): "
+                            "0.00046 s (each the union of its kernel intervals, summed over the GPUs)\n"),
+                  std::string::npos)
+            << text;
+        EXPECT_NE(text.find("  Tensor Core kernels (by name, DLProf's method): 0.0001 s of 0.00047 s kernel "
+                            "time (NCCL communication kernels, 0.0001 s, left out)\n"),
+                  std::string::npos)
+            << text;
+        EXPECT_NE(text.find("  Launch latency (operation start - its launch's Enter, 8 operations): mean "
+                            "3.2125e-05 s, max 0.0001 s; largest mean: step_kernel launched from "
+                            "main/cudaLaunchKernel (0.0001 s)\n"),
+                  std::string::npos)
+            << text;
+        EXPECT_NE(text.find("  Operations starting before their launch: 1 (the host's and the GPU's clocks "
+                            "disagree; no latency counted for them)\n"),
+                  std::string::npos)
+            << text;
+        const std::string summary = gpu_summary_csv(r.gpu);
+        EXPECT_NE(summary.find("gpu,comm_share,0.109289617,fraction,"), std::string::npos) << summary;
+        EXPECT_NE(summary.find("gpu,launch_latency_mean,3.2125e-05,s,"), std::string::npos) << summary;
+        EXPECT_NE(summary.find("gpu,launch_latency_max,0.0001,s,"), std::string::npos) << summary;
+        EXPECT_NE(summary.find("gpu,starts_before_launch,1,count,"), std::string::npos) << summary;
+    }
+}
+
+TEST_F(GpuIterationsTest, NcclKernelsAreNeverTensorCoreKernels) {
+    gpu_launch_trace().write(dir_.path());
+    TraceAnalysisOptions options;
+    options.tensor_core_patterns = {"h1688", "allreduce"};  // the NCCL kernel's name matches one
+    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const std::string kernels = gpu_files(r.gpu)[2].second;
+    EXPECT_NE(kernels.find("\nncclDevKernel_AllReduce_Sum_bf16_RING_LL,main/cudaLaunchKernel,0,1,"),
+              std::string::npos)
+        << kernels;
+    EXPECT_NE(kernels.find("\nh1688gemm_kernel,main/cudaLaunchKernel,1,1,"), std::string::npos) << kernels;
+    EXPECT_NE(gpu_text(r.gpu).find("Tensor Core kernels (by name, DLProf's method): 0.0001 s of 0.00047 s"),
+              std::string::npos)
+        << gpu_text(r.gpu);
+}
+
 TEST_F(GpuIterationsTest, GapsAreIdleStretchesLongerThanTheThreshold) {
     gpu_trace().write(dir_.path());
     TraceAnalysisOptions options;
@@ -159,21 +312,20 @@ TEST_F(GpuIterationsTest, GapsAreIdleStretchesLongerThanTheThreshold) {
     // GPU 1 of rank 0: idle 20..30 and 40..50 ms; stream 0 of GPU 0: 30..40 (5..10 is shorter); stream
     // 1: 50..65.
     EXPECT_NE(
-        csv.find(
-            "device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0\n"),
+        csv.find("device,0,0,,1,2,3,0.05,0.07,0.06,0.01,0.833333333,1.16666667,0.005,0.005,0,0,0,0,0,2,0,0,"),
         std::string::npos)
         << csv;
-    EXPECT_NE(csv.find("device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,2,0.02\n"),
+    EXPECT_NE(csv.find("device,0,1,,1,1,2,0.02,0.02,0.04,0.02,0.5,0.5,0,0,0,0,0,0.005,0,1,2,0.02,"),
               std::string::npos);
     EXPECT_NE(
         csv.find("stream,0,0,CUDA[0:0],1,1,2,0.04,0.04,0.055,0.015,0.727272727,0.727272727,0.005,0,0,0,0,0,0,"
-                 "1,1,0.01\n"),
+                 "1,1,0.01,"),
         std::string::npos);
     EXPECT_NE(
         csv.find("stream,0,0,CUDA[0:1],1,1,1,0.03,0.03,0.045,0.015,0.666666667,0.666666667,0,0.005,0,0,0,0,0,"
-                 "1,1,0.015\n"),
+                 "1,1,0.015,"),
         std::string::npos);
-    EXPECT_NE(csv.find("rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,2,0.02\n"),
+    EXPECT_NE(csv.find("rank,0,,,2,3,5,0.07,0.09,0.1,0.03,0.7,0.9,0.005,0.005,0,0,0,0.005,0,3,2,0.02,"),
               std::string::npos);
 }
 
@@ -221,7 +373,8 @@ TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
     options.iterations.key_region = "step";
     const WaitStateReport all = analyze_trace_in_process(d, 2, {}, options);
     EXPECT_EQ(lines_starting(gpu_files(all.gpu)[0].second, "device"),
-              "device,0,0,,1,1,6,0.024,0.024,0.074,0.05,0.324324324,0.324324324,0,0,0,0,0,0,0,0,0,0\n");
+              "device,0,0,,1,1,6,0.024,0.024,0.074,0.05,0.324324324,0.324324324,0,0,0,0,0,0,0,0,0,0,0.024,0,"
+              "6,0.0005,0.0005,0\n");
     options.iterations.start = 1;
     options.iterations.stop = 3;
     for (std::size_t k : {1, 2, 3}) {
@@ -231,9 +384,10 @@ TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
                   "wait_at_barrier,main/step/MPI_Barrier,1,0,0.006,3\n")
             << "K = " << k;
         EXPECT_EQ(lines_starting(gpu_files(r.gpu)[0].second, "device"),
-                  "device,0,0,,1,1,3,0.012,0.012,0.024,0.012,0.5,0.5,0,0,0,0,0,0,0,0,0,0\n");
+                  "device,0,0,,1,1,3,0.012,0.012,0.024,0.012,0.5,0.5,0,0,0,0,0,0,0,0,0,0,0.012,0,3,0.0005,"
+                  "0.0005,0\n");
         EXPECT_EQ(lines_starting(gpu_files(r.gpu)[2].second, "stencil"),
-                  "stencil,main/step/cudaLaunchKernel,0,3,0.012,0.004,0.004,0.004\n");
+                  "stencil,main/step/cudaLaunchKernel,0,3,0.012,0.004,0.004,0.004,0.0005,0.0005,0\n");
         // Mean and deviation over the aggregated iterations only.
         EXPECT_DOUBLE_EQ(r.iterations.mean_s, 0.01);
         EXPECT_NE(iterations_csv(r.iterations).find("\n0,0,0.03,0.03,0,0.03,0.03,0,warm-up,0,0,0.004,"),
@@ -488,9 +642,17 @@ TEST_F(GpuIterationsToolTest, GpuReportsExactAndIdenticalForK123) {
     EXPECT_NE(summary.find("3 GPUs on 2 ranks, 4 streams"), std::string::npos) << summary;
     EXPECT_NE(summary.find("GPU busy share 78.9% (busy 0.12 s of 0.152 s"), std::string::npos) << summary;
     EXPECT_NE(summary.find("GPU 1 of rank 0 idle 50.0% of the time"), std::string::npos) << summary;
-    EXPECT_NE(summary.find("Tensor Core kernels (by name, DLProf's method): 0.04 s of 0.14 s kernel time"),
+    EXPECT_NE(summary.find("Tensor Core kernels (by name, DLProf's method): 0.04 s of 0.14 s kernel time\n"),
               std::string::npos)
         << summary;
+    // 6 kernels joined to their launches: 8 + 37 + 16 + 4 + 23 + 8 = 96 ms.
+    EXPECT_NE(summary.find("  Launch latency (operation start - its launch's Enter, 6 operations): mean "
+                           "0.016 s, max 0.037 s; largest mean: volta_h884gemm_64x64_ldg8_nn launched from "
+                           "main/forward/cudaLaunchKernel (0.0225 s)\n"),
+              std::string::npos)
+        << summary;
+    EXPECT_EQ(summary.find("Operations starting before their launch"), std::string::npos) << summary;
+    EXPECT_EQ(summary.find("GPU communication"), std::string::npos) << summary;
     // trace.json: the streams after the rank's thread, kernels as slices, launches as flows.
     const std::string timeline = slurp(fs::path(one) / "trace.json");
     EXPECT_NE(timeline.find("{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 3, \"args\": "
@@ -513,6 +675,20 @@ TEST_F(GpuIterationsToolTest, GpuReportsExactAndIdenticalForK123) {
             EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
         }
     }
+}
+
+TEST_F(GpuIterationsToolTest, LaunchLatencyAndNcclReportsIdenticalForK12) {
+    gpu_launch_trace().write(experiment());
+    const std::string one = analyze_into(1);
+    EXPECT_EQ(slurp(fs::path(one) / "gpu.csv"), gpu_launch_csv);
+    EXPECT_EQ(slurp(fs::path(one) / "gpu_kernels.csv"), gpu_launch_kernels_csv);
+    const std::string summary = slurp(fs::path(one) / "summary.txt");
+    EXPECT_NE(summary.find("mean 3.2125e-05 s, max 0.0001 s; largest mean: step_kernel"), std::string::npos)
+        << summary;
+    EXPECT_NE(summary.find("Operations starting before their launch: 1"), std::string::npos) << summary;
+    const std::string two = analyze_into(2);
+    for (const char* name : {"summary.txt", "gpu.csv", "gpu.json", "gpu_kernels.csv", "gpu_kernels.json"})
+        EXPECT_EQ(slurp(fs::path(two) / name), slurp(fs::path(one) / name)) << name;
 }
 
 TEST_F(GpuIterationsToolTest, IterationsAndRangeIdenticalForK123) {

@@ -582,6 +582,47 @@ TraceBuilder gpu_trace() {
     return b;
 }
 
+TraceBuilder gpu_launch_trace() {
+    TraceBuilder b(2);
+    const auto us = [](std::uint64_t microseconds) { return microseconds * 1000; };
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        launch = b.region("cudaLaunchKernel", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA),
+                        graph = b.region("cudaGraphLaunch", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA),
+                        memcpy = b.region("cudaMemcpyAsync", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_CUDA),
+                        gemm = b.kernel_region("h1688gemm_kernel"), norm = b.kernel_region("layer_norm"),
+                        softmax = b.kernel_region("softmax"),
+                        sgemm = b.kernel_region("volta_sgemm_128x64_nn"),
+                        nccl = b.kernel_region("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"),
+                        step = b.kernel_region("step_kernel"), orphan = b.kernel_region("orphan_kernel"),
+                        dtoh = b.copy_region("cudaMemcpyAsync DtoH");
+    b.clock_offset(1, -static_cast<std::int64_t>(2 * ms));  // ahead: local = true + 2 ms
+    const std::uint32_t s0 = b.stream(0, 0), s1 = b.stream(0, 0), r1 = b.stream(1, 0);
+    const auto host_call = [&](std::uint32_t rank, std::uint64_t t, std::uint32_t region, std::uint64_t id) {
+        b.enter_launch(rank, us(t), region, id);
+        b.leave(rank, us(t + 3), region);
+    };
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 0, main);
+    host_call(0, 100, launch, 11);
+    b.gpu_op(0, s0, us(105), us(205), gemm, 11);
+    host_call(0, 300, graph, 12);  // one correlation id for the graph's three kernels
+    b.gpu_op(0, s0, us(320), us(340), norm, 12);
+    b.gpu_op(0, s1, us(330), us(350), softmax, 12);
+    b.gpu_op(0, s0, us(360), us(380), norm, 12);
+    host_call(0, 400, launch, 13);
+    b.gpu_op(0, s1, us(410), us(510), nccl, 13);
+    host_call(0, 420, launch, 14);
+    b.gpu_op(0, s0, us(450), us(550), sgemm, 14);
+    host_call(0, 560, memcpy, 15);
+    b.gpu_op(0, s1, us(562), us(600), dtoh, 15);
+    host_call(1, 1000, launch, 7);
+    b.gpu_op(1, r1, us(990), us(1090), step, 7);  // the GPU's clock ahead of the host's
+    host_call(1, 1100, launch, 8);
+    b.gpu_op(1, r1, us(1200), us(1300), step, 8);
+    b.gpu_op(1, r1, us(1400), us(1410), orphan, 99);  // no host region carries 99
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, us(2000), main);
+    return b;
+}
+
 TraceBuilder iterations_trace(bool phase) {
     TraceBuilder b(2);
     const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),

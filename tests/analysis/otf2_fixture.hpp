@@ -164,6 +164,24 @@ std::string wait_states_trace_csv();
 /// saxpy from main/cudaLaunchKernel on rank 0; the sgemm from main/forward/cudaLaunchKernel on rank 1.
 TraceBuilder gpu_trace();
 
+/// Launch latency and NCCL kernels (times in us, true time; rank 1's clock 2 ms ahead):
+///
+///   rank 0, GPU 0, stream 0: h1688gemm_kernel 105..205 (launched at 100: latency 5);
+///                            layer_norm 320..340, 360..380 (graph launch at 300: 20, 60);
+///                            volta_sgemm_128x64_nn 450..550 (launched at 420: 30)
+///                  stream 1: softmax 330..350 (the same graph launch: 30);
+///                            ncclDevKernel_AllReduce_Sum_bf16_RING_LL 410..510 (launched at 400: 10);
+///                            cudaMemcpyAsync DtoH 562..600 (launched at 560: 2)
+///                  busy 105..205, 320..350, 360..380, 410..550 = 290 of span 105..600 = 495;
+///                  compute busy (all but NCCL) 250, comm 100; 7 latencies, sum 157, max 60
+///   rank 1, GPU 0, stream 0: step_kernel 990..1090 (its launch entered at 1000: starts before it),
+///                            step_kernel 1200..1300 (launched at 1100: 100),
+///                            orphan_kernel 1400..1410 (its launch not recorded: no latency)
+///
+/// Launches from main/cudaLaunchKernel, the graph from main/cudaGraphLaunch, the copy from
+/// main/cudaMemcpyAsync.
+TraceBuilder gpu_launch_trace();
+
 /// Two ranks, 6 steps of the key region "step" (times in ms): step 0 is 0..30
 /// (a 3x warm-up), step i >= 1 is 30 + 10 (i - 1) .. 30 + 10 i; main ends at 85.
 /// Iterations: [0, 30), [30, 40), ..., [70, 80), [80, 85]: 7, durations 30, 10 x 5, 5.

@@ -52,12 +52,19 @@ def main():
     if run.returncode != 0:
         return
     t0 = json.loads(run.stdout.strip().splitlines()[-1])['t0']
-    check('3 GPU activity records were dropped by CUPTI' in run.stderr and
+    check('3 GPU activity records dropped by CUPTI' in run.stderr and
           'STRATA_CUDA_BUFFER_SIZE' in run.stderr,
           'the dropped records are counted and the setting to raise named')
-    check('1 GPU activity records had no start or end time' in run.stderr,
+    check('1 GPU activity records without a start or end time' in run.stderr,
           'the kernel without a start is counted')
-    check('does not know were skipped: 1 of kind %d' % 11 in run.stderr, 'the unknown record kind is named')
+    check('1 CUPTI activity records of kind 11, which this adapter does not know' in run.stderr,
+          'the unknown record kind is named')
+    losses = open(os.path.join(exp, 'losses', 'rank-0.tsv')).read().splitlines()
+    print('losses/rank-0.tsv:', losses)
+    check(any(l.startswith('GPU activity records dropped by CUPTI') and l.split('\t')[1] == '3' and
+              'STRATA_CUDA_BUFFER_SIZE' in l.split('\t')[2] for l in losses),
+          'the dropped records are written into the experiment with the setting to raise')
+    check(len(losses) == 3, 'three kinds of loss in the experiment')
 
     # --- the trace ----------------------------------------------------------------
     with otf2.reader.open(os.path.join(exp, 'traces.otf2')) as trace:

@@ -375,6 +375,14 @@ void enter_correlated(RegionHandle region, std::uint64_t correlation) {
     enter_correlated_on(table, loc, timer::now(), region, correlation);
 }
 
+void report_loss(std::string_view what, std::uint64_t count, std::string_view remedy) {
+    try {
+        runtime::report_loss(std::string(what), count, std::string(remedy));
+    } catch (const std::bad_alloc&) {
+        // The caller's own message still says it.
+    }
+}
+
 void at_measurement_end(void (*hook)()) {
     if (!runtime::add_end_hook(hook)) {
         runtime::warn_once("end-hooks-full", "strata: warning: too many adapters asked to run at the end of the "

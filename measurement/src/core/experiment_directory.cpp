@@ -36,7 +36,8 @@ constexpr const char* marker_name = ".strata-experiment";
 /// all that an overwrite may remove.
 bool strata_wrote(const std::string& name) {
     static const char* const names[] = {marker_name, "strata.cfg", "strata.cfg.tmp", "profile.h5",
-                                        "traces.otf2", "traces.def", "traces", "analysis", "INCOMPLETE"};
+                                        "traces.otf2", "traces.def", "traces", "analysis", "INCOMPLETE",
+                                        "losses"};
     for (const char* n : names)
         if (name == n) return true;
     return name.rfind("rank-", 0) == 0 && name.find_first_not_of("0123456789", 5) == std::string::npos &&

@@ -562,6 +562,55 @@ constexpr int kMaxEndHooks = 8;
 std::atomic<void (*)()> g_end_hooks[kMaxEndHooks];
 }  // namespace
 
+namespace {
+struct Loss {
+    std::string what;
+    std::uint64_t count = 0;
+    std::string remedy;
+};
+std::mutex g_losses_mutex;
+std::vector<Loss>& losses() {
+    static auto* list = new std::vector<Loss>();  // never destroyed: reported from exit handlers
+    return *list;
+}
+
+/// losses/rank-<r>.tsv: one line per loss, "what<TAB>count<TAB>remedy" (experiment-format.md).
+void write_losses(const std::string& directory, int rank) {
+    std::lock_guard<std::mutex> lock(g_losses_mutex);
+    if (losses().empty() || directory.empty()) return;
+    std::string text;
+    const auto clean = [](std::string s) {
+        for (char& c : s) {
+            if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+        }
+        return s;
+    };
+    for (const Loss& l : losses()) {
+        text += clean(l.what) + "\t" + std::to_string(l.count) + "\t" + clean(l.remedy) + "\n";
+    }
+    std::error_code ec;
+    std::filesystem::create_directory(directory + "/losses", ec);  // every rank: it may exist
+    std::string problem = ec ? "cannot create " + directory + "/losses: " + ec.message() : std::string();
+    if (problem.empty()) {
+        problem = experiment::write_file(directory + "/losses/rank-" + std::to_string(rank) + ".tsv", text);
+    }
+    if (!problem.empty()) std::fprintf(stderr, "strata: warning: %s\n", problem.c_str());
+}
+}  // namespace
+
+void report_loss(const std::string& what, std::uint64_t count, const std::string& remedy) {
+    if (count == 0) return;
+    std::lock_guard<std::mutex> lock(g_losses_mutex);
+    for (Loss& l : losses()) {
+        if (l.what == what) {
+            l.count += count;
+            l.remedy = remedy;
+            return;
+        }
+    }
+    losses().push_back({what, count, remedy});
+}
+
 bool add_end_hook(void (*hook)()) {
     for (auto& slot : g_end_hooks) {
         void (*empty)() = nullptr;
@@ -679,6 +728,7 @@ bool finalize() {
             ok = false;
         }
     }
+    if (ctx.experiment_directory != nullptr) write_losses(ctx.experiment_directory, ctx.rank);
     if (g_ending_signal != 0 && group == nullptr && state().alone_rank < 0 && ctx.experiment_directory != nullptr) {
         // One process ended by a signal: the experiment says so, or the analysis
         // would present it as a whole run (a rank that stops alone says so above).

@@ -45,6 +45,9 @@ void initialize_from_environment();
 /// reported an error (already printed).
 bool finalize();
 
+/// events::report_loss: kept until finalize() writes them into the experiment.
+void report_loss(const std::string& what, std::uint64_t count, const std::string& remedy);
+
 /// events::at_measurement_end: `hook` runs at the start of finalize(); false
 /// when all slots are taken.
 bool add_end_hook(void (*hook)());

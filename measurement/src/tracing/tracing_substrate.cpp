@@ -311,8 +311,14 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     if (lost > 0) {
         std::fprintf(stderr, "strata: warning: %llu trace records were lost for lack of memory\n",
                      static_cast<unsigned long long>(lost));
+        runtime::report_loss("trace records lost for lack of memory", lost,
+                             "increase STRATA_TOTAL_MEMORY (now " +
+                                 config::format_size(config::settings().total_memory) + ")");
     }
     if (stopped > 0) {
+        runtime::report_loss("trace events not written after the trace reached STRATA_TRACE_MAX_SIZE", unwritten,
+                             "raise STRATA_TRACE_MAX_SIZE (now " +
+                                 config::format_size(config::settings().trace_max_size) + ")");
         std::fprintf(stderr,
                      "strata: note: rank %d: the trace reached STRATA_TRACE_MAX_SIZE=%s: it stops early on %llu "
                      "of %zu threads (a MeasurementOnOff event marks where), %llu events were not written; the "

@@ -122,8 +122,9 @@ int main() {
     buffer.put(name);
 
     pipeline.completed(buffer.bytes, buffer.used, 3);
-    for (const std::string& line : pipeline.losses("STRATA_CUDA_BUFFER_SIZE")) {
-        std::fprintf(stderr, "loss: %s\n", line.c_str());
+    for (const cuda::ActivityPipeline::Loss& loss : pipeline.losses("STRATA_CUDA_BUFFER_SIZE")) {
+        std::fprintf(stderr, "loss: %s\n", loss.message().c_str());
+        events::report_loss(loss.what, loss.count, loss.remedy);
     }
     std::printf("{\"t0\": %llu, \"summary\": \"%s\"}\n", static_cast<unsigned long long>(t0),
                 pipeline.summary().c_str());

@@ -227,6 +227,13 @@ STRATA_API void location_exit(LocationHandle location, Ticks time, RegionHandle 
 /// launches GPU work).
 STRATA_API void enter_correlated(RegionHandle region, std::uint64_t correlation);
 
+/// Something the measurement could not record: `count` of `what` ("GPU
+/// activity records dropped by CUPTI"), and what avoids it (`remedy`, e.g.
+/// "raise STRATA_CUDA_BUFFER_SIZE (now 4M)").  Written into the experiment,
+/// losses/rank-<r>.tsv, for strata-analyze's advice; the caller prints its own
+/// message.  Counts of the same `what` add up.  Thread-safe.
+STRATA_API void report_loss(std::string_view what, std::uint64_t count, std::string_view remedy);
+
 /// Registers `hook` to run at the start of the measurement's end, while events
 /// are still recorded (not from a signal handler): an adapter hands over what
 /// it still holds, e.g. CUPTI's activity buffers.  At most 8 hooks.
