@@ -50,6 +50,17 @@ bool g_activity = false;  ///< activity kinds are enabled
 // --- API calls as regions ---------------------------------------------------------
 
 constexpr RegionHandle kSkipped = UINT32_MAX;
+/// In a cached region: the call starts GPU work (a launch, copy, memset,
+/// prefetch): its enter carries the correlation id that joins it to that work.
+/// Other calls carry none: their ids would join nothing.
+constexpr RegionHandle kStartsWork = 0x40000000u;
+
+bool starts_work(const std::string& name) {
+    for (const char* part : {"Launch", "Memcpy", "Memset", "Prefetch"}) {
+        if (name.find(part) != std::string::npos) return true;
+    }
+    return false;
+}
 std::atomic<RegionHandle> g_runtime_regions[CUPTI_RUNTIME_TRACE_CBID_SIZE];
 std::atomic<RegionHandle> g_driver_regions[CUPTI_DRIVER_TRACE_CBID_SIZE];
 
@@ -76,7 +87,11 @@ RegionHandle define_api_region(std::atomic<RegionHandle>& slot, const char* func
         spec.paradigm = Paradigm::cuda;
         spec.role = RegionRole::function;
         region = events::define_region(spec);
-        if (region == 0) region = kSkipped;
+        if (region == 0 || (region & kStartsWork) != 0) {
+            region = kSkipped;  // none, or beyond the handles the flag leaves
+        } else if (starts_work(name)) {
+            region |= kStartsWork;
+        }
     }
     slot.store(region, std::memory_order_relaxed);
     return region;
@@ -110,10 +125,14 @@ void api_call(std::atomic<RegionHandle>* regions, std::size_t size, CUpti_Callba
     RegionHandle region = regions[id].load(std::memory_order_relaxed);
     if (region == 0) region = define_api_region(regions[id], data->functionName);
     if (region == kSkipped) return;
-    if (data->callbackSite == CUPTI_API_ENTER) {
+    const bool correlated = (region & kStartsWork) != 0;
+    region &= ~kStartsWork;
+    if (data->callbackSite != CUPTI_API_ENTER) {
+        events::exit(region);
+    } else if (correlated) {
         events::enter_correlated(region, data->correlationId);
     } else {
-        events::exit(region);
+        events::enter(region);
     }
 }
 
@@ -230,8 +249,10 @@ void at_end() {
 std::string start_cupti() {
     // CUPTI answers "unknown error" without a driver: say what is missing.
     if (dlopen("libcuda.so.1", RTLD_LAZY) == nullptr) return "no CUDA driver (libcuda.so.1 cannot be loaded)";
-    std::string error;
-    if (!load_cupti(&cupti(), &error)) return error;
+    std::string error, note;
+    const bool loaded = load_cupti(&cupti(), settings().cupti_library, &error, &note);
+    if (!note.empty()) say("CUDA: " + note);
+    if (!loaded) return error;
     uint32_t version = 0;
     if (cupti().get_version(&version) != CUPTI_SUCCESS || version < kOldestCuptiApi) {
         return "CUPTI " + cupti().origin + " has API version " + std::to_string(version) +

@@ -128,7 +128,21 @@ std::optional<std::string> register_variables(config::Registry& registry, Settin
             if (!item.empty()) settings->api_skip.push_back(item);
         }
     };
-    return registry.add_and_load(std::move(skip));
+    if (auto failure = registry.add_and_load(std::move(skip))) return failure;
+
+    config::Variable library;
+    library.ns = "CUDA";
+    library.name = "CUPTI_LIBRARY";
+    library.type = config::Type::path;
+    library.default_value = "";
+    library.short_help = "the libcupti to use (empty: found automatically)";
+    library.long_help =
+        "The CUPTI library the CUDA adapter loads, as a path or a library name.  Empty (the default): "
+        "the libcupti the process has loaded already (PyTorch brings its own), else libcupti.so.13 or "
+        "libcupti.so from the library path, else the CUDA toolkit's found when Strata was built.  A "
+        "process that has a libcupti loaded already keeps it (two would both attach to the driver).";
+    library.store = [settings](const std::string& normalized) { settings->cupti_library = normalized; };
+    return registry.add_and_load(std::move(library));
 }
 
 }  // namespace strata::cuda

@@ -36,6 +36,7 @@ struct Settings {
     std::uint64_t buffer_size = 4u << 20;  ///< bytes of one CUPTI activity buffer
     /// API functions not recorded as regions even when their group is on.
     std::vector<std::string> api_skip;
+    std::string cupti_library;  ///< STRATA_CUDA_CUPTI_LIBRARY: "" chooses automatically
 };
 
 /// The largest number of activity buffers handed to CUPTI at once: the pool

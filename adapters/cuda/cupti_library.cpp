@@ -44,15 +44,25 @@ std::string CuptiLibrary::describe(CUptiResult result) const {
     return "CUPTI error " + std::to_string(static_cast<int>(result));
 }
 
-bool load_cupti(CuptiLibrary* cupti, std::string* error) {
+bool load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* error, std::string* note) {
     std::vector<std::string> candidates;
     const std::string loaded = loaded_cupti();
-    if (!loaded.empty()) candidates.push_back(loaded);
-    candidates.emplace_back("libcupti.so.13");
-    candidates.emplace_back("libcupti.so");
+    if (!loaded.empty()) {
+        // Never two CUPTI libraries in one process: the one there wins.
+        candidates.push_back(loaded);
+        if (!preferred.empty() && note != nullptr) {
+            *note = "the process has loaded " + loaded + " already: STRATA_CUDA_CUPTI_LIBRARY (" + preferred +
+                    ") is not used";
+        }
+    } else if (!preferred.empty()) {
+        candidates.push_back(preferred);
+    } else {
+        candidates.emplace_back("libcupti.so.13");
+        candidates.emplace_back("libcupti.so");
 #ifdef STRATA_CUDA_LIBRARY_DIR
-    candidates.emplace_back(std::string(STRATA_CUDA_LIBRARY_DIR) + "/libcupti.so");
+        candidates.emplace_back(std::string(STRATA_CUDA_LIBRARY_DIR) + "/libcupti.so");
 #endif
+    }
     std::string tried;
     for (const std::string& path : candidates) {
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);

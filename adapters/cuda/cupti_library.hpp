@@ -37,9 +37,11 @@ struct CuptiLibrary {
     std::string describe(CUptiResult result) const;
 };
 
-/// Loads libcupti: the one the process has loaded already, else libcupti.so.13
-/// or libcupti.so from the library path, else the toolkit's found at build
-/// time.  Returns false with the reason (every place tried) when none works.
-bool load_cupti(CuptiLibrary* cupti, std::string* error);
+/// Loads libcupti: the one the process has loaded already, else `preferred`
+/// (STRATA_CUDA_CUPTI_LIBRARY) when given, else libcupti.so.13 or libcupti.so
+/// from the library path, else the toolkit's found at build time.  Returns
+/// false with the reason (every place tried) when none works; `note` says when
+/// `preferred` was passed over for the process's own.
+bool load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* error, std::string* note);
 
 }  // namespace strata::cuda

@@ -6,7 +6,7 @@ program finishes as it does alone, Strata says in one line that GPU activity
 is not recorded, and the NVTX ranges are in the trace, nested in main (or the program region), with
 no NVTX or nvcc helper functions recorded as regions (OTF2 Python bindings).
 
-    check_no_driver.py --work DIR -- COMMAND...
+    check_no_driver.py --work DIR [--expect REASON] -- COMMAND...
 """
 import argparse
 import os
@@ -28,6 +28,7 @@ def check(condition, message):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--work', required=True)
+    ap.add_argument('--expect', default='', help='the reason the one line must give')
     ap.add_argument('command', nargs=argparse.REMAINDER)
     args = ap.parse_args()
     command = args.command[1:] if args.command[:1] == ['--'] else args.command
@@ -43,7 +44,7 @@ def main():
     if on_gpu:
         check(not lines, 'on a GPU: no line saying GPU activity is not recorded')
     else:
-        check(len(lines) == 1 and lines[0].startswith('strata: CUDA: '),
+        check(len(lines) == 1 and lines[0].startswith('strata: CUDA: ') and args.expect in lines[0],
               'one line says why GPU activity is not recorded: %s' % lines)
     check('warning' not in run.stderr, 'no warning (the NVTX ranges nest)')
     path, names = [], []

@@ -133,9 +133,14 @@ def main():
     stream_columns = [k for k, i in enumerate(ids) if (i & 0xffffffff) >= 0x10000]
     check(len(stream_columns) == 3, 'profile.h5 has a column per stream location (ids %s)' % ids)
     time_inclusive = dict(zip(profile['paths'], profile['metrics']['time_inclusive']))
-    saxpy = [row for path, row in time_inclusive.items() if path.endswith('saxpy(float, float*, float*)')]
-    check(len(saxpy) == 1 and any(near(saxpy[0][k] * 1e9, 50000, 2000) for k in stream_columns),
-          'saxpy: 50 us on its stream in the profile (%s)' % saxpy)
+    saxpy = time_inclusive.get('cudaLaunchKernel/saxpy(float, float*, float*)')
+    check(saxpy is not None and any(near(saxpy[k] * 1e9, 50000, 2000) for k in stream_columns),
+          'saxpy: 50 us on its stream, under the call path that launched it (%s)' % saxpy)
+    visits = dict(zip(profile['paths'], profile['metrics']['visits']))
+    launch = visits.get('cudaLaunchKernel', [])
+    check(launch and sum(launch[k] for k in stream_columns) == 0 and sum(launch) == 1,
+          'the launch is visited once, on its thread; the stream only inherits it (%s)' % launch)
+    check('init(float*)' in time_inclusive, 'work without a recorded launch at the stream\'s root')
 
     # --- the analysis ----------------------------------------------------------------
     an = subprocess.run([args.analyze, exp], capture_output=True, text=True, timeout=60)

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/definitions.hpp"
+#include "core/launch_paths.hpp"
 #include "core/location.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
@@ -309,6 +310,7 @@ private:
 };
 
 /// The enter with a correlation id: each substrate's own callback, or its enter.
+/// A launch keeps its call path for the GPU work it starts (launch_paths.hpp).
 void enter_correlated_on(const EventTable* table, Location* loc, Ticks time, RegionHandle region,
                          std::uint64_t correlation) {
     if (table == &runtime::detail::off_table) {
@@ -316,6 +318,9 @@ void enter_correlated_on(const EventTable* table, Location* loc, Ticks time, Reg
         return;
     }
     push(loc, region);
+    if (table->keep_launch_paths && correlation != 0 && loc->type == LocationType::cpu_thread) {
+        launch_paths::remember(correlation, *loc);
+    }
     if (STRATA_UNLIKELY(loc->metric_values != nullptr)) metrics::read(*loc);
     if (STRATA_UNLIKELY(time < loc->measured_until)) time = loc->measured_until;
     for (int i = 0; table->enter[i] != nullptr; ++i) {
@@ -348,7 +353,25 @@ void location_enter(LocationHandle location, Ticks time, RegionHandle region, st
     if (STRATA_UNLIKELY(table == nullptr || loc == nullptr || region == 0)) return;
     if (time < loc->last_time) time = loc->last_time;
     loc->last_time = time;
-    enter_correlated_on(table, loc, time, region, correlation);
+    RegionHandle path[launch_paths::kMaxDepth];
+    const std::uint32_t depth = table->keep_launch_paths && table != &runtime::detail::off_table
+                                    ? launch_paths::find(correlation, path)
+                                    : 0;
+    if (depth == 0) {
+        enter_correlated_on(table, loc, time, region, correlation);
+    } else {
+        push(loc, region);
+        for (int i = 0; table->enter[i] != nullptr; ++i) {
+            if (table->enter_under[i] != nullptr) {
+                table->enter_under[i](*loc, time, region, path, depth, correlation);
+            } else if (table->enter_correlated[i] != nullptr) {
+                table->enter_correlated[i](*loc, time, region, correlation);
+            } else {
+                table->enter[i](*loc, time, region);
+            }
+        }
+    }
+    loc->under.push_back(depth);
 }
 
 void location_exit(LocationHandle location, Ticks time, RegionHandle region) {
@@ -360,10 +383,20 @@ void location_exit(LocationHandle location, Ticks time, RegionHandle region) {
     loc->last_time = time;
     if (STRATA_UNLIKELY(loc->depth == 0 || loc->stack[loc->depth - 1] != region)) {
         exit_unmatched(table, loc, time, region);
+        loc->under.resize(loc->depth);  // what exit_unmatched closed is no longer under a path
         return;
     }
     --loc->depth;
-    deliver_exit(table, loc, time, region);
+    const std::uint32_t depth = loc->under.empty() ? 0 : loc->under.back();
+    if (!loc->under.empty()) loc->under.pop_back();
+    if (depth == 0) return deliver_exit(table, loc, time, region);
+    for (int i = 0; table->exit[i] != nullptr; ++i) {
+        if (table->exit_under[i] != nullptr) {
+            table->exit_under[i](*loc, time, region, depth);
+        } else {
+            table->exit[i](*loc, time, region);
+        }
+    }
 }
 
 void enter_correlated(RegionHandle region, std::uint64_t correlation) {

@@ -35,6 +35,9 @@ struct Location {
     std::uint32_t device = 0;  ///< GPU streams: the CUDA device ordinal
     /// Locations of their own: the time of the last event (their times never decrease).
     Ticks last_time = 0;
+    /// Locations of their own: for each open region, the depth of the launch
+    /// path it was entered under (core/launch_paths.hpp), 0 for none.
+    std::vector<std::uint32_t> under;
 
     /// Open regions, innermost last.  Grown outside the hot path.
     RegionHandle* stack = nullptr;

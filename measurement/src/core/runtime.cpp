@@ -23,6 +23,7 @@
 #include "core/file_size_guard.hpp"
 #include "core/definitions.hpp"
 #include "core/experiment_directory.hpp"
+#include "core/launch_paths.hpp"
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
 #include "core/timer.hpp"
@@ -89,9 +90,14 @@ void build_tables() {
         const substrate::ExitFn exit = counters && s->exit_with_metrics ? s->exit_with_metrics : s->exit;
         if (enter) {
             detail::on_table.enter_correlated[n_enter] = s->enter_correlated;
+            detail::on_table.enter_under[n_enter] = s->enter_under;
             detail::on_table.enter[n_enter++] = enter;
         }
-        if (exit) detail::on_table.exit[n_exit++] = exit;
+        if (exit) {
+            detail::on_table.exit_under[n_exit] = s->exit_under;
+            detail::on_table.exit[n_exit++] = exit;
+        }
+        detail::on_table.keep_launch_paths |= s->enter_under != nullptr;
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
         if (s->mpi_event) {
@@ -124,6 +130,7 @@ void build_tables() {
     // was on must end in every substrate even if recording is off by then.
     for (int i = 0; i <= substrate::kMaxSubstrates; ++i) {
         detail::off_table.exit[i] = detail::on_table.exit[i];
+        detail::off_table.exit_under[i] = detail::on_table.exit_under[i];
         detail::off_table.thread_event[i] = detail::on_table.thread_event[i];
     }
     detail::off_table.thread_events_inherited_only = inherited_only;
@@ -834,6 +841,7 @@ void reset_for_tests() {
         if (s->reset) s->reset();
     }
     location::reset_all();
+    launch_paths::reset();
     definitions().clear();
     metrics::reset();
     state().substrates.clear();

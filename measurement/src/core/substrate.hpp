@@ -42,6 +42,12 @@ using EnterFn = void (*)(Location&, Ticks, RegionHandle);
 using ExitFn = void (*)(Location&, Ticks, RegionHandle);
 /// An enter that carries a correlation id (a CUDA launch and its GPU work).
 using EnterCorrelatedFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t correlation);
+/// An enter on a location of its own (a GPU stream) as if inside `path[0..depth)`,
+/// the call path of the host call that launched it (core/launch_paths.hpp), and
+/// the matching exit.
+using EnterUnderFn = void (*)(Location&, Ticks, RegionHandle, const RegionHandle* path, std::uint32_t depth,
+                              std::uint64_t correlation);
+using ExitUnderFn = void (*)(Location&, Ticks, RegionHandle, std::uint32_t depth);
 using ParameterIntFn = void (*)(Location&, Ticks, ParameterHandle, std::int64_t);
 using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHandle);
 
@@ -141,6 +147,10 @@ struct Callbacks {
     /// nullptr: the substrate takes it as a plain enter.  With counters
     /// configured it reads Location::metric_values itself when they are set.
     EnterCorrelatedFn enter_correlated = nullptr;
+    /// GPU work under the call path that launched it (the profile); nullptr:
+    /// the substrate takes it as enter_correlated (or enter) and exit.
+    EnterUnderFn enter_under = nullptr;
+    ExitUnderFn exit_under = nullptr;
 };
 
 /// The per-event arrays that the hot path walks.
@@ -156,6 +166,11 @@ struct EventTable {
     /// Beside enter[i]: the same substrate's enter with a correlation id, or
     /// nullptr when it takes enter[i] for it.
     EnterCorrelatedFn enter_correlated[kMaxSubstrates + 1] = {};
+    /// Beside enter[i] and exit[i]: the substrate's own GPU-work callbacks, or nullptr.
+    EnterUnderFn enter_under[kMaxSubstrates + 1] = {};
+    ExitUnderFn exit_under[kMaxSubstrates + 1] = {};
+    /// Some substrate places GPU work under its launch: launches keep their call path.
+    bool keep_launch_paths = false;
     ExitFn exit[kMaxSubstrates + 1] = {};
     ParameterIntFn parameter_int[kMaxSubstrates + 1] = {};
     ParameterStringFn parameter_string[kMaxSubstrates + 1] = {};

@@ -54,6 +54,17 @@ void on_exit_with_metrics(Location& loc, Ticks time, RegionHandle) {
     if (loc.metric_values == nullptr) return tree(loc).exit(time);
     tree(loc).exit_with_metrics(time, loc.metric_values);
 }
+// GPU work: its time under the call path of the launch (inherited: no visits
+// there, the launching thread counts them), the kernel itself below it.
+void on_enter_under(Location& loc, Ticks time, RegionHandle region, const RegionHandle* path, std::uint32_t depth,
+                    std::uint64_t) {
+    tree(loc).inherit(time, path, depth);
+    tree(loc).enter(time, region);
+}
+void on_exit_under(Location& loc, Ticks time, RegionHandle, std::uint32_t depth) {
+    tree(loc).exit(time);
+    tree(loc).leave_inherited(time, depth);
+}
 void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t value) {
     tree(loc).parameter(time, p, value, false, loc.metric_values);
 }
@@ -227,6 +238,9 @@ constexpr substrate::Callbacks kCallbacks = {
     true,
     on_enter_with_bytes,
     on_bytes_then_exit,
+    nullptr,  // an enter with a correlation id is a plain enter here
+    on_enter_under,
+    on_exit_under,
 };
 
 }  // namespace

@@ -66,7 +66,7 @@ int main() {
     using namespace strata;
     cuda::CuptiLibrary cupti;
     std::string error;
-    if (!cuda::load_cupti(&cupti, &error)) {
+    if (!cuda::load_cupti(&cupti, "", &error, nullptr)) {
         std::fprintf(stderr, "record_replay: %s\n", error.c_str());
         return 2;
     }
