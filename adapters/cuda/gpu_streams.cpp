@@ -115,7 +115,27 @@ void GpuStreams::add(const GpuActivity& activity) {
         default:
             return;
     }
-    stream(activity).pending.push_back({activity.start, activity.end, region, activity.correlation});
+    Pending p{activity.start, activity.end, region, activity.correlation, 0, {}};
+    const auto attribute = [&p](GpuAttribute a, std::uint64_t value) {
+        p.attributes[p.attribute_count++] = {a, value};
+    };
+    if (activity.kind == GpuActivity::kernel) {
+        attribute(GpuAttribute::grid_x, static_cast<std::uint32_t>(activity.grid[0]));
+        attribute(GpuAttribute::grid_y, static_cast<std::uint32_t>(activity.grid[1]));
+        attribute(GpuAttribute::grid_z, static_cast<std::uint32_t>(activity.grid[2]));
+        attribute(GpuAttribute::block_x, static_cast<std::uint32_t>(activity.block[0]));
+        attribute(GpuAttribute::block_y, static_cast<std::uint32_t>(activity.block[1]));
+        attribute(GpuAttribute::block_z, static_cast<std::uint32_t>(activity.block[2]));
+        attribute(GpuAttribute::registers, activity.registers);
+        attribute(GpuAttribute::shared_memory, static_cast<std::uint32_t>(activity.shared_memory));
+    } else {
+        attribute(GpuAttribute::bytes, activity.bytes);
+    }
+    if (activity.graph_id != 0) {
+        attribute(GpuAttribute::graph_id, activity.graph_id);
+        attribute(GpuAttribute::graph_node_id, activity.graph_node_id);
+    }
+    stream(activity).pending.push_back(p);
 }
 
 void GpuStreams::deliver(const ClockMap& clock) {
@@ -132,7 +152,8 @@ void GpuStreams::deliver(const ClockMap& clock) {
                 continue;
             }
             if (l != &s.lanes.front()) ++counts_.overlapping;
-            events::location_enter(l->location, start, p.region, p.correlation);
+            events::location_enter(l->location, start, p.region, p.correlation, p.attributes,
+                                   p.attribute_count);
             events::location_exit(l->location, end, p.region);
             l->last_end = end;
         }

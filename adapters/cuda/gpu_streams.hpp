@@ -57,10 +57,13 @@ public:
     std::size_t stream_count() const { return streams_.size(); }
 
 private:
+    static constexpr std::uint32_t kMaxAttributes = static_cast<std::uint32_t>(GpuAttribute::count);
     struct Pending {
         std::uint64_t start, end;
         RegionHandle region;
         std::uint32_t correlation;
+        std::uint32_t attribute_count;
+        events::GpuAttributeValue attributes[kMaxAttributes];
     };
     /// One location of a stream: the first, or one for work overlapping it.
     struct Lane {

@@ -89,16 +89,13 @@ def main():
         out, open_ = [], []
         for e in per_location.get(name, []):
             if isinstance(e, otf2.events.Enter):
-                corr = 0
-                if e.attributes:
-                    for attribute, value in e.attributes.items():
-                        if attribute.name == 'CUDA_CORRELATION_ID':
-                            corr = value
-                open_.append((e.region, e.time, corr))
+                attributes = {a.name: v for a, v in e.attributes.items()} if e.attributes else {}
+                open_.append((e.region, e.time, attributes))
             elif isinstance(e, otf2.events.Leave):
-                region, start, corr = open_.pop()
+                region, start, attributes = open_.pop()
                 check(region == e.region, '%s: a Leave matches its Enter' % name)
-                out.append((region.name, region.region_role, region.paradigm, start, e.time, corr))
+                out.append((region.name, region.region_role, region.paradigm, start, e.time,
+                            attributes.get('CUDA_CORRELATION_ID', 0), attributes))
         return out
 
     s7 = intervals('CUDA[0:7]')
@@ -112,6 +109,12 @@ def main():
         check(got[2] == otf2.Paradigm.CUDA, '%s has paradigm CUDA' % got[0])
     check(s7 and s7[0][1] == otf2.RegionRole.FUNCTION and s7[2][1] == otf2.RegionRole.DATA_TRANSFER,
           'kernels are functions, copies data transfers')
+    if len(s7) == 3:
+        kernel, copy = s7[1][6], s7[2][6]
+        check(kernel.get('CUDA_GRID_X') == 128 and kernel.get('CUDA_BLOCK_X') == 256 and
+              kernel.get('CUDA_REGISTERS_PER_THREAD') == 32 and kernel.get('CUDA_SHARED_MEMORY') == 0,
+              'the kernel\'s grid, block, registers and shared memory as attributes: %s' % kernel)
+        check(copy.get('CUDA_BYTES') == 4096 and 'CUDA_GRID_X' not in copy, 'the copy\'s bytes: %s' % copy)
     overlap = intervals('CUDA[0:7]/2')
     check([i[0] for i in overlap] == ['next()'] and near(overlap[0][3], t0 + 55000) and
           near(overlap[0][4], t0 + 65000) and overlap[0][5] == 46,
@@ -120,6 +123,7 @@ def main():
     check([(i[0], i[1]) for i in s13] == [('cudaMemset', otf2.RegionRole.DATA_TRANSFER)],
           'stream 13: the memset')
     check(s13 and near(s13[0][3], t0 + 20000) and near(s13[0][4], t0 + 25000), 'the memset at +20..25 us')
+    check(s13 and s13[0][6].get('CUDA_BYTES') == 1024, 'the memset\'s bytes')
     host = [i for name, events in per_location.items() if name not in streams for i in intervals(name)
             if i[0] == 'cudaLaunchKernel']
     check(len(host) == 1 and host[0][5] == 41, 'the launching host call carries correlation 41')

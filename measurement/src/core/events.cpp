@@ -346,13 +346,17 @@ LocationHandle define_location(const LocationSpec& spec) {
     });
 }
 
-void location_enter(LocationHandle location, Ticks time, RegionHandle region, std::uint64_t correlation) {
+void location_enter(LocationHandle location, Ticks time, RegionHandle region, std::uint64_t correlation,
+                    const GpuAttributeValue* attributes, std::uint32_t count) {
     Location* loc = own_location(location);
     const OwnEventScope scope(loc);
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr || loc == nullptr || region == 0)) return;
     if (time < loc->last_time) time = loc->last_time;
     loc->last_time = time;
+    if (count > 0 && attributes != nullptr && table != &runtime::detail::off_table) {
+        for (auto* f = table->gpu_attributes; *f; ++f) (*f)(*loc, time, attributes, count);
+    }
     RegionHandle path[launch_paths::kMaxDepth];
     const std::uint32_t depth = table->keep_launch_paths && table != &runtime::detail::off_table
                                     ? launch_paths::find(correlation, path)

@@ -18,6 +18,7 @@ namespace strata {
 struct Location;
 namespace events {
 class ProcessGroup;
+struct GpuAttributeValue;
 }
 namespace unification {
 struct Unified;
@@ -48,6 +49,8 @@ using EnterCorrelatedFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t
 using EnterUnderFn = void (*)(Location&, Ticks, RegionHandle, const RegionHandle* path, std::uint32_t depth,
                               std::uint64_t correlation);
 using ExitUnderFn = void (*)(Location&, Ticks, RegionHandle, std::uint32_t depth);
+/// The attributes of the enter that follows at the same time (events::location_enter).
+using GpuAttributesFn = void (*)(Location&, Ticks, const events::GpuAttributeValue*, std::uint32_t count);
 using ParameterIntFn = void (*)(Location&, Ticks, ParameterHandle, std::int64_t);
 using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHandle);
 
@@ -151,6 +154,8 @@ struct Callbacks {
     /// the substrate takes it as enter_correlated (or enter) and exit.
     EnterUnderFn enter_under = nullptr;
     ExitUnderFn exit_under = nullptr;
+    /// A GPU activity's attributes, right before its enter; nullptr: not wanted.
+    GpuAttributesFn gpu_attributes = nullptr;
 };
 
 /// The per-event arrays that the hot path walks.
@@ -169,6 +174,7 @@ struct EventTable {
     /// Beside enter[i] and exit[i]: the substrate's own GPU-work callbacks, or nullptr.
     EnterUnderFn enter_under[kMaxSubstrates + 1] = {};
     ExitUnderFn exit_under[kMaxSubstrates + 1] = {};
+    GpuAttributesFn gpu_attributes[kMaxSubstrates + 1] = {};
     /// Some substrate places GPU work under its launch: launches keep their call path.
     bool keep_launch_paths = false;
     ExitFn exit[kMaxSubstrates + 1] = {};

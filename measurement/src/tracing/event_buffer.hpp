@@ -50,11 +50,12 @@ enum class RecordType : std::uint8_t {
     thread_task_switch = 23,                   ///< team (communicator), creating thread's number, generation
     thread_task_complete = 24,                 ///< team (communicator), creating thread's number, generation
     enter_correlated = 25,                     ///< region, correlation id (CUDA_CORRELATION_ID)
+    gpu_attributes = 26,  ///< count n, then n (GpuAttribute, value) pairs: the attributes of the next Enter
 };
 
 /// Number of varint fields after the time, per record type (metrics: the count;
 /// its values follow).
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6, 3, 3, 3, 2};
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6, 3, 3, 3, 2, 1};
 constexpr int kMaxFields = 6;
 
 /// Largest record: type + time + 6 fields, varints of at most 10 bytes each.
@@ -62,6 +63,10 @@ constexpr std::size_t kMaxRecordSize = 1 + 10 + kMaxFields * 10;
 
 /// Largest metric record with `count` values.
 constexpr std::size_t metric_record_size(std::size_t count) { return 1 + 10 + 10 + count * 10; }
+
+/// The most attributes a GPU activity has, and the largest record of them.
+constexpr std::uint32_t kMaxGpuAttributes = static_cast<std::uint32_t>(GpuAttribute::count);
+constexpr std::size_t kMaxGpuAttributesRecordSize = 1 + 10 + 10 + kMaxGpuAttributes * 2 * 10;
 
 inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
     while (v >= 0x80) {
@@ -88,6 +93,8 @@ struct Record {
     std::uint64_t field[kMaxFields] = {};  ///< all fields in order (a and b are field[0] and field[1])
     std::uint32_t metric_count = 0;        ///< metric records: the number of values
     std::uint64_t metric_values[substrate::kMaxMetrics] = {};  ///< metric records: the values
+    std::uint32_t attribute_count = 0;  ///< gpu_attributes records: the number of pairs
+    std::uint64_t attributes[2 * kMaxGpuAttributes] = {};  ///< gpu_attributes records: attribute, value, ...
 };
 
 class EventBuffer {
@@ -138,6 +145,17 @@ public:
         for (std::uint32_t k = 0; k < count; ++k) p = put_varint(p, values[k]);
         cur_ = p;
         ++records_;
+    }
+
+    /// Appends a gpu_attributes record at `time` (that of the Enter right after
+    /// it).  Requires room for kMaxGpuAttributesRecordSize; count <= kMaxGpuAttributes.
+    void write_gpu_attributes(Ticks time, const std::uint8_t* ids, const std::uint64_t* values,
+                              std::uint32_t count) {
+        write(RecordType::gpu_attributes, time, count);
+        for (std::uint32_t k = 0; k < count; ++k) {
+            cur_ = put_varint(cur_, ids[k]);
+            cur_ = put_varint(cur_, values[k]);
+        }
     }
 
     /// Calls `fn(const Record&)` for every record in order; returns false on a
@@ -197,6 +215,12 @@ bool EventBuffer::for_each(Fn&& fn) const {
                 r.metric_count = static_cast<std::uint32_t>(r.field[0]);
                 for (std::uint32_t k = 0; k < r.metric_count; ++k) {
                     if (!get(r.metric_values[k])) return false;
+                }
+            } else if (r.type == RecordType::gpu_attributes) {
+                if (r.field[0] > kMaxGpuAttributes) return false;
+                r.attribute_count = static_cast<std::uint32_t>(r.field[0]);
+                for (std::uint32_t k = 0; k < 2 * r.attribute_count; ++k) {
+                    if (!get(r.attributes[k])) return false;
                 }
             }
             r.a = r.field[0];

@@ -314,16 +314,35 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                 rc = OTF2_EvtWriter_Enter(state.writer, nullptr, r.time, region_ref(r.a));
                 state.open.push_back(r.a);
                 break;
+            case RecordType::gpu_attributes:
+                state.pending_attributes.clear();
+                for (std::uint32_t k = 0; k < r.attribute_count; ++k) {
+                    const std::uint64_t attribute = r.attributes[2 * k];
+                    if (attribute < kMaxGpuAttributes) {
+                        state.pending_attributes.emplace_back(static_cast<std::uint32_t>(attribute),
+                                                              r.attributes[2 * k + 1]);
+                    }
+                }
+                break;
             case RecordType::enter_correlated: {
                 // The attribute list is emptied by the write that takes it.
                 static thread_local OTF2_AttributeList* attributes = OTF2_AttributeList_New();
+                std::uint32_t used = 0;
                 if (attributes != nullptr) {
                     OTF2_AttributeList_RemoveAllAttributes(attributes);
-                    if (r.b != 0) OTF2_AttributeList_AddUint64(attributes, kCorrelationAttribute, r.b);
+                    if (r.b != 0) {
+                        OTF2_AttributeList_AddUint64(attributes, kCorrelationAttribute, r.b);
+                        used |= 1u;
+                    }
+                    for (const auto& [attribute, value] : state.pending_attributes) {
+                        OTF2_AttributeList_AddUint64(attributes, gpu_attribute_ref(attribute), value);
+                        used |= 2u << attribute;
+                    }
                 }
+                state.pending_attributes.clear();
                 rc = OTF2_EvtWriter_Enter(state.writer, attributes, r.time, region_ref(r.a));
                 state.open.push_back(r.a);
-                if (r.b != 0) correlated_.store(true, std::memory_order_relaxed);
+                if (used != 0) attributes_used_.fetch_or(used, std::memory_order_relaxed);
                 break;
             }
             case RecordType::leave:
@@ -428,7 +447,7 @@ namespace {
 struct RankInfo {
     std::string host;
     std::uint8_t complete = 1;  ///< 0: the rank's event or definition files could not be written
-    std::uint8_t correlated = 0;  ///< 1: its events carry CUDA_CORRELATION_ID
+    std::uint32_t attributes = 0;  ///< the attributes its events carry (Otf2Archive::attributes_used_)
     Ticks begin = 0, end = 0;
     std::vector<Otf2Archive::LocationDefinition> locations;
 };
@@ -444,7 +463,7 @@ std::string encode(const RankInfo& info) {
     std::string out;
     put_string(out, info.host);
     put(out, &info.complete, sizeof info.complete);
-    put(out, &info.correlated, sizeof info.correlated);
+    put(out, &info.attributes, sizeof info.attributes);
     put(out, &info.begin, sizeof info.begin);
     put(out, &info.end, sizeof info.end);
     const std::uint64_t n = info.locations.size();
@@ -474,7 +493,7 @@ bool decode(const char*& p, const char* end, RankInfo* info) {
     };
     std::uint64_t n = 0;
     if (!get_string(&info->host) || !get(&info->complete, sizeof info->complete) ||
-        !get(&info->correlated, sizeof info->correlated) ||
+        !get(&info->attributes, sizeof info->attributes) ||
         !get(&info->begin, sizeof info->begin) || !get(&info->end, sizeof info->end) || !get(&n, sizeof n)) {
         return false;
     }
@@ -609,9 +628,39 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
     const OTF2_StringRef comm_locations_name = extra("MPI ranks");
     const OTF2_StringRef thread_locations_name = extra("OpenMP threads");
     const OTF2_StringRef cuda_device_name = extra("CUDA_DEVICE");
-    const OTF2_StringRef correlation_name = extra("CUDA_CORRELATION_ID");
-    const OTF2_StringRef correlation_description =
-        extra("CUPTI's correlation id: a CUDA API call and the GPU work it launched carry the same");
+    // The attributes some rank's events carry.  OTF2 readers expect dense
+    // references: with any GPU attribute, all of them (and the correlation id).
+    std::uint32_t attributes_used = 0;
+    for (const RankInfo& r : ranks) attributes_used |= r.attributes;
+    if ((attributes_used & ~1u) != 0) attributes_used = (2u << kMaxGpuAttributes) - 1;
+    OTF2_StringRef correlation_name = 0, correlation_description = 0;
+    if (attributes_used & 1u) {
+        correlation_name = extra("CUDA_CORRELATION_ID");
+        correlation_description =
+            extra("CUPTI's correlation id: a CUDA API call and the GPU work it launched carry the same");
+    }
+    // GpuAttribute's names and descriptions, in its order (experiment-format.md).
+    static const char* const gpu_attributes[][2] = {
+        {"CUDA_GRID_X", "a kernel's grid, x"},
+        {"CUDA_GRID_Y", "a kernel's grid, y"},
+        {"CUDA_GRID_Z", "a kernel's grid, z"},
+        {"CUDA_BLOCK_X", "a kernel's blocks, x"},
+        {"CUDA_BLOCK_Y", "a kernel's blocks, y"},
+        {"CUDA_BLOCK_Z", "a kernel's blocks, z"},
+        {"CUDA_REGISTERS_PER_THREAD", "registers per thread of a kernel"},
+        {"CUDA_SHARED_MEMORY", "bytes of shared memory per block of a kernel, static and dynamic"},
+        {"CUDA_GRAPH_ID", "the CUDA graph the activity ran in"},
+        {"CUDA_GRAPH_NODE_ID", "the node of its CUDA graph"},
+        {"CUDA_BYTES", "bytes a copy or memset moved"},
+    };
+    static_assert(sizeof gpu_attributes / sizeof gpu_attributes[0] == kMaxGpuAttributes,
+                  "one per GpuAttribute");
+    std::pair<OTF2_StringRef, OTF2_StringRef> gpu_attribute_names[kMaxGpuAttributes] = {};
+    for (std::uint32_t a = 0; a < kMaxGpuAttributes; ++a) {
+        if (attributes_used & (2u << a)) {
+            gpu_attribute_names[a] = {extra(gpu_attributes[a][0]), extra(gpu_attributes[a][1])};
+        }
+    }
     std::vector<OTF2_StringRef> rank_names, location_names;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         // "process" for a program without MPI; "rank r" for MPI ranks, also one writing alone.
@@ -637,9 +686,15 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                   p.type == events::ParameterType::string ? OTF2_PARAMETER_TYPE_STRING : OTF2_PARAMETER_TYPE_INT64),
               "writing a parameter definition");
     }
-    if (std::any_of(ranks.begin(), ranks.end(), [](const RankInfo& r) { return r.correlated != 0; })) {
+    if (attributes_used & 1u) {
         check(OTF2_GlobalDefWriter_WriteAttribute(w, kCorrelationAttribute, correlation_name, correlation_description,
                                                   OTF2_TYPE_UINT64),
+              "writing an attribute definition");
+    }
+    for (std::uint32_t a = 0; a < kMaxGpuAttributes; ++a) {
+        if ((attributes_used & (2u << a)) == 0) continue;
+        check(OTF2_GlobalDefWriter_WriteAttribute(w, gpu_attribute_ref(a), gpu_attribute_names[a].first,
+                                                  gpu_attribute_names[a].second, OTF2_TYPE_UINT64),
               "writing an attribute definition");
     }
     // Counters: one member per counter and one class (0) of all of them, which
@@ -798,7 +853,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     RankInfo mine;
     mine.host = host_name();
     mine.complete = broken || !error.empty() ? 0 : 1;
-    mine.correlated = correlated_.load(std::memory_order_relaxed) ? 1 : 0;
+    mine.attributes = attributes_used_.load(std::memory_order_relaxed);
     // In rank 0's time (the clock properties are global).
     mine.begin = timer::epoch().ticks + (clock_points.empty() ? 0 : clock_points.front().offset);
     mine.end = end + (clock_points.empty() ? 0 : clock_points.back().offset);

@@ -26,8 +26,10 @@ namespace strata::tracing {
 /// LocationDefinition::device of a location that is not a GPU stream.
 constexpr std::uint32_t kNoDevice = UINT32_MAX;
 
-/// The global attribute that joins CUDA work to its launch (experiment-format.md).
+/// The global attribute that joins CUDA work to its launch (experiment-format.md);
+/// GpuAttribute a is the global attribute 1 + a.
 constexpr OTF2_AttributeRef kCorrelationAttribute = 0;
+inline OTF2_AttributeRef gpu_attribute_ref(std::uint32_t attribute) { return 1 + attribute; }
 
 /// What the converter keeps per location between flushes.
 struct Otf2LocationState {
@@ -38,6 +40,8 @@ struct Otf2LocationState {
     std::vector<std::uint64_t> open;     ///< regions open at the end of the last conversion
     Ticks last_time = 0;
     std::vector<std::uint64_t> last_metrics;  ///< the counters of the last metric record (none: empty)
+    /// A gpu_attributes record's (GpuAttribute, value) pairs, for the next enter_correlated record.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> pending_attributes;
 };
 
 class Otf2Archive {
@@ -106,7 +110,8 @@ private:
     /// A write failed (a full disk): OTF2 cannot be called on this archive any more.
     std::atomic<bool> write_failed_{false};
     std::string write_error_;  ///< the first failure (under mutex_)
-    std::atomic<bool> correlated_{false};  ///< an event carries kCorrelationAttribute
+    /// The attributes events carried: bit 0 kCorrelationAttribute, bit 1 + a GpuAttribute a.
+    std::atomic<std::uint32_t> attributes_used_{0};
 
     /// Notes that an OTF2 write returned `code`; returns its description.
     std::string failed(OTF2_ErrorCode code);

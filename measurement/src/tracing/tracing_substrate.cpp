@@ -15,6 +15,7 @@
 #include "core/timer.hpp"
 #include "metrics/metrics.hpp"
 #include "tracing/event_buffer.hpp"
+#include "strata/measurement/events.hpp"
 #include "tracing/otf2_archive.hpp"
 
 namespace strata::tracing {
@@ -128,31 +129,30 @@ std::string flush(TraceLocation& tl, bool final) {
     return error;
 }
 
-/// The buffer is full: take a page, or flush to disk and take one, then write
-/// the record (`fields` for a record with several, else `a` and `b`; the
-/// counters after it when `metric_values` is set).  A flush is recorded as the
-/// region STRATA_TRACE_BUFFER_FLUSH right after the record that caused it
-/// (tracing is the last substrate, so the others have seen that record too,
-/// and nest the flush as the trace does: inside a team just begun, say).
-__attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, RecordType type, Ticks time,
-                                          std::uint64_t a, std::uint64_t b,
-                                          const std::uint64_t* metric_values = nullptr,
-                                          const std::uint64_t* fields = nullptr) {
-    const std::size_t needed = metric_values != nullptr ? tl.room_with_metrics : kMaxRecordSize;
-    loc.busy = true;  // pages, a flush and OTF2 allocate (see Location::busy)
+/// Where make_room() found room: a page, or a flush (recorded afterwards as
+/// the region STRATA_TRACE_BUFFER_FLUSH, see record_flush).
+struct Room {
+    bool ok = false;  ///< false: no memory, the record is lost (and counted)
     bool flushed = false;
-    Ticks begin = 0, end = 0;
+    Ticks begin = 0, end = 0;  ///< the flush
+};
+
+/// The buffer has less than `needed` bytes left: take a page, or flush to disk
+/// and take one.
+Room make_room(Location& loc, TraceLocation& tl, std::size_t needed) {
+    Room room;
+    loc.busy = true;  // pages, a flush and OTF2 allocate (see Location::busy)
     const bool full = !tl.buffer.add_page() && !tl.buffer.empty();
     if (full && tl.stopped) {
         // The trace stopped (STRATA_TRACE_MAX_SIZE): nothing goes to disk any more.
         tl.unwritten += tl.buffer.records();
         tl.buffer.clear_keep_first_page();
     } else if (full) {
-        begin = timer::now();
+        room.begin = timer::now();
         const std::string error = flush(tl, false);
-        end = timer::now();
+        room.end = timer::now();
         ++tl.flushes;
-        flushed = true;
+        room.flushed = true;
         if (!error.empty()) {
             runtime::warn_once("trace-flush-error",
                                "strata: warning: a trace buffer could not be written to disk (" + error +
@@ -160,15 +160,39 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
         }
         runtime::verbose("trace buffer of " + loc.name + " flushed to disk");
     }
-    if (!tl.buffer.has_room(needed)) {
+    room.ok = tl.buffer.has_room(needed);
+    if (!room.ok) {
         ++tl.lost;
         runtime::warn_once("trace-no-memory",
                            "strata: warning: no memory left for trace buffers (STRATA_TOTAL_MEMORY); "
                            "events are being lost and counted; increase STRATA_TOTAL_MEMORY");
-        loc.busy = false;
-        return runtime::busy_ended();
     }
     loc.busy = false;
+    return room;
+}
+
+/// A flush is recorded as the region STRATA_TRACE_BUFFER_FLUSH right after the
+/// record that caused it (tracing is the last substrate, so the others have
+/// seen that record too, and nest the flush as the trace does: inside a team
+/// just begun, say).  Not on a GPU stream: its events come later than they
+/// happened (CUPTI's buffers), and a flush at the present would push the
+/// stream's next activities to after it.
+void record_flush(Location& loc, const Room& room) {
+    if (room.flushed && loc.type == LocationType::cpu_thread) {
+        runtime::record_measurement_region(loc, runtime::detail::flush_region, room.begin, room.end);
+    }
+}
+
+/// The buffer is full: make room, then write the record (`fields` for a
+/// record with several, else `a` and `b`; the counters after it when
+/// `metric_values` is set).
+__attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, RecordType type, Ticks time,
+                                          std::uint64_t a, std::uint64_t b,
+                                          const std::uint64_t* metric_values = nullptr,
+                                          const std::uint64_t* fields = nullptr) {
+    const std::size_t needed = metric_values != nullptr ? tl.room_with_metrics : kMaxRecordSize;
+    const Room room = make_room(loc, tl, needed);
+    if (!room.ok) return runtime::busy_ended();
     if (fields != nullptr) {
         tl.buffer.write_fields(type, time, fields);
     } else if (type == RecordType::parameter_int || type == RecordType::parameter_string ||
@@ -178,7 +202,31 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
         tl.buffer.write(type, time, a);
     }
     if (metric_values != nullptr) tl.buffer.write_metrics(tl.metric_count, metric_values);
-    if (flushed) runtime::record_measurement_region(loc, runtime::detail::flush_region, begin, end);
+    record_flush(loc, room);
+    runtime::busy_ended();
+}
+
+/// A GPU activity's attributes, right before its enter (the converter gives
+/// them to the next enter_correlated record).
+void on_gpu_attributes(Location& loc, Ticks time, const events::GpuAttributeValue* values,
+                       std::uint32_t count) {
+    TraceLocation& tl = state(loc);
+    count = std::min(count, kMaxGpuAttributes);
+    // Room for the enter too: no flush comes between the two.
+    const std::size_t needed = kMaxGpuAttributesRecordSize + tl.room_with_metrics;
+    Room room;
+    if (!tl.buffer.has_room(needed)) {
+        room = make_room(loc, tl, needed);
+        if (!room.ok) return runtime::busy_ended();
+    }
+    std::uint8_t ids[kMaxGpuAttributes];
+    std::uint64_t numbers[kMaxGpuAttributes];
+    for (std::uint32_t k = 0; k < count; ++k) {
+        ids[k] = static_cast<std::uint8_t>(values[k].attribute);
+        numbers[k] = values[k].value;
+    }
+    tl.buffer.write_gpu_attributes(time, ids, numbers, count);
+    record_flush(loc, room);
     runtime::busy_ended();
 }
 
@@ -444,6 +492,7 @@ constexpr substrate::Callbacks kCallbacks = {
     on_mpi_event, on_thread_event,     begin_multi_process, finalize, reset,            on_enter_with_metrics,
     on_exit_with_metrics,
     ~0u,          true,                false,               nullptr,  nullptr,          on_enter_correlated,
+    nullptr,      nullptr,             on_gpu_attributes,
 };
 
 }  // namespace

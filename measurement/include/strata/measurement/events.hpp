@@ -219,8 +219,15 @@ STRATA_API LocationHandle define_location(const LocationSpec& spec);
 /// do not decrease; an earlier time is moved to the location's last one.
 /// `correlation` (0: none) joins a GPU activity to the host call that launched
 /// it: the trace's attribute CUDA_CORRELATION_ID.
+/// `attributes` (`count` of them, 0: none) describe the activity: a kernel's
+/// grid and registers, the bytes of a copy, ...
+struct GpuAttributeValue {
+    GpuAttribute attribute;
+    std::uint64_t value;
+};
 STRATA_API void location_enter(LocationHandle location, Ticks time, RegionHandle region,
-                               std::uint64_t correlation);
+                               std::uint64_t correlation, const GpuAttributeValue* attributes = nullptr,
+                               std::uint32_t count = 0);
 STRATA_API void location_exit(LocationHandle location, Ticks time, RegionHandle region);
 
 /// enter() on the calling thread, carrying `correlation` (a CUDA API call that

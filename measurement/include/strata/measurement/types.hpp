@@ -73,6 +73,18 @@ enum RegionFlags : std::uint32_t {
 
 enum class LocationType : std::uint8_t { cpu_thread = 0, gpu_stream = 1, metric = 2 };
 
+/// What the trace records of a GPU activity besides its region, times and
+/// correlation id: attributes of its Enter (experiment-format.md, "GPU streams").
+enum class GpuAttribute : std::uint8_t {
+    grid_x = 0, grid_y, grid_z,     ///< a kernel's grid
+    block_x, block_y, block_z,      ///< and its blocks
+    registers,                      ///< registers per thread
+    shared_memory,                  ///< bytes of shared memory per block, static and dynamic
+    graph_id, graph_node_id,        ///< the CUDA graph and node it ran in (kernels, copies, memsets)
+    bytes,                          ///< bytes a copy or memset moves
+    count                           ///< (the number of attributes)
+};
+
 STRATA_API const char* to_string(Paradigm p);
 STRATA_API const char* to_string(RegionRole r);
 
