@@ -47,8 +47,8 @@ def location_key(location):
 
 
 def read_trace(anchor):
-    """{location key: [(region name, role, enter, leave, correlation)]}, the locations' types and the
-    timer resolution."""
+    """{location key: [(region name, role, enter, leave, correlation, {attribute: value})]}, the
+    locations' types and the timer resolution."""
     out = collections.defaultdict(list)
     kinds = {}
     with otf2.reader.open(anchor) as trace:
@@ -59,15 +59,12 @@ def read_trace(anchor):
         for location, e in trace.events:
             key = location_key(location)
             if isinstance(e, otf2.events.Enter):
-                corr = 0
-                if e.attributes:
-                    for a, v in e.attributes.items():
-                        if a.name == 'CUDA_CORRELATION_ID':
-                            corr = v
-                stacks[key].append((e.region, e.time, corr))
+                attributes = {a.name: v for a, v in e.attributes.items()} if e.attributes else {}
+                stacks[key].append((e.region, e.time, attributes))
             elif isinstance(e, otf2.events.Leave):
-                region, start, corr = stacks[key].pop()
-                out[key].append((region.name, region.region_role, start, e.time, corr))
+                region, start, attributes = stacks[key].pop()
+                out[key].append((region.name, region.region_role, start, e.time,
+                                 attributes.get('CUDA_CORRELATION_ID', 0), attributes))
     return out, kinds, resolution
 
 
@@ -88,7 +85,7 @@ def check_known_answers(out):
     streams = sorted({loc for loc, _ in gpu})
     print('streams:', streams)
     kernels = collections.Counter()
-    for _, (name, role, *_rest) in gpu:
+    for _, (name, role, *_rest) in gpu:  # noqa: B007
         if role == otf2.RegionRole.FUNCTION:
             kernels[name.split('(')[0]] += 1
     for name, count in answers['kernels'].items():
@@ -120,7 +117,7 @@ def check_known_answers(out):
             for i in items]
     launches = {i[4]: (loc, i) for loc, i in host if i[4]}
     early, late, unjoined = 0, 0, 0
-    for _, (name, role, start, end, corr) in gpu:
+    for _, (name, role, start, end, corr, _attributes) in gpu:
         if corr not in launches:
             unjoined += 1
             continue
@@ -133,6 +130,16 @@ def check_known_answers(out):
     check(unjoined == 0, 'every GPU activity joined to its launch (%d not)' % unjoined)
     check(early == 0, 'no GPU activity starts before its launch (%d do)' % early)
     check(late == 0, 'no GPU activity ends after the synchronisation that waited for it (%d do)' % late)
+    busy_attributes = [i[5] for _, i in gpu if i[0].startswith('busy_a')]
+    check(busy_attributes and all(a.get('CUDA_GRID_X') == 1 and a.get('CUDA_BLOCK_X') == 32 and
+                                  a.get('CUDA_REGISTERS_PER_THREAD', 0) > 0 for a in busy_attributes),
+          'busy_a carries its grid (1), block (32) and registers: %s' % busy_attributes[:1])
+    copy_bytes = [i[5].get('CUDA_BYTES') for _, i in gpu if i[0].startswith('cudaMemcpy')]
+    check(copy_bytes and all(b == 1 << 20 for b in copy_bytes),
+          'every copy carries its 1 MiB: %s' % copy_bytes[:2])
+    graph = [i[5] for _, i in gpu if i[0].startswith('graph_kernel')]
+    check(graph and all(a.get('CUDA_GRAPH_ID', 0) > 0 for a in graph), 'graph kernels carry their graph id')
+    check(not os.path.exists(os.path.join(exp, 'losses')), 'nothing lost (no losses/ in the experiment)')
     iterations = [i for _, i in host if i[0] == 'iteration']
     check(len(iterations) == answers['iterations'], '%d NVTX "iteration" ranges' % len(iterations))
 
@@ -217,7 +224,7 @@ def check_gpu_streams(out, analyze):
     for loc, items in trace.items():
         if kinds[loc] != otf2.LocationType.ACCELERATOR_STREAM:
             continue
-        for name, _, start, end, _ in items:
+        for name, _, start, end, *_ in items:
             if 'relax(' in name:
                 relax[loc] += (end - start) / resolution
     print('relax seconds per stream location:', dict(relax))
