@@ -660,7 +660,9 @@ std::string gpu_text(const GpuReport& r) {
              text_seconds(r.seconds(latency.max));
         // Only copies joined (or none of the kernels starts in the window): no kernel to name.
         if (slowest != nullptr) {
-            t += "; largest mean: " + slowest->name + " launched from " + slowest->callpath + " (" +
+            // Names for people: a templated kernel's name runs to thousands of characters.
+            t += "; largest mean: " + display_name(slowest->name) + " launched from " +
+                 display_name(slowest->callpath) + " (" +
                  text_seconds(r.seconds(slowest->latency.sum) / static_cast<double>(slowest->latency.joined));
             t += ")";
         }
