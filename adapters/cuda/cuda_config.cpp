@@ -106,8 +106,8 @@ std::optional<std::string> register_variables(config::Registry& registry, Settin
     };
     if (auto failure = registry.add_and_load(std::move(buffer))) return failure;
     if (settings->buffer_size < (64u << 10) || settings->buffer_size > (256u << 20)) {
-        return std::string("STRATA_CUDA_BUFFER_SIZE: ") + std::to_string(settings->buffer_size) +
-               " bytes is out of range; accepted: from 64K to 256M";
+        return "strata: STRATA_CUDA_BUFFER_SIZE is " + std::to_string(settings->buffer_size) +
+               " bytes, out of range; accepted: from 64K to 256M (a size such as 4M)";
     }
 
     config::Variable skip;
