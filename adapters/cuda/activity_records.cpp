@@ -4,18 +4,28 @@
 
 namespace strata::cuda {
 
+namespace {
+/// The fields kernels, copies and memsets share (the same names in each struct).
+template <typename Record>
+void common(const Record* r, GpuActivity::Kind kind, GpuActivity* out) {
+    out->kind = kind;
+    out->device = r->deviceId;
+    out->context = r->contextId;
+    out->stream = r->streamId;
+    out->start = r->start;
+    out->end = r->end;
+    out->correlation = r->correlationId;
+    out->graph_id = r->graphId;
+    out->graph_node_id = r->graphNodeId;
+}
+}  // namespace
+
 bool decode_record(const CUpti_Activity* record, GpuActivity* out, DecodeCounts* counts) {
     switch (record->kind) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         case CUPTI_ACTIVITY_KIND_KERNEL: {
             const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-            out->kind = GpuActivity::kernel;
-            out->device = k->deviceId;
-            out->context = k->contextId;
-            out->stream = k->streamId;
-            out->start = k->start;
-            out->end = k->end;
-            out->correlation = k->correlationId;
+            common(k, GpuActivity::kernel, out);
             out->name = k->name;
             out->grid[0] = k->gridX;
             out->grid[1] = k->gridY;
@@ -25,52 +35,26 @@ bool decode_record(const CUpti_Activity* record, GpuActivity* out, DecodeCounts*
             out->block[2] = k->blockZ;
             out->registers = k->registersPerThread;
             out->shared_memory = k->staticSharedMemory + k->dynamicSharedMemory;
-            out->graph_id = k->graphId;
-            out->graph_node_id = k->graphNodeId;
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-            out->kind = GpuActivity::memcpy;
-            out->device = m->deviceId;
-            out->context = m->contextId;
-            out->stream = m->streamId;
-            out->start = m->start;
-            out->end = m->end;
-            out->correlation = m->correlationId;
+            common(m, GpuActivity::memcpy, out);
             out->bytes = m->bytes;
             out->copy_kind = m->copyKind;
-            out->graph_id = m->graphId;
-            out->graph_node_id = m->graphNodeId;
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY2: {  // peer to peer
             const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-            out->kind = GpuActivity::memcpy;
-            out->device = m->deviceId;
-            out->context = m->contextId;
-            out->stream = m->streamId;
-            out->start = m->start;
-            out->end = m->end;
-            out->correlation = m->correlationId;
+            common(m, GpuActivity::memcpy, out);
             out->bytes = m->bytes;
             out->copy_kind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
-            out->graph_id = m->graphId;
-            out->graph_node_id = m->graphNodeId;
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-            out->kind = GpuActivity::memset;
-            out->device = m->deviceId;
-            out->context = m->contextId;
-            out->stream = m->streamId;
-            out->start = m->start;
-            out->end = m->end;
-            out->correlation = m->correlationId;
+            common(m, GpuActivity::memset, out);
             out->bytes = m->bytes;
-            out->graph_id = m->graphId;
-            out->graph_node_id = m->graphNodeId;
             break;
         }
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -92,9 +76,7 @@ bool decode_record(const CUpti_Activity* record, GpuActivity* out, DecodeCounts*
             out->correlation = o->correlationId;
             return true;
         }
-        default:
-            ++counts->unknown_kinds[static_cast<std::uint32_t>(record->kind)];
-            return false;
+        default: ++counts->unknown_kinds[static_cast<std::uint32_t>(record->kind)]; return false;
     }
     if (out->start == 0 || out->end == 0 || out->end < out->start) {
         ++counts->zero_timestamps;

@@ -26,6 +26,7 @@
 #include "config/config.hpp"
 #include "cuda_config.hpp"
 #include "cupti_library.hpp"
+#include "gpu_streams.hpp"
 #include "nvtx_injection.hpp"
 #include "strata/measurement/events.hpp"
 
@@ -82,11 +83,7 @@ RegionHandle define_api_region(std::atomic<RegionHandle>& slot, const char* func
     bool skipped = false;
     for (const std::string& s : settings().api_skip) skipped |= s == name;
     if (!skipped) {
-        events::RegionSpec spec;
-        spec.name = name;
-        spec.paradigm = Paradigm::cuda;
-        spec.role = RegionRole::function;
-        region = events::define_region(spec);
+        region = define_cuda_region(name, RegionRole::function);
         if (region == 0 || (region & kStartsWork) != 0) {
             region = kSkipped;  // none, or beyond the handles the flag leaves
         } else if (starts_work(name)) {

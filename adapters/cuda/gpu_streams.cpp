@@ -30,6 +30,14 @@ Ticks ClockMap::to_ticks(std::uint64_t cupti_ns) const {
     return ticks <= 0 ? 0 : static_cast<Ticks>(ticks + 0.5);
 }
 
+RegionHandle define_cuda_region(std::string_view name, RegionRole role) {
+    events::RegionSpec spec;
+    spec.name = name;
+    spec.paradigm = Paradigm::cuda;
+    spec.role = role;
+    return events::define_region(spec);
+}
+
 std::string demangle(const char* name) {
     if (name == nullptr) return "(unnamed kernel)";
     int status = 0;
@@ -44,12 +52,7 @@ RegionHandle GpuStreams::kernel_region(const char* mangled) {
     const std::string key = mangled != nullptr ? mangled : "";
     auto it = kernels_.find(key);
     if (it != kernels_.end()) return it->second;
-    const std::string name = demangle(mangled);
-    events::RegionSpec spec;
-    spec.name = name;
-    spec.paradigm = Paradigm::cuda;
-    spec.role = RegionRole::function;
-    const RegionHandle region = events::define_region(spec);
+    const RegionHandle region = define_cuda_region(demangle(mangled), RegionRole::function);
     kernels_.emplace(key, region);
     return region;
 }
@@ -62,11 +65,7 @@ RegionHandle GpuStreams::transfer_region(const GpuActivity& activity) {
     const std::string name = activity.kind == GpuActivity::memset
                                  ? std::string("cudaMemset")
                                  : "cudaMemcpy " + std::string(copy_direction(activity.copy_kind));
-    events::RegionSpec spec;
-    spec.name = name;
-    spec.paradigm = Paradigm::cuda;
-    spec.role = RegionRole::data_transfer;
-    const RegionHandle region = events::define_region(spec);
+    const RegionHandle region = define_cuda_region(name, RegionRole::data_transfer);
     transfers_.emplace(key, region);
     return region;
 }

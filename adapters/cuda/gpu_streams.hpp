@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -89,6 +90,9 @@ private:
     std::map<std::uint32_t, RegionHandle> transfers_;        ///< by copy kind; memset: 0xFF
     StreamCounts counts_;
 };
+
+/// A region of paradigm CUDA (a kernel, a transfer, an API call).
+RegionHandle define_cuda_region(std::string_view name, RegionRole role);
 
 /// The demangled name of a kernel, or the name itself.
 std::string demangle(const char* name);

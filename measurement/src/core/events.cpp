@@ -52,7 +52,8 @@ namespace {
 /// the table again after marking, so the rest finds no table.
 class EventScope {
 public:
-    EventScope() : loc_(location::detail::current) {
+    /// `loc`: the calling thread's location, or a location of its own being recorded.
+    explicit EventScope(Location* loc = location::detail::current) : loc_(loc) {
         if (loc_ != nullptr) loc_->in_event.store(true, std::memory_order_relaxed);
         std::atomic_signal_fence(std::memory_order_seq_cst);
     }
@@ -292,23 +293,6 @@ void parameter_string(ParameterHandle parameter, std::string_view value) {
 namespace {
 inline Location* own_location(LocationHandle handle) { return handle == 0 ? nullptr : location::own(handle - 1); }
 
-/// Marks `loc` for runtime::finalize as EventScope does for threads.
-class OwnEventScope {
-public:
-    explicit OwnEventScope(Location* loc) : loc_(loc) {
-        if (loc_ != nullptr) loc_->in_event.store(true, std::memory_order_relaxed);
-        std::atomic_signal_fence(std::memory_order_seq_cst);
-    }
-    ~OwnEventScope() {
-        if (loc_ != nullptr) loc_->in_event.store(false, std::memory_order_release);
-    }
-    OwnEventScope(const OwnEventScope&) = delete;
-    OwnEventScope& operator=(const OwnEventScope&) = delete;
-
-private:
-    Location* const loc_;
-};
-
 /// The enter with a correlation id: each substrate's own callback, or its enter.
 /// A launch keeps its call path for the GPU work it starts (launch_paths.hpp).
 void enter_correlated_on(const EventTable* table, Location* loc, Ticks time, RegionHandle region,
@@ -349,7 +333,7 @@ LocationHandle define_location(const LocationSpec& spec) {
 void location_enter(LocationHandle location, Ticks time, RegionHandle region, std::uint64_t correlation,
                     const GpuAttributeValue* attributes, std::uint32_t count) {
     Location* loc = own_location(location);
-    const OwnEventScope scope(loc);
+    const EventScope scope(loc);
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr || loc == nullptr || region == 0)) return;
     if (time < loc->last_time) time = loc->last_time;
@@ -380,7 +364,7 @@ void location_enter(LocationHandle location, Ticks time, RegionHandle region, st
 
 void location_exit(LocationHandle location, Ticks time, RegionHandle region) {
     Location* loc = own_location(location);
-    const OwnEventScope scope(loc);
+    const EventScope scope(loc);
     const EventTable* table = active_table.load(std::memory_order_acquire);
     if (STRATA_UNLIKELY(table == nullptr || loc == nullptr || region == 0)) return;
     if (time < loc->last_time) time = loc->last_time;
