@@ -114,7 +114,6 @@ struct Shared {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> category_names;
     // There is no event API for naming threads: the names are kept (for a later
     // one) and otherwise ignored.
-    std::map<std::uint32_t, std::string> thread_names;
 
     Shared() {
         std::uint32_t index = 0;
@@ -618,11 +617,8 @@ void name_category(nvtxDomainHandle_t domain_handle, std::uint32_t category, std
     s.category_names[{domain, category}] = std::string(name);
 }
 
-void name_thread(std::uint32_t thread, std::string_view name) {
-    Shared& s = shared();
-    const std::lock_guard<std::mutex> lock(s.definitions_mutex);
-    s.thread_names[thread] = std::string(name);
-}
+/// nvtxNameOsThread: `thread` is the Linux thread id; the trace and profile show the name.
+void name_thread(std::uint32_t thread, std::string_view name) { events::name_thread(thread, name); }
 
 // --- the callbacks NVTX calls --------------------------------------------------
 

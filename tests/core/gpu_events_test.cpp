@@ -4,9 +4,15 @@
 // (core/launch_paths.hpp), also while launches and deliveries run at once.
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -164,6 +170,41 @@ TEST_F(GpuEventsTest, LaunchesAndTheirWorkOnSeveralThreadsAtOnce) {
     for (const auto& [id, path] : g_paths) {
         ASSERT_EQ(path, (std::vector<RegionHandle>{outer[owner[id].load()], launch})) << id;
     }
+}
+
+TEST_F(GpuEventsTest, ThreadsAreNamedNowOrAtTheirFirstEvent) {
+    // nvtxNameOsThread: by Linux thread id, from any thread, before or after its first event.
+    start({&recording_substrate()});
+    const RegionHandle work = region("work");
+    std::uint32_t early_tid = 0;
+    std::mutex m;
+    std::condition_variable cv;
+    bool named = false;
+    std::thread early([&] {
+        {
+            std::unique_lock<std::mutex> lock(m);
+            early_tid = static_cast<std::uint32_t>(syscall(SYS_gettid));
+            cv.notify_all();
+            cv.wait(lock, [&] { return named; });
+        }
+        events::enter(work);  // its first event: the location is made with the name
+        events::exit(work);
+    });
+    {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return early_tid != 0; });
+        events::name_thread(early_tid, "data loader");
+        named = true;
+        cv.notify_all();
+    }
+    early.join();
+    events::enter(work);
+    events::name_thread(0, "main loop");  // the calling thread, after its first event
+    events::exit(work);
+    std::set<std::string> names;
+    for (Location* loc : location::all()) names.insert(loc->display_name());
+    // The early thread recorded first here: its location is thread 0.
+    EXPECT_EQ(names, (std::set<std::string>{"data loader (thread 0)", "main loop (thread 1)"}));
 }
 
 }  // namespace

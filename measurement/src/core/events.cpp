@@ -29,6 +29,7 @@
 
 #include "core/definitions.hpp"
 #include "core/launch_paths.hpp"
+#include "filter/filter_rules.hpp"
 #include "core/location.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
@@ -384,6 +385,20 @@ void location_exit(LocationHandle location, Ticks time, RegionHandle region) {
         } else {
             table->exit[i](*loc, time, region);
         }
+    }
+}
+
+void name_thread(std::uint32_t os_thread, std::string_view name) {
+    if (active_table.load(std::memory_order_acquire) == nullptr || name.empty()) return;
+    if (os_thread == 0) {
+        Location* loc = location::current();
+        if (loc == nullptr) return;
+        os_thread = loc->os_thread;
+    }
+    try {
+        location::name_thread(os_thread, filter::valid_utf8(std::string(name)));
+    } catch (const std::bad_alloc&) {
+        // The thread keeps its number as its name.
     }
 }
 

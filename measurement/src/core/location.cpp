@@ -2,8 +2,12 @@
 // Creation and registry of locations.
 #include "core/location.hpp"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 #include "core/definitions.hpp"
@@ -36,6 +40,11 @@ std::vector<Location*>& registry() {
     return *list;
 }
 std::uint32_t g_threads = 0;  ///< thread locations made so far (under g_mutex)
+/// Names given to OS threads without a location yet (under g_mutex).
+std::map<std::uint32_t, std::string>& pending_names() {
+    static auto* names = new std::map<std::uint32_t, std::string>();
+    return *names;
+}
 std::uint32_t g_own = 0;      ///< locations of their own made so far (under g_mutex)
 /// The locations of their own by number, for a look-up without the lock (a
 /// number is handed out only after its slot is set).
@@ -58,10 +67,17 @@ Location* create_current() {
     {
         std::lock_guard<std::mutex> lock(g_mutex);
         loc->index = g_threads++;
+        loc->os_thread = static_cast<std::uint32_t>(syscall(SYS_gettid));
+        auto named = pending_names().find(loc->os_thread);
+        if (named != pending_names().end()) {
+            loc->given_name = std::move(named->second);
+            pending_names().erase(named);
+        }
         registry().push_back(loc);
     }
     loc->name = "thread " + std::to_string(loc->index);
     definitions().intern(loc->name);  // a job-wide string: profile.h5 names its columns with it
+    if (!loc->given_name.empty()) definitions().intern(loc->display_name());
     if (loc->index == 0) definitions().intern(host_name());  // and their hosts
     if (loc->index == 0) runtime::first_location_created();
     // Counters first: the substrates' per-location state may size itself by them.
@@ -100,6 +116,24 @@ Location* create_own(std::string name, LocationType type, std::uint32_t device) 
     return loc;
 }
 
+void name_thread(std::uint32_t os_thread, const std::string& name) {
+    std::string display;
+    {
+        std::lock_guard<std::mutex> lock(g_mutex);
+        Location* named = nullptr;
+        for (Location* loc : registry()) {
+            if (loc->type == LocationType::cpu_thread && loc->os_thread == os_thread) named = loc;
+        }
+        if (named == nullptr) {
+            pending_names()[os_thread] = name;
+            return;
+        }
+        named->given_name = name;
+        display = named->display_name();
+    }
+    definitions().intern(display);  // the results name the location with it (see create_current)
+}
+
 Location* own(std::uint32_t n) {
     return n < kMaxOwn ? g_own_slots[n].load(std::memory_order_acquire) : nullptr;
 }
@@ -114,6 +148,7 @@ void reset_all() {
     for (Location* loc : registry()) delete loc;
     registry().clear();
     g_threads = 0;
+    pending_names().clear();
     for (std::uint32_t n = 0; n < g_own; ++n) g_own_slots[n].store(nullptr, std::memory_order_relaxed);
     g_own = 0;
     detail::current = nullptr;

@@ -33,6 +33,10 @@ struct Location {
     LocationType type = LocationType::cpu_thread;
     std::string name;
     std::uint32_t device = 0;  ///< GPU streams: the CUDA device ordinal
+    std::uint32_t os_thread = 0;  ///< CPU threads: the Linux thread id (gettid)
+    /// A name the program gave the thread (events::name_thread); written under
+    /// the location lock, read when the results are written.
+    std::string given_name;
     /// Locations of their own: the time of the last event (their times never decrease).
     Ticks last_time = 0;
     /// Locations of their own: for each open region, the depth of the launch
@@ -106,6 +110,9 @@ struct Location {
     ~Location();
 
     void grow_stack();
+
+    /// The name the results show: "<given name> (thread <n>)", else `name`.
+    std::string display_name() const { return given_name.empty() ? name : given_name + " (" + name + ")"; }
 };
 
 namespace location {
@@ -133,6 +140,10 @@ Location* create_own(std::string name, LocationType type, std::uint32_t device);
 
 /// The n-th location of its own (index kFirstOwnIndex + n), nullptr if none; no lock.
 Location* own(std::uint32_t n);
+
+/// Gives the location of OS thread `os_thread` the name `name` (now, or when
+/// that thread's location is made).
+void name_thread(std::uint32_t os_thread, const std::string& name);
 
 /// Every location created so far (copy; takes a lock).
 std::vector<Location*> all();

@@ -295,10 +295,11 @@ ProfileData collect(const unification::Unified& defs, int rank) {
         out.rank = static_cast<std::uint32_t>(rank);
         out.thread = loc->type == LocationType::gpu_stream ? loc->index - location::kFirstOwnIndex : loc->index;
         out.type = static_cast<std::uint8_t>(loc->type);
-        auto name = string_index.find(loc->name);
-        if (name == string_index.end()) {  // a location created after the definitions were unified
-            data.strings.push_back(loc->name);
-            name = string_index.emplace(loc->name, static_cast<std::uint32_t>(data.strings.size() - 1)).first;
+        const std::string shown = loc->display_name();
+        auto name = string_index.find(shown);
+        if (name == string_index.end()) {  // a location created (or named) after the definitions were unified
+            data.strings.push_back(shown);
+            name = string_index.emplace(shown, static_cast<std::uint32_t>(data.strings.size() - 1)).first;
         }
         out.name = name->second;
         out.host = host;

@@ -341,7 +341,7 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         flushes += tl->flushes;
         stopped += tl->stopped ? 1 : 0;
         unwritten += tl->unwritten;
-        defs.push_back({archive().location_id(loc->index), loc->name, tl->otf2.events,
+        defs.push_back({archive().location_id(loc->index), loc->display_name(), tl->otf2.events,
                         loc->type == LocationType::gpu_stream ? loc->device : kNoDevice});
     }
     // With a process group, finish() is collective: every rank must take part,

@@ -230,6 +230,12 @@ STRATA_API void location_enter(LocationHandle location, Ticks time, RegionHandle
                                std::uint32_t count = 0);
 STRATA_API void location_exit(LocationHandle location, Ticks time, RegionHandle region);
 
+/// Names the location of the OS thread `os_thread` (its Linux thread id; 0: the
+/// calling thread), as nvtxNameOsThread does: the trace and the profile call
+/// it "<name> (thread <n>)".  A thread not seen yet gets the name when it
+/// records its first event.  Thread-safe.
+STRATA_API void name_thread(std::uint32_t os_thread, std::string_view name);
+
 /// enter() on the calling thread, carrying `correlation` (a CUDA API call that
 /// launches GPU work).
 STRATA_API void enter_correlated(RegionHandle region, std::uint64_t correlation);
