@@ -29,10 +29,10 @@
 
 #include "core/definitions.hpp"
 #include "core/launch_paths.hpp"
-#include "filter/filter_rules.hpp"
 #include "core/location.hpp"
 #include "core/runtime.hpp"
 #include "core/timer.hpp"
+#include "filter/filter_rules.hpp"
 #include "strata/measurement/thread_sanitizer.hpp"
 #include "metrics/metrics.hpp"
 
@@ -292,7 +292,9 @@ void parameter_string(ParameterHandle parameter, std::string_view value) {
 // --- locations of their own ------------------------------------------------------
 
 namespace {
-inline Location* own_location(LocationHandle handle) { return handle == 0 ? nullptr : location::own(handle - 1); }
+inline Location* own_location(LocationHandle handle) {
+    return handle == 0 ? nullptr : location::own(handle - 1);
+}
 
 /// The enter with a correlation id: each substrate's own callback, or its enter.
 /// A launch keeps its call path for the GPU work it starts (launch_paths.hpp).

@@ -568,9 +568,7 @@ void wait_for_events_in_flight() {
 namespace {
 constexpr int kMaxEndHooks = 8;
 std::atomic<void (*)()> g_end_hooks[kMaxEndHooks];
-}  // namespace
 
-namespace {
 struct Loss {
     std::string what;
     std::uint64_t count = 0;
