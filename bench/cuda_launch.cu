@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     const auto r1 = clock::now();
     const double launch_ns = std::chrono::duration<double, std::nano>(l1 - l0).count() / launches;
     const double range_ns = std::chrono::duration<double, std::nano>(r1 - l1).count() / ranges;
-    std::printf("{\"launch_ns\": %.1f, \"nvtx_range_ns\": %.1f, \"launches\": %ld, \"ranges\": %ld}\n", launch_ns,
-                range_ns, launches, ranges);
+    std::printf("{\"launch_ns\": %.1f, \"nvtx_range_ns\": %.1f, \"launches\": %ld, \"ranges\": %ld}\n",
+                launch_ns, range_ns, launches, ranges);
     return 0;
 }

@@ -59,7 +59,8 @@ namespace {
 bool is_toolkit_function(const FunctionInfo& info) {
     // By name too: without debug information the file is unknown.  "nvtx" is NVTX's prefix,
     // "__nv_", "____nv_", "__cuda" and "__device_stub__" nvcc's.
-    static const char* const names[] = {"nvtx", "__nv_", "____nv_", "__cuda", "__sti____cuda", "__device_stub__"};
+    static const char* const names[] = {"nvtx",   "__nv_",         "____nv_",
+                                        "__cuda", "__sti____cuda", "__device_stub__"};
     static const char* const files[] = {"/nvtx3/", "nvToolsExt", ".cudafe1.stub.c", "/include/crt/",
                                         "/include/cuda_"};
     for (const char* prefix : names) {

@@ -80,7 +80,8 @@ bool file_offset(const std::vector<Segment>& segments, std::uint64_t address, st
 
 /// Whether a section is named `wanted`; false when the section headers cannot be read (they are
 /// optional: a loader never needs them).
-bool has_section(const Fields& f, const ByteReader& read, bool is64, std::uint64_t shoff, const char* wanted) {
+bool has_section(const Fields& f, const ByteReader& read, bool is64, std::uint64_t shoff,
+                 const char* wanted) {
     std::uint64_t shentsize = 0, shnum = 0, shstrndx = 0;
     if (shoff == 0 || !f.get(is64 ? 58 : 46, 2, shentsize) || !f.get(is64 ? 60 : 48, 2, shnum) ||
         !f.get(is64 ? 62 : 50, 2, shstrndx) || shentsize < (is64 ? 64u : 40u) || shstrndx >= shnum) {

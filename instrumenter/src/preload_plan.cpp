@@ -205,7 +205,9 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
         }
         static const NeededLibrary device_code{"CUDA device code (a .nv_fatbin section; the CUDA runtime "
                                                "linked statically)", "", ""};
-        if (trigger == nullptr && adapter.feature == "cuda" && inputs.cuda_device_code) trigger = &device_code;
+        if (trigger == nullptr && adapter.feature == "cuda" && inputs.cuda_device_code) {
+            trigger = &device_code;
+        }
         const std::string file = lib_file(adapter.library);
         if (forced != options.forced.end() && !forced->second) {
             if (trigger != nullptr) {

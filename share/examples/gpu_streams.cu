@@ -104,7 +104,9 @@ int main(int argc, char** argv) {
         total += sum;
         nvtxDomainRangePop(phase);
     }
-    if (rank == 0) std::printf("gpu_streams: %d ranks, %d iterations, checksum %.3f\n", size, iterations, total);
+    if (rank == 0) {
+        std::printf("gpu_streams: %d ranks, %d iterations, checksum %.3f\n", size, iterations, total);
+    }
     for (auto& s : streams) cudaStreamDestroy(s);
     cudaFree(field);
     cudaFree(scratch);

@@ -32,7 +32,8 @@ TEST(MeasurementLosses, NoDirectoryNoFinding) {
 
 TEST(MeasurementLosses, SameLossOfSeveralRanksAddsUpWithItsRemedy) {
     LossDirectory d;
-    d.write("rank-0.tsv", "GPU activity records dropped by CUPTI\t3\traise STRATA_CUDA_BUFFER_SIZE (now 4096K)\n");
+    d.write("rank-0.tsv",
+            "GPU activity records dropped by CUPTI\t3\traise STRATA_CUDA_BUFFER_SIZE (now 4096K)\n");
     d.write("rank-2.tsv",
             "GPU activity records dropped by CUPTI\t5\traise STRATA_CUDA_BUFFER_SIZE (now 4096K)\n"
             "trace records lost for lack of memory\t7\tincrease STRATA_TOTAL_MEMORY (now 64M)\n");
@@ -43,7 +44,8 @@ TEST(MeasurementLosses, SameLossOfSeveralRanksAddsUpWithItsRemedy) {
     EXPECT_EQ(findings[0].value, 8);
     EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{0, 2}));
     EXPECT_FALSE(findings[0].stake.has_value());  // a note on the measurement
-    EXPECT_NE(findings[0].message.find("8 GPU activity records dropped by CUPTI (ranks 0, 2)"), std::string::npos);
+    EXPECT_NE(findings[0].message.find("8 GPU activity records dropped by CUPTI (ranks 0, 2)"),
+              std::string::npos);
     EXPECT_NE(findings[0].message.find("raise STRATA_CUDA_BUFFER_SIZE"), std::string::npos);
     EXPECT_EQ(findings[1].value, 7);
     EXPECT_NE(findings[1].message.find("(rank 2)"), std::string::npos);

@@ -325,8 +325,9 @@ LocationHandle define_location(const LocationSpec& spec) {
     return define_or_degrade("location", [&]() -> LocationHandle {
         Location* loc = location::create_own(std::string(spec.name), spec.type, spec.device);
         if (loc == nullptr) {
-            runtime::warn_once("own-locations-full", "strata: warning: more than 65535 GPU streams; the events "
-                                                     "of the others are not recorded (reported once)");
+            runtime::warn_once("own-locations-full",
+                               "strata: warning: more than 65535 GPU streams; the events of the others are not "
+                               "recorded (reported once)");
             return 0;
         }
         return loc->index - location::kFirstOwnIndex + 1;
@@ -423,8 +424,9 @@ void report_loss(std::string_view what, std::uint64_t count, std::string_view re
 
 void at_measurement_end(void (*hook)()) {
     if (!runtime::add_end_hook(hook)) {
-        runtime::warn_once("end-hooks-full", "strata: warning: too many adapters asked to run at the end of the "
-                                             "measurement; one of them cannot hand over its last events");
+        runtime::warn_once("end-hooks-full",
+                           "strata: warning: too many adapters asked to run at the end of the measurement; one "
+                           "of them cannot hand over its last events");
     }
 }
 

@@ -52,7 +52,9 @@ void remember(std::uint64_t correlation, const Location& loc) {
         if (depth < kMaxDepth) s.path[depth++].store(r, std::memory_order_relaxed);
     }
     for (std::uint32_t i = 0; i < loc.depth && depth < kMaxDepth; ++i) {
-        if ((loc.stack[i] & kUndelivered) == 0) s.path[depth++].store(loc.stack[i], std::memory_order_relaxed);
+        if ((loc.stack[i] & kUndelivered) == 0) {
+            s.path[depth++].store(loc.stack[i], std::memory_order_relaxed);
+        }
     }
     s.depth.store(depth, std::memory_order_relaxed);
     s.correlation.store(correlation, std::memory_order_relaxed);

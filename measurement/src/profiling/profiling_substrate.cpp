@@ -56,8 +56,8 @@ void on_exit_with_metrics(Location& loc, Ticks time, RegionHandle) {
 }
 // GPU work: its time under the call path of the launch (inherited: no visits
 // there, the launching thread counts them), the kernel itself below it.
-void on_enter_under(Location& loc, Ticks time, RegionHandle region, const RegionHandle* path, std::uint32_t depth,
-                    std::uint64_t) {
+void on_enter_under(Location& loc, Ticks time, RegionHandle region, const RegionHandle* path,
+                    std::uint32_t depth, std::uint64_t) {
     tree(loc).inherit(time, path, depth);
     tree(loc).enter(time, region);
 }
@@ -293,7 +293,8 @@ ProfileData collect(const unification::Unified& defs, int rank) {
         ProfileData::Location out;
         out.id = (static_cast<std::uint64_t>(rank) << 32) | loc->index;  // as in the trace
         out.rank = static_cast<std::uint32_t>(rank);
-        out.thread = loc->type == LocationType::gpu_stream ? loc->index - location::kFirstOwnIndex : loc->index;
+        const bool stream = loc->type == LocationType::gpu_stream;
+        out.thread = stream ? loc->index - location::kFirstOwnIndex : loc->index;
         out.type = static_cast<std::uint8_t>(loc->type);
         const std::string shown = loc->display_name();
         auto name = string_index.find(shown);

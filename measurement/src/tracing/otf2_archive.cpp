@@ -499,8 +499,8 @@ bool decode(const char*& p, const char* end, RankInfo* info) {
     }
     for (std::uint64_t i = 0; i < n; ++i) {
         Otf2Archive::LocationDefinition l{};
-        if (!get(&l.id, sizeof l.id) || !get(&l.events, sizeof l.events) || !get(&l.device, sizeof l.device) ||
-            !get_string(&l.name)) {
+        if (!get(&l.id, sizeof l.id) || !get(&l.events, sizeof l.events) ||
+            !get(&l.device, sizeof l.device) || !get_string(&l.name)) {
             return false;
         }
         info->locations.push_back(std::move(l));
@@ -687,8 +687,8 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
               "writing a parameter definition");
     }
     if (attributes_used & 1u) {
-        check(OTF2_GlobalDefWriter_WriteAttribute(w, kCorrelationAttribute, correlation_name, correlation_description,
-                                                  OTF2_TYPE_UINT64),
+        check(OTF2_GlobalDefWriter_WriteAttribute(w, kCorrelationAttribute, correlation_name,
+                                                  correlation_description, OTF2_TYPE_UINT64),
               "writing an attribute definition");
     }
     for (std::uint32_t a = 0; a < kMaxGpuAttributes; ++a) {
@@ -731,15 +731,16 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
               "writing a location group");
         for (const auto& l : ranks[r].locations) {
             const bool stream = l.device != kNoDevice;
-            check(OTF2_GlobalDefWriter_WriteLocation(
-                      w, l.id, location_names[next_name++],
-                      stream ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM : OTF2_LOCATION_TYPE_CPU_THREAD, l.events,
-                      static_cast<OTF2_LocationGroupRef>(r)),
+            const OTF2_LocationType type =
+                stream ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM : OTF2_LOCATION_TYPE_CPU_THREAD;
+            check(OTF2_GlobalDefWriter_WriteLocation(w, l.id, location_names[next_name++], type, l.events,
+                                                     static_cast<OTF2_LocationGroupRef>(r)),
                   "writing a location definition");
             if (stream) {
                 OTF2_AttributeValue device;
                 device.uint32 = l.device;
-                check(OTF2_GlobalDefWriter_WriteLocationProperty(w, l.id, cuda_device_name, OTF2_TYPE_UINT32, device),
+                check(OTF2_GlobalDefWriter_WriteLocationProperty(w, l.id, cuda_device_name, OTF2_TYPE_UINT32,
+                                                                 device),
                       "writing a location property");
             }
         }

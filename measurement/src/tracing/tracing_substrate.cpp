@@ -267,7 +267,8 @@ void on_exit_with_metrics(Location& loc, Ticks time, RegionHandle region) {
 void on_enter_correlated(Location& loc, Ticks time, RegionHandle region, std::uint64_t correlation) {
     TraceLocation& tl = state(loc);
     if (!tl.buffer.has_room(tl.room_with_metrics)) {
-        return write_slow(loc, tl, RecordType::enter_correlated, time, region, correlation, loc.metric_values);
+        return write_slow(loc, tl, RecordType::enter_correlated, time, region, correlation,
+                          loc.metric_values);
     }
     tl.buffer.write(RecordType::enter_correlated, time, region, correlation);
     if (loc.metric_values != nullptr) tl.buffer.write_metrics(tl.metric_count, loc.metric_values);
@@ -364,7 +365,8 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
                                  config::format_size(config::settings().total_memory) + ")");
     }
     if (stopped > 0) {
-        runtime::report_loss("trace events not written after the trace reached STRATA_TRACE_MAX_SIZE", unwritten,
+        runtime::report_loss("trace events not written after the trace reached STRATA_TRACE_MAX_SIZE",
+                             unwritten,
                              "raise STRATA_TRACE_MAX_SIZE (now " +
                                  config::format_size(config::settings().trace_max_size) + ")");
         std::fprintf(stderr,

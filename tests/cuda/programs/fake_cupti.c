@@ -12,7 +12,8 @@ typedef int CUptiResult;
 enum { success = 0, multiple_subscribers = 39 };
 
 CUptiResult cuptiGetResultString(CUptiResult result, const char** text) {
-    *text = result == multiple_subscribers ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" : "CUPTI_SUCCESS";
+    *text = result == multiple_subscribers ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"
+                                           : "CUPTI_SUCCESS";
     return success;
 }
 CUptiResult cuptiGetVersion(uint32_t* version) {
@@ -35,7 +36,12 @@ CUptiResult cuptiEnableCallback(uint32_t e, void* s, int d, uint32_t c) {
 CUptiResult cuptiActivityEnable(int kind) { (void)kind; return success; }
 CUptiResult cuptiActivityRegisterCallbacks(void* a, void* b) { (void)a; (void)b; return success; }
 CUptiResult cuptiActivityRegisterTimestampCallback(void* f) { (void)f; return success; }
-CUptiResult cuptiActivityGetNextRecord(uint8_t* b, size_t n, void** r) { (void)b; (void)n; (void)r; return 1; }
+CUptiResult cuptiActivityGetNextRecord(uint8_t* b, size_t n, void** r) {
+    (void)b;
+    (void)n;
+    (void)r;
+    return 1;
+}
 CUptiResult cuptiActivityGetNumDroppedRecords(void* c, uint32_t s, size_t* d) {
     (void)c; (void)s;
     *d = 0;
