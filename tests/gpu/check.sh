@@ -92,8 +92,10 @@ tail -4 "$OUT/gpu_streams.log"
 
 step "torch loop: plain"
 python3 "$HERE/torch_loop.py" plain "$STEPS" > "$OUT/torch_plain.json" 2> "$OUT/torch_plain.log"
-step "torch loop: under Strata"
-strata torch python3 "$HERE/torch_loop.py" strata "$STEPS" > "$OUT/torch_strata.json" 2> "$OUT/torch.log"
+step "torch loop: under Strata (strata-preload --cuda, as a user runs it)"
+env STRATA_ENABLE_TRACING=1 STRATA_ENABLE_PROFILING=0 STRATA_VERBOSE=1 STRATA_EXPERIMENT_DIRECTORY="$OUT/torch" \
+    STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=1 "$PACK/bin/strata-preload" --cuda python3 "$HERE/torch_loop.py" strata \
+    "$STEPS" > "$OUT/torch_strata.json" 2> "$OUT/torch.log"
 tail -5 "$OUT/torch.log"
 step "torch loop: under Strata, API calls and NVTX only (no GPU activity)"
 STRATA_CUDA_ENABLE=runtime,nvtx strata torch_api_only python3 "$HERE/torch_loop.py" strata "$STEPS" \

@@ -15,6 +15,7 @@ cp -L "$BUILD/adapters/cuda/libstrata-cuda.so.0" "$PACK/lib/"
 cp -L "$BUILD/adapters/user/libstrata-user.so.0" "$PACK/lib/"
 # The user-region benchmark: what an NVTX range is compared with, on the same machine.
 mkdir -p "$PACK/bin"
+cp "$BUILD/instrumenter/strata-preload" "$PACK/bin/"
 cp "$BUILD/bench/bench-user-regions-strata" "$PACK/bin/"
 # The MPI + CUDA example, built here by strata nvcc -ccbin mpicxx (the GPU machine may have no
 # MPI compiler); it runs there on that machine's libmpi.so.40 (Open MPI).
@@ -22,7 +23,8 @@ for lib in mpi compiler; do cp -L "$BUILD/adapters/$lib/libstrata-$lib.so.0" "$P
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$BUILD/instrumenter/strata" "$nvcc" -O2 -g -ccbin mpicxx -gencode arch=compute_90,code=sm_90 \
     "$(dirname "$0")/../../share/examples/gpu_streams.cu" -o "$PACK/bin/gpu_streams"
-ln -s libstrata-cuda.so.0 "$PACK/lib/libstrata-cuda.so"
+# strata-preload, laid out as installed (bin/, lib/), as a user runs Python programs.
+for lib in cuda measurement user; do ln -sf "libstrata-$lib.so.0" "$PACK/lib/libstrata-$lib.so"; done
 for lib in "$PACK"/lib/libstrata-*.so.0; do
     ldd "$lib" | awk '/=> \// { print $1, $3 }' | while read -r name path; do
         case "$name" in
