@@ -52,14 +52,18 @@ double parse_seconds(const std::string& name, const std::string& value) {
     return seconds;
 }
 
-/// "a,b,c" -> {a, b, c}; empty items are refused.
-std::vector<std::string> parse_patterns(const std::string& value) {
+/// "a,b,c" -> {a, b, c}; empty items are refused (`name`: the option, for the message).
+std::vector<std::string> parse_patterns(const std::string& value,
+                                        const std::string& name = "--tensor-core-patterns") {
     std::vector<std::string> patterns;
     std::size_t from = 0;
     while (true) {
         const std::size_t comma = value.find(',', from);
         const std::string item =
             value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        if (item.empty() && name != "--tensor-core-patterns")
+            throw AnalyzeUsageError(name + " needs a comma-separated list of op name parts "
+                                           "(e.g. matmul,linear,conv), not '" + value + "'");
         if (item.empty())
             throw AnalyzeUsageError(
                 "--tensor-core-patterns needs a comma-separated list of kernel name parts "
@@ -82,7 +86,9 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
         name != "--top" && name != "--wait-threshold" && name != "--timeline-events" &&
         name != "--key-region" && name != "--iter-start" && name != "--iter-stop" &&
         name != "--gpu-idle-threshold" && name != "--tensor-core-patterns" && name != "--gpu-gap-threshold" &&
-        name != "--event-reader")
+        name != "--event-reader" && name != "--tc-eligible-patterns" && name != "--step-gap-threshold" &&
+        name != "--short-kernel-threshold" && name != "--short-kernel-share" &&
+        name != "--copy-share-threshold" && name != "--step-comm-threshold")
         throw AnalyzeUsageError("unknown option '" + arg + "'");
     std::string value;
     if (equals != std::string::npos)
@@ -114,6 +120,12 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, A
     if (name == "--gpu-idle-threshold") options.gpu_idle_threshold = parse_fraction(name, value);
     if (name == "--gpu-gap-threshold") options.gpu_gap_threshold = parse_seconds(name, value);
     if (name == "--tensor-core-patterns") options.tensor_core_patterns = parse_patterns(value);
+    if (name == "--tc-eligible-patterns") options.tc_eligible_patterns = parse_patterns(value, name);
+    if (name == "--step-gap-threshold") options.step_gap_threshold = parse_fraction(name, value);
+    if (name == "--short-kernel-threshold") options.short_kernel_threshold = parse_seconds(name, value);
+    if (name == "--short-kernel-share") options.short_kernel_share = parse_fraction(name, value);
+    if (name == "--copy-share-threshold") options.copy_share_threshold = parse_fraction(name, value);
+    if (name == "--step-comm-threshold") options.step_comm_threshold = parse_fraction(name, value);
     if (name == "--event-reader") {
         if (value != "direct" && value != "otf2")
             throw AnalyzeUsageError("--event-reader needs 'direct' or 'otf2', not '" + value + "'");
@@ -170,7 +182,9 @@ const char* analyze_usage() {
            "Analyses a Strata experiment with K MPI ranks (any K, 1 included; without mpirun\n"
            "it runs as one rank) and writes the reports summary, loadbalance,\n"
            "loadbalance_ranks, advice and (with a trace) waitstates, iterations and, with GPU\n"
-           "streams, gpu and gpu_kernels as .csv and .json, and summary.txt, which is also printed.\n"
+           "streams, gpu, gpu_kernels, ops, op_kernels and step_trace as .csv and .json, and\n"
+           "summary.txt, which\n"
+           "is also printed.\n"
            "With a profile it also writes profile.cubex, the profile and the wait states for Cube\n"
            "(cube_stat, cube_diff, the Cube GUI), with Score-P's and Scalasca's metric names.\n"
            "\n"
@@ -200,6 +214,18 @@ const char* analyze_usage() {
            "                             (default 0.5, as Nsight Systems)\n"
            "  --tensor-core-patterns L   kernel name parts that mark Tensor Core kernels, comma-separated\n"
            "                             (default: DLProf's list, e.g. h884,hmma,xmma_gemm,wgmma)\n"
+           "  --tc-eligible-patterns L   op names that may use Tensor Cores: a word of the op's name\n"
+           "                             begins with one of L, comma-separated (default: matmul,mm,\n"
+           "                             bmm,addmm,baddbmm,addbmm,gemm,linear,conv,einsum,batchmatmul,\n"
+           "                             attention); ops.csv flags those whose kernels use none\n"
+           "  --step-gap-threshold X     advise when a rank's iteration gap (GPU idle while the host\n"
+           "                             prepares the next step) exceeds X of its iteration time (0.2)\n"
+           "  --short-kernel-threshold S kernels shorter than S seconds are short (default 1e-05)\n"
+           "  --short-kernel-share X     advise when short kernels are more than X of all (default 0.5)\n"
+           "  --copy-share-threshold X   advise when HtoD and DtoH copies take more than X of the GPU\n"
+           "                             busy time (default 0.2)\n"
+           "  --step-comm-threshold X    advise when NCCL kernels and MPI calls take more than X of a\n"
+           "                             rank's iteration time (default 0.3)\n"
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
            "                             (default: set apart as start-up and shut-down)\n"
            "  --no-cube                  do not write profile.cubex\n"

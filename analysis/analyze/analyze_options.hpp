@@ -33,6 +33,13 @@ struct AnalyzeOptions {
     double gpu_idle_threshold = 0.2;  ///< --gpu-idle-threshold: a GPU idle above it is advice
     double gpu_gap_threshold = 0.5;   ///< --gpu-gap-threshold: idle stretches longer (s) are gaps
     std::vector<std::string> tensor_core_patterns;  ///< --tensor-core-patterns; empty: DLProf's list
+    std::vector<std::string> tc_eligible_patterns;  ///< --tc-eligible-patterns; empty: op_analysis.hpp's list
+    // The step trace's findings (trace/step_trace.hpp): shares above them are advice.
+    double step_gap_threshold = 0.2;        ///< --step-gap-threshold: a rank's gap / iteration time
+    double short_kernel_threshold = 10e-6;  ///< --short-kernel-threshold: kernels shorter (s) are short
+    double short_kernel_share = 0.5;        ///< --short-kernel-share: short kernels / all kernels
+    double copy_share_threshold = 0.2;      ///< --copy-share-threshold: HtoD + DtoH / GPU busy time
+    double step_comm_threshold = 0.3;       ///< --step-comm-threshold: a rank's communication / iteration
     bool decode_directly = true;  ///< --event-reader direct (default); otf2: event files through OTF2's reader
 
     /// The directory the reports go to.

@@ -6,7 +6,9 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "report/html_ops.hpp"
 #include "report/html_sections.hpp"
+#include "report/html_step_trace.hpp"
 #include "report/html_writer.hpp"
 #include "report/json_value.hpp"
 
@@ -144,6 +146,8 @@ void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, co
         link("load-balance", "Load balance");
     if (find_report(reports, "waitstates.json")) link("wait-states", "Wait states");
     if (find_report(reports, "iterations.json")) link("iterations", "Iterations");
+    if (find_report(reports, "ops.json")) link("ops", "Ops (DLProf)");
+    if (find_report(reports, "step_trace.json")) link("step-trace", "Step trace");
     link("reports", "All reports");
     html.close("ul");
     html.close("nav");
@@ -193,6 +197,8 @@ std::string html_report(const std::vector<ReportFile>& files) {
                        find_report(reports, "loadbalance_ranks.json"));
     write_wait_states(html, find_report(reports, "waitstates.json"));
     write_iterations(html, find_report(reports, "iterations.json"));
+    write_ops(html, find_report(reports, "ops.json"));
+    write_step_trace(html, find_report(reports, "step_trace.json"));
     write_all_reports(html, reports);
     if (!unreadable.empty()) {
         html.open("section", {{"aria-labelledby", "unreadable"}});

@@ -25,9 +25,10 @@ std::string unit_of(const std::string& column);
 
 /// Writes a table of `rows` (objects) with a caption; columns are the
 /// members in order of first appearance; at most `limit` rows, with a note
-/// when there are more.  Numbers are right-aligned; sortable by a script.
+/// when there are more (`total` of them are in `full_file`).  Numbers are
+/// right-aligned; sortable by a script.
 void write_table(HtmlWriter& html, const std::string& caption, const std::vector<const JsonValue*>& rows,
-                 std::size_t limit, const std::string& full_file);
+                 std::size_t total, std::size_t limit, const std::string& full_file);
 
 /// The findings of advice.json, each with its numbers and where to look (always written).
 void write_advice(HtmlWriter& html, const JsonValue* advice);

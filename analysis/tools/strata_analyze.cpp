@@ -361,7 +361,9 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     analysis.iterations.stop = options.iter_stop;
     analysis.iterations.candidates = options.top;
     if (!options.tensor_core_patterns.empty()) analysis.tensor_core_patterns = options.tensor_core_patterns;
+    if (!options.tc_eligible_patterns.empty()) analysis.tc_eligible_patterns = options.tc_eligible_patterns;
     analysis.gpu_gap_threshold_s = options.gpu_gap_threshold;
+    analysis.short_kernel_threshold_s = options.short_kernel_threshold;
     analysis.decode_directly = options.decode_directly;
     const TraceRun traced = run_trace(options.experiment, size, timeline, analysis);
     if (!timeline.part.empty() && !traced.problem.empty()) {
@@ -399,6 +401,9 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             const bool trace_read = traced.present && traced.problem.empty();
             trace::TraceAdvice trace_advice{options.wait_threshold, options.gpu_idle_threshold,
                                             trace_read ? trace::trace_rank_seconds(traced.report) : 0.0};
+            trace_advice.steps = {options.step_gap_threshold, options.short_kernel_threshold,
+                                  options.short_kernel_share, options.copy_share_threshold,
+                                  options.step_comm_threshold};
             ReportSettings settings;
             settings.top = options.top;
             settings.advice.imbalance_threshold = options.imbalance_threshold;

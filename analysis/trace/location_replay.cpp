@@ -10,6 +10,7 @@
 
 #include "trace/clock_correction.hpp"
 #include "trace/event_file.hpp"
+#include "trace/op_analysis.hpp"
 
 namespace strata::analysis::trace {
 
@@ -56,6 +57,7 @@ public:
     bool empty() const { return depth_ == 0; }
     std::size_t size() const { return depth_; }
     Frame& back() { return frames_[depth_ - 1]; }
+    const Frame& operator[](std::size_t i) const { return frames_[i]; }  ///< 0: the outermost
     bool has_room() const { return depth_ < room_; }
     /// A frame to fill (every field: it may hold an earlier one's); has_room() must be true.
     Frame& push() { return frames_[depth_++]; }
@@ -128,6 +130,7 @@ enum RegionFlag : std::uint8_t {
     key_end = 4,        ///< the key region of the iterations, on a CPU thread
     mpi_call = 8,       ///< an MPI function (paradigm MPI): a message or collective event belongs to it
     send_receive = 16,  ///< MPI_Sendrecv(_replace): one waiting site, never a late receiver
+    op_region = 32,     ///< an op (NVTX range or user region, op_analysis.hpp), on a CPU thread
 };
 
 Replay& state(void* user) {
@@ -209,7 +212,15 @@ bool resolve_peer(Replay& s, OTF2_CommRef comm, uint32_t peer, std::uint32_t* wo
 }
 
 [[gnu::noinline]] void record_launch(Replay& s, const Frame& f) {
-    s.out->launches.push_back(LaunchRecord{s.rank, f.callpath, f.correlation, f.enter, s.location});
+    LaunchRecord launch{s.rank, f.callpath, f.correlation, f.enter, s.location};
+    // The kernel's op: the innermost op region open around the launch.
+    for (std::size_t i = s.stack.size(); i-- > 0;) {
+        if ((s.region_flags[s.stack[i].region] & op_region) == 0) continue;
+        launch.op_callpath = s.stack[i].callpath;
+        launch.op_region = s.stack[i].region;
+        break;
+    }
+    s.out->launches.push_back(launch);
 }
 
 /// What every Enter does once its time, call path and correlation id are known.
@@ -300,6 +311,10 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
 }
 
+[[gnu::noinline]] void record_op(Replay& s, const Frame& f, Ticks exit) {
+    s.out->op_instances.push_back(OpInstance{s.rank, f.region, f.callpath, f.enter, exit});
+}
+
 /// Closes the innermost region at `exit`.
 /// Inlined into on_leave: a call for every Leave cost as much as its body.
 [[gnu::always_inline]] inline void close_frame(Replay& s, Ticks exit) {
@@ -310,7 +325,10 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     if (f.mpi_outermost) {
         s.mpi_time += exit - f.enter;
         s.any_mpi_time = true;
-        if (s.out->keep_mpi_intervals) s.out->mpi_intervals.emplace_back(f.enter, exit);
+        if (s.out->keep_mpi_intervals) {
+            s.out->mpi_intervals.emplace_back(f.enter, exit);
+            s.out->mpi_interval_ranks.push_back(s.rank);
+        }
     }
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
     if ((flags & gpu_operation) != 0) {
@@ -319,6 +337,7 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
         if (s.key_ends == nullptr) s.key_ends = &s.iterations->key_ends[s.location];
         s.key_ends->push_back(exit);
     }
+    if ((flags & op_region) != 0) record_op(s, f, exit);
     s.stack.pop();
 }
 
@@ -340,14 +359,15 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     Replay& s = state(user);
     // The usual Leave without a call, as on_enter: close_frame() when it has
     // nothing to hand on (no records waiting, no timeline, no GPU operation,
-    // no key region, no MPI interval to keep); else leave_general.
+    // no key region, no op region, no MPI interval to keep); else leave_general.
     Ticks exit = 0;
     if (!s.stack.empty() && s.stack.back().region == mapped(s.region_map, region) &&
         s.clock.correct_nearby(time, &exit)) {
         const Frame& f = s.stack.back();
         const std::uint8_t flags = s.region_flags[f.region];
         if (f.pending_from == s.pending.size() && s.timeline == nullptr &&
-            (flags & (gpu_operation | key_end)) == 0 && !(f.mpi_outermost && s.out->keep_mpi_intervals)) {
+            (flags & (gpu_operation | key_end | op_region)) == 0 &&
+            !(f.mpi_outermost && s.out->keep_mpi_intervals)) {
             ++s.events;
             s.last = exit;
             if ((flags & counts_as_mpi) != 0) --s.open_mpi;
@@ -749,6 +769,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
             flags |= send_receive;
         if (s.gpu && is_gpu_operation(region)) flags |= gpu_operation;
         if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
+        if (!s.gpu && is_op_region(region)) flags |= op_region;
     }
     if (!s.gpu) {
         s.visits.assign(definitions.regions.size(), Visits{});

@@ -261,6 +261,18 @@ struct LaunchRecord {
     std::uint64_t correlation = 0;
     Ticks time = 0;              ///< its Enter, for the launch flow in trace.json
     std::uint32_t location = 0;  ///< the host thread (index in TraceDefinitions::locations)
+    /// The innermost op region open at the launch (op_analysis.hpp): its call path and region;
+    /// op_callpath UINT32_MAX: none.
+    std::uint32_t op_callpath = UINT32_MAX;
+    std::uint32_t op_region = 0;
+};
+
+/// One instance of an op region (op_analysis.hpp) on a CPU thread.
+struct OpInstance {
+    std::uint32_t rank = 0;
+    std::uint32_t region = 0;
+    std::uint32_t callpath = 0;
+    Ticks enter = 0, exit = 0;
 };
 
 /// A region's Enter events on one rank's CPU threads (the candidates for a key region).
@@ -310,9 +322,12 @@ struct ShareRecords {
     bool keep_mpi_intervals = false;  ///< an iteration range was asked for: keep mpi_intervals (set before)
     std::vector<std::pair<Ticks, Ticks>>
         mpi_intervals;  ///< outermost MPI calls [E, X), to cut mpi_time later
+    /// The world rank of each of mpi_intervals (the step trace cuts them per rank and iteration).
+    std::vector<std::uint32_t> mpi_interval_ranks;
     std::map<std::uint32_t, RankIterationRecords> iterations;  ///< world rank ->
     std::vector<GpuOp> gpu_ops;                                ///< of the share's GPU streams
     std::vector<LaunchRecord> launches;                        ///< host regions carrying a correlation id
+    std::vector<OpInstance> op_instances;                      ///< op regions left on CPU threads
 };
 
 /// The matching key of a send (`send`) or receive of `records`.

@@ -13,6 +13,8 @@ namespace {
 std::string trace_text(const WaitStateReport& report) {
     std::string t = waitstates_text(report) + "\n" + iterations_text(report.iterations);
     if (report.gpu.stream_locations > 0) t += "\n" + gpu_text(report.gpu);
+    if (report.gpu.stream_locations > 0) t += "\n" + op_text(report.ops);
+    if (report.steps.present) t += "\n" + step_trace_text(report.steps);
     return t;
 }
 
@@ -111,6 +113,7 @@ TraceSummary summarize(const WaitStateReport& report, bool timeline) {
     s.json = waitstates_summary_json(report);
     s.csv = waitstates_summary_csv(report) + iterations_summary_csv(report.iterations);
     if (report.gpu.stream_locations > 0) s.csv += gpu_summary_csv(report.gpu);
+    s.csv += step_trace_summary_csv(report.steps);
     return s;
 }
 
@@ -139,6 +142,8 @@ std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitState
     // The GPU reports only for a trace with GPU streams.
     if (report.gpu.stream_locations > 0) {
         for (auto& file : gpu_files(report.gpu)) files.push_back(std::move(file));
+        for (auto& file : op_files(report.ops)) files.push_back(std::move(file));
+        for (auto& file : step_trace_files(report.steps)) files.push_back(std::move(file));
     }
     return files;
 }
@@ -154,6 +159,9 @@ std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAd
     for (Finding& f : findings)
         if (advice.rank_seconds > 0 && f.time_s) f.stake = *f.time_s / advice.rank_seconds;
     for (Finding& f : gpu_findings(report.gpu, advice.gpu_idle_threshold)) findings.push_back(std::move(f));
+    if (report.gpu.stream_locations > 0)
+        for (Finding& f : op_findings(report.ops)) findings.push_back(std::move(f));
+    for (Finding& f : step_trace_findings(report.steps, advice.steps)) findings.push_back(std::move(f));
     for (Finding& f : iteration_findings(report.iterations)) findings.push_back(std::move(f));
     return findings;
 }

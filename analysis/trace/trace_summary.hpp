@@ -22,12 +22,13 @@ struct TraceAdvice {
     /// (advice.hpp): the run time R times the ranks, or without a profile the
     /// trace's span times the ranks (trace_rank_seconds()); 0: no stake.
     double rank_seconds = 0;
+    StepTraceThresholds steps;  ///< the step-trace findings' (step_trace.hpp)
 };
 
 /// The trace's span (T0 to its last event, s) times its measured ranks.
 double trace_rank_seconds(const WaitStateReport& report);
 
-/// Wait-state, GPU and iteration findings, in that order.
+/// Wait-state, GPU, op (op_analysis.hpp) and iteration findings, in that order.
 std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAdvice& advice);
 
 /// Unstable iterations (warm-up, outliers) and a missing key region.

@@ -187,6 +187,9 @@ void TraceShareAnalysis::read(UnitDispenser& units) {
 void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     records_.key_region = key_.is_key;
     records_.keep_mpi_intervals = options_.iterations.start >= 0 || options_.iterations.stop >= 0;
+    // The step trace cuts each rank's MPI time per iteration (16 + 4 bytes per outermost MPI call).
+    for (const TraceLocation& l : definitions_.locations)
+        if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) records_.keep_mpi_intervals = true;
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
@@ -717,6 +720,10 @@ std::string TraceShareAnalysis::partial() const {
         std::llround(options_.gpu_gap_threshold_s * static_cast<double>(definitions_.timer_resolution)));
     put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end,
                     plan_.instances > 0 ? plan_.bounds : std::vector<Ticks>{}, gap);
+    put_op_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end);
+    put_step_partial(w, records_, definitions_, plan_,
+                     static_cast<Ticks>(std::llround(options_.short_kernel_threshold_s *
+                                                     static_cast<double>(definitions_.timer_resolution))));
     return std::move(w.bytes());
 }
 
@@ -729,6 +736,11 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
         report.gpu.stream_locations += l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ? 1 : 0;
     report.timer_resolution = definitions.timer_resolution;
     report.ranks = trace_rank_layout(definitions).ranks.size();
+    report.ops.timer_resolution = definitions.timer_resolution;
+    report.steps.timer_resolution = definitions.timer_resolution;
+    report.steps.present = report.gpu.stream_locations > 0;
+    report.steps.short_kernel_s = options.short_kernel_threshold_s;
+    report.ops.ranks = std::max(definitions.world_size, report.ranks);
     std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>,
              std::pair<std::int64_t, std::uint64_t>>
         rows;
@@ -767,8 +779,11 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
             for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
         }
         add_gpu_partial(report.gpu, in);
+        add_op_partial(report.ops, in);
+        add_step_partial(report.steps, in);
     }
     finish_gpu_report(report.gpu, options.tensor_core_patterns);
+    finish_op_report(report.ops, options.tensor_core_patterns, options.tc_eligible_patterns);
     std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
     std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
     std::sort(report.trace_stops.begin(), report.trace_stops.end(), natural_less);
@@ -863,6 +878,10 @@ void add_iterations(WaitStateReport& report, const IterationPlan& plan) {
     report.gpu.restricted = plan.restricted;
     report.gpu.first_iteration = plan.first;
     report.gpu.last_iteration = plan.last;
+    report.ops.restricted = plan.restricted;
+    report.ops.first_iteration = plan.first;
+    report.ops.last_iteration = plan.last;
+    finish_step_trace(report.steps, report.iterations);
 }
 
 WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,

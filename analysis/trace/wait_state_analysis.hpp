@@ -41,6 +41,7 @@
 #include "trace/iterations.hpp"
 #include "trace/location_replay.hpp"
 #include "trace/message_exchange.hpp"
+#include "trace/op_analysis.hpp"
 #include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
@@ -58,7 +59,10 @@ struct TimelineOptions {
 struct TraceAnalysisOptions {
     IterationOptions iterations;
     std::vector<std::string> tensor_core_patterns = default_tensor_core_patterns();
+    /// Op names that may use Tensor Cores (op_analysis.hpp).
+    std::vector<std::string> tc_eligible_patterns = default_tc_eligible_patterns();
     double gpu_gap_threshold_s = 0.5;  ///< idle stretches longer than this are gaps (Nsight's default)
+    double short_kernel_threshold_s = 10e-6;  ///< shorter kernels are short (step_trace.hpp)
     bool decode_directly = true;       ///< false: event files through OTF2's reader (--event-reader otf2)
 };
 

@@ -25,6 +25,8 @@
 
 #include "trace/gpu_analysis.hpp"
 #include "trace/iterations.hpp"
+#include "trace/op_analysis.hpp"
+#include "trace/step_trace.hpp"
 
 namespace strata::analysis::trace {
 
@@ -86,6 +88,8 @@ struct WaitStateReport {
     std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
     std::vector<std::string> trace_stops;   ///< locations whose trace stops early (STRATA_TRACE_MAX_SIZE), sorted
     GpuReport gpu;                          ///< from the GPU streams (empty rows: none)
+    OpReport ops;                           ///< DLProf's ops and their kernels (op_analysis.hpp)
+    StepTraceReport steps;                  ///< MindSpore's step trace (step_trace.hpp)
     IterationReport iterations;             ///< the key region's iterations and the window applied
 
     double seconds(std::int64_t ticks) const;
