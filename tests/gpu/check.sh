@@ -93,9 +93,10 @@ tail -4 "$OUT/gpu_streams.log"
 step "torch loop: plain"
 python3 "$HERE/torch_loop.py" plain "$STEPS" > "$OUT/torch_plain.json" 2> "$OUT/torch_plain.log"
 step "torch loop: under Strata (strata-preload --cuda, as a user runs it)"
-env STRATA_ENABLE_TRACING=1 STRATA_ENABLE_PROFILING=0 STRATA_VERBOSE=1 STRATA_EXPERIMENT_DIRECTORY="$OUT/torch" \
-    STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=1 "$PACK/bin/strata-preload" --cuda python3 "$HERE/torch_loop.py" strata \
-    "$STEPS" > "$OUT/torch_strata.json" 2> "$OUT/torch.log"
+env STRATA_ENABLE_TRACING=1 STRATA_ENABLE_PROFILING=0 STRATA_VERBOSE=1 \
+    STRATA_EXPERIMENT_DIRECTORY="$OUT/torch" STRATA_OVERWRITE_EXPERIMENT_DIRECTORY=1 \
+    "$PACK/bin/strata-preload" --cuda python3 "$HERE/torch_loop.py" strata "$STEPS" \
+    > "$OUT/torch_strata.json" 2> "$OUT/torch.log"
 tail -5 "$OUT/torch.log"
 step "torch loop: under Strata, API calls and NVTX only (no GPU activity)"
 STRATA_CUDA_ENABLE=runtime,nvtx strata torch_api_only python3 "$HERE/torch_loop.py" strata "$STEPS" \
@@ -107,9 +108,9 @@ step "torch loop: torch.profiler (kernel counts)"
 python3 "$HERE/torch_loop.py" profiler "$STEPS" "$OUT/torch_profiler_counts.json" \
     > "$OUT/torch_profiler.json" \
     2> "$OUT/torch_profiler.log"
-step "torch loop: under Strata with emit_nvtx"
-strata torch_emit_nvtx python3 "$HERE/torch_loop.py" strata 5 --emit-nvtx > "$OUT/torch_emit_nvtx.json" \
-    2> "$OUT/torch_emit_nvtx.log"
+step "torch loop: under Strata with emit_nvtx (the ops view against torch.profiler's operator table)"
+strata torch_emit_nvtx python3 "$HERE/torch_loop.py" strata "$STEPS" --emit-nvtx \
+    > "$OUT/torch_emit_nvtx.json" 2> "$OUT/torch_emit_nvtx.log"
 tail -3 "$OUT/torch_emit_nvtx.log"
 cat "$OUT"/torch_plain.json "$OUT"/torch_strata.json "$OUT"/torch_api_only.json "$OUT"/torch_plain2.json
 du -sh "$OUT"

@@ -66,9 +66,20 @@ def main():
         for e in prof.events():
             if e.device_type == torch.autograd.DeviceType.CUDA:
                 counts[e.name] = counts.get(e.name, 0) + 1
+        # The operator table, for the ops view (calls and GPU time per aten:: operator).
+        ops = {}
+        for a in prof.key_averages():
+            if a.key.startswith("aten::"):
+                device = getattr(a, "device_time_total", None)
+                if device is None:
+                    device = getattr(a, "cuda_time_total", 0)
+                self_device = getattr(a, "self_device_time_total", None)
+                if self_device is None:
+                    self_device = getattr(a, "self_cuda_time_total", 0)
+                ops[a.key] = {"calls": a.count, "device_us": device, "self_device_us": self_device}
         if out:
             with open(out, "w") as f:
-                json.dump({"steps": steps + 3, "kernels": counts}, f, indent=1)
+                json.dump({"steps": steps + 3, "kernels": counts, "ops": ops}, f, indent=1)
     else:
         elapsed = work(steps, emit)
     print(json.dumps({"mode": mode, "steps": steps, "seconds_per_step": elapsed / steps, "emit_nvtx": emit}))

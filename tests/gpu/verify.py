@@ -200,6 +200,12 @@ def check_torch(out, analyze):
     if 'torch_api_only' in per_step:
         print('seconds per step, API calls and NVTX only: %.6f: overhead %+.1f %%' %
               (per_step['torch_api_only'], 100 * (per_step['torch_api_only'] / plain - 1)))
+    with open(os.path.join(exp, 'analysis', 'summary.txt')) as f:
+        summary = f.read()
+    step_part = summary[summary.find('Step trace'):]
+    print(step_part[:step_part.find('\n\n')] if 'Step trace' in summary else 'no step trace in the summary')
+    check('Step trace' in summary, 'the step trace of the PyTorch loop')
+    check_ops(out, analyze)
     emit = os.path.join(out, 'torch_emit_nvtx', 'traces.otf2')
     if os.path.exists(emit):
         t, k, _ = read_trace(emit)
@@ -209,6 +215,34 @@ def check_torch(out, analyze):
         print('emit_nvtx: %d NVTX ranges of %d names, e.g. %s' % (sum(ranges.values()), len(ranges),
                                                                  [n for n, _ in ranges.most_common(5)]))
         check(sum(ranges.values()) > 0, 'emit_nvtx ranges recorded')
+
+
+def check_ops(out, analyze):
+    """The ops view (DLProf) of the emit_nvtx run against torch.profiler's operator table."""
+    exp = os.path.join(out, 'torch_emit_nvtx')
+    if not os.path.exists(os.path.join(exp, 'traces.otf2')):
+        check(False, 'the emit_nvtx run wrote a trace')
+        return
+    an = subprocess.run([analyze, '--force', '--key-region', 'step', exp], capture_output=True, text=True)
+    check(an.returncode == 0, 'strata-analyze ran on the emit_nvtx trace')
+    with open(os.path.join(exp, 'analysis', 'ops.csv')) as f:
+        ops = {r['op']: r for r in csv.DictReader(f)}
+    with open(os.path.join(out, 'torch_profiler_counts.json')) as f:
+        reference = json.load(f).get('ops', {})
+    top = sorted(ops.values(), key=lambda r: -float(r['gpu_s']))[:8]
+    print('%-28s %8s %10s %6s %6s | torch.profiler: %8s %12s %12s' %
+          ('op', 'calls', 'gpu_us', 'tc', 'elig', 'calls', 'device_us', 'self_dev_us'))
+    for r in top:
+        t = reference.get(r['op'], {})
+        print('%-28s %8s %10.1f %6s %6s | %24s %12s %12s' %
+              (r['op'][:28], r['calls'], float(r['gpu_s']) * 1e6, r['uses_tc'], r['tc_eligible'],
+               t.get('calls', '-'), '%.1f' % t['device_us'] if t else '-',
+               '%.1f' % t['self_device_us'] if t else '-'))
+    for name in ('aten::mm', 'aten::addmm'):
+        if name in ops and name in reference:
+            check(int(ops[name]['calls']) == reference[name]['calls'],
+                  '%s: %s calls, torch.profiler %d' % (name, ops[name]['calls'], reference[name]['calls']))
+    check(ops.get('aten::mm', {}).get('uses_tc') == '1', 'aten::mm (the bf16 products) uses Tensor Cores')
 
 
 def check_gpu_streams(out, analyze):
