@@ -60,7 +60,8 @@ def main():
     if mode == "profiler":
         # The whole work, set-up included, as a Strata run sees it: the counts compare one to one.
         from torch.profiler import ProfilerActivity, profile
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        # CPU too: the operator table (aten::...) comes from the CPU side.
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
             elapsed = work(steps, emit)
         counts = {}
         for e in prof.events():

@@ -238,6 +238,7 @@ def check_ops(out, analyze):
               (r['op'][:28], r['calls'], float(r['gpu_s']) * 1e6, r['uses_tc'], r['tc_eligible'],
                t.get('calls', '-'), '%.1f' % t['device_us'] if t else '-',
                '%.1f' % t['self_device_us'] if t else '-'))
+    check(bool(reference), 'torch.profiler\'s operator table was recorded')
     for name in ('aten::mm', 'aten::addmm'):
         if name in ops and name in reference:
             check(int(ops[name]['calls']) == reference[name]['calls'],
