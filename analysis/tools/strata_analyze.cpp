@@ -399,8 +399,10 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             std::vector<Finding> findings;
             std::vector<ReportFile> files;
             const bool trace_read = traced.present && traced.problem.empty();
-            trace::TraceAdvice trace_advice{options.wait_threshold, options.gpu_idle_threshold,
-                                            trace_read ? trace::trace_rank_seconds(traced.report) : 0.0};
+            trace::TraceAdvice trace_advice;
+            trace_advice.wait_threshold = options.wait_threshold;
+            trace_advice.gpu_idle_threshold = options.gpu_idle_threshold;
+            trace_advice.rank_seconds = trace_read ? trace::trace_rank_seconds(traced.report) : 0.0;
             trace_advice.steps = {options.step_gap_threshold, options.short_kernel_threshold,
                                   options.short_kernel_share, options.copy_share_threshold,
                                   options.step_comm_threshold};

@@ -769,7 +769,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
             flags |= send_receive;
         if (s.gpu && is_gpu_operation(region)) flags |= gpu_operation;
         if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
-        if (!s.gpu && is_op_region(region)) flags |= op_region;
+        if (!s.gpu && records.keep_op_instances && is_op_region(region)) flags |= op_region;
     }
     if (!s.gpu) {
         s.visits.assign(definitions.regions.size(), Visits{});

@@ -320,6 +320,8 @@ struct ShareRecords {
     std::vector<char>
         key_region;  ///< per region: is the key region of the iterations (set before the replay)
     bool keep_mpi_intervals = false;  ///< an iteration range was asked for: keep mpi_intervals (set before)
+    /// The trace has GPU streams: keep op_instances (the ops report; set before the replay).
+    bool keep_op_instances = false;
     std::vector<std::pair<Ticks, Ticks>>
         mpi_intervals;  ///< outermost MPI calls [E, X), to cut mpi_time later
     /// The world rank of each of mpi_intervals (the step trace cuts them per rank and iteration).

@@ -188,8 +188,12 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     records_.key_region = key_.is_key;
     records_.keep_mpi_intervals = options_.iterations.start >= 0 || options_.iterations.stop >= 0;
     // The step trace cuts each rank's MPI time per iteration (16 + 4 bytes per outermost MPI call).
-    for (const TraceLocation& l : definitions_.locations)
-        if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) records_.keep_mpi_intervals = true;
+    // So do the ops (op_analysis.hpp): only a trace with GPU streams has an ops report.
+    for (const TraceLocation& l : definitions_.locations) {
+        if (l.type != OTF2_LOCATION_TYPE_ACCELERATOR_STREAM) continue;
+        records_.keep_mpi_intervals = true;
+        records_.keep_op_instances = true;
+    }
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
