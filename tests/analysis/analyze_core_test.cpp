@@ -754,7 +754,9 @@ TEST_F(AnalyzeCoreTest, DeepRecursionGivesReportsLinearInItsDepth) {
     constexpr std::size_t depth = 20000;
     std::size_t bytes = 0;
     for (const ReportFile& file : reports_in_process(write(deep_recursion_profile(depth, 1e-3)), 1)) {
-        if (file.first == "loadbalance.csv") EXPECT_LT(file.second.size(), depth * 600) << file.first;
+        if (file.first == "loadbalance.csv") {
+            EXPECT_LT(file.second.size(), depth * 600) << file.first;
+        }
         bytes += file.second.size();
     }
     EXPECT_LT(bytes, depth * 2000);

@@ -289,24 +289,7 @@ TEST_F(OpAnalysisTest, NoGpuStreamsNoOpReports) {
 
 // The built tool.
 
-class OpAnalysisToolTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() {
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    }
-    std::string experiment() const { return dir_.file("experiment"); }
-    std::string analyze_into(int k, const std::vector<std::string>& extra = {}) {
-        const std::string output = dir_.file("out" + std::to_string(k));
-        std::vector<std::string> args = {"--force", "--output", output};
-        args.insert(args.end(), extra.begin(), extra.end());
-        args.push_back(experiment());
-        const RunResult r = run_analyze(k, args);
-        EXPECT_EQ(r.status, 0) << "K = " << k << "\n" << r.out << r.err;
-        return output;
-    }
-    TempDir dir_;
-};
+class OpAnalysisToolTest : public AnalyzeToolTest {};
 
 TEST_F(OpAnalysisToolTest, OpReportsWrittenAndIdenticalForK123) {
     op_trace().write(experiment());

@@ -70,6 +70,21 @@ RunResult run_analyze(int k, const std::vector<std::string>& args) {
     command.insert(command.end(), args.begin(), args.end());
     return run_program(STRATA_MPIEXEC, command);
 }
+
+void AnalyzeToolTest::SetUpTestSuite() {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+}
+
+std::string AnalyzeToolTest::analyze_into(int k, const std::vector<std::string>& extra) {
+    const std::string output = dir_.file("out" + std::to_string(k));
+    std::vector<std::string> args = {"--force", "--output", output};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back(experiment());
+    const RunResult r = run_analyze(k, args);
+    EXPECT_EQ(r.status, 0) << "K = " << k << "\n" << r.out << r.err;
+    return output;
+}
 #endif
 
 std::string slurp(const std::string& path) {

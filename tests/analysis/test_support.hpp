@@ -2,6 +2,8 @@
 // Helpers for the analysis tests: a temporary directory and running a built program.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -45,5 +47,18 @@ RunResult run_analyze(int k, const std::vector<std::string>& args);
 
 /// The bytes of the file at `path` ("" when it cannot be read).
 std::string slurp(const std::string& path);
+
+#ifdef STRATA_ANALYZE_EXE
+/// The tests that run the built strata-analyze on an experiment they write.
+class AnalyzeToolTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite();  ///< Open MPI started as root (the test machines)
+    std::string experiment() const { return dir_.file("experiment"); }
+    /// Runs strata-analyze on K ranks with `extra` options on experiment(), its
+    /// reports into a directory of their own; returns that directory.
+    std::string analyze_into(int k, const std::vector<std::string>& extra = {});
+    TempDir dir_;
+};
+#endif
 
 }  // namespace strata::analysis::test
