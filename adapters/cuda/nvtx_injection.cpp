@@ -18,6 +18,7 @@
 #include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #define NVTX_EXT_TYPES_GUARD  // as nvToolsExtPayload.h does, for nvtxExtModuleInfo_t
 #include <nvtx3/nvtxDetail/nvtxExtTypes.h>
@@ -892,6 +893,14 @@ void announce_injection_library() {
             std::free(real);
         }
     }
+    // The variable reaches the program's child processes: name the forwarder
+    // beside this library (nvtx_forwarder.c), which loads nothing of Strata's
+    // into a child that is not measured.  This library itself only without it.
+    const std::size_t slash = path.rfind('/');
+    if (slash != std::string::npos) {
+        const std::string forwarder = path.substr(0, slash + 1) + "libstrata-nvtx.so";
+        if (access(forwarder.c_str(), R_OK) == 0) path = forwarder;
+    }
     setenv("NVTX_INJECTION64_PATH", path.c_str(), 0);
 }
 
@@ -913,9 +922,11 @@ Statistics statistics() {
 }  // namespace strata::cuda::nvtx
 
 /// NVTX's entry point, called once by every copy of NVTX in the process (each
-/// library that carries the NVTX v3 headers) at its first NVTX call.  Returns 1
-/// when that copy's tables are filled, 0 to decline (NVTX capture disabled).
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+/// library that carries the NVTX v3 headers) at its first NVTX call, through
+/// libstrata-nvtx (nvtx_forwarder.c) or directly when NVTX_INJECTION64_PATH
+/// names this library.  Returns 1 when that copy's tables are filled, 0 to
+/// decline (NVTX capture disabled).
+extern "C" __attribute__((visibility("default"))) int strata_nvtx_initialize(
     NvtxGetExportTableFunc_t get_export_table) {
     Shared& s = shared();
     if (!s.enabled.load(std::memory_order_relaxed) || get_export_table == nullptr) return 0;
@@ -943,8 +954,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
 /// The entry point of NVTX extensions (payloads, counters, memory): Strata
 /// records none of them; success with no function registered leaves their
 /// calls no-ops.
-extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(
+extern "C" __attribute__((visibility("default"))) int strata_nvtx_initialize_extension(
     nvtxExtModuleInfo_t* module_info) {
     (void)module_info;
     return 1;
+}
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx2(
+    NvtxGetExportTableFunc_t get_export_table) {
+    return strata_nvtx_initialize(get_export_table);
+}
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtxExtension(
+    nvtxExtModuleInfo_t* module_info) {
+    return strata_nvtx_initialize_extension(module_info);
 }

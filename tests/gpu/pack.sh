@@ -11,7 +11,7 @@ PACK=$2
 rm -rf "$PACK"
 mkdir -p "$PACK/lib"
 cp -L "$BUILD/measurement/libstrata-measurement.so.0" "$PACK/lib/"
-cp -L "$BUILD/adapters/cuda/libstrata-cuda.so.0" "$PACK/lib/"
+cp -L "$BUILD/adapters/cuda/libstrata-cuda.so.0" "$BUILD/adapters/cuda/libstrata-nvtx.so" "$PACK/lib/"
 cp -L "$BUILD/adapters/user/libstrata-user.so.0" "$PACK/lib/"
 # The user-region benchmark: what an NVTX range is compared with, on the same machine.
 mkdir -p "$PACK/bin"
