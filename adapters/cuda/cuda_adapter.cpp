@@ -238,8 +238,7 @@ void at_end() {
         say("warning: CUDA: " + loss.message());
         events::report_loss(loss.what, loss.count, loss.remedy);
     }
-    if (std::getenv("STRATA_VERBOSE") != nullptr)
-        say("CUDA: " + pipeline().summary() + "; CUPTI from " + cupti().origin);
+    events::verbose("CUDA: " + pipeline().summary() + "; CUPTI from " + cupti().origin);
 }
 
 /// Sets CUPTI up; returns "" or why GPU activity is not recorded.
