@@ -65,7 +65,6 @@ bool decode_record(const CUpti_Activity* record, GpuActivity* out, DecodeCounts*
             out->start = s->start;
             out->end = s->end;
             out->correlation = s->correlationId;
-            out->sync_type = static_cast<std::uint32_t>(s->type);
             return true;  // host times; a 0 is not an error here
         }
         case CUPTI_ACTIVITY_KIND_OVERHEAD: {

@@ -37,11 +37,9 @@ struct GpuActivity {
     std::int32_t shared_memory = 0;  ///< static + dynamic bytes per block
     std::uint32_t graph_id = 0;
     std::uint64_t graph_node_id = 0;
-    std::uint32_t sync_type = 0;  ///< synchronization: CUpti_ActivitySynchronizationType
 };
 
 struct DecodeCounts {
-    std::uint64_t records = 0;          ///< records decoded and handed on
     std::uint64_t zero_timestamps = 0;  ///< kernels, copies, memsets with a start or end of 0 (skipped)
     std::uint64_t malformed = 0;        ///< buffers CUPTI could not walk to their end
     std::map<std::uint32_t, std::uint64_t> unknown_kinds;  ///< skipped records by CUpti_ActivityKind
@@ -71,10 +69,7 @@ void decode_buffer(const CuptiLibrary& cupti, std::uint8_t* buffer, std::size_t 
             break;
         }
         GpuActivity activity;
-        if (decode_record(record, &activity, counts)) {
-            ++counts->records;
-            deliver(static_cast<const GpuActivity&>(activity));
-        }
+        if (decode_record(record, &activity, counts)) deliver(static_cast<const GpuActivity&>(activity));
     }
 }
 

@@ -75,7 +75,6 @@ bool load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* 
         bind(handle, "cuptiGetResultString", &cupti->get_result_string, &missing);
         bind(handle, "cuptiGetVersion", &cupti->get_version, &missing);
         bind(handle, "cuptiSubscribe", &cupti->subscribe, &missing);
-        bind(handle, "cuptiUnsubscribe", &cupti->unsubscribe, &missing);
         bind(handle, "cuptiEnableDomain", &cupti->enable_domain, &missing);
         bind(handle, "cuptiEnableCallback", &cupti->enable_callback, &missing);
         bind(handle, "cuptiActivityEnable", &cupti->activity_enable, &missing);

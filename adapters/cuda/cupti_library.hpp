@@ -17,7 +17,6 @@ struct CuptiLibrary {
     CUptiResult (*get_result_string)(CUptiResult, const char**) = nullptr;
     CUptiResult (*get_version)(uint32_t*) = nullptr;
     CUptiResult (*subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*) = nullptr;
-    CUptiResult (*unsubscribe)(CUpti_SubscriberHandle) = nullptr;
     CUptiResult (*enable_domain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
     CUptiResult (*enable_callback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                    CUpti_CallbackId) = nullptr;
