@@ -7,6 +7,7 @@
 //   CUDA API call     -> callback -> enter_correlated / exit on the calling thread
 //   activity buffer   -> decode -> GpuStreams -> location_enter / location_exit
 //   measurement end, context destroyed -> forced flush of every buffer
+//   context created   -> its GPU sampled (STRATA_CUDA_SAMPLING_INTERVAL, gpu_metrics_sampler.hpp)
 //
 // Nothing here may stop the program: where CUPTI cannot be used (no driver,
 // no device, another profiler subscribed) one line says so, and the program
@@ -26,6 +27,7 @@
 #include "config/config.hpp"
 #include "cuda_config.hpp"
 #include "cupti_library.hpp"
+#include "gpu_metrics_sampler.hpp"
 #include "gpu_streams.hpp"
 #include "nvtx_injection.hpp"
 #include "strata/measurement/events.hpp"
@@ -47,6 +49,8 @@ CuptiLibrary& cupti() {
 }
 CUpti_SubscriberHandle g_subscriber = nullptr;
 bool g_activity = false;  ///< activity kinds are enabled
+GpuMetricsSampler* g_sampler = nullptr;  ///< STRATA_CUDA_SAMPLING_INTERVAL is on (never destroyed)
+void* g_driver = nullptr;                ///< libcuda.so.1
 
 // --- API calls as regions ---------------------------------------------------------
 
@@ -111,9 +115,12 @@ constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
+/// The adapter's own driver calls (the GPU metrics sampler's): not the program's.
+thread_local bool t_own_call = false;
+
 void api_call(std::atomic<RegionHandle>* regions, std::size_t size, CUpti_CallbackId id,
               const CUpti_CallbackData* data) {
-    if (id >= size || data == nullptr) return;
+    if (id >= size || data == nullptr || t_own_call) return;
     if (regions == g_runtime_regions) {
         t_runtime_depth += data->callbackSite == CUPTI_API_ENTER ? 1 : -1;
     } else if (t_runtime_depth > 0 && (settings().features & feature_driver) == 0) {
@@ -206,6 +213,40 @@ void flush_activity() {
     if (g_activity) cupti().activity_flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+/// A context was made: its device is sampled from now on.  No driver call
+/// here: the driver is inside its context creation.
+void sample_device_of(const CUpti_ResourceData* resource) {
+    std::uint32_t ordinal = 0;
+    if (g_sampler != nullptr && cupti().get_device_id != nullptr &&
+        cupti().get_device_id(resource->context, &ordinal) == CUPTI_SUCCESS) {
+        g_sampler->add_device(ordinal);
+    }
+}
+
+/// The PCI bus id of a CUDA device, by which NVML finds it (CUDA's and NVML's
+/// device numbers differ in general).  On the sampler's thread.
+std::string pci_bus_id(std::uint32_t ordinal, std::string* error) {
+    using DeviceGet = CUresult (*)(CUdevice*, int);
+    using BusId = CUresult (*)(char*, int, CUdevice);
+    const auto device_get = reinterpret_cast<DeviceGet>(dlsym(g_driver, "cuDeviceGet"));
+    const auto bus_id = reinterpret_cast<BusId>(dlsym(g_driver, "cuDeviceGetPCIBusId"));
+    if (device_get == nullptr || bus_id == nullptr) {
+        *error = "the CUDA driver has no cuDeviceGetPCIBusId";
+        return {};
+    }
+    t_own_call = true;
+    CUdevice device = 0;
+    char pci[32] = {};
+    const CUresult rc = device_get(&device, static_cast<int>(ordinal));
+    const CUresult rc_bus = rc == CUDA_SUCCESS ? bus_id(pci, sizeof pci, device) : rc;
+    t_own_call = false;
+    if (rc_bus != CUDA_SUCCESS) {
+        *error = "the CUDA driver gives no PCI bus id for it (CUresult " + std::to_string(rc_bus) + ")";
+        return {};
+    }
+    return pci;
+}
+
 void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
     switch (domain) {
         case CUPTI_CB_DOMAIN_RUNTIME_API:
@@ -219,6 +260,9 @@ void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
         case CUPTI_CB_DOMAIN_RESOURCE:
             // The context's records must be taken while it exists.
             if (id == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) flush_activity();
+            if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+                sample_device_of(static_cast<const CUpti_ResourceData*>(data));
+            }
             break;
         default:
             break;
@@ -244,7 +288,8 @@ void at_end() {
 /// Sets CUPTI up; returns "" or why GPU activity is not recorded.
 std::string start_cupti() {
     // CUPTI answers "unknown error" without a driver: say what is missing.
-    if (dlopen("libcuda.so.1", RTLD_LAZY) == nullptr) return "no CUDA driver (libcuda.so.1 cannot be loaded)";
+    g_driver = dlopen("libcuda.so.1", RTLD_LAZY);
+    if (g_driver == nullptr) return "no CUDA driver (libcuda.so.1 cannot be loaded)";
     std::string error, note;
     const bool loaded = load_cupti(&cupti(), settings().cupti_library, &error, &note);
     if (!note.empty()) say("CUDA: " + note);
@@ -266,6 +311,10 @@ std::string start_cupti() {
     } else if (f & feature_runtime) {
         for (CUpti_CallbackId id : kDriverLaunches)
             cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
+    }
+    if (g_sampler != nullptr) {
+        cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     }
     if ((f & activity_features) == 0) return {};
     cupti().enable_callback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
@@ -298,6 +347,25 @@ std::string start_cupti() {
     return {};
 }
 
+void stop_sampler() {
+    g_sampler->stop();
+    events::verbose("CUDA: GPU metrics: " + g_sampler->summary());
+}
+
+/// GPU metrics over time, when asked for and where they can be recorded.
+void start_sampler() {
+    const std::uint64_t interval = settings().sampling_interval_ns;
+    if (interval == 0) return;
+    if (!events::is_tracing()) {
+        say("CUDA: GPU metrics not sampled: they are recorded only in the trace, and tracing is off "
+            "(STRATA_CUDA_SAMPLING_INTERVAL needs STRATA_ENABLE_TRACING=1)");
+        return;
+    }
+    g_sampler = new GpuMetricsSampler(nvml_source(settings().nvml_library),
+                                      std::chrono::nanoseconds(interval), pci_bus_id, say);
+    events::at_measurement_end(stop_sampler);
+}
+
 __attribute__((constructor)) void start_cuda_adapter() {
     if (!events::is_active()) return;
     if (auto failure = register_variables(config::Registry::instance(), &settings())) {
@@ -305,11 +373,14 @@ __attribute__((constructor)) void start_cuda_adapter() {
     }
     nvtx::set_enabled((settings().features & feature_nvtx) != 0);
     if (settings().features & feature_nvtx) nvtx::announce_injection_library();
-    if ((settings().features & ~feature_nvtx) == 0) return;
+    start_sampler();
+    if ((settings().features & ~feature_nvtx) == 0 && g_sampler == nullptr) return;
     const std::string problem = start_cupti();
     if (!problem.empty()) {
+        // The sampler learns of GPUs through CUPTI: without it, none are sampled.
         say("CUDA: " + problem + "; GPU activity not recorded" +
-            ((settings().features & feature_nvtx) ? " (NVTX ranges are)" : ""));
+            ((settings().features & feature_nvtx) ? " (NVTX ranges are)" : "") +
+            (g_sampler != nullptr ? ", GPU metrics not sampled" : ""));
     }
 }
 

@@ -2,7 +2,9 @@
 // The STRATA_CUDA_* rows.
 #include "cuda_config.hpp"
 
+#include <cstdlib>
 #include <sstream>
+#include <stdexcept>
 
 #include "config/config.hpp"
 
@@ -63,6 +65,9 @@ std::uint32_t feature_mask(const std::string& normalized) {
     }
     return mask;
 }
+
+/// What a value of STRATA_CUDA_SAMPLING_INTERVAL that parse_interval refuses stores.
+constexpr std::uint64_t kBadInterval = UINT64_MAX;
 
 std::optional<std::string> register_variables(config::Registry& registry, Settings* settings) {
     config::Variable enable;
@@ -142,7 +147,71 @@ std::optional<std::string> register_variables(config::Registry& registry, Settin
         "libcupti.so from the library path, else the CUDA toolkit's found when Strata was built.  A "
         "process that has a libcupti loaded already keeps it (two would both attach to the driver).";
     library.store = [settings](const std::string& normalized) { settings->cupti_library = normalized; };
-    return registry.add_and_load(std::move(library));
+    if (auto failure = registry.add_and_load(std::move(library))) return failure;
+
+    config::Variable interval;
+    interval.ns = "CUDA";
+    interval.name = "SAMPLING_INTERVAL";
+    interval.type = config::Type::string;
+    interval.default_value = "off";
+    interval.short_help = "sample GPU metrics (NVML) at this interval; off by default";
+    interval.long_help =
+        "Every this often, each GPU the process has a CUDA context on is read through NVML: "
+        "utilisation, memory utilisation, memory used, power and SM clock.  The samples are a "
+        "location of their own per GPU in the trace (\"GPU[d] metrics\"), so they need "
+        "STRATA_ENABLE_TRACING; strata-analyze shows them over time per GPU.  \"off\" or 0 (the "
+        "default), or a time from 1ms to 1h: 100ms, 0.5s, 250us (a number alone is milliseconds).  "
+        "NVML updates utilisation every 1/6 s to 1 s, depending on the GPU.";
+    interval.store = [settings](const std::string& normalized) {
+        settings->sampling_interval_ns = parse_interval(normalized).value_or(kBadInterval);
+    };
+    if (auto failure = registry.add_and_load(std::move(interval))) return failure;
+    if (settings->sampling_interval_ns == kBadInterval) {
+        const char* value = std::getenv("STRATA_CUDA_SAMPLING_INTERVAL");
+        return "strata: STRATA_CUDA_SAMPLING_INTERVAL='" + std::string(value ? value : "") +
+               "' is not valid; accepted: off or 0 (no sampling), or a time from 1ms to 1h such as 100ms, "
+               "0.5s or 250us (a number alone is milliseconds)";
+    }
+
+    config::Variable nvml;
+    nvml.ns = "CUDA";
+    nvml.name = "NVML_LIBRARY";
+    nvml.type = config::Type::path;
+    nvml.default_value = "";
+    nvml.short_help = "the NVML library GPU metrics are read with (empty: the driver's)";
+    nvml.long_help =
+        "The NVML library STRATA_CUDA_SAMPLING_INTERVAL reads GPU metrics with, as a path or a "
+        "library name.  Empty (the default): libnvidia-ml.so.1, which the NVIDIA driver installs.";
+    nvml.store = [settings](const std::string& normalized) { settings->nvml_library = normalized; };
+    return registry.add_and_load(std::move(nvml));
+}
+
+std::optional<std::uint64_t> parse_interval(const std::string& text) {
+    if (text == "off" || text == "0") return 0;
+    std::size_t used = 0;
+    double number = 0;
+    try {
+        number = std::stod(text, &used);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    const std::string unit = text.substr(used);
+    double ns_per_unit = 0;
+    if (unit.empty() || unit == "ms") {
+        ns_per_unit = 1e6;
+    } else if (unit == "us") {
+        ns_per_unit = 1e3;
+    } else if (unit == "s") {
+        ns_per_unit = 1e9;
+    } else {
+        return std::nullopt;
+    }
+    const double ns = number * ns_per_unit;
+    // std::stod also takes exponents, signs, hexadecimal, inf and nan: none is a time here.
+    if (!(ns >= 1e6 && ns <= 3600e9) || text.find_first_of("eE+-xXnNiI") != std::string::npos) {
+        return std::nullopt;
+    }
+    return static_cast<std::uint64_t>(ns);
 }
 
 }  // namespace strata::cuda

@@ -37,7 +37,15 @@ struct Settings {
     /// API functions not recorded as regions even when their group is on.
     std::vector<std::string> api_skip;
     std::string cupti_library;  ///< STRATA_CUDA_CUPTI_LIBRARY: "" chooses automatically
+    /// STRATA_CUDA_SAMPLING_INTERVAL in nanoseconds: GPU metrics over time; 0: off.
+    std::uint64_t sampling_interval_ns = 0;
+    std::string nvml_library;  ///< STRATA_CUDA_NVML_LIBRARY: "" is the driver's libnvidia-ml.so.1
 };
+
+/// A sampling interval as STRATA_CUDA_SAMPLING_INTERVAL takes it: "0"/"off",
+/// or a time from 1 ms to 1 h with a unit (us, ms, s; a number alone is
+/// milliseconds).  Nanoseconds, or nothing when the text is not one.
+std::optional<std::uint64_t> parse_interval(const std::string& text);
 
 /// The largest number of activity buffers handed to CUPTI at once: the pool
 /// holds at most this many times STRATA_CUDA_BUFFER_SIZE.

@@ -87,6 +87,7 @@ bool load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* 
         std::string optional;
         bind(handle, "cuptiActivityRegisterTimestampCallback", &cupti->activity_register_timestamp_callback,
              &optional);
+        bind(handle, "cuptiGetDeviceId", &cupti->get_device_id, &optional);  // GPU metrics only
         if (!missing.empty()) {
             tried += (tried.empty() ? "" : "; ") + path + " has no " + missing;
             continue;

@@ -28,6 +28,7 @@ struct CuptiLibrary {
     CUptiResult (*activity_get_num_dropped_records)(CUcontext, uint32_t, size_t*) = nullptr;
     CUptiResult (*activity_flush_all)(uint32_t) = nullptr;
     CUptiResult (*get_timestamp)(uint64_t*) = nullptr;
+    CUptiResult (*get_device_id)(CUcontext, uint32_t*) = nullptr;  ///< may be missing
 
     /// Where the functions came from (a path), for messages.
     std::string origin;

@@ -18,7 +18,9 @@ const std::vector<std::string>& report_file_names() {
         "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
         "advice.json",      "waitstates.csv",        "waitstates.json",        "trace.json",
         "iterations.csv",   "iterations.json",       "gpu.csv",                "gpu.json",
-        "gpu_kernels.csv",  "gpu_kernels.json",      "report.html",            "profile.cubex"};
+        "gpu_kernels.csv",  "gpu_kernels.json",      "ops.csv",                "ops.json",
+        "op_kernels.csv",   "op_kernels.json",       "step_trace.csv",         "step_trace.json",
+        "gpu_metrics.csv",  "gpu_metrics.json",      "report.html",            "profile.cubex"};
     return names;
 }
 

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "report/html_gpu_metrics.hpp"
 #include "report/html_ops.hpp"
 #include "report/html_sections.hpp"
 #include "report/html_step_trace.hpp"
@@ -62,6 +63,11 @@ svg .c-gpu_wait { fill: #d4a017; }
 svg .c-cuda_api { fill: #76b900; }
 svg .c-measurement { fill: #6b6b6b; }
 svg .c-other { fill: #a0a0a0; }
+svg .plot { fill: #f4f6fa; stroke: #c8c8c8; stroke-width: 0.5; }
+svg text.scale { fill: #555; font-size: 11px; }
+svg .m-util { fill: none; stroke: #2b5797; stroke-width: 1.5; }
+svg .m-memory { fill: none; stroke: #2f8f9d; stroke-width: 1.5; }
+svg .m-power { fill: none; stroke: #b8472a; stroke-width: 1.5; }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
 )";
 
@@ -148,6 +154,7 @@ void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, co
     if (find_report(reports, "iterations.json")) link("iterations", "Iterations");
     if (find_report(reports, "ops.json")) link("ops", "Ops (DLProf)");
     if (find_report(reports, "step_trace.json")) link("step-trace", "Step trace");
+    if (find_report(reports, "gpu_metrics.json")) link("gpu-metrics", "GPU metrics");
     link("reports", "All reports");
     html.close("ul");
     html.close("nav");
@@ -161,8 +168,10 @@ std::string html_report(const std::vector<ReportFile>& files) {
     std::vector<ParsedReport> reports;
     std::vector<std::string> unreadable;
     const std::string* summary_text = nullptr;
+    const std::string* gpu_samples = nullptr;  // the one CSV the page reads: no JSON report has the samples
     for (const auto& [name, content] : files) {
         if (name == "summary.txt") summary_text = &content;
+        if (name == "gpu_metrics.csv") gpu_samples = &content;
         if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0 || name == "trace.json") continue;
         try {
             // The page shows the first rows of the load balance (sorted by the time balance would
@@ -199,6 +208,7 @@ std::string html_report(const std::vector<ReportFile>& files) {
     write_iterations(html, find_report(reports, "iterations.json"));
     write_ops(html, find_report(reports, "ops.json"));
     write_step_trace(html, find_report(reports, "step_trace.json"));
+    write_gpu_metrics(html, find_report(reports, "gpu_metrics.json"), gpu_samples);
     write_all_reports(html, reports);
     if (!unreadable.empty()) {
         html.open("section", {{"aria-labelledby", "unreadable"}});

@@ -8,11 +8,14 @@
 //        |  parse_json() each *.json but trace.json
 //        v
 //   header, advice first, summary + POP, load balance, wait states,
-//   iterations (when iterations.json is there), then every JSON report as
-//   a sortable table, and summary.txt
+//   iterations (when iterations.json is there), ops, step trace, GPU
+//   metrics over time, then every JSON report as a sortable table, and
+//   summary.txt
 //
-// The page is made from the JSON reports alone, so a report that is added
-// to the list later appears in it (as a table) without a change here.
+// The page is made from the JSON reports, so a report that is added to the
+// list later appears in it (as a table) without a change here; the one CSV
+// it reads is gpu_metrics.csv, whose samples (too many for a JSON tree) the
+// GPU metric charts draw.
 // Same files -> byte-identical page: no clock, no locale, fixed formats.
 #pragma once
 

@@ -116,7 +116,8 @@ const JsonValue* find_report(const std::vector<ParsedReport>& reports, const std
 
 std::string unit_of(const std::string& column) {
     static const std::vector<std::pair<std::string, std::string>> suffixes = {
-        {"_s", "s"}, {"_ms", "ms"}, {"_us", "\u00B5s"}, {"_ns", "ns"}, {"_bytes", "B"}, {"_percent", "%"}};
+        {"_s", "s"},       {"_ms", "ms"}, {"_us", "\u00B5s"}, {"_ns", "ns"}, {"_bytes", "B"},
+        {"_percent", "%"}, {"_pct", "%"}, {"_w", "W"},         {"_j", "J"},   {"_mhz", "MHz"}};
     for (const auto& [suffix, unit] : suffixes)
         if (column.size() > suffix.size() &&
             column.compare(column.size() - suffix.size(), suffix.size(), suffix) == 0)

@@ -29,6 +29,7 @@ struct RawDefinitions {
     std::vector<OTF2_StringRef> location_names;  ///< by location, in definition order
     std::vector<std::tuple<OTF2_LocationRef, OTF2_StringRef, std::int64_t>> properties;  ///< integer ones
     std::map<OTF2_StringRef, OTF2_AttributeRef> attributes;  ///< by name reference
+    std::vector<std::pair<OTF2_MetricMemberRef, OTF2_StringRef>> metric_member_names;
     TraceDefinitions* out = nullptr;
     std::string problem;
 };
@@ -125,6 +126,27 @@ OTF2_CallbackCode on_attribute(void* user, OTF2_AttributeRef self, OTF2_StringRe
     return OTF2_CALLBACK_SUCCESS;
 }
 
+// References are dense from 0; members or classes far beyond any count are
+// damage, left out (no GPU metric is found in them) rather than fatal.
+constexpr std::uint32_t largest_metric_reference = 1u << 16;
+
+OTF2_CallbackCode on_metric_member(void* user, OTF2_MetricMemberRef self, OTF2_StringRef name, OTF2_StringRef,
+                                   OTF2_MetricType, OTF2_MetricMode, OTF2_Type, OTF2_Base, int64_t,
+                                   OTF2_StringRef) {
+    if (self < largest_metric_reference) raw(user).metric_member_names.emplace_back(self, name);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_metric_class(void* user, OTF2_MetricRef self, uint8_t count,
+                                  const OTF2_MetricMemberRef* members, OTF2_MetricOccurrence,
+                                  OTF2_RecorderKind) {
+    if (self >= largest_metric_reference) return OTF2_CALLBACK_SUCCESS;
+    auto& classes = raw(user).out->metric_classes;
+    if (classes.size() <= self) classes.resize(self + 1);
+    classes[self].assign(members, members + count);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 OTF2_CallbackCode on_group(void* user, OTF2_GroupRef self, OTF2_StringRef, OTF2_GroupType type,
                            OTF2_Paradigm paradigm, OTF2_GroupFlag, uint32_t count, const uint64_t* members) {
     RawDefinitions& r = raw(user);
@@ -159,6 +181,10 @@ void resolve(RawDefinitions& r) {
         const auto it = index_of.find(location);
         if (it != index_of.end() && text(name) == cuda_device_property)
             d.locations[it->second].device = value;
+    }
+    for (const auto& [member, name] : r.metric_member_names) {
+        if (d.metric_members.size() <= member) d.metric_members.resize(member + 1);
+        d.metric_members[member] = text(name);
     }
     for (const auto& [name, attribute] : r.attributes) {
         if (text(name) == cuda_correlation_attribute) d.correlation_attribute = attribute;
@@ -239,6 +265,10 @@ TraceDefinitions read_trace_definitions(const std::string& anchor) {
     if (rc == OTF2_SUCCESS)
         rc = OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(callbacks, on_location_property);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(callbacks, on_attribute);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(callbacks, on_metric_member);
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(callbacks, on_metric_class);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, on_group);
     if (rc == OTF2_SUCCESS) rc = OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, on_comm);
     if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterGlobalDefCallbacks(reader.get(), defs, callbacks, &r);

@@ -6,7 +6,8 @@
 //   traces.otf2 (anchor) -> OTF2_Reader -> traces.def (global definitions)
 //        strings, regions, location groups (ranks), locations,
 //        group "MPI ranks" (COMM_LOCATIONS: world rank -> first location),
-//        COMM_GROUPs of world ranks, communicators, clock properties
+//        COMM_GROUPs of world ranks, communicators, clock properties,
+//        metric members and classes (their names, for the GPU metrics)
 //
 // World rank of a location: its location group's position in the
 // COMM_LOCATIONS group; without one (a program without MPI), the location
@@ -46,7 +47,8 @@ struct TraceLocation {
     std::uint64_t events = 0;  ///< as the definitions say
     std::int64_t rank = -1;    ///< world rank; -1 when the group is not a process
     std::string name;          ///< e.g. "thread 0"
-    std::int64_t device = -1;  ///< GPU streams: the CUDA device (location property CUDA_DEVICE), -1 unknown
+    /// GPU streams and GPU metrics: the CUDA device (location property CUDA_DEVICE), -1 unknown.
+    std::int64_t device = -1;
 };
 
 /// A communicator: its members' world ranks, by communicator rank.
@@ -67,6 +69,8 @@ struct TraceDefinitions {
     std::vector<TraceCommunicator> communicators;  ///< by OTF2 communicator reference
     std::size_t world_size = 0;                    ///< measured ranks
     std::uint32_t correlation_attribute = UINT32_MAX;  ///< the attribute CUDA_CORRELATION_ID, if defined
+    std::vector<std::string> metric_members;               ///< names, by OTF2 metric member reference
+    std::vector<std::vector<std::uint32_t>> metric_classes;  ///< members, by OTF2 metric class reference
 
     /// The world rank of `comm_rank` in communicator `comm`; -1 when unknown.
     std::int64_t world_rank(std::uint32_t comm, std::uint32_t comm_rank) const;

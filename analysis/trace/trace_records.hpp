@@ -267,6 +267,19 @@ struct LaunchRecord {
     std::uint32_t op_region = 0;
 };
 
+/// The GPU metrics of experiment-format.md "GPU metrics over time", in its table's order.
+inline constexpr std::size_t gpu_metric_count = 5;
+
+/// One sample of a GPU metric location (gpu_metrics.hpp): the values NVML
+/// could read at one time; an absent value is not 0.
+struct GpuSample {
+    std::uint32_t location = 0;  ///< index in TraceDefinitions::locations
+    std::uint32_t sequence = 0;  ///< its place among the location's samples
+    Ticks time = 0;
+    std::uint8_t present = 0;  ///< bit m: values[m] was recorded
+    std::array<std::uint64_t, gpu_metric_count> values{};
+};
+
 /// One instance of an op region (op_analysis.hpp) on a CPU thread.
 struct OpInstance {
     std::uint32_t rank = 0;
@@ -330,6 +343,7 @@ struct ShareRecords {
     std::vector<GpuOp> gpu_ops;                                ///< of the share's GPU streams
     std::vector<LaunchRecord> launches;                        ///< host regions carrying a correlation id
     std::vector<OpInstance> op_instances;                      ///< op regions left on CPU threads
+    std::vector<GpuSample> gpu_samples;                        ///< of the share's GPU metric locations
 };
 
 /// The matching key of a send (`send`) or receive of `records`.

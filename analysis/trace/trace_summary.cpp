@@ -9,12 +9,13 @@ namespace strata::analysis::trace {
 
 namespace {
 
-/// The wait states, the iterations and (with GPU streams) the GPUs.
+/// The wait states, the iterations, (with GPU streams) the GPUs, (with GPU metric locations) their samples.
 std::string trace_text(const WaitStateReport& report) {
     std::string t = waitstates_text(report) + "\n" + iterations_text(report.iterations);
     if (report.gpu.stream_locations > 0) t += "\n" + gpu_text(report.gpu);
     if (report.gpu.stream_locations > 0) t += "\n" + op_text(report.ops);
     if (report.steps.present) t += "\n" + step_trace_text(report.steps);
+    if (report.gpu_metrics.locations > 0) t += "\n" + gpu_metric_text(report.gpu_metrics);
     return t;
 }
 
@@ -144,6 +145,10 @@ std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitState
         for (auto& file : gpu_files(report.gpu)) files.push_back(std::move(file));
         for (auto& file : op_files(report.ops)) files.push_back(std::move(file));
         for (auto& file : step_trace_files(report.steps)) files.push_back(std::move(file));
+    }
+    // A trace may sample GPUs whose streams were not recorded (and the other way round).
+    if (report.gpu_metrics.locations > 0) {
+        for (auto& file : gpu_metric_files(report.gpu_metrics)) files.push_back(std::move(file));
     }
     return files;
 }

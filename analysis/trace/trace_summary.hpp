@@ -43,7 +43,8 @@ TraceSummary unreadable(const std::string& problem);
 /// The note for an experiment whose trace was begun (traces/ exists) but not finished (no traces.otf2).
 TraceSummary unfinished();
 
-/// waitstates, iterations and (with GPU streams) gpu and gpu_kernels, as .csv and .json.
+/// waitstates, iterations, (with GPU streams) gpu, gpu_kernels, ops, op_kernels and step_trace, and
+/// (with GPU metric locations) gpu_metrics, as .csv and .json.
 std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitStateReport& report);
 
 /// summary.txt of an experiment without profile.h5: the wait states and the findings.

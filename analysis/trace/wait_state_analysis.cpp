@@ -129,11 +129,13 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
       options_(options),
       key_(choose_key_region(definitions, options.iterations)) {
     const RankLayout layout = trace_rank_layout(definitions);
-    // A rank's GPU streams are read after its CPU threads, so the launches are known.
-    std::map<std::int64_t, std::vector<std::size_t>> streams;
+    // A rank's GPU streams are read after its CPU threads, so the launches are known;
+    // its GPU metric locations last (they need nothing of the others).
+    std::map<std::int64_t, std::vector<std::size_t>> streams, metrics;
     for (std::size_t i = 0; i < definitions.locations.size(); ++i) {
         const TraceLocation& l = definitions.locations[i];
         if (l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM && l.rank >= 0) streams[l.rank].push_back(i);
+        if (is_gpu_metric_location(l) && l.rank >= 0) metrics[l.rank].push_back(i);
     }
     std::size_t world = definitions.world_size;
     for (const MeasuredRank& r : layout.ranks) world = std::max<std::size_t>(world, r.rank + 1);
@@ -159,6 +161,8 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
                 thread_of_[s] = position++;
                 unit.locations.push_back(s);
             }
+            // No track in trace.json: samples are no slices.
+            for (std::size_t m : metrics[r.rank]) unit.locations.push_back(m);
         }
         if (!unit.ranks.empty()) units_.push_back(std::move(unit));
     }
@@ -197,8 +201,9 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     // Every rank writes its part, empty or not, so rank 0 finds all K.
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
-        std::size_t cpu_locations = 0;  // and GPU streams of ranks with a CPU location
-        for (const Unit& u : units_) cpu_locations += u.locations.size();
+        std::size_t cpu_locations = 0;  // and GPU streams of ranks with a CPU location: the timeline's tracks
+        for (const Unit& u : units_)
+            for (std::size_t i : u.locations) cpu_locations += thread_of_.count(i);
         const std::uint64_t cap =
             std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
         timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
@@ -256,8 +261,10 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
                 const std::size_t i = u.locations[next];
                 if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
                 const std::string problem =
-                    replay_location(reader, definitions_, i, records_, timeline.get(), serve,
-                                    options_.decode_directly);
+                    is_gpu_metric_location(definitions_.locations[i])
+                        ? read_gpu_metrics(reader, definitions_, i, records_, serve)
+                        : replay_location(reader, definitions_, i, records_, timeline.get(), serve,
+                                          options_.decode_directly);
                 if (problem.empty()) {
                     ++locations_read_;
                 } else {
@@ -728,6 +735,7 @@ std::string TraceShareAnalysis::partial() const {
     put_step_partial(w, records_, definitions_, plan_,
                      static_cast<Ticks>(std::llround(options_.short_kernel_threshold_s *
                                                      static_cast<double>(definitions_.timer_resolution))));
+    put_gpu_metric_partial(w, records_, definitions_);
     return std::move(w.bytes());
 }
 
@@ -742,6 +750,10 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
     report.ranks = trace_rank_layout(definitions).ranks.size();
     report.ops.timer_resolution = definitions.timer_resolution;
     report.steps.timer_resolution = definitions.timer_resolution;
+    report.gpu_metrics.timer_resolution = definitions.timer_resolution;
+    report.gpu_metrics.origin = static_cast<Ticks>(definitions.global_offset);
+    for (const TraceLocation& l : definitions.locations)
+        report.gpu_metrics.locations += is_gpu_metric_location(l) ? 1 : 0;
     report.steps.present = report.gpu.stream_locations > 0;
     report.steps.short_kernel_s = options.short_kernel_threshold_s;
     report.ops.ranks = std::max(definitions.world_size, report.ranks);
@@ -785,6 +797,7 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
         add_gpu_partial(report.gpu, in);
         add_op_partial(report.ops, in);
         add_step_partial(report.steps, in);
+        add_gpu_metric_partial(report.gpu_metrics, in);
     }
     finish_gpu_report(report.gpu, options.tensor_core_patterns);
     finish_op_report(report.ops, options.tensor_core_patterns, options.tc_eligible_patterns);
@@ -886,6 +899,7 @@ void add_iterations(WaitStateReport& report, const IterationPlan& plan) {
     report.ops.first_iteration = plan.first;
     report.ops.last_iteration = plan.last;
     finish_step_trace(report.steps, report.iterations);
+    finish_gpu_metric_report(report.gpu_metrics, plan);
 }
 
 WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,

@@ -4,8 +4,8 @@
 //
 //   read             replay the units this rank is handed (UnitDispenser:
 //                    blocks of measured ranks, whichever rank asks first; a
-//                    rank's GPU streams go with it); number messages and
-//                    collective calls per measured rank
+//                    rank's GPU streams and GPU metric locations go with it);
+//                    number messages and collective calls per measured rank
 //   ownership        which analysis rank read which units, to every rank
 //   iterations       every rank's key-region ends go to every analysis rank,
 //                    which all compute the same plan (iterations.hpp) and the
@@ -19,9 +19,10 @@
 //                    (communicator, seq); the owner answers every member
 //                    with max E, the last rank and E_root; each member
 //                    computes its own wait with its own X
-//   partial          rows, totals and counts, and the GPU sums of the share's
-//                    streams (gpu_analysis.hpp), gathered on rank 0 and
-//                    combined (exact integer sums, sorted): identical for any K
+//   partial          rows, totals and counts, the GPU sums of the share's
+//                    streams (gpu_analysis.hpp) and its GPU metric samples
+//                    (gpu_metrics.hpp), gathered on rank 0 and combined
+//                    (exact integer sums, sorted): identical for any K
 //
 // Wait states count when the waiting call entered inside the window.
 //
@@ -116,7 +117,7 @@ private:
     /// One unit of the read phase.
     struct Unit {
         std::vector<std::uint32_t> ranks;    ///< measured (world) ranks
-        std::vector<std::size_t> locations;  ///< by rank, then thread, then GPU stream
+        std::vector<std::size_t> locations;  ///< by rank, then thread, GPU stream, GPU metric location
     };
     void replay_share(UnitDispenser& units);
     /// Launch flows in trace.json for the records of one rank (since `from`).

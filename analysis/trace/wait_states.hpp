@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "trace/gpu_analysis.hpp"
+#include "trace/gpu_metrics.hpp"
 #include "trace/iterations.hpp"
 #include "trace/op_analysis.hpp"
 #include "trace/step_trace.hpp"
@@ -88,6 +89,7 @@ struct WaitStateReport {
     std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
     std::vector<std::string> trace_stops;   ///< locations whose trace stops early (STRATA_TRACE_MAX_SIZE), sorted
     GpuReport gpu;                          ///< from the GPU streams (empty rows: none)
+    GpuMetricReport gpu_metrics;            ///< from the GPU metric locations (gpu_metrics.hpp)
     OpReport ops;                           ///< DLProf's ops and their kernels (op_analysis.hpp)
     StepTraceReport steps;                  ///< MindSpore's step trace (step_trace.hpp)
     IterationReport iterations;             ///< the key region's iterations and the window applied

@@ -181,6 +181,59 @@ TEST(HtmlReport, UnknownReportsAppearAsTablesAndIterationsAsAChart) {
     EXPECT_TRUE(contains(page, "No findings"));
 }
 
+TEST(HtmlReport, GpuMetricsChartsAtMostSixteenOnOneTimeAxis) {
+    // 18 GPUs on 9 ranks; the samples of rank 0's GPU 0 go to 4 s, the others' to 2 s;
+    // GPU 1 of rank 0 reports no power.
+    std::string csv =
+        "rank,device,time_s,utilization_pct,memory_utilization_pct,memory_used_bytes,power_w,sm_clock_mhz\n";
+    std::string gpus;
+    for (int g = 0; g < 18; ++g) {
+        const std::string rank = std::to_string(g / 2), device = std::to_string(g % 2);
+        const bool power = g != 1;
+        for (int t = 0; t <= (g == 0 ? 4 : 2); ++t)
+            csv += rank + "," + device + "," + std::to_string(t) + "," + std::to_string(25 * (t % 3)) +
+                   ",10," + std::to_string(1000000000LL * (t + 1)) + "," + (power ? "250.5" : "") + ",1410\n";
+        gpus += std::string(g > 0 ? ", " : "") + "{\"rank\": " + rank + ", \"device\": " + device +
+                ", \"samples\": 3, \"first_s\": 0, \"last_s\": 2, \"utilization_mean_pct\": 25, "
+                "\"utilization_max_pct\": 50, \"memory_utilization_mean_pct\": 10, "
+                "\"memory_used_max_bytes\": 3000000000, \"power_mean_w\": " + (power ? "250.5" : "null") +
+                ", \"energy_j\": " +
+                (power ? "1002" : "null") + ", \"sm_clock_min_mhz\": 1410, \"sm_clock_max_mhz\": 1410}";
+    }
+    const std::vector<ReportFile> files = {
+        {"gpu_metrics.csv", csv},
+        {"gpu_metrics.json",
+         R"({"report": "gpu_metrics", "restricted_to_iterations": {"start": 1, "stop": 2}, )"
+         R"("gpus": [)" + gpus + "]}"}};
+    const std::string page = html_report(files);
+    TempDir dir;
+    EXPECT_EQ(check_page(dir, page), "ok") << page;
+    EXPECT_EQ(page, html_report(files));
+    EXPECT_TRUE(contains(page, "<h2 id=\"gpu-metrics\">GPU metrics over time</h2>"));
+    std::size_t charts = 0;
+    for (std::size_t at = page.find("over time</title>"); at != std::string::npos;
+         at = page.find("over time</title>", at + 1))
+        ++charts;
+    EXPECT_EQ(charts, 16u);
+    EXPECT_TRUE(contains(page, "<h3>GPU 1 of rank 7</h3>"));
+    EXPECT_FALSE(contains(page, "<h3>GPU 0 of rank 8</h3>"));
+    EXPECT_TRUE(contains(page, "The first 16 of 18 GPUs (by rank and device) are drawn; the other 2 are left "
+                               "out here. gpu_metrics.csv has the samples of all of them"))
+        << page;
+    EXPECT_TRUE(contains(page, "Only the samples in iterations 1 to 2 (--iter-start/--iter-stop)."));
+    // One time axis (0 to 4 s) for all: rank 0's GPU 1 ends half way; no power strip for it.
+    EXPECT_TRUE(contains(page, "<title>GPU 1 of rank 0: utilisation and memory used over time</title>"))
+        << page;
+    EXPECT_TRUE(contains(page, "<polyline class=\"m-util\" points=\"150.0,48.0 330.0,37.0 510.0,26.0\"/>"))
+        << page;
+    EXPECT_TRUE(contains(page, "text-anchor=\"end\">4.00 s</text>"));
+    // Every chart on the largest GPU's scale; figures as the rest of the page writes them.
+    EXPECT_TRUE(contains(page, ">0 to 4.7 GiB</text>"));
+    EXPECT_TRUE(contains(page, ">0 to 251 W</text>"));
+    EXPECT_TRUE(contains(page, "power mean 251 W, energy 1.00 kJ; SM clock 1410 to 1410 MHz."));
+    EXPECT_TRUE(contains(page, "memory used peak 2.8 GiB; power not reported; SM clock"));
+}
+
 // ---- the built tool on the synthetic experiments --------------------------------
 
 class HtmlReportToolTest : public ::testing::Test {

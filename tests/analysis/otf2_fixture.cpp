@@ -29,8 +29,15 @@ enum Kind {
     k_team_begin,
     k_team_end,
     k_enter_correlated,
-    k_cancelled
+    k_cancelled,
+    k_metric
 };
+
+/// The GPU metric members in the table's order, and the counter member defined before them.
+constexpr const char* gpu_metric_members[] = {"gpu_utilization", "gpu_memory_utilization", "gpu_memory_used",
+                                              "gpu_power", "gpu_sm_clock"};
+constexpr const char* gpu_metric_units[] = {"%", "%", "bytes", "mW", "MHz"};
+constexpr std::uint32_t gpu_metric_count = 5;
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) {
     return OTF2_FLUSH;
@@ -72,6 +79,23 @@ std::uint32_t TraceBuilder::stream(std::uint32_t rank, std::uint32_t device) {
     devices_[{rank, 0x10000 + n}] = device;
     events_[{rank, 0x10000 + n}];
     return n;
+}
+
+std::uint32_t TraceBuilder::gpu_metrics(std::uint32_t rank, std::uint32_t device) {
+    const std::uint32_t n = stream_count_.at(rank)++;
+    devices_[{rank, 0x10000 + n}] = device;
+    metric_locations_.insert({rank, 0x10000 + n});
+    events_[{rank, 0x10000 + n}];
+    return n;
+}
+
+void TraceBuilder::gpu_sample(std::uint32_t rank, std::uint32_t metrics, std::uint64_t t,
+                              const std::array<std::int64_t, 5>& values) {
+    // Class 0 is the counters'; class 1 + m holds metric m alone.
+    for (std::uint32_t m = 0; m < gpu_metric_count; ++m) {
+        if (values[m] >= 0)
+            add(rank, k_metric, t, 1 + m, static_cast<std::uint64_t>(values[m]), 0, 0, 0x10000 + metrics);
+    }
 }
 
 void TraceBuilder::gpu_op(std::uint32_t rank, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
@@ -313,6 +337,15 @@ void TraceBuilder::write(const std::string& directory) const {
                     check(OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, t, comm_id(e.a)),
                           "ThreadTeamEnd");
                     break;
+                case k_metric: {
+                    const OTF2_Type type = OTF2_TYPE_UINT64;
+                    OTF2_MetricValue value;
+                    value.unsigned_int = e.b;
+                    check(OTF2_EvtWriter_Metric(w, nullptr, t, static_cast<OTF2_MetricRef>(e.a), 1, &type,
+                                                &value),
+                          "Metric");
+                    break;
+                }
             }
             ++counts[location];
         }
@@ -372,11 +405,21 @@ void TraceBuilder::write(const std::string& directory) const {
     std::map<std::pair<std::uint32_t, std::uint32_t>, OTF2_StringRef> thread_names;
     for (const auto& entry : events_) {
         const auto device = devices_.find(entry.first);
+        if (metric_locations_.count(entry.first) != 0) {
+            thread_names[entry.first] = string("GPU[" + std::to_string(device->second) + "] metrics");
+            continue;
+        }
         thread_names[entry.first] = device == devices_.end()
                                         ? string("thread " + std::to_string(entry.first.second))
                                         : string("CUDA[" + std::to_string(device->second) + ":" +
                                                  std::to_string(entry.first.second - 0x10000) + "]");
     }
+    std::vector<OTF2_StringRef> metric_names, metric_units;
+    for (std::uint32_t m = 0; m < gpu_metric_count; ++m) {
+        metric_names.push_back(string(gpu_metric_members[m]));
+        metric_units.push_back(string(gpu_metric_units[m]));
+    }
+    const OTF2_StringRef counter = string("ru_utime"), counter_unit = string("us");
     const OTF2_StringRef host = string("host"), node = string("node"), all = string("MPI ranks"),
                          param = string("n"), device_property = string("CUDA_DEVICE"),
                          correlation = string("CUDA_CORRELATION_ID"),
@@ -396,6 +439,29 @@ void TraceBuilder::write(const std::string& directory) const {
     check(OTF2_GlobalDefWriter_WriteParameter(g, 0, param, OTF2_PARAMETER_TYPE_INT64), "Parameter");
     check(OTF2_GlobalDefWriter_WriteAttribute(g, 0, correlation, correlation_help, OTF2_TYPE_UINT64),
           "Attribute");
+    if (!metric_locations_.empty()) {
+        // Member 0 and class 0 a counter's; the GPU members from the last (reference 1) to the first (5).
+        check(OTF2_GlobalDefWriter_WriteMetricMember(g, 0, counter, counter, OTF2_METRIC_TYPE_OTHER,
+                                                     OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                                                     OTF2_BASE_DECIMAL, 0, counter_unit),
+              "MetricMember");
+        for (std::uint32_t m = 0; m < gpu_metric_count; ++m) {
+            check(OTF2_GlobalDefWriter_WriteMetricMember(
+                      g, gpu_metric_count - m, metric_names[m], metric_names[m], OTF2_METRIC_TYPE_OTHER,
+                      OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, metric_units[m]),
+                  "MetricMember");
+        }
+        const OTF2_MetricMemberRef counter_member = 0;
+        check(OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 1, &counter_member, OTF2_METRIC_SYNCHRONOUS_STRICT,
+                                                    OTF2_RECORDER_KIND_CPU),
+              "MetricClass");
+        for (std::uint32_t m = 0; m < gpu_metric_count; ++m) {
+            const OTF2_MetricMemberRef member = gpu_metric_count - m;
+            check(OTF2_GlobalDefWriter_WriteMetricClass(g, 1 + m, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+                                                        OTF2_RECORDER_KIND_UNKNOWN),
+                  "MetricClass");
+        }
+    }
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, host, node, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
           "SystemTreeNode");
     for (std::uint32_t r = 0; r < ranks_; ++r) {
@@ -405,10 +471,10 @@ void TraceBuilder::write(const std::string& directory) const {
     }
     for (const auto& [location, events] : events_) {
         const auto device = devices_.find(location);
-        check(OTF2_GlobalDefWriter_WriteLocation(g, location_id(location), thread_names[location],
-                                                 device == devices_.end()
-                                                     ? OTF2_LOCATION_TYPE_CPU_THREAD
-                                                     : OTF2_LOCATION_TYPE_ACCELERATOR_STREAM,
+        OTF2_LocationType type = OTF2_LOCATION_TYPE_CPU_THREAD;
+        if (device != devices_.end()) type = OTF2_LOCATION_TYPE_ACCELERATOR_STREAM;
+        if (metric_locations_.count(location) != 0) type = OTF2_LOCATION_TYPE_METRIC;
+        check(OTF2_GlobalDefWriter_WriteLocation(g, location_id(location), thread_names[location], type,
                                                  counts[location], location.first),
               "Location");
         if (device == devices_.end()) continue;
@@ -620,6 +686,25 @@ TraceBuilder gpu_launch_trace() {
     b.gpu_op(1, r1, us(1200), us(1300), step, 8);
     b.gpu_op(1, r1, us(1400), us(1410), orphan, 99);  // no host region carries 99
     for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, us(2000), main);
+    return b;
+}
+
+TraceBuilder gpu_metrics_trace() {
+    TraceBuilder b(2);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER),
+                        gemm = b.kernel_region("gemm");
+    b.clock_offset(1, -static_cast<std::int64_t>(3 * ms));  // ahead: local = true + 3 ms
+    const std::uint32_t stream = b.stream(0, 0), gpu0 = b.gpu_metrics(0, 0), gpu1 = b.gpu_metrics(1, 1);
+    for (std::uint32_t r = 0; r < 2; ++r) b.enter(r, 5 * ms, main);
+    b.gpu_op(0, stream, 10 * ms, 30 * ms, gemm);
+    constexpr std::int64_t gib = 1 << 30, absent = -1;
+    b.gpu_sample(0, gpu0, 10 * ms, {20, 5, gib, 100000, 1410});
+    b.gpu_sample(0, gpu0, 20 * ms, {80, 30, 2 * gib, 250000, 1980});
+    b.gpu_sample(0, gpu0, 30 * ms, {100, 40, 3 * gib, absent, 1980});
+    b.gpu_sample(0, gpu0, 40 * ms, {0, 0, 2 * gib, 50000, 1410});
+    b.gpu_sample(1, gpu1, 15 * ms, {60, 10, gib / 2, 300000, 1700});
+    b.gpu_sample(1, gpu1, 25 * ms, {40, 20, gib / 2, 200000, 1700});
+    for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 50 * ms, main);
     return b;
 }
 

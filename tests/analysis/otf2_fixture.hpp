@@ -11,8 +11,10 @@
 // numbers.  Timer resolution 10^9 (ns).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +46,20 @@ public:
                 std::uint32_t region, std::uint64_t correlation = 0);
     /// Enter of a host region carrying `correlation` (the launch), on the rank's thread 0.
     void enter_launch(std::uint32_t rank, std::uint64_t t, std::uint32_t region, std::uint64_t correlation);
+    // GPU metrics as experiment-format.md lays them out ("GPU metrics over time"):
+    // a location of type METRIC in the rank's location group, numbered with the
+    // streams, named "GPU[<device>] metrics", with the property CUDA_DEVICE;
+    // the five members (gpu_utilization, gpu_memory_utilization, gpu_memory_used,
+    // gpu_power in mW, gpu_sm_clock), each in a metric class of its own, defined
+    // when any rank has such a location.  Their references are not the table's
+    // order (a counter member and class come first, the GPU members are defined
+    // last to first), so only a reader that finds them by name gets them right.
+    /// A GPU metric location of `rank` for `device`; returns its number among the rank's streams.
+    std::uint32_t gpu_metrics(std::uint32_t rank, std::uint32_t device);
+    /// A sample of location `metrics` of `rank` at true time `t` (ns): a Metric event per value
+    /// in the table's order, none for a value below 0 (absent).
+    void gpu_sample(std::uint32_t rank, std::uint32_t metrics, std::uint64_t t,
+                    const std::array<std::int64_t, 5>& values);
     /// The region of an MPI function (paradigm MPI, role from the name).
     std::uint32_t mpi_region(const std::string& name);
     /// A communicator of `world_ranks`; communicator 0 (MPI_COMM_WORLD) exists from the start.
@@ -123,6 +139,7 @@ private:
     };
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> devices_;  ///< (rank, thread) of a stream ->
     std::vector<std::uint32_t> stream_count_;                                    ///< per rank
+    std::set<std::pair<std::uint32_t, std::uint32_t>> metric_locations_;  ///< (rank, thread); in devices_ too
     std::vector<Region> regions_;
     struct Comm {
         std::string name;
@@ -181,6 +198,22 @@ TraceBuilder gpu_trace();
 /// Launches from main/cudaLaunchKernel, the graph from main/cudaGraphLaunch, the copy from
 /// main/cudaMemcpyAsync.
 TraceBuilder gpu_launch_trace();
+
+/// GPU metric samples on two ranks (times in ms, true time; rank 1's clock 3 ms ahead);
+/// main runs 5..50 on both ranks, so T0 = 5 and time_s = (t - 5) / 1000:
+///
+///   rank 0, stream on GPU 0: kernel gemm 10..30
+///   rank 0, GPU[0] metrics   t   util  mem util  memory used   power     SM clock
+///                            10  20    5         1 GiB         100 W     1410
+///                            20  80    30        2 GiB         250 W     1980
+///                            30  100   40        3 GiB         (absent)  1980
+///                            40  0     0         2 GiB         50 W      1410
+///       means: util 50, mem util 18.75, power 133.333 W over its 3 samples;
+///       energy (100 + 250) / 2 x 0.01 + (250 + 50) / 2 x 0.02 = 4.75 J
+///   rank 1, GPU[1] metrics   15  60    10        512 MiB       300 W     1700
+///                            25  40    20        512 MiB       200 W     1700
+///       means: util 50, mem util 15, power 250 W; energy 2.5 J
+TraceBuilder gpu_metrics_trace();
 
 /// Two ranks, 6 steps of the key region "step" (times in ms): step 0 is 0..30
 /// (a 3x warm-up), step i >= 1 is 30 + 10 (i - 1) .. 30 + 10 i; main ends at 85.

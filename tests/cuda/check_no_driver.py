@@ -29,6 +29,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--work', required=True)
     ap.add_argument('--expect', default='', help='the reason the one line must give')
+    ap.add_argument('--expect-sampling', default='',
+                    help='with STRATA_CUDA_SAMPLING_INTERVAL set: why the one line about GPU metrics says '
+                         'they are not sampled')
     ap.add_argument('command', nargs=argparse.REMAINDER)
     args = ap.parse_args()
     command = args.command[1:] if args.command[:1] == ['--'] else args.command
@@ -46,6 +49,10 @@ def main():
     else:
         check(len(lines) == 1 and lines[0].startswith('strata: CUDA: ') and args.expect in lines[0],
               'one line says why GPU activity is not recorded: %s' % lines)
+    if args.expect_sampling:
+        sampling = [l for l in run.stderr.splitlines() if 'GPU metrics not sampled' in l]
+        check(len(sampling) == 1 and args.expect_sampling in sampling[0],
+              'one line says why GPU metrics are not sampled: %s' % sampling)
     check('warning' not in run.stderr, 'no warning (the NVTX ranges nest)')
     path, names = [], []
     with otf2.reader.open(os.path.join(exp, 'traces.otf2')) as trace:

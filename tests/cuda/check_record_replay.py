@@ -76,14 +76,45 @@ def main():
         threads = [l for l in d.locations if l.type == otf2.LocationType.CPU_THREAD]
         check(all(l.group == threads[0].group for l in streams.values()), 'the streams belong to the rank')
         devices = {p.location.name: p.value for p in d.location_properties if p.name == 'CUDA_DEVICE'}
-        check(devices == {'CUDA[0:7]': 0, 'CUDA[0:7]/2': 0, 'CUDA[0:13]': 0},
-              'CUDA_DEVICE of every stream: %s' % devices)
+        stream_devices = {name: device for name, device in devices.items() if name in streams}
+        check(stream_devices == {'CUDA[0:7]': 0, 'CUDA[0:7]/2': 0, 'CUDA[0:13]': 0},
+              'CUDA_DEVICE of every stream: %s' % stream_devices)
         correlation = [a for a in d.attributes if a.name == 'CUDA_CORRELATION_ID']
         check(len(correlation) == 1 and correlation[0].type == otf2.Type.UINT64,
               'the attribute CUDA_CORRELATION_ID')
+        metric_locations = {l.name: l for l in d.locations if l.type == otf2.LocationType.METRIC}
+        check(sorted(metric_locations) == ['GPU[0] metrics', 'GPU[1] metrics'],
+              'a location of type METRIC per sampled GPU: %s' % sorted(metric_locations))
+        check(all(l.group == threads[0].group for l in metric_locations.values()),
+              'the GPU metric locations belong to the rank')
+        members = {m.name: m for m in d.metric_members}
+        check(all(name in members and members[name].unit == unit for name, unit in
+                  [('gpu_utilization', '%'), ('gpu_memory_utilization', '%'), ('gpu_memory_used', 'bytes'),
+                   ('gpu_power', 'mW'), ('gpu_sm_clock', 'MHz')]),
+              'the five GPU metric members with their units: %s' % {n: m.unit for n, m in members.items()})
         per_location = {}
+        samples = {}  # location -> [(time, member, value)]
         for location, event in trace.events:
             per_location.setdefault(location.name, []).append(event)
+            if isinstance(event, otf2.events.Metric):
+                for member, value in zip(event.metric.members, event.values):
+                    samples.setdefault(location.name, []).append((event.time, member.name, value))
+        check(devices.get('GPU[0] metrics') == 0 and devices.get('GPU[1] metrics') == 1,
+              'CUDA_DEVICE of the GPU metric locations')
+
+    def series(location, member):
+        return [v for t, m, v in samples.get(location, []) if m == member]
+    check(series('GPU[0] metrics', 'gpu_utilization') == [10, 20, 30] and
+          series('GPU[1] metrics', 'gpu_utilization') == [11, 21],
+          'utilisation of GPU 0 at its three samples and of GPU 1 at its two: %s, %s' %
+          (series('GPU[0] metrics', 'gpu_utilization'), series('GPU[1] metrics', 'gpu_utilization')))
+    check(series('GPU[0] metrics', 'gpu_memory_used') == [1 << 30] * 3 and
+          series('GPU[1] metrics', 'gpu_memory_used') == [2 << 30] * 2, 'memory used per GPU')
+    check(series('GPU[0] metrics', 'gpu_power') == [150000] * 3 and not series('GPU[1] metrics', 'gpu_power'),
+          'power of GPU 0; none for GPU 1, whose board does not report it (absent, not 0)')
+    check(series('GPU[0] metrics', 'gpu_sm_clock') == [1980] * 3, 'the SM clock')
+    times = [t for t, m, v in samples.get('GPU[0] metrics', [])]
+    check(times == sorted(times) and len(set(times)) == 3, 'three sample times on GPU 0, in order')
 
     def intervals(name):
         out, open_ = [], []
@@ -135,7 +166,8 @@ def main():
     profile = experiment_reader.read_profile(os.path.join(exp, 'profile.h5'))
     ids = profile['location_ids']
     stream_columns = [k for k, i in enumerate(ids) if (i & 0xffffffff) >= 0x10000]
-    check(len(stream_columns) == 3, 'profile.h5 has a column per stream location (ids %s)' % ids)
+    check(len(stream_columns) == 3, 'profile.h5 has a column per stream location, none for GPU metrics '
+          '(ids %s)' % ids)
     time_inclusive = dict(zip(profile['paths'], profile['metrics']['time_inclusive']))
     saxpy = time_inclusive.get('cudaLaunchKernel/saxpy(float, float*, float*)')
     check(saxpy is not None and any(near(saxpy[k] * 1e9, 50000, 2000) for k in stream_columns),

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/config.hpp"
 #include "core/definitions.hpp"
 #include "core/launch_paths.hpp"
 #include "core/location.hpp"
@@ -185,6 +186,8 @@ StringHandle define_string(std::string_view text) {
 Ticks now() { return timer::now(); }
 
 bool is_active() { return active_table.load(std::memory_order_acquire) != nullptr; }
+
+bool is_tracing() { return is_active() && config::settings().enable_tracing; }
 
 namespace {
 /// The enter of `region` on `loc` (not busy) under the non-null `table`.
@@ -389,6 +392,16 @@ void location_exit(LocationHandle location, Ticks time, RegionHandle region) {
             table->exit[i](*loc, time, region);
         }
     }
+}
+
+void location_metric(LocationHandle location, Ticks time, DeviceMetric metric, std::uint64_t value) {
+    Location* loc = own_location(location);
+    const EventScope scope(loc);
+    const EventTable* table = active_table.load(std::memory_order_acquire);
+    if (STRATA_UNLIKELY(table == nullptr || loc == nullptr || metric >= DeviceMetric::count)) return;
+    if (time < loc->last_time) time = loc->last_time;
+    loc->last_time = time;
+    for (auto* f = table->device_metric; *f; ++f) (*f)(*loc, time, metric, value);
 }
 
 void name_thread(std::uint32_t os_thread, std::string_view name) {

@@ -82,7 +82,7 @@ void ignore_region_event(Location&, Ticks, RegionHandle) {}
 
 void build_tables() {
     detail::on_table = substrate::EventTable{};
-    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0, n_thread = 0, n_attributes = 0;
+    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0, n_thread = 0, n_attributes = 0, n_samples = 0;
     bool inherited_only = true;
     const bool counters = metrics::active();
     for (const substrate::Callbacks* s : state().substrates) {
@@ -99,6 +99,7 @@ void build_tables() {
         }
         detail::on_table.keep_launch_paths |= s->enter_under != nullptr;
         if (s->gpu_attributes) detail::on_table.gpu_attributes[n_attributes++] = s->gpu_attributes;
+        if (s->device_metric) detail::on_table.device_metric[n_samples++] = s->device_metric;
         if (s->parameter_int) detail::on_table.parameter_int[n_pi++] = s->parameter_int;
         if (s->parameter_string) detail::on_table.parameter_string[n_ps++] = s->parameter_string;
         if (s->mpi_event) {

@@ -51,6 +51,8 @@ using EnterUnderFn = void (*)(Location&, Ticks, RegionHandle, const RegionHandle
 using ExitUnderFn = void (*)(Location&, Ticks, RegionHandle, std::uint32_t depth);
 /// The attributes of the enter that follows at the same time (events::location_enter).
 using GpuAttributesFn = void (*)(Location&, Ticks, const events::GpuAttributeValue*, std::uint32_t count);
+/// A sample on a location of device metrics (events::location_metric).
+using DeviceMetricFn = void (*)(Location&, Ticks, DeviceMetric, std::uint64_t value);
 using ParameterIntFn = void (*)(Location&, Ticks, ParameterHandle, std::int64_t);
 using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHandle);
 
@@ -156,6 +158,8 @@ struct Callbacks {
     ExitUnderFn exit_under = nullptr;
     /// A GPU activity's attributes, right before its enter; nullptr: not wanted.
     GpuAttributesFn gpu_attributes = nullptr;
+    /// A device metric sample; nullptr: not wanted.
+    DeviceMetricFn device_metric = nullptr;
 };
 
 /// The per-event arrays that the hot path walks.
@@ -175,6 +179,7 @@ struct EventTable {
     EnterUnderFn enter_under[kMaxSubstrates + 1] = {};
     ExitUnderFn exit_under[kMaxSubstrates + 1] = {};
     GpuAttributesFn gpu_attributes[kMaxSubstrates + 1] = {};
+    DeviceMetricFn device_metric[kMaxSubstrates + 1] = {};
     /// Some substrate places GPU work under its launch: launches keep their call path.
     bool keep_launch_paths = false;
     ExitFn exit[kMaxSubstrates + 1] = {};

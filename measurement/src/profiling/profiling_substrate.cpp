@@ -275,7 +275,10 @@ ProfileData collect(const unification::Unified& defs, int rank) {
 
     std::vector<Location*> locations;
     for (Location* loc : location::all()) {
-        if (loc->substrate_data[g_slot] != nullptr) locations.push_back(loc);
+        // A location of GPU metric samples has no call tree worth a column.
+        if (loc->substrate_data[g_slot] != nullptr && loc->type != LocationType::metric) {
+            locations.push_back(loc);
+        }
     }
     const size_t n_loc = locations.size();
     // Location names are job-wide strings (location.cpp defines them), so that

@@ -51,11 +51,13 @@ enum class RecordType : std::uint8_t {
     thread_task_complete = 24,                 ///< team (communicator), creating thread's number, generation
     enter_correlated = 25,                     ///< region, correlation id (CUDA_CORRELATION_ID)
     gpu_attributes = 26,  ///< count n, then n (GpuAttribute, value) pairs: the attributes of the next Enter
+    device_metric = 27,   ///< DeviceMetric, value: a sample on a location of GPU metrics
 };
 
 /// Number of varint fields after the time, per record type (metrics: the count;
 /// its values follow).
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1, 1, 6, 3, 3, 3, 2, 1};
+constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1,
+                           1, 6, 3, 3, 3, 2, 1, 2};
 constexpr int kMaxFields = 6;
 
 /// Largest record: type + time + 6 fields, varints of at most 10 bytes each.

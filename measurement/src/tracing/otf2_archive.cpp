@@ -18,6 +18,7 @@
 #include "core/timer.hpp"
 #include "filter/filter_rules.hpp"
 #include "metrics/metric_spec.hpp"
+#include "metrics/metrics.hpp"
 #include "tracing/otf2_collectives.hpp"
 
 namespace strata::tracing {
@@ -374,6 +375,17 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                 state.last_metrics.assign(r.metric_values, r.metric_values + r.metric_count);
                 rc = write_metrics(state.writer, r.time, state.last_metrics);
                 break;
+            case RecordType::device_metric: {
+                if (r.a >= static_cast<std::uint64_t>(DeviceMetric::count)) break;
+                const OTF2_Type type = OTF2_TYPE_UINT64;
+                OTF2_MetricValue value;
+                value.unsigned_int = r.b;
+                const auto metric = static_cast<std::uint32_t>(r.a);
+                const bool counters = !metrics::configured().empty();
+                const OTF2_MetricRef metric_class = device_metric_class(counters, metric);
+                rc = OTF2_EvtWriter_Metric(state.writer, nullptr, r.time, metric_class, 1, &type, &value);
+                break;
+            }
             default:
                 rc = convert_mpi(state.writer, r);
                 break;
@@ -472,6 +484,8 @@ std::string encode(const RankInfo& info) {
         put(out, &l.id, sizeof l.id);
         put(out, &l.events, sizeof l.events);
         put(out, &l.device, sizeof l.device);
+        const std::uint8_t metric = l.metric ? 1 : 0;
+        put(out, &metric, sizeof metric);
         put_string(out, l.name);
     }
     return out;
@@ -499,10 +513,12 @@ bool decode(const char*& p, const char* end, RankInfo* info) {
     }
     for (std::uint64_t i = 0; i < n; ++i) {
         Otf2Archive::LocationDefinition l{};
+        std::uint8_t metric = 0;
         if (!get(&l.id, sizeof l.id) || !get(&l.events, sizeof l.events) ||
-            !get(&l.device, sizeof l.device) || !get_string(&l.name)) {
+            !get(&l.device, sizeof l.device) || !get(&metric, sizeof metric) || !get_string(&l.name)) {
             return false;
         }
+        l.metric = metric != 0;
         info->locations.push_back(std::move(l));
     }
     return true;
@@ -661,6 +677,29 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
             gpu_attribute_names[a] = {extra(gpu_attributes[a][0]), extra(gpu_attributes[a][1])};
         }
     }
+    // DeviceMetric's members, in its order (experiment-format.md, "GPU metrics over time").
+    static const char* const device_metrics[][3] = {
+        {"gpu_utilization", "time a kernel ran on the GPU in the last sample period (NVML)", "%"},
+        {"gpu_memory_utilization",
+         "time the GPU's memory was read or written in the last sample period (NVML)", "%"},
+        {"gpu_memory_used", "device memory in use, by all processes (NVML)", "bytes"},
+        {"gpu_power", "board power draw (NVML)", "mW"},
+        {"gpu_sm_clock", "current SM clock (NVML)", "MHz"},
+    };
+    constexpr auto kDeviceMetrics = static_cast<std::uint32_t>(DeviceMetric::count);
+    static_assert(sizeof device_metrics / sizeof device_metrics[0] == kDeviceMetrics, "one per DeviceMetric");
+    bool any_metric_location = false;
+    for (const RankInfo& r : ranks) {
+        for (const auto& l : r.locations) any_metric_location |= l.metric;
+    }
+    struct DeviceMetricNames {
+        OTF2_StringRef name, description, unit;
+    };
+    DeviceMetricNames device_metric_names[kDeviceMetrics] = {};
+    for (std::uint32_t m = 0; any_metric_location && m < kDeviceMetrics; ++m) {
+        device_metric_names[m] = {extra(device_metrics[m][0]), extra(device_metrics[m][1]),
+                                  extra(device_metrics[m][2])};
+    }
     std::vector<OTF2_StringRef> rank_names, location_names;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         // "process" for a program without MPI; "rank r" for MPI ranks, also one writing alone.
@@ -716,6 +755,23 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
                                                     OTF2_METRIC_SYNCHRONOUS_STRICT, OTF2_RECORDER_KIND_CPU),
               "writing the metric class");
     }
+    // GPU metric samples: a member and a class of its own per DeviceMetric,
+    // since a sample holds only the values NVML could read.
+    if (any_metric_location) {
+        for (std::uint32_t m = 0; m < kDeviceMetrics; ++m) {
+            const auto member = static_cast<OTF2_MetricMemberRef>(defs.metrics.size() + m);
+            check(OTF2_GlobalDefWriter_WriteMetricMember(w, member, device_metric_names[m].name,
+                                                         device_metric_names[m].description,
+                                                         OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_POINT,
+                                                         OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0,
+                                                         device_metric_names[m].unit),
+                  "writing a metric member");
+            check(OTF2_GlobalDefWriter_WriteMetricClass(w, device_metric_class(!members.empty(), m), 1,
+                                                        &member, OTF2_METRIC_ASYNCHRONOUS,
+                                                        OTF2_RECORDER_KIND_UNKNOWN),
+                  "writing a metric class");
+        }
+    }
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(w, 0, machine_name, machine_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE),
           "writing the system tree");
     for (std::size_t h = 0; h < hosts.size(); ++h) {
@@ -731,8 +787,9 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
               "writing a location group");
         for (const auto& l : ranks[r].locations) {
             const bool stream = l.device != kNoDevice;
-            const OTF2_LocationType type =
-                stream ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM : OTF2_LOCATION_TYPE_CPU_THREAD;
+            const OTF2_LocationType type = l.metric ? OTF2_LOCATION_TYPE_METRIC
+                                           : stream ? OTF2_LOCATION_TYPE_ACCELERATOR_STREAM
+                                                    : OTF2_LOCATION_TYPE_CPU_THREAD;
             check(OTF2_GlobalDefWriter_WriteLocation(w, l.id, location_names[next_name++], type, l.events,
                                                      static_cast<OTF2_LocationGroupRef>(r)),
                   "writing a location definition");

@@ -31,6 +31,12 @@ constexpr std::uint32_t kNoDevice = UINT32_MAX;
 constexpr OTF2_AttributeRef kCorrelationAttribute = 0;
 inline OTF2_AttributeRef gpu_attribute_ref(std::uint32_t attribute) { return 1 + attribute; }
 
+/// The metric class of DeviceMetric `metric`: one class per device metric,
+/// after the counters' class 0 when there are counters (experiment-format.md).
+inline OTF2_MetricRef device_metric_class(bool counters, std::uint32_t metric) {
+    return (counters ? 1 : 0) + metric;
+}
+
 /// What the converter keeps per location between flushes.
 struct Otf2LocationState {
     OTF2_EvtWriter* writer = nullptr;
@@ -88,9 +94,11 @@ public:
         std::uint64_t id;
         std::string name;
         std::uint64_t events;
-        /// A GPU stream's CUDA device (the location property CUDA_DEVICE);
-        /// kNoDevice for a thread.
+        /// A GPU stream's or GPU metric location's CUDA device (the location
+        /// property CUDA_DEVICE); kNoDevice for a thread.
         std::uint32_t device = kNoDevice;
+        /// A location of GPU metric samples (OTF2_LOCATION_TYPE_METRIC).
+        bool metric = false;
     };
     /// Writes the local definitions (id mappings) of this process's locations,
     /// rank 0 writes the global definitions of all ranks, and the archive is

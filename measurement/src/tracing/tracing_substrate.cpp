@@ -196,7 +196,7 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     if (fields != nullptr) {
         tl.buffer.write_fields(type, time, fields);
     } else if (type == RecordType::parameter_int || type == RecordType::parameter_string ||
-               type == RecordType::enter_correlated) {
+               type == RecordType::enter_correlated || type == RecordType::device_metric) {
         tl.buffer.write(type, time, a, b);
     } else {
         tl.buffer.write(type, time, a);
@@ -280,6 +280,13 @@ void on_parameter_int(Location& loc, Ticks time, ParameterHandle p, std::int64_t
     tl.buffer.write(RecordType::parameter_int, time, p, zigzag(value));
 }
 
+void on_device_metric(Location& loc, Ticks time, DeviceMetric metric, std::uint64_t value) {
+    TraceLocation& tl = state(loc);
+    const auto id = static_cast<std::uint64_t>(metric);
+    if (!tl.buffer.has_room()) return write_slow(loc, tl, RecordType::device_metric, time, id, value);
+    tl.buffer.write(RecordType::device_metric, time, id, value);
+}
+
 void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHandle value) {
     TraceLocation& tl = state(loc);
     if (!tl.buffer.has_room()) return write_slow(loc, tl, RecordType::parameter_string, time, p, value);
@@ -343,7 +350,8 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         stopped += tl->stopped ? 1 : 0;
         unwritten += tl->unwritten;
         defs.push_back({archive().location_id(loc->index), loc->display_name(), tl->otf2.events,
-                        loc->type == LocationType::gpu_stream ? loc->device : kNoDevice});
+                        loc->type == LocationType::cpu_thread ? kNoDevice : loc->device,
+                        loc->type == LocationType::metric});
     }
     // With a process group, finish() is collective: every rank must take part,
     // also one whose conversion failed.
@@ -494,7 +502,7 @@ constexpr substrate::Callbacks kCallbacks = {
     on_mpi_event, on_thread_event,     begin_multi_process, finalize, reset,            on_enter_with_metrics,
     on_exit_with_metrics,
     ~0u,          true,                false,               nullptr,  nullptr,          on_enter_correlated,
-    nullptr,      nullptr,             on_gpu_attributes,
+    nullptr,      nullptr,             on_gpu_attributes,   on_device_metric,
 };
 
 }  // namespace

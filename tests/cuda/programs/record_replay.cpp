@@ -11,6 +11,10 @@
 // programmatic dependent launch allows); stream 13: a 1 KiB memset at +20..25 us.  Also a kernel without
 // a start time, a synchronisation and an overhead record, a record of a kind
 // the adapter does not know, and 3 records CUPTI reports as dropped.
+//
+// Then GPU metrics from a fake source through the real sampler: GPU 0 read
+// three times (utilisation 10, 20, 30 %; 1 GiB used; 150 W; 1980 MHz), GPU 1
+// twice (utilisation 11, 21 %; 2 GiB; no power, as some boards).
 #include <cupti.h>
 
 #include <cstdint>
@@ -19,11 +23,59 @@
 #include <ctime>
 #include <string>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "activity_pipeline.hpp"
 #include "cupti_library.hpp"
+#include "gpu_metrics_sampler.hpp"
 #include "strata/measurement/events.hpp"
 
 namespace {
+
+class FakeNvml : public strata::cuda::DeviceMetricsSource {
+public:
+    std::atomic<int> reads{0};
+    std::string open() override { return {}; }
+    std::string find(const std::string& pci_bus_id, std::size_t* device) override {
+        *device = pci_bus_id == "0000:3b:00.0" ? 0 : 1;
+        return {};
+    }
+    strata::cuda::DeviceReading read(std::size_t device) override {
+        strata::cuda::DeviceReading r;
+        r.set(strata::DeviceMetric::utilization, 10 * ++count_[device] + device);
+        r.set(strata::DeviceMetric::memory_utilization, 5);
+        r.set(strata::DeviceMetric::memory_used, std::uint64_t{device + 1} << 30);
+        if (device == 0) r.set(strata::DeviceMetric::power, 150000);
+        r.set(strata::DeviceMetric::sm_clock, 1980);
+        ++reads;
+        return r;
+    }
+    std::string origin() const override { return "fake"; }
+
+private:
+    std::uint64_t count_[2] = {};
+};
+
+std::string bus_id(std::uint32_t ordinal, std::string*) { return ordinal == 0 ? "0000:3b:00.0" : "0000:86:00.0"; }
+
+void say(const std::string& line) { std::fprintf(stderr, "strata: %s\n", line.c_str()); }
+
+/// GPU 0 sampled at its add, at GPU 1's add and at the end; GPU 1 at its add and at the end.
+void sample_gpus() {
+    auto source = std::make_unique<FakeNvml>();
+    FakeNvml& fake = *source;
+    strata::cuda::GpuMetricsSampler sampler(std::move(source), std::chrono::hours(1), bus_id, say);
+    const auto wait_for_reads = [&](int n) {
+        for (int i = 0; i < 5000 && fake.reads < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+    sampler.add_device(0);
+    wait_for_reads(1);
+    sampler.add_device(1);
+    wait_for_reads(3);
+    sampler.stop();
+}
 
 std::uint64_t monotonic_ns() {
     timespec ts;
@@ -126,6 +178,7 @@ int main() {
         std::fprintf(stderr, "loss: %s\n", loss.message().c_str());
         events::report_loss(loss.what, loss.count, loss.remedy);
     }
+    sample_gpus();
     std::printf("{\"t0\": %llu, \"summary\": \"%s\"}\n", static_cast<unsigned long long>(t0),
                 pipeline.summary().c_str());
     return 0;

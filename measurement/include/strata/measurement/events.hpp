@@ -204,9 +204,9 @@ STRATA_API void mpi_nonblocking_collective_complete(CollectiveOp op, Communicato
 using LocationHandle = std::uint32_t;
 
 struct LocationSpec {
-    std::string_view name;  ///< e.g. "CUDA[0:7]"
-    LocationType type = LocationType::gpu_stream;
-    std::uint32_t device = 0;  ///< the CUDA device ordinal of a GPU stream
+    std::string_view name;  ///< e.g. "CUDA[0:7]", "GPU[0] metrics"
+    LocationType type = LocationType::gpu_stream;  ///< or metric: GPU metric samples (location_metric)
+    std::uint32_t device = 0;  ///< the CUDA device ordinal of a GPU stream or of sampled metrics
 };
 
 /// Creates the location (thread-safe; takes a lock).  Its number in the trace
@@ -229,6 +229,12 @@ STRATA_API void location_enter(LocationHandle location, Ticks time, RegionHandle
                                std::uint64_t correlation, const GpuAttributeValue* attributes = nullptr,
                                std::uint32_t count = 0);
 STRATA_API void location_exit(LocationHandle location, Ticks time, RegionHandle region);
+
+/// A sample of a device metric on a location of type metric (NVML's
+/// utilisation, memory, power, clock), at an explicit time; recorded in the
+/// trace only.  The same serialisation and time rules as location_enter.
+STRATA_API void location_metric(LocationHandle location, Ticks time, DeviceMetric metric,
+                                std::uint64_t value);
 
 /// Names the location of the OS thread `os_thread` (its Linux thread id; 0: the
 /// calling thread), as nvtxNameOsThread does: the trace and the profile call
@@ -260,6 +266,10 @@ STRATA_API Ticks now();
 
 /// True once the runtime is initialised and until it is finalised.
 STRATA_API bool is_active();
+
+/// True when the measurement writes a trace (STRATA_ENABLE_TRACING): what
+/// only the trace holds (GPU metric samples) is worth taking.
+STRATA_API bool is_tracing();
 
 /// An adapter found its configuration wrong before main (a bad filter file, a bad
 /// STRATA_* value of its own): prints `message`, removes the experiment directory

@@ -85,6 +85,17 @@ enum class GpuAttribute : std::uint8_t {
     count                           ///< (the number of attributes)
 };
 
+/// What a location of GPU metric samples records (events::location_metric),
+/// as NVML reports it; the trace's metric members (experiment-format.md).
+enum class DeviceMetric : std::uint8_t {
+    utilization = 0,     ///< % of the sample period a kernel ran
+    memory_utilization,  ///< % of the sample period device memory was read or written
+    memory_used,         ///< bytes of device memory in use
+    power,               ///< board power, mW
+    sm_clock,            ///< SM clock, MHz
+    count                ///< (the number of metrics)
+};
+
 STRATA_API const char* to_string(Paradigm p);
 STRATA_API const char* to_string(RegionRole r);
 
