@@ -264,6 +264,8 @@ void define_world_and_self() {
     auto* info = new CommInfo();
     info->handle = events::define_communicator(self);
     info->size = 1;
+    info->id_root = self.id_root;
+    info->id_sequence = self.id_sequence;
     table().insert(handle_key(MPI_COMM_SELF), info);
     g_ready.store(true, std::memory_order_release);
 }
@@ -311,6 +313,42 @@ void communicator_created(const char* function, MPI_Comm parent, MPI_Comm create
     spec.name = function;
     spec.id_root = id[0];
     spec.id_sequence = id[1];
+    spec.world_ranks = members.data();
+    spec.size = members.size();
+    info->handle = events::define_communicator(spec);
+    info->id_root = id[0];
+    info->id_sequence = id[1];
+    table().insert(handle_key(created), info);
+}
+
+/// Sequences of idup'd communicators: the high bit (the counters of rank 0s
+/// never reach it), the parent's sequence and the idup's number on the parent.
+constexpr std::uint32_t kIdupBit = 0x80000000u;
+constexpr std::uint32_t kIdupNumberBits = 15;
+constexpr std::uint32_t kIdupParentLimit = 1u << (31 - kIdupNumberBits);
+
+void communicator_idup(MPI_Comm parent, MPI_Comm created) {
+    if (!g_ready.load(std::memory_order_acquire) || created == MPI_COMM_NULL) return;
+    MeasurementScope scope;
+    const CommInfo* parent_info =
+        parent == MPI_COMM_WORLD ? &detail::world_info : detail::find_communicator(parent);
+    if (parent_info == nullptr || parent_info->inter) return;  // unknown parent (or inter): unknown child
+    const std::uint32_t number = parent_info->idups++;
+    // Beyond what the id can hold (an idup of an idup, more than 32768 idups of
+    // one communicator), the communicator stays unknown, and its uses are counted.
+    if (parent_info->id_sequence >= kIdupParentLimit || number >= (1u << kIdupNumberBits)) return;
+    std::vector<std::int32_t> members;
+    if (!world_ranks(parent, &members)) return;
+    auto* info = new CommInfo();
+    info->rank = parent_info->rank;
+    info->size = parent_info->size;
+    // Rank 0 of a duplicate is rank 0 of its parent, whose world rank is the parent's id_root.
+    info->id_root = parent_info->id_root;
+    info->id_sequence = kIdupBit | (parent_info->id_sequence << kIdupNumberBits) | number;
+    events::CommunicatorSpec spec;
+    spec.name = "MPI_Comm_idup";
+    spec.id_root = info->id_root;
+    spec.id_sequence = info->id_sequence;
     spec.world_ranks = members.data();
     spec.size = members.size();
     info->handle = events::define_communicator(spec);

@@ -12,10 +12,16 @@
 //   MPI_Send(comm)  lookup(comm): MPI_COMM_WORLD without a table look-up; others
 //                   in a table read without a lock (a sequence lock; writers are rare)
 //
+//   MPI_Comm_idup   communicator_idup(parent, new) right after PMPI_Comm_idup, with
+//                   no communication (a collective there could deadlock): the
+//                   members are the parent's, and the id follows from the parent's
+//                   id and the number of idups on it so far, which every member
+//                   counts alike (MPI orders collectives on a communicator)
+//
 // A communicator the table does not know (created before Strata saw MPI_Init,
-// by PMPI directly, inside Strata, or by MPI_Comm_idup) cannot be defined later:
-// that would need a collective inside a point-to-point call.  Its events name
-// the communicator "unknown communicator" (job-wide id (2^32-1, 2^32-1), no
+// by PMPI directly, or inside Strata) cannot be defined later: that would need
+// a collective inside a point-to-point call.  Its events name the
+// communicator "unknown communicator" (job-wide id (2^32-1, 2^32-1), no
 // members); such uses are counted and reported at MPI_Finalize.
 //
 // Intercommunicators: the definition's members are the local group.  Their id
@@ -38,6 +44,9 @@ struct CommInfo {
     int remote_size = 0;  ///< intercommunicators only
     bool inter = false;
     MPI_Comm local = MPI_COMM_NULL;  ///< intercommunicators: Strata's intracommunicator of the local group
+    std::uint32_t id_root = 0, id_sequence = 0;  ///< the job-wide id (events::CommunicatorSpec)
+    /// MPI_Comm_idup calls on it so far: the same count on every member.
+    mutable std::uint32_t idups = 0;
 };
 
 namespace detail {
@@ -68,6 +77,10 @@ void define_world_and_self();
 /// Collective over the members of `parent` (or of its local group); `function`
 /// names the definition.
 void communicator_created(const char* function, MPI_Comm parent, MPI_Comm created);
+
+/// After MPI_Comm_idup made `created` from `parent` (the new handle is set,
+/// though not usable before the request completes); no communication.
+void communicator_idup(MPI_Comm parent, MPI_Comm created);
 
 /// Before MPI_Comm_free / MPI_Comm_disconnect.
 void communicator_freed(MPI_Comm comm);

@@ -605,12 +605,16 @@ def event_plan(f, b):
         plan.end = 'mpi::end_collective(strata_region, strata_collective);'
         plan.events_before.append('MpiCollectiveBegin')
         plan.events_after.append('MpiCollectiveEnd(%s)' % op)
-    # Communicators: made (role newcomm; MPI_Comm_idup's is not valid before its
-    # request completes, so it stays unknown) or freed (an MPI_Comm * with role comm).
+    # Communicators: made (role newcomm; MPI_Comm_idup's, whose request is still
+    # open, without communication) or freed (an MPI_Comm * with role comm).
     if 'newcomm' in f.roles and 'newrequest' not in f.roles:
         parent = b.value('comm') if 'comm' in f.roles else 'MPI_COMM_NULL'
         plan.hook_after.append('if (%s) mpi::communicator_created("%s", %s, %s);'
                                % (ok, f.name, parent, b.pointed('newcomm')))
+        plan.events_after.append('communicator definition')
+    elif 'newcomm' in f.roles and 'comm' in f.roles:
+        plan.hook_after.append('if (%s) mpi::communicator_idup(%s, %s);'
+                               % (ok, b.value('comm'), b.pointed('newcomm')))
         plan.events_after.append('communicator definition')
     comm = f.by_role('comm')
     if comm is not None and comm.ctype.replace(' ', '') == 'MPI_Comm*' and 'newcomm' not in f.roles:

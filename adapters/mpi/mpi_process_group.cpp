@@ -131,7 +131,7 @@ void before_finalize() {
     if (const std::uint64_t unknown = unknown_communicator_uses()) {
         std::fprintf(stderr,
                      "strata: warning: rank %d: %llu MPI events name a communicator Strata does not know "
-                     "(made before MPI_Init, by MPI_Comm_idup, or by PMPI directly); they refer to "
+                     "(made before MPI_Init or by PMPI directly); they refer to "
                      "\"unknown communicator\"\n",
                      g_group->rank(), static_cast<unsigned long long>(unknown));
     }

@@ -9,7 +9,7 @@
 // made by MPI_Comm_split, MPI_Comm_dup, MPI_Cart_create, MPI_Comm_create,
 // MPI_Intercomm_create (+ MPI_Comm_dup of it) and MPI_Intercomm_merge, with
 // messages and collectives on them, and two communicators Strata cannot know
-// (made by PMPI_Comm_dup and by MPI_Comm_idup).  Needs an even number of ranks.
+// (made by PMPI_Comm_dup), and on MPI_Comm_idup's.  Needs an even number of ranks.
 // Every rank prints "rank R pid P".  run_mpi_scenario.py lists the calls per rank.
 #include <mpi.h>
 #include <stdio.h>
@@ -278,13 +278,24 @@ static void communicators(void) {
     MPI_Comm_dup(inter, &inter_dup);
     MPI_Intercomm_merge(inter_dup, rank % 2, &merged);
     MPI_Barrier(merged);
-    // Two communicators Strata does not know: events name "unknown communicator".
+    // A communicator Strata does not know: events name "unknown communicator".
     PMPI_Comm_dup(MPI_COMM_WORLD, &hidden);
     MPI_Sendrecv(&token, 1, MPI_INT, right, 95, &got, 1, MPI_INT, left, 95, hidden, MPI_STATUS_IGNORE);
-    MPI_Request request;
+    // Nonblocking duplicates, defined without communication: one of MPI_COMM_WORLD,
+    // two in a row of each half (a ring on the first, a barrier on the second).
+    MPI_Request request, idups[2];
+    MPI_Comm half_idup[2];
     MPI_Comm_idup(MPI_COMM_WORLD, &later, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     MPI_Barrier(later);
+    MPI_Comm_idup(half, &half_idup[0], &idups[0]);
+    MPI_Comm_idup(half, &half_idup[1], &idups[1]);
+    MPI_Waitall(2, idups, MPI_STATUSES_IGNORE);
+    MPI_Sendrecv(&token, 1, MPI_INT, (hrank + 1) % hsize, 96, &got, 1, MPI_INT, (hrank + hsize - 1) % hsize, 96,
+                 half_idup[0], MPI_STATUS_IGNORE);
+    MPI_Barrier(half_idup[1]);
+    MPI_Comm_free(&half_idup[0]);
+    MPI_Comm_free(&half_idup[1]);
     // A nonblocking collective: a region only.
     MPI_Ibarrier(MPI_COMM_WORLD, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
