@@ -250,7 +250,7 @@ def disk_full(args):
         expect_equal(run.stdout, 'many_events: %d\n' % n, name + ': the program ran to its end')
         expect_equal(run.stderr.count('strata: the trace could not be written: '), 1, name + ': ' + run.stderr)
         assert 'experiment written to ' + run.dir + ', incomplete (see above)' in run.stderr, run.stderr
-        assert 'File is too large' in run.stderr and 'the trace is incomplete' in run.stderr, run.stderr
+        assert 'File too large' in run.stderr and 'the trace is incomplete' in run.stderr, run.stderr
         assert '[OTF2]' not in run.stderr, name + ": OTF2's own messages are replaced by Strata's: " + run.stderr
         assert not os.path.exists(run.archive), name + ': no anchor for an incomplete trace'
         visits = reader.visits_by_path(reader.read_profile(run.profile))
@@ -325,7 +325,7 @@ def invalid_utf8_names(args):
 @scenario
 def signal_during_flush(args):
     # SIGTERM arrives while a trace buffer is being flushed (signal_on_write.so raises it from
-    # OTF2's first chunk write): the flush ends first, then the experiment is written, with every
+    # the first write of an event file): the flush ends first, then the experiment is written, with every
     # event recorded until then, and the program dies from the signal.
     n = 400000
     env = dict(TRACING, STRATA_TOTAL_MEMORY='256K', STRATA_PAGE_SIZE='16K',

@@ -897,7 +897,7 @@ def file_size_limit_np2(args):
     p = subprocess.run(command, cwd=directory, env=clean_environment(TRACING), capture_output=True, text=True,
                        timeout=240, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
     expect_equal(p.returncode, 0, "the program's own exit status\n" + p.stderr)
-    expect_equal(p.stderr.count('strata: the trace could not be written: File is too large'), 2,
+    expect_equal(p.stderr.count('strata: the trace could not be written: File too large'), 2,
                  'one message per rank: ' + p.stderr)
     expect_equal(p.stderr.count('(the file-size limit, ulimit -f, was reached)'), 2, 'the limit named: ' + p.stderr)
     everything = glob.glob(os.path.join(directory, 'strata-*'))

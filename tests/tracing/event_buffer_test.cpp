@@ -13,6 +13,16 @@
 namespace strata::tracing {
 namespace {
 
+/// What a region or parameter record decodes to (type, time, first two fields).
+Record record(RecordType type, Ticks time, std::uint64_t a, std::uint64_t b) {
+    Record r;
+    r.type = type;
+    r.time = time;
+    r.a = a;
+    r.b = b;
+    return r;
+}
+
 TEST(EventBuffer, RoundTripAcrossPages) {
     PagePool pool;
     pool.configure(1 << 20, 4096);
@@ -26,13 +36,13 @@ TEST(EventBuffer, RoundTripAcrossPages) {
         t += static_cast<Ticks>(i % 7) * 100;
         const auto type = (i % 2 == 0) ? RecordType::enter : RecordType::leave;
         buffer.write(type, t, static_cast<std::uint64_t>(i % 300));
-        written.push_back(Record{type, t, static_cast<std::uint64_t>(i % 300), 0});
+        written.push_back(record(type, t, static_cast<std::uint64_t>(i % 300), 0));
         if (i % 100 == 0) {
             if (!buffer.has_room()) {
                 ASSERT_TRUE(buffer.add_page());
             }
             buffer.write(RecordType::parameter_int, t, 3, zigzag(-i));
-            written.push_back(Record{RecordType::parameter_int, t, 3, zigzag(-i)});
+            written.push_back(record(RecordType::parameter_int, t, 3, zigzag(-i)));
         }
     }
     std::vector<Record> read;

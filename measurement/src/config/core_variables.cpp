@@ -115,11 +115,10 @@ void register_core_variables(Registry& registry) {
         "Every thread and GPU stream gets its first trace page and its first profile page "
         "even when the budget is spent, so that none is starved by the others: a process "
         "may use up to two pages per location beyond the budget.\n\n"
-        "Outside the budget, while a trace is written: the OTF2 library holds up to two "
-        "1M chunks of each thread's event file and a 4M write buffer per open file, so a "
-        "traced process may take up to about 6M per thread or GPU stream more (measured: "
-        "3.4M per thread for 64 threads that flush all the time); the libraries themselves "
-        "(MPI, HDF5, OTF2) add about 25M of resident memory to any process.",
+        "Outside the budget, while a trace is written: a thread that converts its buffer "
+        "into its event file holds about 1M of encoded events while it does, and nothing "
+        "between conversions; the libraries themselves (MPI, HDF5, OTF2) add about 25M of "
+        "resident memory to any process.",
         [](const std::string& v) { settings().total_memory = to_bytes(v); }});
 
     registry.add({"", "TRACE_MAX_SIZE", Type::size, "0", {},

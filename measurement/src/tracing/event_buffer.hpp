@@ -86,17 +86,18 @@ inline std::int64_t unzigzag(std::uint64_t v) {
     return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
 }
 
-/// A decoded record.
+/// A decoded record.  Of the arrays only what the record has is set: for_each
+/// does not clear 400 bytes per record.
 struct Record {
     RecordType type;
     Ticks time;
     std::uint64_t a = 0;  ///< region or parameter (first field)
     std::uint64_t b = 0;  ///< parameter value (zig-zag for integers) or string handle (second field)
-    std::uint64_t field[kMaxFields] = {};  ///< all fields in order (a and b are field[0] and field[1])
+    std::uint64_t field[kMaxFields];  ///< the record's kFields[type] fields in order (a and b: the first two)
     std::uint32_t metric_count = 0;        ///< metric records: the number of values
-    std::uint64_t metric_values[substrate::kMaxMetrics] = {};  ///< metric records: the values
+    std::uint64_t metric_values[substrate::kMaxMetrics];  ///< metric records: the values
     std::uint32_t attribute_count = 0;  ///< gpu_attributes records: the number of pairs
-    std::uint64_t attributes[2 * kMaxGpuAttributes] = {};  ///< gpu_attributes records: attribute, value, ...
+    std::uint64_t attributes[2 * kMaxGpuAttributes];  ///< gpu_attributes records: attribute, value, ...
 };
 
 class EventBuffer {
@@ -195,7 +196,9 @@ bool EventBuffer::for_each(Fn&& fn) const {
         const std::uint8_t* p = pages_[i].data;
         const std::uint8_t* end = i + 1 == pages_.size() ? cur_ : p + pages_[i].used;
         while (p < end) {
-            Record r{static_cast<RecordType>(*p++), 0};
+            Record r;  // (not `Record r{}`: see Record)
+            r.type = static_cast<RecordType>(*p++);
+            r.field[0] = r.field[1] = 0;  // a and b of a record with fewer fields
             auto get = [&](std::uint64_t& out) {
                 out = 0;
                 for (int shift = 0; shift < 70 && p < end; shift += 7) {

@@ -20,6 +20,7 @@
 #include "metrics/metric_spec.hpp"
 #include "metrics/metrics.hpp"
 #include "tracing/otf2_collectives.hpp"
+#include "tracing/otf2_event_file.hpp"
 
 namespace strata::tracing {
 
@@ -73,52 +74,53 @@ inline OTF2_ParameterRef parameter_ref(std::uint64_t handle) { return static_cas
 inline OTF2_CommRef comm_ref(std::uint64_t handle) { return static_cast<OTF2_CommRef>(handle - 1); }
 
 /// The MPI records (fields: see RecordType).
-OTF2_ErrorCode convert_mpi(OTF2_EvtWriter* w, const Record& r) {
-    const std::uint64_t* f = r.field;
-    const auto peer = static_cast<uint32_t>(f[1]);
-    const auto tag = static_cast<uint32_t>(unzigzag(f[2]));
+void convert_mpi(Otf2EventFile& file, const Record& r) {
+    const std::uint64_t* f = r.field;  // only the record's own fields are set
+    const auto peer = [&] { return static_cast<uint32_t>(f[1]); };
+    const auto tag = [&] { return static_cast<uint32_t>(unzigzag(f[2])); };
+    const auto root_of = [](std::uint64_t zigzagged) -> std::uint64_t {
+        const std::int64_t root = unzigzag(zigzagged);
+        return root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root);
+    };
     switch (r.type) {
-        case RecordType::mpi_send: return OTF2_EvtWriter_MpiSend(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3]);
-        case RecordType::mpi_recv: return OTF2_EvtWriter_MpiRecv(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3]);
+        case RecordType::mpi_send:
+        case RecordType::mpi_recv: {
+            const std::uint64_t fields[] = {peer(), comm_ref(f[0]), tag(), f[3]};
+            const bool send = r.type == RecordType::mpi_send;
+            return file.record(r.time, send ? otf2_kind::mpi_send : otf2_kind::mpi_recv, "cccw", fields);
+        }
         case RecordType::mpi_isend:
-            return OTF2_EvtWriter_MpiIsend(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3], f[4]);
-        case RecordType::mpi_irecv:
-            return OTF2_EvtWriter_MpiIrecv(w, nullptr, r.time, peer, comm_ref(f[0]), tag, f[3], f[4]);
-        case RecordType::mpi_isend_complete: return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, r.time, f[0]);
-        case RecordType::mpi_irecv_request: return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, r.time, f[0]);
-        case RecordType::mpi_request_test: return OTF2_EvtWriter_MpiRequestTest(w, nullptr, r.time, f[0]);
-        case RecordType::mpi_request_cancelled: return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, r.time, f[0]);
-        case RecordType::mpi_collective_begin: return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, r.time);
+        case RecordType::mpi_irecv: {
+            const std::uint64_t fields[] = {peer(), comm_ref(f[0]), tag(), f[3], f[4]};
+            const bool send = r.type == RecordType::mpi_isend;
+            return file.record(r.time, send ? otf2_kind::mpi_isend : otf2_kind::mpi_irecv, "cccww", fields);
+        }
+        case RecordType::mpi_isend_complete: return file.singleton(r.time, otf2_kind::mpi_isend_complete, f[0]);
+        case RecordType::mpi_irecv_request: return file.singleton(r.time, otf2_kind::mpi_irecv_request, f[0]);
+        case RecordType::mpi_request_test: return file.singleton(r.time, otf2_kind::mpi_request_test, f[0]);
+        case RecordType::mpi_request_cancelled:
+            return file.singleton(r.time, otf2_kind::mpi_request_cancelled, f[0]);
+        case RecordType::mpi_collective_begin:
+            return file.record(r.time, otf2_kind::mpi_collective_begin, "", nullptr);
         case RecordType::mpi_collective_end: {
-            const std::int64_t root = unzigzag(f[2]);
-            return OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(f[0]),
-                                                   comm_ref(f[1]),
-                                                   root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root),
-                                                   f[3], f[4]);
+            const std::uint64_t fields[] = {f[0], comm_ref(f[1]), root_of(f[2]), f[3], f[4]};
+            return file.record(r.time, otf2_kind::mpi_collective_end, "bccww", fields);
         }
         case RecordType::mpi_nonblocking_collective_request:
-            return OTF2_EvtWriter_NonBlockingCollectiveRequest(w, nullptr, r.time, f[0]);
+            return file.record(r.time, otf2_kind::nonblocking_collective_request, "w", f);
         case RecordType::mpi_nonblocking_collective_complete: {
-            const std::int64_t root = unzigzag(f[2]);
-            return OTF2_EvtWriter_NonBlockingCollectiveComplete(
-                w, nullptr, r.time, static_cast<OTF2_CollectiveOp>(f[0]), comm_ref(f[1]),
-                root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root), f[3], f[4], f[5]);
+            const std::uint64_t fields[] = {f[0], comm_ref(f[1]), root_of(f[2]), f[3], f[4], f[5]};
+            return file.record(r.time, otf2_kind::nonblocking_collective_complete, "bccwww", fields);
         }
-        default: return OTF2_SUCCESS;
+        default: return;
     }
 }
 
 /// A Metric event of the local metric class 0: this process's counters in their
 /// configured order (the global class 0, see write_global_definitions).
-OTF2_ErrorCode write_metrics(OTF2_EvtWriter* w, Ticks time, const std::vector<std::uint64_t>& counters) {
-    OTF2_Type types[substrate::kMaxMetrics];
-    OTF2_MetricValue values[substrate::kMaxMetrics];
+void write_metrics(Otf2EventFile& file, Ticks time, const std::vector<std::uint64_t>& counters) {
     const std::size_t n = std::min<std::size_t>(counters.size(), substrate::kMaxMetrics);
-    for (std::size_t k = 0; k < n; ++k) {
-        types[k] = OTF2_TYPE_UINT64;
-        values[k].unsigned_int = counters[k];
-    }
-    return OTF2_EvtWriter_Metric(w, nullptr, time, 0, static_cast<uint8_t>(n), types, values);
+    file.metric(time, 0, static_cast<std::uint32_t>(n), counters.data());
 }
 
 /// OTF2 reports its errors through this callback instead of printing them
@@ -178,26 +180,34 @@ OTF2_Paradigm to_otf2(Paradigm p) {
 }
 
 /// The thread records (fields: see RecordType).
-OTF2_ErrorCode convert_thread(OTF2_EvtWriter* w, const Record& r) {
+void convert_thread(Otf2EventFile& file, const Record& r) {
     const std::uint64_t* f = r.field;
     switch (r.type) {
-        case RecordType::thread_fork:
-            return OTF2_EvtWriter_ThreadFork(w, nullptr, r.time, to_otf2(static_cast<Paradigm>(f[0])),
-                                             static_cast<uint32_t>(f[1]));
-        case RecordType::thread_join:
-            return OTF2_EvtWriter_ThreadJoin(w, nullptr, r.time, to_otf2(static_cast<Paradigm>(f[0])));
-        case RecordType::thread_team_begin: return OTF2_EvtWriter_ThreadTeamBegin(w, nullptr, r.time, comm_ref(f[0]));
-        case RecordType::thread_team_end: return OTF2_EvtWriter_ThreadTeamEnd(w, nullptr, r.time, comm_ref(f[0]));
+        case RecordType::thread_fork: {
+            const std::uint64_t fields[] = {to_otf2(static_cast<Paradigm>(f[0])), static_cast<uint32_t>(f[1])};
+            return file.record(r.time, otf2_kind::thread_fork, "bc", fields);
+        }
+        case RecordType::thread_join: {
+            const std::uint64_t fields[] = {to_otf2(static_cast<Paradigm>(f[0]))};
+            return file.record(r.time, otf2_kind::thread_join, "b", fields);
+        }
+        case RecordType::thread_team_begin:
+        case RecordType::thread_team_end: {
+            const std::uint64_t fields[] = {comm_ref(f[0])};
+            const bool begin = r.type == RecordType::thread_team_begin;
+            return file.record(r.time, begin ? otf2_kind::thread_team_begin : otf2_kind::thread_team_end, "c",
+                               fields);
+        }
         case RecordType::thread_task_create:
-            return OTF2_EvtWriter_ThreadTaskCreate(w, nullptr, r.time, comm_ref(f[0]), static_cast<uint32_t>(f[1]),
-                                                   static_cast<uint32_t>(f[2]));
         case RecordType::thread_task_switch:
-            return OTF2_EvtWriter_ThreadTaskSwitch(w, nullptr, r.time, comm_ref(f[0]), static_cast<uint32_t>(f[1]),
-                                                   static_cast<uint32_t>(f[2]));
-        case RecordType::thread_task_complete:
-            return OTF2_EvtWriter_ThreadTaskComplete(w, nullptr, r.time, comm_ref(f[0]), static_cast<uint32_t>(f[1]),
-                                                     static_cast<uint32_t>(f[2]));
-        default: return OTF2_SUCCESS;
+        case RecordType::thread_task_complete: {
+            const std::uint64_t fields[] = {comm_ref(f[0]), static_cast<uint32_t>(f[1]), static_cast<uint32_t>(f[2])};
+            const std::uint8_t kind = r.type == RecordType::thread_task_create ? otf2_kind::thread_task_create
+                                      : r.type == RecordType::thread_task_switch ? otf2_kind::thread_task_switch
+                                                                                 : otf2_kind::thread_task_complete;
+            return file.record(r.time, kind, "ccc", fields);
+        }
+        default: return;
     }
 }
 
@@ -257,6 +267,7 @@ std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_
     (void)quiet;
     // OTF2 chunks must be at least 256 KiB and at most 16 MiB.
     chunk_size = std::min<std::uint64_t>(std::max<std::uint64_t>(chunk_size, 256 << 10), 16 << 20);
+    chunk_size_ = chunk_size;
     // Definition chunks of OTF2's smallest size: OTF2 clears the unused rest of a
     // chunk when it writes one, and every location's .def file is one chunk
     // (4 MiB chunks made that 4 ms a location: 8 s for a program that ran 2000 threads).
@@ -285,8 +296,9 @@ std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_
     return open_error_;
 }
 
-std::string Otf2Archive::failed(OTF2_ErrorCode code) {
-    const std::string error = describe(code);
+std::string Otf2Archive::failed(OTF2_ErrorCode code) { return failed(describe(code)); }
+
+std::string Otf2Archive::failed(const std::string& error) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (write_error_.empty()) write_error_ = error;
     write_failed_.store(true, std::memory_order_release);
@@ -304,15 +316,14 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
     if (converted != nullptr) *converted = 0;
     if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
-    if (writer(state) == nullptr) return "cannot create the OTF2 event writer";
-    OTF2_ErrorCode rc = OTF2_SUCCESS;
+    Otf2EventFile& file = event_file(state);
     buffer.for_each([&](const Record& r) {
-        if (rc != OTF2_SUCCESS || records == max_records) return;
+        if (file.failed() || records == max_records) return;
         ++records;
         state.last_time = r.time;
         switch (r.type) {
             case RecordType::enter:
-                rc = OTF2_EvtWriter_Enter(state.writer, nullptr, r.time, region_ref(r.a));
+                file.enter(r.time, region_ref(r.a));
                 state.open.push_back(r.a);
                 break;
             case RecordType::gpu_attributes:
@@ -326,22 +337,19 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                 }
                 break;
             case RecordType::enter_correlated: {
-                // The attribute list is emptied by the write that takes it.
-                static thread_local OTF2_AttributeList* attributes = OTF2_AttributeList_New();
-                std::uint32_t used = 0;
-                if (attributes != nullptr) {
-                    OTF2_AttributeList_RemoveAllAttributes(attributes);
-                    if (r.b != 0) {
-                        OTF2_AttributeList_AddUint64(attributes, kCorrelationAttribute, r.b);
-                        used |= 1u;
-                    }
-                    for (const auto& [attribute, value] : state.pending_attributes) {
-                        OTF2_AttributeList_AddUint64(attributes, gpu_attribute_ref(attribute), value);
-                        used |= 2u << attribute;
-                    }
+                Otf2Attribute attributes[1 + kMaxGpuAttributes];
+                std::uint32_t count = 0, used = 0;
+                if (r.b != 0) {
+                    attributes[count++] = {kCorrelationAttribute, r.b};
+                    used |= 1u;
+                }
+                for (const auto& [attribute, value] : state.pending_attributes) {
+                    if (count == 1 + kMaxGpuAttributes) break;
+                    attributes[count++] = {gpu_attribute_ref(attribute), value};
+                    used |= 2u << attribute;
                 }
                 state.pending_attributes.clear();
-                rc = OTF2_EvtWriter_Enter(state.writer, attributes, r.time, region_ref(r.a));
+                file.enter_with_attributes(r.time, region_ref(r.a), attributes, count);
                 state.open.push_back(r.a);
                 if (used != 0) attributes_used_.fetch_or(used, std::memory_order_relaxed);
                 break;
@@ -352,16 +360,18 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                     return;
                 }
                 state.open.pop_back();
-                rc = OTF2_EvtWriter_Leave(state.writer, nullptr, r.time, region_ref(r.a));
+                file.leave(r.time, region_ref(r.a));
                 break;
-            case RecordType::parameter_int:
-                rc = OTF2_EvtWriter_ParameterInt(state.writer, nullptr, r.time,
-                                                 parameter_ref(r.a), unzigzag(r.b));
+            case RecordType::parameter_int: {
+                const std::uint64_t fields[] = {parameter_ref(r.a), static_cast<std::uint64_t>(unzigzag(r.b))};
+                file.record(r.time, otf2_kind::parameter_int, "ci", fields);
                 break;
-            case RecordType::parameter_string:
-                rc = OTF2_EvtWriter_ParameterString(state.writer, nullptr, r.time,
-                                                    parameter_ref(r.a), static_cast<OTF2_StringRef>(r.b));
+            }
+            case RecordType::parameter_string: {
+                const std::uint64_t fields[] = {parameter_ref(r.a), static_cast<OTF2_StringRef>(r.b)};
+                file.record(r.time, otf2_kind::parameter_string, "cc", fields);
                 break;
+            }
             case RecordType::thread_fork:
             case RecordType::thread_join:
             case RecordType::thread_team_begin:
@@ -369,88 +379,76 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
             case RecordType::thread_task_create:
             case RecordType::thread_task_switch:
             case RecordType::thread_task_complete:
-                rc = convert_thread(state.writer, r);
+                convert_thread(file, r);
                 break;
             case RecordType::metrics:
                 state.last_metrics.assign(r.metric_values, r.metric_values + r.metric_count);
-                rc = write_metrics(state.writer, r.time, state.last_metrics);
+                write_metrics(file, r.time, state.last_metrics);
                 break;
             case RecordType::device_metric: {
                 if (r.a >= static_cast<std::uint64_t>(DeviceMetric::count)) break;
-                const OTF2_Type type = OTF2_TYPE_UINT64;
-                OTF2_MetricValue value;
-                value.unsigned_int = r.b;
-                const auto metric = static_cast<std::uint32_t>(r.a);
                 const bool counters = !metrics::configured().empty();
-                const OTF2_MetricRef metric_class = device_metric_class(counters, metric);
-                rc = OTF2_EvtWriter_Metric(state.writer, nullptr, r.time, metric_class, 1, &type, &value);
+                file.metric(r.time, device_metric_class(counters, static_cast<std::uint32_t>(r.a)), 1, &r.b);
                 break;
             }
             default:
-                rc = convert_mpi(state.writer, r);
+                convert_mpi(file, r);
                 break;
         }
-        ++state.events;
     });
     if (converted != nullptr) *converted = records;
-    return rc == OTF2_SUCCESS ? std::string() : failed(rc);
+    return written_out(state);
 }
 
-OTF2_EvtWriter* Otf2Archive::writer(Otf2LocationState& state) {
-    if (state.writer == nullptr) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        state.writer = OTF2_Archive_GetEvtWriter(archive_, location_id(state.location_index));
-        if (state.writer != nullptr) writers_.push_back(state.writer);
+std::string Otf2Archive::written_out(Otf2LocationState& state) {
+    state.events = state.file->events();
+    const std::string error = state.file->write_out();
+    return error.empty() ? error : failed(error);
+}
+
+Otf2EventFile& Otf2Archive::event_file(Otf2LocationState& state) {
+    if (state.file == nullptr) {
+        const std::string traces = directory_ + "/traces";
+        ::mkdir(traces.c_str(), 0755);  // OTF2 made it at open; a missing one is made again
+        state.file = std::make_unique<Otf2EventFile>(
+            traces + "/" + std::to_string(location_id(state.location_index)) + ".evt", chunk_size_);
     }
-    return state.writer;
+    return *state.file;
 }
 
 std::string Otf2Archive::stop(Otf2LocationState& state) {
     if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
-    if (writer(state) == nullptr) return "cannot create the OTF2 event writer";
-    const OTF2_ErrorCode rc = OTF2_EvtWriter_MeasurementOnOff(state.writer, nullptr, state.last_time, OTF2_MEASUREMENT_OFF);
-    if (rc != OTF2_SUCCESS) return failed(rc);
-    ++state.events;
+    const std::uint64_t off[] = {OTF2_MEASUREMENT_OFF};
+    event_file(state).record(state.last_time, otf2_kind::measurement_on_off, "b", off);
     return close_open_regions(state, state.last_time);
 }
 
 std::uint64_t Otf2Archive::event_file_bytes(const Otf2LocationState& state) const {
-    struct stat info;
-    const std::string path = directory_ + "/traces/" + std::to_string(location_id(state.location_index)) + ".evt";
-    return ::stat(path.c_str(), &info) == 0 ? static_cast<std::uint64_t>(info.st_size) : 0;
+    return state.file != nullptr ? state.file->bytes() : 0;
 }
 
 std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end) {
-    if (state.writer == nullptr) return {};
+    if (state.file == nullptr) return {};
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     end = std::max(end, state.last_time);
     while (!state.open.empty()) {
-        OTF2_ErrorCode rc = OTF2_EvtWriter_Leave(state.writer, nullptr, end, region_ref(state.open.back()));
+        state.file->leave(end, region_ref(state.open.back()));
         state.open.pop_back();
-        if (rc != OTF2_SUCCESS) return failed(rc);
-        ++state.events;
         // Every leave of a location with counters has its Metric event (the
         // class is SYNCHRONOUS_STRICT): the last values known.
-        if (state.last_metrics.empty()) continue;
-        rc = write_metrics(state.writer, end, state.last_metrics);
-        if (rc != OTF2_SUCCESS) return failed(rc);
-        ++state.events;
+        if (!state.last_metrics.empty()) write_metrics(*state.file, end, state.last_metrics);
     }
-    return {};
+    return written_out(state);
 }
 
 std::string Otf2Archive::close_writer(Otf2LocationState& state) {
-    if (state.writer == nullptr) return {};
+    if (state.file == nullptr) return {};
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();  // see finish()
-    OTF2_ErrorCode rc = OTF2_SUCCESS;
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        writers_.erase(std::remove(writers_.begin(), writers_.end(), state.writer), writers_.end());
-        rc = OTF2_Archive_CloseEvtWriter(archive_, state.writer);
-    }
-    state.writer = nullptr;
-    return rc == OTF2_SUCCESS ? std::string() : failed(rc);
+    const std::string error = state.file->finish();
+    state.events = state.file->events();
+    state.file.reset();
+    return error.empty() ? error : failed(error);
 }
 
 namespace {

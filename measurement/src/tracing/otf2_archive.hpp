@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "core/unification.hpp"
 #include "strata/measurement/process_group.hpp"
 #include "tracing/event_buffer.hpp"
+#include "tracing/otf2_event_file.hpp"
 
 namespace strata::tracing {
 
@@ -39,7 +41,7 @@ inline OTF2_MetricRef device_metric_class(bool counters, std::uint32_t metric) {
 
 /// What the converter keeps per location between flushes.
 struct Otf2LocationState {
-    OTF2_EvtWriter* writer = nullptr;
+    std::unique_ptr<Otf2EventFile> file;  ///< made at the first conversion
     std::uint32_t location_index = 0;  ///< Location::index (the OTF2 id adds the rank)
     std::uint64_t events = 0;            ///< OTF2 events written
     std::uint64_t skipped_leaves = 0;    ///< leaves without a matching enter (lost records)
@@ -112,6 +114,9 @@ private:
     std::string directory_;  ///< the experiment directory, where traces/ is
     std::string open_error_;
     bool open_tried_ = false;
+    std::uint64_t chunk_size_ = 1 << 20;  ///< of the event files, as the anchor states it
+    /// OTF2's own event writers: only the empty placeholder locations of a rank
+    /// that finishes alone (the others' files are Otf2EventFile's).
     std::vector<OTF2_EvtWriter*> writers_;
     events::ProcessGroup* group_ = nullptr;
     int rank_ = 0;
@@ -123,9 +128,13 @@ private:
 
     /// Notes that an OTF2 write returned `code`; returns its description.
     std::string failed(OTF2_ErrorCode code);
+    /// Notes that a write failed with `error`; returns it.
+    std::string failed(const std::string& error);
     std::string earlier_failure();
-    /// The location's event writer, made on first use; nullptr when OTF2 cannot make it.
-    OTF2_EvtWriter* writer(Otf2LocationState& state);
+    /// The location's event file, made on first use.
+    Otf2EventFile& event_file(Otf2LocationState& state);
+    /// Writes out what the location's file holds; "" or the (noted) failure.
+    std::string written_out(Otf2LocationState& state);
 
     std::string write_local_definitions(const unification::Unified& defs,
                                         const std::vector<LocationDefinition>& locations,

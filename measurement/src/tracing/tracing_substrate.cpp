@@ -77,12 +77,11 @@ bool begin_multi_process(events::ProcessGroup* group, std::string* error) {
 /// what STRATA_TRACE_MAX_SIZE bounds.
 std::atomic<std::uint64_t> g_trace_bytes{0};
 
-/// The bytes of OTF2 per event of a location: as its file shows once a whole
-/// chunk (1M) is on disk (OTF2 holds the last chunk in memory), 16 before (an
-/// Enter with its timestamp, more than most events take).
+/// The bytes of OTF2 per event of a location: as its file shows, 16 before it
+/// has events (an Enter with its timestamp, more than most events take).
 std::uint64_t bytes_per_event(const TraceLocation& tl) {
     const std::uint64_t on_disk = archive().event_file_bytes(tl.otf2);
-    if (on_disk < (1u << 20) || tl.otf2.events == 0) return 16;
+    if (tl.otf2.events == 0) return 16;
     return std::max<std::uint64_t>(4, on_disk / tl.otf2.events);
 }
 
@@ -101,7 +100,7 @@ std::string write_or_stop(TraceLocation& tl) {
     const std::uint64_t allowed = used >= bound ? 0 : (bound - used) / bytes_per_event(tl);
     std::uint64_t converted = 0;
     std::string error = archive().convert(tl.otf2, tl.buffer, allowed, &converted);
-    const std::uint64_t written = tl.otf2.events * bytes_per_event(tl);
+    const std::uint64_t written = archive().event_file_bytes(tl.otf2);
     if (written > tl.written) g_trace_bytes.fetch_add(written - tl.written, std::memory_order_relaxed);
     tl.written = std::max(tl.written, written);
     if (error.empty() && converted < tl.buffer.records()) {
@@ -293,21 +292,19 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
     tl.buffer.write(RecordType::parameter_string, time, p, value);
 }
 
-/// For the archive of a rank that finishes alone: each location's writer
+/// For the archive of a rank that finishes alone: each location's event file
 /// belonged to the shared archive, and what its buffer flushes wrote there stays
-/// there, its writer closed so that OTF2's last chunk reaches the event file
-/// (the INCOMPLETE note says so).  The new archive gets what is still in
+/// there, the file ended (the INCOMPLETE note says so).  The new archive gets what is still in
 /// memory; regions entered before the last flush are not open in it, so their
 /// leaves are dropped and it stays well nested.
 void start_again_after_flushes(Otf2Archive& shared) {
     std::uint64_t events = 0, locations = 0;
     for (Location* loc : location::all()) {
         auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
-        if (tl == nullptr || tl->otf2.writer == nullptr) continue;
+        if (tl == nullptr || tl->otf2.file == nullptr) continue;
         events += tl->otf2.events;
         ++locations;
-        // OTF2 holds the last chunk of what was flushed in memory: closing the
-        // writer puts it into the shared traces/ (an event file of its own).
+        // Its end records make it a whole event file in the shared traces/.
         const std::string problem = shared.close_writer(tl->otf2);
         if (!problem.empty()) std::fprintf(stderr, "strata: warning: %s\n", problem.c_str());
         Otf2LocationState fresh;

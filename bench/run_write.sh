@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# What a traced run costs as a whole: the wall time of the process (start,
+# run, finalisation, the trace written), plain and traced, and the part after
+# the program's own timed loop (the trace's writing, mostly).  Medians of
+# alternating runs; memory large enough that no buffer is flushed during the
+# run, so that the writing happens at the end, where a job's time limit bites.
+#
+#   bench/run_write.sh [BUILD_DIR] [REPETITIONS] [calls|user]   (default: both)
+#
+# STRATA_BENCH_LIBRARY_DIR=DIR runs the same programs with the
+# libstrata-measurement.so.0 in DIR instead of the build's (a before/after
+# comparison of the write path with one set of binaries).
+set -euo pipefail
+build=${1:-build}
+reps=${2:-7}
+only=${3:-}
+n=2000000
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+library_dir=${STRATA_BENCH_LIBRARY_DIR:-}
+
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+now() { date +%s.%N; }
+
+# run_one BINARY MODE -> "whole_seconds loop_seconds events bytes"
+run_one() {
+  local bin=$1 mode=$2 dir="$work/exp-$RANDOM$RANDOM" begin end out loop events=0 bytes=0
+  begin=$(now)
+  if [ "$mode" = plain ]; then
+    out=$("$bin" $n)
+  else
+    out=$(env ${library_dir:+LD_LIBRARY_PATH=$library_dir} STRATA_ENABLE_PROFILING=false \
+          STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=2G STRATA_EXPERIMENT_DIRECTORY="$dir" \
+          "$bin" $n 2>/dev/null)
+  fi
+  end=$(now)
+  loop=$(sed -n 's/.*loop_seconds=\([0-9.]*\).*/\1/p' <<< "$out")
+  if [ "$mode" = trace ]; then
+    bytes=$(cat "$dir"/traces/*.evt | wc -c)
+    events=$(otf2-print -A "$dir/traces.otf2" 2>/dev/null | sed -n 's/.*# Events: \([0-9]*\).*/\1/p' |
+             awk '{s += $1} END {print s + 0}')
+  fi
+  rm -rf "$dir"
+  echo "$(awk "BEGIN { print $end - $begin }") $loop $events $bytes"
+}
+
+bench() {
+  local name=$1 plain=$2 strata=$3
+  for f in "$plain" "$strata"; do
+    [ -x "$f" ] || { echo "run_write.sh: $f not found; build first (cmake --build $build)" >&2; exit 1; }
+  done
+  : > "$work/plain"; : > "$work/trace"
+  for ((i = 0; i < reps; i++)); do
+    run_one "$plain" plain >> "$work/plain"
+    run_one "$strata" trace >> "$work/trace"
+  done
+  local pw pl tw tl events bytes
+  pw=$(cut -d' ' -f1 "$work/plain" | median); pl=$(cut -d' ' -f2 "$work/plain" | median)
+  tw=$(cut -d' ' -f1 "$work/trace" | median); tl=$(cut -d' ' -f2 "$work/trace" | median)
+  read -r _ _ events bytes < <(tail -1 "$work/trace")
+  local library="the build's"
+  [ -n "$library_dir" ] && library=$library_dir
+  echo "$name ($n iterations, $reps repetitions, medians; libstrata-measurement of $library)"
+  printf '  plain     whole process %7.3f s   its loop %7.3f s\n' "$pw" "$pl"
+  printf '  traced    whole process %7.3f s   its loop %7.3f s   after the loop %7.3f s\n' \
+    "$tw" "$tl" "$(awk "BEGIN { print $tw - $tl - ($pw - $pl) }")"
+  printf '  trace     %s events, %s bytes of event files: %.2f ns per event after the loop\n' \
+    "$events" "$bytes" "$(awk "BEGIN { e = $events; if (e > 0) print 1e9 * ($tw - $tl - ($pw - $pl)) / e; else print 0 }")"
+}
+
+[ "$only" != user ] && bench "calls (compiler instrumentation)" "$build/bench/bench-calls-plain" \
+  "$build/bench/bench-calls-strata"
+[ "$only" != calls ] && bench "user regions" "$build/bench/bench-user-regions-plain" \
+  "$build/bench/bench-user-regions-strata"
+exit 0
