@@ -6,7 +6,8 @@
 # alternating runs; memory large enough that no buffer is flushed during the
 # run, so that the writing happens at the end, where a job's time limit bites.
 #
-#   bench/run_write.sh [BUILD_DIR] [REPETITIONS] [calls|user]   (default: both)
+#   bench/run_write.sh [BUILD_DIR] [REPETITIONS] [calls|user|flush]   (default: calls and user;
+#                                                             flush: 64 threads' peak memory)
 #
 # STRATA_BENCH_LIBRARY_DIR=DIR runs the same programs with the
 # libstrata-measurement.so.0 in DIR instead of the build's (a before/after
@@ -69,6 +70,24 @@ bench() {
     "$events" "$bytes" "$(awk "BEGIN { e = $events; if (e > 0) print 1e9 * ($tw - $tl - ($pw - $pl)) / e; else print 0 }")"
 }
 
+# flush_threads: peak memory and wall time of 64 threads that flush 1M of trace memory over and over.
+flush_threads() {
+  local bin=$build/bench/bench-flush-threads-strata dir="$work/exp-flush" rss wall
+  [ -x "$bin" ] || { echo "run_write.sh: $bin not found; build first (cmake --build $build)" >&2; exit 1; }
+  : > "$work/flush"
+  for ((i = 0; i < reps; i++)); do
+    rm -rf "$dir"
+    env ${library_dir:+LD_LIBRARY_PATH=$library_dir} STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true \
+      STRATA_TOTAL_MEMORY=1M STRATA_EXPERIMENT_DIRECTORY="$dir" \
+      /usr/bin/time -f '%M %e' -o "$work/time" "$bin" 64 200000 > /dev/null 2>&1
+    cat "$work/time" >> "$work/flush"
+  done
+  rss=$(cut -d' ' -f1 "$work/flush" | median); wall=$(cut -d' ' -f2 "$work/flush" | median)
+  echo "64 threads flushing 1M of trace memory over and over (200000 regions each, $reps repetitions, medians)"
+  printf '  peak resident memory %8.1f MiB   wall %6.2f s\n' "$(awk "BEGIN { print $rss / 1024 }")" "$wall"
+}
+
+[ "$only" = flush ] && { flush_threads; exit 0; }
 [ "$only" != user ] && bench "calls (compiler instrumentation)" "$build/bench/bench-calls-plain" \
   "$build/bench/bench-calls-strata"
 [ "$only" != calls ] && bench "user regions" "$build/bench/bench-user-regions-plain" \
