@@ -91,26 +91,6 @@ OTF2_CallbackCode on_metric(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, voi
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/// Reads the location's ClockOffset points; "" or the problem.
-std::string read_clock_offsets(Otf2Reader& reader, OTF2_LocationRef id, MetricRead& r) {
-    OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), id);
-    if (defs == nullptr) return "its local definitions (.def file) cannot be opened";
-    OTF2_DefReaderCallbacks* callbacks = OTF2_DefReaderCallbacks_New();
-    if (callbacks == nullptr) {
-        OTF2_Reader_CloseDefReader(reader.get(), defs);
-        return "out of memory";
-    }
-    OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(callbacks, on_clock_offset);
-    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, &r);
-    OTF2_DefReaderCallbacks_Delete(callbacks);
-    uint64_t read = 0;
-    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read);
-    const OTF2_ErrorCode closed = OTF2_Reader_CloseDefReader(reader.get(), defs);
-    if (rc != OTF2_SUCCESS) return "its local definitions (.def file) cannot be read: " + describe_otf2(rc);
-    if (closed != OTF2_SUCCESS) return "its local definitions cannot be closed: " + describe_otf2(closed);
-    return "";
-}
-
 constexpr std::array<GpuMetricName, gpu_metric_count> names = {{
     {"gpu_utilization", "utilization_pct", "%"},
     {"gpu_memory_utilization", "memory_utilization_pct", "%"},
@@ -163,7 +143,12 @@ std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definit
         for (std::uint32_t member : members)
             r.metric_of.back().push_back(member < metric_of_member.size() ? metric_of_member[member] : -1);
     }
-    const std::string local = read_clock_offsets(reader, location.id, r);
+    const std::string local = read_local_definitions(
+        reader, location.id,
+        [](OTF2_DefReaderCallbacks* c) {
+            return OTF2_DefReaderCallbacks_SetClockOffsetCallback(c, on_clock_offset);  // the times only
+        },
+        &r);
     if (!local.empty()) return where + ": " + local;
 
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader.get(), location.id);

@@ -570,27 +570,6 @@ OTF2_CallbackCode on_mapping_table(void* user, OTF2_MappingType type, const OTF2
     return OTF2_CALLBACK_SUCCESS;
 }
 
-/// Reads the location's ClockOffset definitions; "" or the problem.
-std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id, Replay& s) {
-    OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), id);
-    if (defs == nullptr) return "its local definitions (.def file) cannot be opened";
-    OTF2_DefReaderCallbacks* callbacks = OTF2_DefReaderCallbacks_New();
-    if (callbacks == nullptr) {
-        OTF2_Reader_CloseDefReader(reader.get(), defs);
-        return "out of memory";
-    }
-    OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(callbacks, on_clock_offset);
-    if (rc == OTF2_SUCCESS) rc = OTF2_DefReaderCallbacks_SetMappingTableCallback(callbacks, on_mapping_table);
-    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, &s);
-    OTF2_DefReaderCallbacks_Delete(callbacks);
-    uint64_t read = 0;
-    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read);
-    const OTF2_ErrorCode closed = OTF2_Reader_CloseDefReader(reader.get(), defs);
-    if (rc != OTF2_SUCCESS) return "its local definitions (.def file) cannot be read: " + describe_otf2(rc);
-    if (closed != OTF2_SUCCESS) return "its local definitions cannot be closed: " + describe_otf2(closed);
-    return "";
-}
-
 /// The measurement was switched off (the trace reached STRATA_TRACE_MAX_SIZE):
 /// the location's trace ends there; noted once, for the report.
 OTF2_CallbackCode on_measurement_on_off(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void* user,
@@ -780,7 +759,15 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         (s.gpu ? ", GPU stream " + location.name : ", thread " + std::to_string(location.id & 0xffffffffu)) +
         " (location " + std::to_string(location.id) + ")";
 
-    const std::string local = read_local_definitions(reader, location.id, s);
+    // Its ClockOffset points, and the mapping tables this replay applies itself.
+    const std::string local = read_local_definitions(
+        reader, location.id,
+        [](OTF2_DefReaderCallbacks* c) {
+            OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(c, on_clock_offset);
+            if (rc == OTF2_SUCCESS) rc = OTF2_DefReaderCallbacks_SetMappingTableCallback(c, on_mapping_table);
+            return rc;
+        },
+        &s);
     if (!local.empty()) return where + ": " + local;
 
     // Streamed in batches: memory is one chunk plus the records kept.

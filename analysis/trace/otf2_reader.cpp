@@ -40,4 +40,25 @@ Otf2Reader::~Otf2Reader() {
     if (reader_ != nullptr) OTF2_Reader_Close(reader_);
 }
 
+std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id,
+                                   const std::function<OTF2_ErrorCode(OTF2_DefReaderCallbacks*)>& choose,
+                                   void* user) {
+    OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), id);
+    if (defs == nullptr) return "its local definitions (.def file) cannot be opened";
+    OTF2_DefReaderCallbacks* callbacks = OTF2_DefReaderCallbacks_New();
+    if (callbacks == nullptr) {
+        OTF2_Reader_CloseDefReader(reader.get(), defs);
+        return "out of memory";
+    }
+    OTF2_ErrorCode rc = choose(callbacks);
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_RegisterDefCallbacks(reader.get(), defs, callbacks, user);
+    OTF2_DefReaderCallbacks_Delete(callbacks);
+    uint64_t read = 0;
+    if (rc == OTF2_SUCCESS) rc = OTF2_Reader_ReadAllLocalDefinitions(reader.get(), defs, &read);
+    const OTF2_ErrorCode closed = OTF2_Reader_CloseDefReader(reader.get(), defs);
+    if (rc != OTF2_SUCCESS) return "its local definitions (.def file) cannot be read: " + describe_otf2(rc);
+    if (closed != OTF2_SUCCESS) return "its local definitions cannot be closed: " + describe_otf2(closed);
+    return "";
+}
+
 }  // namespace strata::analysis::trace

@@ -6,6 +6,7 @@
 
 #include <otf2/otf2.h>
 
+#include <functional>
 #include <string>
 
 namespace strata::analysis::trace {
@@ -27,5 +28,12 @@ private:
     OTF2_Reader* reader_ = nullptr;
     std::string error_;
 };
+
+/// Reads the local definitions (the .def file) of location `id` through the
+/// callbacks `choose` sets, which get `user`; "" or the problem, in words
+/// that follow the location's name.
+std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id,
+                                   const std::function<OTF2_ErrorCode(OTF2_DefReaderCallbacks*)>& choose,
+                                   void* user);
 
 }  // namespace strata::analysis::trace
