@@ -20,7 +20,8 @@ const std::vector<std::string>& report_file_names() {
         "iterations.csv",   "iterations.json",       "gpu.csv",                "gpu.json",
         "gpu_kernels.csv",  "gpu_kernels.json",      "ops.csv",                "ops.json",
         "op_kernels.csv",   "op_kernels.json",       "step_trace.csv",         "step_trace.json",
-        "gpu_metrics.csv",  "gpu_metrics.json",      "report.html",            "profile.cubex"};
+        "gpu_metrics.csv",  "gpu_metrics.json",      "calltree.json",          "report.html",
+        "profile.cubex"};
     return names;
 }
 

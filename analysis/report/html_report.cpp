@@ -4,10 +4,13 @@
 #include "report/html_report.hpp"
 
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 
+#include "report/html_calltree.hpp"
 #include "report/html_gpu_metrics.hpp"
 #include "report/html_ops.hpp"
+#include "report/html_overview.hpp"
 #include "report/html_sections.hpp"
 #include "report/html_step_trace.hpp"
 #include "report/html_writer.hpp"
@@ -21,13 +24,14 @@ constexpr const char* style = R"(
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; margin: 0 auto;
        max-width: 72rem; padding: 0 1rem 3rem; color: #1a1a1a; background: #fff; line-height: 1.45; }
 header { border-bottom: 3px solid #2b5797; margin-bottom: 1rem; }
-h1 { font-size: 1.6rem; margin: 1rem 0 0.3rem; }
+h1 { font-size: 1.6rem; margin: 1rem 0 0.3rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.3rem; margin-top: 2rem; border-bottom: 1px solid #ccc; }
 h3 { font-size: 1.05rem; margin: 1rem 0 0.3rem; }
 nav ul { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; }
-dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.15rem 1rem; margin: 0.5rem 0; }
+dl.facts { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.15rem 1rem;
+           margin: 0.5rem 0; }
 dl.facts dt { font-weight: 600; }
-dl.facts dd { margin: 0; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { border-collapse: collapse; margin: 0.6rem 0 1.2rem; font-size: 0.9rem; }
 caption { text-align: left; font-weight: 600; padding: 0.3rem 0; white-space: nowrap; }
 th, td { border: 1px solid #c8c8c8; padding: 0.2rem 0.5rem; vertical-align: top; }
@@ -69,6 +73,51 @@ svg .m-util { fill: none; stroke: #2b5797; stroke-width: 1.5; }
 svg .m-memory { fill: none; stroke: #2f8f9d; stroke-width: 1.5; }
 svg .m-power { fill: none; stroke: #b8472a; stroke-width: 1.5; }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
+ul.pop-tree, ul.pop-tree ul { list-style: none; margin: 0; padding-left: 1.4rem; }
+ul.pop-tree { padding-left: 0; }
+ul.pop-tree li { margin: 0.3rem 0; }
+ul.pop-tree ul li { border-left: 1px solid #b5bfcf; padding-left: 0.6rem; }
+.pop-node { display: inline-flex; flex-wrap: wrap; align-items: baseline; gap: 0.2rem 0.6rem; max-width: 100%;
+            box-sizing: border-box; overflow-wrap: anywhere;
+            border: 1px solid #c8c8c8; border-radius: 4px; padding: 0.25rem 0.6rem; background: #fff; }
+.pop-node.good { border-left: 8px solid #3a7d44; }
+.pop-node.fair { border-left: 8px solid #d9a441; }
+.pop-node.poor { border-left: 8px solid #c0392b; }
+.pop-node.unmeasured { border-left: 8px dashed #9a9a9a; color: #444; }
+.pop-name { font-weight: 600; }
+.pop-value { font-variant-numeric: tabular-nums; }
+.pop-band { display: inline-block; width: 8rem; height: 0.7rem; background: #eceff4;
+            border: 1px solid #c8c8c8; }
+.pop-band span { display: block; height: 100%; }
+.pop-band .good { background: #3a7d44; }
+.pop-band .fair { background: #d9a441; }
+.pop-band .poor { background: #c0392b; }
+.pop-formula, .pop-why { font-size: 0.85rem; color: #444; }
+.pop-why { flex-basis: 100%; }
+.ct-layout { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 1rem;
+             align-items: start; }
+@media (max-width: 60rem) { .ct-layout { grid-template-columns: minmax(0, 1fr); } }
+.ct-tree { max-height: 40rem; overflow: auto; }
+table.ct { margin-top: 0; }
+table.ct td.ct-name { white-space: nowrap; }
+table.ct tr.ct-selected td { background: #dde7f7; }
+.ct-toggle { font: inherit; border: none; background: none; cursor: pointer; width: 1.4rem; padding: 0; }
+.ct-leaf { display: inline-block; width: 1.4rem; }
+.ct-detail { position: sticky; top: 0; min-width: 0; }
+.ct-detail h3, .ct-detail p, .ct-detail dd, .ct-detail caption { overflow-wrap: anywhere;
+                                                                  white-space: normal; }
+.ct-detail select { max-width: 100%; }
+svg.ct-chart { width: 100%; }
+svg .ct-bar { fill: #7f9ccf; cursor: pointer; }
+svg .ct-bar.ct-high { fill: #2b5797; }
+svg .ct-bar.ct-low { fill: #c5d3ea; }
+svg .ct-bar.ct-chosen { fill: #c0392b; }
+svg .ct-mean { stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 4 3; }
+svg.heat rect { stroke: #fff; stroke-width: 0.5; }
+svg .hz { fill: #fff; stroke: #d0d0d0; }
+svg .h0 { fill: #eef3fb; } svg .h1 { fill: #d6e2f3; } svg .h2 { fill: #b9cde9; } svg .h3 { fill: #93b1dc; }
+svg .h4 { fill: #6d94cf; } svg .h5 { fill: #4a78bf; } svg .h6 { fill: #2f5ea5; } svg .h7 { fill: #1b3f78; }
+@media print { .ct-tree { max-height: none; overflow: visible; } .ct-layout { display: block; } }
 )";
 
 // Sorting only; the page is complete without it.
@@ -132,7 +181,8 @@ void write_glance(HtmlWriter& html, const JsonValue* summary, const JsonValue* a
     if (!line.empty()) html.element("p", line + ".", {{"class", "glance"}});
 }
 
-void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, const std::string& experiment) {
+void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, const JsonValue* calltree,
+                  const std::string& experiment) {
     html.open("header");
     html.element("h1", experiment.empty() ? "Strata analysis" : "Strata analysis of " + experiment);
     write_glance(html, find_report(reports, "summary.json"), find_report(reports, "advice.json"));
@@ -147,9 +197,14 @@ void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, co
         html.close("li");
     };
     link("advice", "Advice");
+    link("overview", "Overview");
     if (find_report(reports, "summary.json")) link("summary", "Summary");
     if (find_report(reports, "loadbalance.json") || find_report(reports, "loadbalance_ranks.json"))
         link("load-balance", "Load balance");
+    if (calltree) {
+        link("calltree", "Call tree");
+        link("heatmap", "Heatmap");
+    }
     if (find_report(reports, "waitstates.json")) link("wait-states", "Wait states");
     if (find_report(reports, "iterations.json")) link("iterations", "Iterations");
     if (find_report(reports, "ops.json")) link("ops", "Ops (DLProf)");
@@ -169,9 +224,21 @@ std::string html_report(const std::vector<ReportFile>& files) {
     std::vector<std::string> unreadable;
     const std::string* summary_text = nullptr;
     const std::string* gpu_samples = nullptr;  // the one CSV the page reads: no JSON report has the samples
+    // calltree.json has its own sections (and is embedded whole for their script), not a table.
+    const std::string* calltree_text = nullptr;
+    std::optional<JsonValue> calltree;
     for (const auto& [name, content] : files) {
         if (name == "summary.txt") summary_text = &content;
         if (name == "gpu_metrics.csv") gpu_samples = &content;
+        if (name == "calltree.json") {
+            try {
+                calltree = parse_json(content);  // bounded by its caps (calltree_report.hpp)
+                calltree_text = &content;
+            } catch (const JsonError& error) {
+                unreadable.push_back(name + ": " + error.what());
+            }
+            continue;
+        }
         if (name.size() < 5 || name.compare(name.size() - 5, 5, ".json") != 0 || name == "trace.json") continue;
         try {
             // The page shows the first rows of the load balance (sorted by the time balance would
@@ -198,12 +265,16 @@ std::string html_report(const std::vector<ReportFile>& files) {
     html.close("head");
     html.newline();
     html.open("body");
-    write_header(html, reports, experiment);
+    const JsonValue* tree = calltree ? &*calltree : nullptr;
+    write_header(html, reports, tree, experiment);
     html.open("main");
     write_advice(html, find_report(reports, "advice.json"));
+    write_overview(html, summary, tree);
     write_summary(html, summary);
     write_load_balance(html, find_report(reports, "loadbalance.json"),
                        find_report(reports, "loadbalance_ranks.json"));
+    write_calltree(html, tree, calltree_text);
+    write_heatmap(html, tree);
     write_wait_states(html, find_report(reports, "waitstates.json"));
     write_iterations(html, find_report(reports, "iterations.json"));
     write_ops(html, find_report(reports, "ops.json"));

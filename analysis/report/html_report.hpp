@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // report.html: every report of one strata-analyze run on one self-contained
-// page (inline CSS, inline SVG charts, a small inline script that only
-// sorts tables; no network, no external file), read first by the user.
+// page (inline CSS, inline SVG charts, two small inline scripts: one sorts
+// tables, one drives the call tree; no network, no external file), read
+// first by the user.
 //
 //   files (name, content) of summary.json, advice.json, loadbalance*.json,
-//   waitstates.json, ... as strata-analyze is about to write them
+//   waitstates.json, calltree.json, ... as strata-analyze is about to write them
 //        |  parse_json() each *.json but trace.json
 //        v
-//   header, advice first, summary + POP, load balance, wait states,
+//   header, advice first, the POP efficiency tree, summary + POP, load
+//   balance, call tree x locations and the region x rank heatmap (from
+//   calltree.json, embedded for the call tree's script), wait states,
 //   iterations (when iterations.json is there), ops, step trace, GPU
-//   metrics over time, then every JSON report as a sortable table, and
-//   summary.txt
+//   metrics over time, then every other JSON report as a sortable table,
+//   and summary.txt
 //
 // The page is made from the JSON reports, so a report that is added to the
 // list later appears in it (as a table) without a change here; the one CSV

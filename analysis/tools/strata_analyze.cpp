@@ -13,7 +13,8 @@
 //                   locations (CPU threads and GPU streams), agree on the
 //                   iterations, exchange messages and collectives, gather the
 //                   wait states and GPU sums on rank 0 (trace/wait_state_analysis.hpp)
-//   rank 0          figures, advice, reports, report.html; summary on stdout
+//   rank 0          figures, advice, reports; the whole profile for calltree.json and
+//                   profile.cubex; report.html; summary on stdout
 //
 // Without profile.h5 but with a trace, the trace reports alone are written.
 //
@@ -48,6 +49,7 @@
 #include "analyze/measurement_losses.hpp"
 #include "analyze/analysis_result.hpp"
 #include "analyze/analyze_options.hpp"
+#include "analyze/calltree_report.hpp"
 #include "analyze/mpi_reduction.hpp"
 #include "analyze/report_files.hpp"
 #include "analyze/share_analysis.hpp"
@@ -245,12 +247,34 @@ private:
     bool done_ = false;
 };
 
-/// profile.cubex: the whole profile (rank 0 reads every column now) with the
-/// wait states; nothing, with a note, when it cannot be made.
-std::optional<ReportFile> cube_report_file(const std::string& profile_path,
-                                           const trace::WaitStateReport* waits) {
+/// The reports made from the whole profile, which rank 0 reads now (every
+/// column): calltree.json and, unless --no-cube, profile.cubex with the wait
+/// states.  A report that cannot be made is left out with a note; the others
+/// still go out.
+std::vector<ReportFile> whole_profile_reports(const std::string& profile_path,
+                                              const trace::WaitStateReport* waits, bool with_cube) {
+    std::vector<ReportFile> files;
+    const std::string names =
+        std::string(calltree_file_name) + (with_cube ? std::string(" and ") + cube::cube_file_name : "");
+    Profile profile;
     try {
-        const Profile profile = read_profile(profile_path);
+        profile = read_profile(profile_path);
+    } catch (const ProfileError& error) {
+        std::cerr << program << names << " not written: " << error.what() << '\n';
+        return files;
+    } catch (const std::bad_alloc&) {
+        std::cerr << program << names << " not written: out of memory while reading the whole profile\n";
+        return files;
+    }
+    try {
+        files.emplace_back(calltree_file_name, calltree_json(profile));
+    } catch (const std::bad_alloc&) {
+        std::cerr << program << calltree_file_name << " not written: out of memory\n";
+    } catch (const std::exception& error) {  // ProfileError (a time metric missing) or a check of the writer
+        std::cerr << program << calltree_file_name << " not written: " << error.what() << '\n';
+    }
+    if (!with_cube) return files;
+    try {
         cube::CubeReport report = cube::cube_report(profile, waits);
         if (waits && waits->iterations.plan.restricted) {
             const trace::IterationPlan& plan = waits->iterations.plan;
@@ -258,7 +282,7 @@ std::optional<ReportFile> cube_report_file(const std::string& profile_path,
                                                                      " to " + std::to_string(plan.last) +
                                                                      " only (--iter-start/--iter-stop)");
         }
-        return ReportFile{cube::cube_file_name, cube::cubex_file(report)};
+        files.emplace_back(cube::cube_file_name, cube::cubex_file(report));
     } catch (const ProfileError& error) {
         std::cerr << program << cube::cube_file_name << " not written: " << error.what() << '\n';
     } catch (const std::bad_alloc&) {
@@ -267,7 +291,7 @@ std::optional<ReportFile> cube_report_file(const std::string& profile_path,
     } catch (const std::exception& error) {  // a check of the Cube writer: the other reports still go out
         std::cerr << program << cube::cube_file_name << " not written: internal error: " << error.what() << '\n';
     }
-    return std::nullopt;
+    return files;
 }
 
 int run(const AnalyzeOptions& options, int rank, int size) {
@@ -452,10 +476,10 @@ int run(const AnalyzeOptions& options, int rank, int size) {
             if (traced.present && traced.problem.empty()) {
                 for (auto& file : trace::waitstate_files(traced.report)) files.push_back(std::move(file));
             }
-            if (profile_present && options.cube) {
-                std::optional<ReportFile> cube =
-                    cube_report_file(profile_path, trace_read ? &traced.report : nullptr);
-                if (cube) files.push_back(std::move(*cube));
+            if (profile_present) {
+                for (ReportFile& file :
+                     whole_profile_reports(profile_path, trace_read ? &traced.report : nullptr, options.cube))
+                    files.push_back(std::move(file));
             }
             // Last: the page shows every report above.
             files.emplace_back(report::html_report_name, report::html_report(files));

@@ -28,6 +28,8 @@ std::size_t ProfileBuilder::location(std::uint32_t rank, std::uint32_t thread, s
     profile_.locations.push_back({(std::uint64_t{rank} << 32) | thread, rank, thread, type, string(name)});
     for (auto& row : visits_) row.push_back(0);
     for (auto& row : exclusive_) row.push_back(0.0);
+    for (Counts& c : counts_)
+        for (auto& row : c.values) row.push_back(0);
     return profile_.locations.size() - 1;
 }
 
@@ -35,7 +37,45 @@ std::size_t ProfileBuilder::callpath(std::int64_t parent, std::uint32_t region) 
     profile_.callpaths.push_back({parent, region, -1, 0, -1});
     visits_.emplace_back(profile_.locations.size(), 0);
     exclusive_.emplace_back(profile_.locations.size(), 0.0);
+    for (Counts& c : counts_) c.values.emplace_back(profile_.locations.size(), 0);
     return profile_.callpaths.size() - 1;
+}
+
+std::size_t ProfileBuilder::parameter_callpath(std::size_t parent, const std::string& name,
+                                               std::int64_t value) {
+    const std::uint32_t parameter_name = string(name);
+    std::int64_t parameter = -1;
+    for (std::size_t i = 0; i < profile_.parameters.size(); ++i)
+        if (profile_.parameters[i].name == parameter_name) parameter = static_cast<std::int64_t>(i);
+    if (parameter < 0) {
+        profile_.parameters.push_back({parameter_name, 0});
+        parameter = static_cast<std::int64_t>(profile_.parameters.size() - 1);
+    }
+    const std::size_t cp = callpath(static_cast<std::int64_t>(parent), profile_.callpaths[parent].region);
+    profile_.callpaths[cp].parameter = parameter;
+    profile_.callpaths[cp].int_value = value;
+    return cp;
+}
+
+ProfileBuilder::Counts& ProfileBuilder::counts(const std::string& name, const std::string& unit,
+                                               bool counter) {
+    for (Counts& c : counts_)
+        if (c.name == name) return c;
+    counts_.push_back(
+        {name, unit, counter,
+         std::vector<std::vector<std::uint64_t>>(profile_.callpaths.size(),
+                                                 std::vector<std::uint64_t>(profile_.locations.size(), 0))});
+    return counts_.back();
+}
+
+void ProfileBuilder::set_count(const std::string& metric, const std::string& unit, std::size_t callpath,
+                               std::size_t location, std::uint64_t value) {
+    counts(metric, unit, false).values[callpath][location] = value;
+}
+
+void ProfileBuilder::set_counter(const std::string& counter, std::size_t callpath, std::size_t location,
+                                 std::uint64_t exclusive) {
+    counts(counter, "count", true).values[callpath][location] = exclusive;
 }
 
 void ProfileBuilder::set(std::size_t callpath, std::size_t location, std::uint64_t visits, double exclusive) {
@@ -67,6 +107,29 @@ FixtureProfile ProfileBuilder::build() const {
             excl.values.push_back(exclusive_[cp][l]);
         }
     p.metrics = {visits, incl, excl};
+    for (const Counts& c : counts_) {
+        std::vector<std::vector<std::uint64_t>> inclusive_counts = c.values;
+        if (c.counter)
+            for (std::size_t cp = rows; cp-- > 0;)
+                if (p.callpaths[cp].parent >= 0)
+                    for (std::size_t l = 0; l < columns; ++l)
+                        inclusive_counts[static_cast<std::size_t>(p.callpaths[cp].parent)][l] +=
+                            inclusive_counts[cp][l];
+        const auto matrix = [&](const std::string& name, const std::string& description,
+                                const std::vector<std::vector<std::uint64_t>>& values) {
+            FixtureProfile::Matrix m{name, c.unit, description, true, rows, columns, {}, {}};
+            for (std::size_t cp = 0; cp < rows; ++cp)
+                for (std::size_t l = 0; l < columns; ++l) m.counts.push_back(values[cp][l]);
+            p.metrics.push_back(std::move(m));
+        };
+        if (c.counter) {
+            matrix(c.name + "_exclusive", "the inclusive value minus that of the callees: " + c.name,
+                   c.values);
+            matrix(c.name + "_inclusive", "including the callees: " + c.name, inclusive_counts);
+        } else {
+            matrix(c.name, c.name + " by the call path itself", c.values);
+        }
+    }
     return p;
 }
 
@@ -140,6 +203,48 @@ FixtureProfile hybrid_profile() {
         b.set(cp_worker, worker, 1, 0.5);
         b.set(cp_worker_work, worker, 1, 4);
     }
+    return b.build();
+}
+
+FixtureProfile calltree_profile() {
+    ProfileBuilder b;
+    const auto main = b.region("main", paradigm::user, role::function);
+    const auto solve = b.region("solve", paradigm::user, role::function);
+    const auto odd = b.region(odd_region_name, paradigm::user, role::code);
+    const auto send = b.region("MPI_Send", paradigm::mpi, role::point_to_point);
+    const auto worker = b.region("worker", paradigm::user, role::function);
+    const auto kernel = b.region("kernel", paradigm::cuda, role::function);
+    const std::size_t l0 = b.location(0, 0), l1 = b.location(0, 1), l2 = b.location(1, 0),
+                      l3 = b.location(1, 1, 1);
+    const auto cp_main = b.callpath(-1, main);
+    const auto cp_solve = b.callpath(static_cast<std::int64_t>(cp_main), solve);
+    const auto cp_odd = b.callpath(static_cast<std::int64_t>(cp_solve), odd);
+    const auto cp_n4 = b.parameter_callpath(cp_solve, "n", 4);
+    const auto cp_send = b.callpath(static_cast<std::int64_t>(cp_main), send);
+    const auto cp_worker = b.callpath(-1, worker);
+    const auto cp_kernel = b.callpath(-1, kernel);
+    b.set(cp_main, l0, 1, 1.0);
+    b.set(cp_main, l2, 1, 0.5);
+    b.set(cp_solve, l0, 2, 2.0);
+    b.set(cp_solve, l2, 2, 3.0);
+    b.set(cp_odd, l0, 4, 0.5);
+    b.set(cp_odd, l2, 4, 1.5);
+    b.set(cp_n4, l0, 1, 0.125);
+    b.set(cp_send, l0, 3, 0.25);
+    b.set(cp_send, l2, 3, 0.75);
+    b.set(cp_worker, l1, 1, 2.0);
+    b.set(cp_kernel, l3, 5, 0.5);
+    b.set_count("bytes_sent", "bytes", cp_send, l0, 4096);
+    b.set_count("bytes_sent", "bytes", cp_send, l2, 1024);
+    const std::string ins = "papi:PAPI_TOT_INS";
+    b.set_counter(ins, cp_main, l0, 100);
+    b.set_counter(ins, cp_main, l2, 50);
+    b.set_counter(ins, cp_solve, l0, 1000);
+    b.set_counter(ins, cp_solve, l2, 3000);
+    b.set_counter(ins, cp_odd, l0, 10);
+    b.set_counter(ins, cp_odd, l2, 30);
+    b.set_counter(ins, cp_n4, l0, 7);
+    b.set_counter(ins, cp_worker, l1, 2000);
     return b.build();
 }
 

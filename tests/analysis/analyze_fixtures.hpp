@@ -55,8 +55,17 @@ public:
     std::size_t location(std::uint32_t rank, std::uint32_t thread, std::uint8_t type = 0);
     /// Adds a call path below `parent` (-1: a root).
     std::size_t callpath(std::int64_t parent, std::uint32_t region);
+    /// Adds a parameter node `name`=`value` below `parent` (of the parent's region).
+    std::size_t parameter_callpath(std::size_t parent, const std::string& name, std::int64_t value);
     /// Sets the visits and exclusive time of (call path, location).
     void set(std::size_t callpath, std::size_t location, std::uint64_t visits, double exclusive);
+    /// Sets an integral metric (e.g. bytes_sent, unit `unit`) of (call path, location); it exists once set.
+    void set_count(const std::string& metric, const std::string& unit, std::size_t callpath,
+                   std::size_t location, std::uint64_t value);
+    /// Sets the exclusive value of a counter (e.g. "papi:PAPI_TOT_INS"): build() writes
+    /// "<counter>_exclusive" and "<counter>_inclusive" (exclusive + the children's inclusive).
+    void set_counter(const std::string& counter, std::size_t callpath, std::size_t location,
+                     std::uint64_t exclusive);
 
     /// The profile, with the three metrics.
     FixtureProfile build() const;
@@ -64,9 +73,18 @@ public:
 private:
     std::uint32_t string(const std::string& text);
 
+    /// Values of an integral metric, [call path][location], grown as call paths and locations are added.
+    struct Counts {
+        std::string name, unit;
+        bool counter;  ///< a counter: exclusive values, written as _exclusive and _inclusive
+        std::vector<std::vector<std::uint64_t>> values;
+    };
+    Counts& counts(const std::string& name, const std::string& unit, bool counter);
+
     FixtureProfile profile_;
     std::vector<std::vector<std::uint64_t>> visits_;  ///< [call path][location]
     std::vector<std::vector<double>> exclusive_;
+    std::vector<Counts> counts_;
 };
 
 /// Paradigm and role numbers of the format.
@@ -89,6 +107,28 @@ FixtureProfile deep_recursion_profile(std::size_t depth, double exclusive, const
 
 /// The 2 ranks x 2 threads profile described above.
 FixtureProfile hybrid_profile();
+
+/// calltree_profile(): what calltree.json and the page's call tree are checked on:
+/// 2 ranks, rank 0 with 2 CPU threads, rank 1 with a CPU thread and a GPU stream,
+/// a parameter node, bytes sent, a PAPI counter pair and a region named like markup
+/// (`odd_region_name`):
+///
+///   call path (exclusive s)         L0 r0t0    L1 r0t1   L2 r1t0   L3 r1 stream 1
+///   main                            1 (1)        -       0.5 (1)      -
+///   main/solve                      2 (2)        -       3 (2)        -
+///   main/solve/<odd>                0.5 (4)      -       1.5 (4)      -
+///   main/solve/n=4                  0.125 (1)    -       -            -
+///   main/MPI_Send                   0.25 (3)     -       0.75 (3)     -          bytes_sent 4096, 1024
+///   worker                          -          2 (1)     -            -
+///   kernel                          -            -       -          0.5 (5)
+///   (visits in parentheses)
+///
+///   papi:PAPI_TOT_INS exclusive: main 100, 50; solve 1000, 3000; <odd> 10, 30; n=4 7, -;
+///   worker 2000 on L1
+FixtureProfile calltree_profile();
+
+/// The region name of calltree_profile() that must stay text on the page.
+inline constexpr const char* odd_region_name = "</script><img src=x onerror=alert(1)>";
 
 /// Writes `profile` as `<directory>/profile.h5` (creating the directory).
 void write_experiment(const FixtureProfile& profile, const std::string& directory);

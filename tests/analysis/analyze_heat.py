@@ -20,7 +20,8 @@ from e2e_support import Checks  # this folder: Python puts the script's own firs
 
 ATTEMPTS = 4
 REPORTS = ['summary.txt', 'summary.csv', 'summary.json', 'loadbalance.csv', 'loadbalance.json',
-           'loadbalance_ranks.csv', 'loadbalance_ranks.json', 'advice.csv', 'advice.json', 'report.html']
+           'loadbalance_ranks.csv', 'loadbalance_ranks.json', 'advice.csv', 'advice.json', 'calltree.json',
+           'report.html']
 
 
 CHECKS = Checks('analyze_heat')

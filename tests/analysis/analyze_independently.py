@@ -11,7 +11,9 @@ profile.h5 (h5py) with summary.csv and loadbalance.csv, and
 independent_profile.py the visits and times of every call path replayed from
 the trace with profile.h5 (the two substrates of the measurement), and
 independent_cube.py profile.cubex (tar and XML by Python's standard library)
-with profile.h5 and waitstates.csv; independent_definitions.py the trace's
+with profile.h5 and waitstates.csv, independent_calltree.py calltree.json
+(every value, sum, mean and extreme, the heatmap) with profile.h5 (h5py);
+independent_definitions.py the trace's
 definitions against the conventions of Score-P's traces that Scalasca,
 Vampir and Cube rely on.
 
@@ -123,6 +125,8 @@ def main():
                 ('independent_pop.py', [profile, reports], 'strata-analyze'),
                 ('independent_profile.py', [trace, profile], 'call paths compared: '),
                 ('independent_cube.py', [profile, reports], 'wait-state sums compared: '),
+                ('independent_calltree.py', [profile, os.path.join(reports, 'calltree.json')],
+                 'call paths compared: '),
                 ('independent_definitions.py', [trace], 'regions checked: ')):
             # The same interpreter: it has the OTF2 bindings and h5py (CMake chose it for that).
             check = subprocess.run([sys.executable, os.path.join(HERE, script)] + files,

@@ -24,7 +24,7 @@ import shutil
 from e2e_support import Checks  # this folder: Python puts the script's own first on the path
 
 REPORTS = ['summary.txt', 'summary.csv', 'summary.json', 'loadbalance.csv', 'advice.csv', 'advice.json',
-           'waitstates.csv', 'waitstates.json', 'trace.json', 'report.html']
+           'waitstates.csv', 'waitstates.json', 'trace.json', 'calltree.json', 'report.html']
 
 
 CHECKS = Checks('analyze_late_sender')

@@ -8,10 +8,21 @@ Parses the page with html.parser and fails (exit status 1, the problems on
 stderr) when a start tag is not closed by its own end tag, an end tag has
 no start, a tag loads or links anything outside the page (src/href with
 http:, https:, //, or any scheme but "#" fragments), or a <link> or a
-<script src> is present.  Exit status 0 and "ok" otherwise.
+<script src> is present; when an element has an event-handler attribute
+(onclick, onerror: what a name that escaped its escaping would bring), a
+script is of another type than JavaScript or application/json, a JSON
+block does not parse, or a script calls eval, Function or document.write,
+or sets innerHTML/outerHTML (names must go in as text).  Exit status 0 and
+"ok" otherwise.
 """
+import json
+import re
 import sys
 from html.parser import HTMLParser
+
+# Ways a script turns text into code or markup.
+UNSAFE_SCRIPT = re.compile(r"\beval\s*\(|\bFunction\s*\(|document\.write|\.(?:inner|outer)HTML\b|"
+                           r"insertAdjacentHTML|setTimeout\s*\(\s*[\"']")
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # SVG elements that may be written as <x/>; html.parser reports them through handle_startendtag.
@@ -23,6 +34,8 @@ class Checker(HTMLParser):
         self.stack = []
         self.problems = []
         self.tags = 0
+        self.script = None  # (type, where) of the <script> being read
+        self.script_text = []
 
     def where(self):
         line, column = self.getpos()
@@ -36,10 +49,35 @@ class Checker(HTMLParser):
                     self.problems.append(f"{self.where()}: <{tag} {name}={value!r}> refers outside the page")
             if name == "style" and "url(" in (value or ""):
                 self.problems.append(f"{self.where()}: <{tag}> style loads a url()")
+            if name.startswith("on"):
+                self.problems.append(f"{self.where()}: <{tag} {name}=...> is an event handler")
         if tag == "link":
             self.problems.append(f"{self.where()}: <link> loads an external resource")
         if tag == "script" and any(name == "src" for name, _ in attrs):
             self.problems.append(f"{self.where()}: <script src> loads an external script")
+        if tag == "script":
+            kind = dict(attrs).get("type", "") or ""
+            if kind not in ("", "text/javascript", "application/json"):
+                self.problems.append(f"{self.where()}: <script type={kind!r}>")
+            self.script = (kind, self.where())
+            self.script_text = []
+
+    def handle_data(self, data):
+        if self.script is not None:
+            self.script_text.append(data)
+
+    def end_script(self):
+        kind, opened = self.script
+        text = "".join(self.script_text)
+        self.script = None
+        if kind == "application/json":
+            try:
+                json.loads(text)
+            except ValueError as error:
+                self.problems.append(f"the JSON block opened at {opened} does not parse: {error}")
+        elif UNSAFE_SCRIPT.search(text):
+            self.problems.append(f"the script opened at {opened} turns text into code or markup: "
+                                 f"{UNSAFE_SCRIPT.search(text).group(0)!r}")
 
     def handle_starttag(self, tag, attrs):
         self.tags += 1
@@ -59,6 +97,8 @@ class Checker(HTMLParser):
             self.problems.append(f"{self.where()}: </{tag}> without a start tag")
             return
         open_tag, opened = self.stack.pop()
+        if tag == "script" and self.script is not None:
+            self.end_script()
         if open_tag != tag:
             self.problems.append(f"{self.where()}: </{tag}> closes <{open_tag}> opened at {opened}")
 

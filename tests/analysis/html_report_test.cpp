@@ -18,8 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "analyze/calltree_report.hpp"
 #include "analyze_fixtures.hpp"
 #include "otf2_fixture.hpp"
+#include "profile/profile_reader.hpp"
+#include "report/html_calltree.hpp"
 #include "report/html_report.hpp"
 #include "report/html_writer.hpp"
 #include "report/json_value.hpp"
@@ -144,6 +147,16 @@ TEST(CheckHtml, RejectsUnbalancedTagsAndExternalResources) {
     EXPECT_NE(check_page(dir, head + "<img src=\"http://example.org/x.png\"></body></html>"), "ok");
     EXPECT_NE(check_page(dir, head + "<link rel=\"stylesheet\" href=\"a.css\"></body></html>"), "ok");
     EXPECT_EQ(check_page(dir, head + "<a href=\"#advice\">x</a></body></html>"), "ok");
+    // What a name that escaped its escaping would bring, and scripts that make code or markup of text.
+    EXPECT_NE(check_page(dir, head + "<img src=\"#x\" onerror=\"alert(1)\"></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<script>eval(\"1\")</script></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<script>document.body.innerHTML = name;</script></body></html>"), "ok");
+    EXPECT_NE(check_page(dir, head + "<script type=\"application/json\">{\"a\": </script></body></html>"),
+              "ok");
+    EXPECT_NE(check_page(dir, head + "<script type=\"module\">1</script></body></html>"), "ok");
+    EXPECT_EQ(check_page(dir, head + "<script type=\"application/json\">{\"a\": \"\\u003c/b>\"}</script>"
+                                     "<script>JSON.parse(\"1\")</script></body></html>"),
+              "ok");
 }
 
 // ---- the page from hand-written reports ----------------------------------------
@@ -234,6 +247,78 @@ TEST(HtmlReport, GpuMetricsChartsAtMostSixteenOnOneTimeAxis) {
     EXPECT_TRUE(contains(page, "memory used peak 2.8 GiB; power not reported; SM clock"));
 }
 
+TEST(HtmlReport, PopTreeNodesWithRatingsAndWhatIsNotMeasured) {
+    const std::string summary =
+        R"({"report": "summary", "ranks": 4, "pop": {"useful_time_mean_s": 3, "load_balance": 0.666666667, )"
+        R"("communication_efficiency": 0.9, "parallel_efficiency": null, )"
+        R"("definitions": {"U_p": "U_p: useful <time>", )"
+        R"("R": "R: run time", "means": "means over all 4 measured ranks", "load_balance": "LB = mean/max", )"
+        R"("communication_efficiency": "CommE = max/R", "parallel_efficiency": "PE = LB x CommE"}}})";
+    const std::string counters =
+        R"({"report": "calltree", "metrics": [{"name": "papi:PAPI_TOT_INS_exclusive"}, )"
+        R"({"name": "papi:PAPI_TOT_CYC_exclusive"}], "callpaths": []})";
+    TempDir dir;
+    const std::string page = html_report({{"summary.json", summary}, {"calltree.json", counters}});
+    EXPECT_EQ(check_page(dir, page), "ok") << page;
+    // Measured: value as a percentage, the rating as a word and as a band, the definition in the tooltip.
+    EXPECT_TRUE(
+        contains(page,
+                 "<div class=\"pop-node fair\" title=\"LB = mean/max; value 0.666666667 "
+                 "(summary.json)\"><span class=\"pop-name\">Load balance</span><span "
+                 "class=\"pop-value\">66.7%</span><span class=\"rating\">fair</span><span "
+                 "class=\"pop-band\" aria-hidden=\"true\"><span class=\"fair\" style=\"width: "
+                 "66.7%\"></span></span><span class=\"pop-formula\">mean_p U_p / max_p U_p</span></div>"))
+        << page;
+    EXPECT_TRUE(contains(page,
+                         "<div class=\"pop-node good\" title=\"CommE = max/R; value 0.9 (summary.json)\">"
+                         "<span class=\"pop-name\">Communication efficiency</span><span "
+                         "class=\"pop-value\">90.0%</span><span class=\"rating\">good</span>"));
+    // A figure summary.json has as null, and those the analysis does not compute, say so and why.
+    EXPECT_TRUE(contains(page,
+                         "<span class=\"pop-name\">Parallel efficiency</span><span class=\"pop-value\">not "
+                         "measured</span><span class=\"pop-formula\">LB \u00D7 CommE = mean_p U_p / R</span>"
+                         "<span class=\"pop-why\">not computed: its denominator is 0"));
+    for (const char* node : {"Global efficiency", "Serialisation efficiency", "Transfer efficiency",
+                             "Computation scalability", "IPC scalability"})
+        EXPECT_TRUE(contains(page, std::string("<span class=\"pop-name\">") + node +
+                                       "</span><span class=\"pop-value\">not measured</span>"))
+            << node;
+    EXPECT_TRUE(contains(page, "strata-analyze does not compute R_ideal"));
+    // The counters the profile has are named; without them, how to record them.
+    EXPECT_TRUE(contains(page,
+                         "this profile has the counters (papi:PAPI_TOT_INS_exclusive, "
+                         "papi:PAPI_TOT_CYC_exclusive: their sums per call path are in the call tree below)"))
+        << page;
+    const std::string without = html_report({{"summary.json", summary}});
+    EXPECT_TRUE(contains(without, "(STRATA_METRIC_PAPI=PAPI_TOT_INS,PAPI_TOT_CYC records them)"));
+    EXPECT_TRUE(contains(without, "U_p: useful &lt;time&gt;; R: run time; means over all 4 measured ranks."));
+    // Nested as POP draws it: parallel efficiency under global, load balance under parallel.
+    EXPECT_LT(page.find(">Global efficiency<"), page.find(">Parallel efficiency<"));
+    EXPECT_LT(page.find(">Parallel efficiency<"), page.find(">Load balance<"));
+    EXPECT_LT(page.find(">Transfer efficiency<"), page.find(">Computation scalability<"));
+    // Without a profile: the section says why it is empty.
+    const std::string trace_only = html_report({{"advice.json", R"({"report": "advice", "findings": []})"}});
+    EXPECT_TRUE(contains(
+        trace_only, "No profile (profile.h5) was analysed: the POP efficiencies are computed from one."));
+}
+
+TEST(HtmlReport, ValuesForPeopleAndLinksAsEncodeUriComponent) {
+    EXPECT_EQ(report::human_value(0.0685148987, "s"), "68.5 ms");
+    EXPECT_EQ(report::human_value(1500, "ns"), "1.50 \u00B5s");
+    EXPECT_EQ(report::human_value(4096, "bytes"), "4.00 KiB");
+    EXPECT_EQ(report::human_value(1023, "bytes"), "1023 B");
+    EXPECT_EQ(report::human_value(1048576, "bytes"), "1.00 MiB");
+    EXPECT_EQ(report::human_value(1048575, "bytes"), "1020 KiB");  // three figures of 1023.999 KiB
+    EXPECT_EQ(report::human_value(40, "count"), "40");
+    EXPECT_EQ(report::human_value(2.5, "count"), "2.50");
+    EXPECT_EQ(report::human_value(123456789, "count"), "123 M");
+    EXPECT_EQ(report::human_value(999600, "count"), "1.00 M");
+    EXPECT_EQ(report::human_value(12345, "J"), "12.3 k J");
+    EXPECT_EQ(report::human_value(NAN, "s"), "");
+    EXPECT_EQ(report::uri_component("main/a b<c>&'(x)~*!"), "main%2Fa%20b%3Cc%3E%26'(x)~*!");
+    EXPECT_EQ(report::uri_component("caf\u00e9"), "caf%C3%A9");
+}
+
 // ---- the built tool on the synthetic experiments --------------------------------
 
 class HtmlReportToolTest : public ::testing::Test {
@@ -281,6 +366,27 @@ TEST_F(HtmlReportToolTest, ProfileAndTraceExactAndIdenticalForK1And2) {
     EXPECT_TRUE(contains(one, "<title>rank 0, computation: 2.50 s</title>")) << one;
     EXPECT_TRUE(contains(one, "<td>late_sender</td><td class=\"num\">13.0 ms</td><td class=\"num\">3</td>"));
     EXPECT_TRUE(contains(one, "<dt>MPI time (all ranks)</dt><dd>63.8 ms</dd>"));
+    // The POP tree after the advice, before the summary, with the fixture's figures.
+    EXPECT_LT(one.find("<h2 id=\"advice\">"), one.find("<h2 id=\"overview\">"));
+    EXPECT_LT(one.find("<h2 id=\"overview\">"), one.find("<h2 id=\"summary\">"));
+    EXPECT_TRUE(contains(one,
+                         "<span class=\"pop-name\">Parallel efficiency</span><span class=\"pop-value\">60.0%"
+                         "</span><span class=\"rating\">fair</span>"))
+        << one;
+    EXPECT_TRUE(contains(one,
+                         "<span class=\"pop-name\">Load balance</span><span class=\"pop-value\">66.7%"
+                         "</span><span class=\"rating\">fair</span>"));
+    EXPECT_TRUE(contains(one,
+                         "<span class=\"pop-name\">Communication efficiency</span><span "
+                         "class=\"pop-value\">90.0%</span><span class=\"rating\">good</span>"));
+    // The heatmap: compute on rank 3 is the row's largest (4 s), rank 0's half of it.
+    EXPECT_TRUE(contains(one,
+                         "<title>compute, rank 3: 4.00 s (4 s; 100.0% of the region&#39;s busiest "
+                         "rank)</title>"))
+        << one;
+    EXPECT_TRUE(contains(one,
+                         "<title>compute, rank 0: 2.00 s (2 s; 50.0% of the region&#39;s busiest "
+                         "rank)</title>"));
 }
 
 TEST_F(HtmlReportToolTest, TraceOnlyExperiment) {
@@ -317,6 +423,62 @@ TEST_F(HtmlReportToolTest, RegionNamesAreEscaped) {
     EXPECT_TRUE(contains(one, "<dd>main/a&lt;b&gt;&amp;&quot;c&quot;</dd>")) << one;
     EXPECT_TRUE(contains(one, "<td>main/a&lt;b&gt;&amp;&quot;c&quot;</td><td>computation</td>"));
     EXPECT_EQ(page(2), one);
+}
+
+TEST_F(HtmlReportToolTest, CallTreeAndHeatmapExactEscapedAndIdenticalForK1And2) {
+    write_experiment(calltree_profile(), experiment());
+    const std::string one = page(1);
+    EXPECT_EQ(check_page(dir_, one), "ok");
+    EXPECT_EQ(page(2), one);
+    const std::string tree = slurp(fs::path(dir_.file("out1")) / "calltree.json");
+    EXPECT_EQ(slurp(fs::path(dir_.file("out2")) / "calltree.json"), tree);
+    // The tool writes what calltree_json() makes of the whole profile (its figures:
+    // calltree_report_test.cpp).
+    EXPECT_EQ(tree, calltree_json(read_profile((fs::path(experiment()) / "profile.h5").string())));
+
+    // The region named like markup stays text: in the table, the deep link, the heatmap and the data.
+    EXPECT_FALSE(contains(one, "<img"));
+    const std::string odd = escape(odd_region_name);
+    const std::string link = "#callpath=main%2Fsolve%2F%3C%2Fscript%3E%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E";
+    const std::string row =
+        "<tr data-id=\"2\"><td class=\"ct-name\" style=\"padding-left: 2.5rem\"><a href=\"" + link +
+        "\" title=\"main/solve/" + odd + " (user)\">" + odd + "</a></td>" +
+        "<td class=\"num\" title=\"2 s\">2.00 s</td><td class=\"num\" title=\"2 s\">2.00 s</td>" +
+        "<td class=\"num\" title=\"8 count\">8</td><td class=\"num\" title=\"0 bytes\">0 B</td>" +
+        "<td class=\"num\" title=\"40 count\">40</td><td class=\"num\" title=\"40 count\">40</td></tr>";
+    EXPECT_TRUE(contains(one, row)) << one;
+    // Every metric of the profile is a column of the tree.
+    EXPECT_TRUE(contains(one,
+                         "<th scope=\"col\" class=\"num\" title=\"bytes_sent (bytes): bytes_sent by the call "
+                         "path itself\">bytes sent</th>"));
+    EXPECT_TRUE(contains(one, ">papi:PAPI_TOT_INS_inclusive</th>"));
+    EXPECT_TRUE(contains(one, "<td class=\"num\" title=\"5120 bytes\">5.00 KiB</td>")) << one;
+    EXPECT_TRUE(contains(one, "<title>" + odd +
+                                  ", rank 1: 1.50 s (1.5 s; 100.0% of the region&#39;s busiest "
+                                  "rank)</title>"));
+    EXPECT_TRUE(
+        contains(one, "<rect class=\"h2\" x=\"250\" y=\"40\" width=\"28\" height=\"17\"><title>" + odd +
+                          ", rank 0: 500 ms (0.5 s; 33.3% of the region&#39;s busiest rank)</title></rect>"))
+        << one;
+    // The embedded data is calltree.json itself, with every '<' as \u003c: no name can end the block.
+    std::string embedded;
+    for (char c : tree) embedded += c == '<' ? std::string("\\u003c") : std::string(1, c);
+    EXPECT_TRUE(
+        contains(one, "<script type=\"application/json\" id=\"calltree-data\">" + embedded + "</script>"));
+    EXPECT_TRUE(contains(embedded, "\"label\": \"\\u003c/script>\\u003cimg src=x onerror=alert(1)>\""));
+    std::size_t opened = 0, closed = 0;
+    for (std::size_t at = one.find("<script"); at != std::string::npos; at = one.find("<script", at + 1))
+        ++opened;
+    for (std::size_t at = one.find("</script>"); at != std::string::npos; at = one.find("</script>", at + 1))
+        ++closed;
+    EXPECT_EQ(opened, 3u);  // the data, the call tree's script, the sorting script
+    EXPECT_EQ(closed, 3u);
+    // The IPC node names the counter the profile has, but no cycles counter: how to record both.
+    EXPECT_TRUE(contains(one, "(STRATA_METRIC_PAPI=PAPI_TOT_INS,PAPI_TOT_CYC records them)"));
+    EXPECT_TRUE(contains(one, "<a href=\"#calltree\">Call tree</a>"));
+    EXPECT_TRUE(contains(one, "<a href=\"#heatmap\">Heatmap</a>"));
+    // Not also as a table under "All reports": the page has it once.
+    EXPECT_FALSE(contains(one, "<h3 id=\"report-calltree\">"));
 }
 
 }  // namespace

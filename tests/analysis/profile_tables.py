@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """profile.h5 read with h5py alone, as share/doc/profile-format.md describes
 it: what the independent checks of this folder (independent_pop.py,
-independent_profile.py) share."""
+independent_profile.py, independent_calltree.py) share."""
 import h5py
 
 

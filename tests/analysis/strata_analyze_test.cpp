@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 const std::vector<std::string> report_names = {
     "summary.txt",      "summary.csv",           "summary.json",           "loadbalance.csv",
     "loadbalance.json", "loadbalance_ranks.csv", "loadbalance_ranks.json", "advice.csv",
-    "advice.json",      "report.html"};
+    "advice.json",      "calltree.json",         "report.html"};
 
 
 /// strata-analyze with `args` (see run_analyze).
