@@ -6,8 +6,8 @@
 # alternating runs; memory large enough that no buffer is flushed during the
 # run, so that the writing happens at the end, where a job's time limit bites.
 #
-#   bench/run_write.sh [BUILD_DIR] [REPETITIONS] [calls|user|flush]   (default: calls and user;
-#                                                             flush: 64 threads' peak memory)
+#   bench/run_write.sh [BUILD_DIR] [REPETITIONS] [calls|user|flush|mpi]   (default: calls and user;
+#       flush: 64 threads' peak memory; mpi: the MPI and OpenMP workloads, whole process only)
 #
 # STRATA_BENCH_LIBRARY_DIR=DIR runs the same programs with the
 # libstrata-measurement.so.0 in DIR instead of the build's (a before/after
@@ -87,7 +87,49 @@ flush_threads() {
   printf '  peak resident memory %8.1f MiB   wall %6.2f s\n' "$(awk "BEGIN { print $rss / 1024 }")" "$wall"
 }
 
+# whole NAME: the whole-process wall time of a program run plain and traced, for
+# workloads without a loop time of their own (MPI: mpi_bench.c on 2 ranks;
+# OpenMP: omp_bench.c, 2 threads), each built as run_mpi.sh / run_omp.sh build it.
+whole() {
+  local name=$1 plain=$2 strata=$3 launch=$4 size=$5 dir="$work/exp-whole" begin end
+  : > "$work/whole-plain"; : > "$work/whole-trace"
+  for ((i = 0; i < reps; i++)); do
+    begin=$(now); $launch "$plain" "$size" > /dev/null 2>&1; end=$(now)
+    awk "BEGIN { print $end - $begin }" >> "$work/whole-plain"
+    rm -rf "$dir"
+    begin=$(now)
+    env ${library_dir:+LD_LIBRARY_PATH=$library_dir} STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true \
+      STRATA_TOTAL_MEMORY=2G STRATA_EXPERIMENT_DIRECTORY="$dir" $launch "$strata" "$size" > /dev/null 2>&1
+    end=$(now)
+    awk "BEGIN { print $end - $begin }" >> "$work/whole-trace"
+  done
+  local events bytes p t
+  bytes=$(cat "$dir"/traces/*.evt | wc -c)
+  events=$(otf2-print -A "$dir/traces.otf2" 2>/dev/null | sed -n 's/.*# Events: \([0-9]*\).*/\1/p' |
+           awk '{s += $1} END {print s + 0}')
+  p=$(median < "$work/whole-plain"); t=$(median < "$work/whole-trace")
+  echo "$name ($reps repetitions, medians)"
+  printf '  whole process: plain %7.3f s, traced %7.3f s; %s events, %s bytes of event files\n' "$p" "$t" \
+    "$events" "$bytes"
+}
+
+mpi_and_openmp() {
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=2
+  local here cc
+  here=$(cd "$(dirname "$0")" && pwd)
+  mpicc -O2 "$here/mpi_bench.c" -o "$work/mpi-plain"
+  "$build/instrumenter/strata" --no-compiler mpicc -O2 "$here/mpi_bench.c" -o "$work/mpi-strata" 2> /dev/null
+  whole "MPI (mpi_bench.c 1000000: ping-pong and allreduce, 2 ranks)" "$work/mpi-plain" "$work/mpi-strata" \
+    "mpirun -np 2 -x LD_LIBRARY_PATH" 1000000
+  cc=$(command -v clang || command -v clang-14)
+  "$cc" -O2 -fopenmp "$here/omp_bench.c" -o "$work/omp-plain"
+  "$build/instrumenter/strata" --no-compiler "$cc" -O2 -fopenmp "$here/omp_bench.c" -o "$work/omp-strata" \
+    2> /dev/null
+  whole "OpenMP (omp_bench.c 1000000 parallel regions, 2 threads)" "$work/omp-plain" "$work/omp-strata" "" 1000000
+}
+
 [ "$only" = flush ] && { flush_threads; exit 0; }
+[ "$only" = mpi ] && { mpi_and_openmp; exit 0; }
 [ "$only" != user ] && bench "calls (compiler instrumentation)" "$build/bench/bench-calls-plain" \
   "$build/bench/bench-calls-strata"
 [ "$only" != calls ] && bench "user regions" "$build/bench/bench-user-regions-plain" \

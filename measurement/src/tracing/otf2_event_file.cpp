@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -12,34 +13,16 @@ namespace strata::tracing {
 
 namespace {
 
-constexpr std::uint8_t kEndOfChunk = 0, kEndOfBuffer = 1, kEndOfFile = 2, kChunkHeader = 3, kTimestamp = 5,
-                       kAttributeList = 6, kLittleEndian = 0x42;
+using namespace otf2_encoding;
+constexpr std::uint8_t kEndOfChunk = 0, kEndOfBuffer = 1, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6,
+                       kLittleEndian = 0x42;
 constexpr std::size_t kHeaderSize = 18;
-constexpr std::size_t kTimestampSize = 9;
 /// What must stay free at the end of a chunk: its end-of-chunk byte, or the
 /// end of file and of buffer after the last record.
 constexpr std::size_t kChunkReserve = 2;
 /// The scratch buffer is written out when this much is encoded: few, large writes.
 constexpr std::size_t kWriteSize = 1u << 20;
 constexpr std::uint8_t kTypeUint64 = 4;  // OTF2_TYPE_UINT64
-
-inline std::uint8_t* put_u64(std::uint8_t* p, std::uint64_t v) {
-    std::memcpy(p, &v, 8);  // little-endian machines only, as EventFile reads
-    return p + 8;
-}
-
-/// OTF2's compressed integer: the number of bytes, then those bytes; all bits
-/// set (OTF2's "undefined") is the single byte 255, except in an int64.
-inline std::uint8_t* put_compressed(std::uint8_t* p, std::uint64_t v, bool wide, bool signed_64 = false) {
-    if (!signed_64 && v == (wide ? UINT64_MAX : UINT32_MAX)) {
-        *p++ = 0xff;
-        return p;
-    }
-    const int n = v == 0 ? 0 : (71 - __builtin_clzll(v)) / 8;
-    *p++ = static_cast<std::uint8_t>(n);
-    std::memcpy(p, &v, 8);
-    return p + n;
-}
 
 /// A record's length byte (or 255 and 8 bytes) before `payload` bytes that
 /// were encoded at `payload_at`, moved into place when the long form is needed.
@@ -60,7 +43,16 @@ inline std::uint8_t* put_length(std::uint8_t* length_at, std::uint8_t* end) {
 Otf2EventFile::Otf2EventFile(std::string path, std::uint64_t chunk_size)
     : path_(std::move(path)), chunk_size_(chunk_size) {}
 
-std::uint8_t* Otf2EventFile::begin_record(Ticks time, std::size_t size) {
+void Otf2EventFile::update_limit() {
+    if (buffer_ == nullptr || !in_chunk_ || !error_.empty()) {
+        limit_ = 0;
+        return;
+    }
+    const std::uint64_t chunk_room = chunk_start_ + chunk_size_ - kChunkReserve - file_offset_;
+    limit_ = static_cast<std::size_t>(std::min<std::uint64_t>(chunk_room, kWriteSize + 2 * kMaxRecord));
+}
+
+std::uint8_t* Otf2EventFile::begin_record_slow(Ticks time, std::size_t size) {
     if (!error_.empty()) return nullptr;
     if (buffer_ == nullptr) {
         buffer_.reset(new (std::nothrow) std::uint8_t[kWriteSize + 4 * kMaxRecord]);
@@ -78,6 +70,7 @@ std::uint8_t* Otf2EventFile::begin_record(Ticks time, std::size_t size) {
     if (used_ + kTimestampSize + size + 2 * kMaxRecord > kWriteSize + 4 * kMaxRecord && !write_scratch()) {
         return nullptr;
     }
+    update_limit();
     std::uint8_t* p = buffer_.get() + used_;
     if (!chunk_has_time_ || time != chunk_time_) {
         *p++ = kTimestamp;
@@ -108,6 +101,7 @@ void Otf2EventFile::end_chunk() {
     std::memset(buffer_.get() + used_, kEndOfChunk, padding);
     used_ += padding;
     in_chunk_ = false;
+    limit_ = 0;
 }
 
 void Otf2EventFile::patch_last_event() {
@@ -154,16 +148,8 @@ bool Otf2EventFile::write_scratch() {
     }
     file_offset_ += used_;
     used_ = 0;
+    limit_ = 0;  // the room is counted from the new file offset
     return true;
-}
-
-void Otf2EventFile::singleton(Ticks time, std::uint8_t kind, std::uint64_t field) {
-    std::uint8_t* p = begin_record(time, 1 + 9);
-    if (p == nullptr) return;
-    *p++ = kind;
-    // Enter and Leave carry a region (uint32); the request events a request id (uint64).
-    const bool wide = kind != otf2_kind::enter && kind != otf2_kind::leave;
-    end_record(put_compressed(p, field, wide));
 }
 
 void Otf2EventFile::enter_with_attributes(Ticks time, std::uint32_t region, const Otf2Attribute* attributes,
@@ -229,6 +215,7 @@ std::string Otf2EventFile::write_out() {
     patch_last_event();
     write_scratch();
     buffer_.reset();  // nothing is held between conversions
+    limit_ = 0;
     return error_;
 }
 
@@ -245,6 +232,7 @@ std::string Otf2EventFile::finish() {
     in_chunk_ = false;
     write_scratch();
     buffer_.reset();
+    limit_ = 0;
     return error_;
 }
 

@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -69,6 +70,29 @@ enum : std::uint8_t {
 };
 }  // namespace otf2_kind
 
+namespace otf2_encoding {
+constexpr std::uint8_t kTimestamp = 5;
+constexpr std::size_t kTimestampSize = 9;
+
+inline std::uint8_t* put_u64(std::uint8_t* p, std::uint64_t v) {
+    std::memcpy(p, &v, 8);  // little-endian machines only, as the analysis reads
+    return p + 8;
+}
+
+/// OTF2's compressed integer: the number of bytes, then those bytes; all bits
+/// set (OTF2's "undefined") is the single byte 255, except in an int64.
+inline std::uint8_t* put_compressed(std::uint8_t* p, std::uint64_t v, bool wide, bool signed_64 = false) {
+    if (!signed_64 && v == (wide ? UINT64_MAX : UINT32_MAX)) {
+        *p++ = 0xff;
+        return p;
+    }
+    const int n = v == 0 ? 0 : (71 - __builtin_clzll(v)) / 8;
+    *p++ = static_cast<std::uint8_t>(n);
+    std::memcpy(p, &v, 8);
+    return p + n;
+}
+}  // namespace otf2_encoding
+
 /// One attribute of an event's attribute list, as a UINT64.
 struct Otf2Attribute {
     std::uint32_t id;
@@ -86,7 +110,14 @@ public:
     void enter(Ticks time, std::uint32_t region) { singleton(time, otf2_kind::enter, region); }
     void leave(Ticks time, std::uint32_t region) { singleton(time, otf2_kind::leave, region); }
     /// A one-field record: Enter, Leave, and the request kinds (MpiIsendComplete, ...).
-    void singleton(Ticks time, std::uint8_t kind, std::uint64_t field);
+    void singleton(Ticks time, std::uint8_t kind, std::uint64_t field) {
+        std::uint8_t* p = begin_record(time, 1 + 9);
+        if (p == nullptr) return;
+        *p++ = kind;
+        // Enter and Leave carry a region (uint32); the request events a request id (uint64).
+        const bool wide = kind != otf2_kind::enter && kind != otf2_kind::leave;
+        end_record(otf2_encoding::put_compressed(p, field, wide));
+    }
     /// Enter with an attribute list (count <= 16).
     void enter_with_attributes(Ticks time, std::uint32_t region, const Otf2Attribute* attributes,
                                std::uint32_t count);
@@ -116,8 +147,25 @@ private:
     /// Room for a record of at most `size` bytes (its timestamp not counted)
     /// in the current chunk (a new chunk when it does not fit) and in the
     /// scratch buffer; writes the timestamp when `time` is new in the chunk.
-    /// Returns where the record goes; nullptr after a failure.
-    std::uint8_t* begin_record(Ticks time, std::size_t size);
+    /// Returns where the record goes; nullptr after a failure.  Inline: it is
+    /// most of the cost of an event.
+    std::uint8_t* begin_record(Ticks time, std::size_t size) {
+        using namespace otf2_encoding;
+        if (__builtin_expect(used_ + kTimestampSize + size > limit_, 0)) return begin_record_slow(time, size);
+        std::uint8_t* p = buffer_.get() + used_;
+        if (time != chunk_time_ || !chunk_has_time_) {
+            *p++ = kTimestamp;
+            p = put_u64(p, time);
+            chunk_time_ = time;
+            chunk_has_time_ = true;
+        }
+        return p;
+    }
+    /// The same when the fast path's room is used up (or not set up).
+    std::uint8_t* begin_record_slow(Ticks time, std::size_t size);
+    /// How far used_ may grow before begin_record must look again: the end of
+    /// the chunk (less its end bytes) or of the scratch buffer; 0: look now.
+    void update_limit();
     void end_record(std::uint8_t* end) {
         used_ = static_cast<std::size_t>(end - buffer_.get());
         ++events_;
@@ -134,6 +182,7 @@ private:
     std::uint64_t chunk_size_;
     std::unique_ptr<std::uint8_t[]> buffer_;  ///< encoded bytes not yet written: the file from file_offset_
     std::size_t used_ = 0;
+    std::size_t limit_ = 0;  ///< see update_limit()
     std::uint64_t file_offset_ = 0;  ///< bytes of the file written
     std::uint64_t chunk_start_ = 0;  ///< file offset of the current chunk
     bool in_chunk_ = false;
