@@ -56,18 +56,23 @@ const char* timeline_footer() {
     return "\n]}\n";
 }
 
-void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolution) {
-    if (ticks < 0) out += '-';
-    // Thousandths of a microsecond: |ticks| * 10^9 / resolution, rounded.
+__int128 thousandths_of_microseconds(__int128 ticks, std::uint64_t resolution) {
+    // |ticks| * 10^9 / resolution, rounded to the nearest (ties to even).
     const auto magnitude = static_cast<unsigned __int128>(ticks < 0 ? -ticks : ticks);
     const unsigned __int128 scaled = magnitude * 1000000000u;
     const unsigned __int128 divisor = resolution != 0 ? resolution : 1;
     unsigned __int128 units = scaled / divisor;
     const unsigned __int128 twice_rest = (scaled % divisor) * 2;
     if (twice_rest > divisor || (twice_rest == divisor && (units & 1) != 0)) ++units;
+    return ticks < 0 ? -static_cast<__int128>(units) : static_cast<__int128>(units);
+}
+
+void append_thousandths(std::string& out, __int128 units) {
+    if (units < 0) out += '-';
+    const auto magnitude = static_cast<unsigned __int128>(units < 0 ? -units : units);
     // The whole microseconds, then three decimals.
-    const auto thousandths = static_cast<unsigned>(units % 1000);
-    unsigned __int128 whole = units / 1000;
+    const auto thousandths = static_cast<unsigned>(magnitude % 1000);
+    unsigned __int128 whole = magnitude / 1000;
     char digits[48];  // 2^128 has 39 digits
     char* const end = digits + sizeof digits;
     char* p = end;
@@ -85,6 +90,10 @@ void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolut
                               static_cast<char>('0' + thousandths / 10 % 10),
                               static_cast<char>('0' + thousandths % 10)};
     out.append(decimals, 4);
+}
+
+void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolution) {
+    append_thousandths(out, thousandths_of_microseconds(ticks, resolution));
 }
 
 namespace {
@@ -202,10 +211,16 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
                 paradigm_category(r.paradigm) + "\", \"ts\": ";
     }
     buffer_ += start;
-    append_micros(enter);
+    // Both ends rounded, the duration their difference: rounding ts and dur
+    // apart let a slice end 1 ns after the one around it, which viewers take
+    // for overlapping slices.
+    const __int128 begin_units = thousandths_of_microseconds(
+        static_cast<__int128>(enter) - definitions_.global_offset, definitions_.timer_resolution);
+    const __int128 end_units = thousandths_of_microseconds(
+        static_cast<__int128>(exit) - definitions_.global_offset, definitions_.timer_resolution);
+    append_thousandths(buffer_, begin_units);
     buffer_ += ", \"dur\": ";
-    append_microseconds(buffer_, static_cast<__int128>(exit) - static_cast<__int128>(enter),
-                        definitions_.timer_resolution);
+    append_thousandths(buffer_, end_units - begin_units);
     buffer_ += where_;
     buffer_ += '}';
     flush_if_full();

@@ -116,6 +116,11 @@ private:
     std::vector<std::string> slice_start_;
 };
 
+/// `ticks` / `resolution` seconds in thousandths of a microsecond, rounded to
+/// the nearest (ties to even).
+__int128 thousandths_of_microseconds(__int128 ticks, std::uint64_t resolution);
+/// Appends thousandths of a microsecond as microseconds with three decimals.
+void append_thousandths(std::string& out, __int128 units);
 /// Appends `ticks` / `resolution` seconds as microseconds with three decimals,
 /// rounded to the nearest (ties to even), e.g. "16199.999" or "-0.250".
 void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolution);

@@ -181,6 +181,13 @@ def main():
     # --- the analysis ----------------------------------------------------------------
     an = subprocess.run([args.analyze, exp], capture_output=True, text=True, timeout=60)
     check(an.returncode == 0, 'strata-analyze ran (exit %d)' % an.returncode)
+    # trace.json by the rules of the format (the kernel's launch is a flow from the host call).
+    trace_json = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                                                               'analysis', 'check_trace_json.py'),
+                                 os.path.join(exp, 'analysis', 'trace.json')], capture_output=True, text=True)
+    print(trace_json.stdout)
+    check(trace_json.returncode == 0 and ' 1 flows' in trace_json.stdout,
+          'trace.json follows the format\'s rules, with the launch as a flow')
     with open(os.path.join(exp, 'analysis', 'gpu_kernels.csv')) as f:
         kernels = {r['kernel']: r for r in csv.DictReader(f)}
     check(kernels.get('saxpy(float, float*, float*)', {}).get('callpath', '').endswith('cudaLaunchKernel'),
