@@ -60,4 +60,10 @@ if [ -n "$nvcc" ] && ls "$build"/adapters/cuda/libstrata-cuda.so* > /dev/null 2>
   fi
 fi
 echo
-echo "Open $experiment/traces.otf2 in Vampir or read it with otf2-print; profile.h5 with h5dump or h5py."
+echo "Open $experiment/traces.otf2 in Vampir or read it with otf2-print; profile.h5 with h5dump or h5py;"
+echo "profile.cubex in Cube; trace.json in ui.perfetto.dev."
+if [ -f "$experiment/analysis/report.html" ]; then
+  echo
+  echo "The report, to open in a browser (one file, no server needed):"
+  echo "  $experiment/analysis/report.html"
+fi
