@@ -82,7 +82,8 @@ void ignore_region_event(Location&, Ticks, RegionHandle) {}
 
 void build_tables() {
     detail::on_table = substrate::EventTable{};
-    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0, n_thread = 0, n_attributes = 0, n_samples = 0;
+    int n_enter = 0, n_exit = 0, n_pi = 0, n_ps = 0, n_mpi = 0, n_thread = 0, n_attributes = 0;
+    int n_samples = 0;
     bool inherited_only = true;
     const bool counters = metrics::active();
     for (const substrate::Callbacks* s : state().substrates) {
