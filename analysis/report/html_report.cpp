@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "report/html_calltree.hpp"
+#include "report/html_gpu.hpp"
 #include "report/html_gpu_metrics.hpp"
 #include "report/html_ops.hpp"
 #include "report/html_overview.hpp"
@@ -72,6 +73,9 @@ svg text.scale { fill: #555; font-size: 11px; }
 svg .m-util { fill: none; stroke: #2b5797; stroke-width: 1.5; }
 svg .m-memory { fill: none; stroke: #2f8f9d; stroke-width: 1.5; }
 svg .m-power { fill: none; stroke: #b8472a; stroke-width: 1.5; }
+svg .g-busy { fill: #2b7a3d; }
+svg .g-idle { fill: #e3e7ee; stroke: #9aa5b8; stroke-width: 0.5; }
+svg .g-activity { fill: #76b900; stroke: #4d7a00; stroke-width: 0.5; }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
 ul.pop-tree, ul.pop-tree ul { list-style: none; margin: 0; padding-left: 1.4rem; }
 ul.pop-tree { padding-left: 0; }
@@ -207,6 +211,7 @@ void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, co
     }
     if (find_report(reports, "waitstates.json")) link("wait-states", "Wait states");
     if (find_report(reports, "iterations.json")) link("iterations", "Iterations");
+    link("gpu", "GPU");  // also without a GPU: the section says why it is empty
     if (find_report(reports, "ops.json")) link("ops", "Ops (DLProf)");
     if (find_report(reports, "step_trace.json")) link("step-trace", "Step trace");
     if (find_report(reports, "gpu_metrics.json")) link("gpu-metrics", "GPU metrics");
@@ -277,6 +282,8 @@ std::string html_report(const std::vector<ReportFile>& files) {
     write_heatmap(html, tree);
     write_wait_states(html, find_report(reports, "waitstates.json"));
     write_iterations(html, find_report(reports, "iterations.json"));
+    write_gpu(html, find_report(reports, "gpu.json"), find_report(reports, "gpu_kernels.json"),
+              find_report(reports, "op_kernels.json"), summary, find_report(reports, "ops.json") != nullptr);
     write_ops(html, find_report(reports, "ops.json"));
     write_step_trace(html, find_report(reports, "step_trace.json"));
     write_gpu_metrics(html, find_report(reports, "gpu_metrics.json"), gpu_samples);

@@ -59,6 +59,21 @@ std::vector<Ticks> busy_per_interval(const std::vector<Interval>& unions, const 
     return busy;
 }
 
+/// |unions ∩ bin| for each bin of `axis`; `unions` sorted and disjoint.
+std::vector<Ticks> busy_per_bin(const std::vector<Interval>& unions, const ActivityAxis& axis) {
+    std::vector<Ticks> busy(axis.bins, 0);
+    std::uint64_t bin = 0;
+    for (const Interval& i : unions) {
+        const Ticks s = std::max(i.first, axis.begin), e = std::min(i.second, axis.end);
+        if (e <= s) continue;
+        while (axis.edge(bin + 1) <= s) ++bin;  // the unions are sorted: bins only move forward
+        // An interval over several bins gives each its part.
+        for (std::uint64_t b = bin; b < axis.bins && axis.edge(b) < e; ++b)
+            busy[b] += std::min(e, axis.edge(b + 1)) - std::max(s, axis.edge(b));
+    }
+    return busy;
+}
+
 Ticks length(const std::vector<Interval>& unions) {
     Ticks t = 0;
     for (const Interval& i : unions) t += i.second - i.first;
@@ -69,6 +84,7 @@ Ticks length(const std::vector<Interval>& unions) {
 struct Accumulator {
     GpuTimes times;
     std::vector<Interval> compute, comm;  ///< kernel intervals: NCCL's in comm
+    std::vector<Interval> unions;         ///< after finish(): the union of all of them, sorted
     Ticks first = no_time, last = no_time;
     std::uint32_t streams = 0;
 
@@ -85,7 +101,7 @@ struct Accumulator {
         }
     }
     GpuTimes finish(Ticks gap) {
-        std::vector<Interval> unions = merged(std::move(compute));
+        unions = merged(std::move(compute));
         times.compute_busy = length(unions);
         const std::vector<Interval> comm_unions = merged(std::move(comm));
         times.comm = length(comm_unions);
@@ -154,6 +170,16 @@ constexpr const char* flattened_definition =
 
 }  // namespace
 
+ActivityAxis make_activity_axis(Ticks begin, Ticks end, Ticks origin) {
+    ActivityAxis axis;
+    axis.origin = origin;
+    if (end <= begin) return axis;
+    axis.begin = begin;
+    axis.end = end;
+    axis.bins = std::min<std::uint64_t>(gpu_activity_bins, static_cast<std::uint64_t>(end - begin));
+    return axis;
+}
+
 const char* copy_kind_name(CopyKind kind) {
     return copy_names[static_cast<std::size_t>(kind)];
 }
@@ -214,7 +240,8 @@ bool is_communication_kernel(const std::string& kernel) {
 }
 
 void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDefinitions& definitions,
-                     Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap) {
+                     Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap,
+                     const ActivityAxis& axis) {
     using DeviceKey = std::pair<std::uint32_t, std::int64_t>;
     std::map<std::size_t, Accumulator> streams;  // by location index
     std::map<DeviceKey, Accumulator> devices;
@@ -293,6 +320,7 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
         row.location = l.id;
         row.streams = 1;
         row.times = acc.finish(gap);
+        std::vector<Interval>().swap(acc.unions);  // only the devices' unions are binned
         put_row(out, row);
     }
     for (auto& [key, acc] : devices) {
@@ -303,6 +331,15 @@ void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDe
         row.streams = acc.streams;
         row.times = acc.finish(gap);
         put_row(out, row);
+    }
+    // A device is in one share only (its rank's), so its union and bins are complete here.
+    out.put(axis);
+    out.put<std::uint64_t>(axis.bins > 0 ? devices.size() : 0);
+    for (const auto& [key, acc] : devices) {
+        if (axis.bins == 0) break;
+        out.put(key.first);
+        out.put(key.second);
+        for (Ticks t : busy_per_bin(acc.unions, axis)) out.put(t);
     }
     // Every device has a value per iteration, also one without kernels there.
     const std::uint64_t iterations = bounds.size() > 2 ? bounds.size() - 1 : 0;
@@ -339,6 +376,15 @@ void add_gpu_partial(GpuReport& report, ByteReader& in) {
         row.streams = in.get<std::uint32_t>();
         row.times = in.get<GpuTimes>();
         report.rows.push_back(std::move(row));
+    }
+    report.activity_axis = in.get<ActivityAxis>();  // the same in every share
+    const auto active = in.get<std::uint64_t>();
+    for (std::uint64_t d = 0; d < active; ++d) {
+        DeviceActivity row;
+        row.rank = in.get<std::uint32_t>();
+        row.device = in.get<std::int64_t>();
+        for (std::uint64_t b = 0; b < report.activity_axis.bins; ++b) row.busy.push_back(in.get<Ticks>());
+        report.activity.push_back(std::move(row));
     }
     const auto iterations = in.get<std::uint64_t>();
     const auto devices = in.get<std::uint64_t>();
@@ -418,6 +464,10 @@ void finish_gpu_report(GpuReport& report, const std::vector<std::string>& patter
               [](const DeviceIterations& a, const DeviceIterations& b) {
                   return std::tie(a.rank, a.device) < std::tie(b.rank, b.device);
               });
+    std::sort(report.activity.begin(), report.activity.end(),
+              [](const DeviceActivity& a, const DeviceActivity& b) {
+                  return std::tie(a.rank, a.device) < std::tie(b.rank, b.device);
+              });
     std::sort(report.kernels.begin(), report.kernels.end(), [](const KernelRow& a, const KernelRow& b) {
         if (a.total != b.total) return a.total > b.total;
         return std::tie(a.name, a.callpath) < std::tie(b.name, b.callpath);
@@ -476,6 +526,29 @@ Balance balance(const GpuReport& r) {
     return b;
 }
 
+/// gpu.json's "activity": the axis and each device's busy share per bin; null without bins.
+std::string activity_json(const GpuReport& r) {
+    const ActivityAxis& a = r.activity_axis;
+    if (a.bins == 0 || r.activity.empty()) return "null";
+    std::string t =
+        "{\"bins\": " + std::to_string(a.bins) +
+        ", \"bin_s\": " + format_number(r.seconds(a.end - a.begin) / static_cast<double>(a.bins)) +
+        ", \"begin_s\": " + seconds(r, a.begin - a.origin) + ", \"end_s\": " + seconds(r, a.end - a.origin) +
+        ", \"gpus\": [";
+    for (std::size_t d = 0; d < r.activity.size(); ++d) {
+        const DeviceActivity& device = r.activity[d];
+        Ticks busy = 0;
+        for (Ticks b : device.busy) busy += b;
+        t += std::string(d > 0 ? "," : "") + "\n    {\"rank\": " + std::to_string(device.rank) +
+             ", \"device\": " + std::to_string(device.device) + ", \"busy_s\": " + seconds(r, busy) +
+             ", \"busy_share\": [";
+        for (std::uint64_t b = 0; b < a.bins; ++b)
+            t += (b > 0 ? ", " : "") + json_share(device.busy[b], a.edge(b + 1) - a.edge(b));
+        t += "]}";
+    }
+    return t + "\n  ]}";
+}
+
 std::string rows_json(const GpuReport& r) {
     std::string t = "{\n  \"report\": \"gpu\",\n";
     t += "  \"definitions\": {\"busy\": \"|union of kernel intervals| (flattened: overlapping kernels count "
@@ -495,6 +568,10 @@ std::string rows_json(const GpuReport& r) {
          "carrying its CUDA_CORRELATION_ID (Nsight Systems, DLProf); mean and max over the launches_joined "
          "operations\", \"starts_before_launch\": \"operations joined to a launch whose Enter is after their "
          "start (clock trouble): no latency\", "
+         "\"activity\": \"per device, busy_share[i] = |union of its kernel intervals within bin i| / the "
+         "bin's "
+         "length; the bins cut begin_s..end_s (T0..T1, the first and last CPU timestamps, or the iteration "
+         "window) into equal parts (up to a tick) of bin_s; kernels outside it are left out\", "
          "\"times\": \"seconds on rank 0's clock\"},\n";
     t += "  \"restricted_to_iterations\": " +
          (r.restricted ? "{\"start\": " + std::to_string(r.first_iteration) +
@@ -514,6 +591,7 @@ std::string rows_json(const GpuReport& r) {
              "}, \"most_busy\": {\"rank\": " + std::to_string(b.most->rank) +
              ", \"device\": " + std::to_string(b.most->device) + "}},\n";
     }
+    t += "  \"activity\": " + activity_json(r) + ",\n";
     t += "  \"rows\": [";
     for (std::size_t i = 0; i < r.rows.size(); ++i) {
         const GpuRow& row = r.rows[i];

@@ -15,6 +15,9 @@
 //                  intervals, not cut to the window), for the GPU imbalance per
 //                  iteration in iterations.csv
 //   across GPUs    imbalance = mean / max of the devices' busy time
+//   activity       each device's busy share per time bin (the Clara profiler's "GPU % activity"):
+//                  the axis T0..T1 (the iteration window when restricted) cut into at most
+//                  200 bins of equal length (up to a tick), busy = |union of kernels ∩ bin|
 //   kernels        per kernel name and launching call path (the host region
 //                  holding the same CUDA_CORRELATION_ID): count, total, mean,
 //                  min, max (DLProf's accumulated time); Tensor Core kernels by name
@@ -110,6 +113,29 @@ struct DeviceIterations {
     std::vector<Ticks> busy;  ///< per iteration
 };
 
+/// The activity series' time axis: [begin, end) in `bins` bins, bin i from edge(i) to edge(i + 1);
+/// no bins when end <= begin. `origin` (T0) is where the report's times count from.
+struct ActivityAxis {
+    Ticks begin = 0, end = 0, origin = 0;
+    std::uint64_t bins = 0;
+    Ticks edge(std::uint64_t i) const {
+        // 128 bits: a span of 10^18 ticks times 200 bins would overflow.
+        return begin + static_cast<Ticks>(static_cast<__int128>(end - begin) * static_cast<__int128>(i) /
+                                          static_cast<__int128>(bins));
+    }
+};
+/// Bins of the activity series: 200, fewer for a span of fewer ticks, so that no bin is empty.
+inline constexpr std::uint64_t gpu_activity_bins = 200;
+/// The axis over [begin, end) with the report's times from `origin`.
+ActivityAxis make_activity_axis(Ticks begin, Ticks end, Ticks origin);
+
+/// A device's busy time (union of its kernels) per bin of the activity axis.
+struct DeviceActivity {
+    std::uint32_t rank = 0;
+    std::int64_t device = 0;
+    std::vector<Ticks> busy;  ///< per bin
+};
+
 /// One row of gpu.csv.
 struct GpuRow {
     std::string scope;  ///< "device", "stream", "rank"
@@ -142,6 +168,8 @@ struct GpuReport {
     std::vector<std::string> patterns;
     double gap_threshold_s = 0.5;
     std::vector<DeviceIterations> iterations;  ///< by rank and device; empty without iterations
+    ActivityAxis activity_axis;
+    std::vector<DeviceActivity> activity;  ///< by rank and device; empty without bins
     double seconds(Ticks ticks) const {
         return static_cast<double>(ticks) / static_cast<double>(timer_resolution);
     }
@@ -149,9 +177,11 @@ struct GpuReport {
 
 /// Writes this share's GPU sums (window [begin, end)) to `out`.
 /// `bounds`: the iteration bounds (IterationPlan::bounds) when there are
-/// iterations, else empty; `gap`: the gap threshold in ticks.
+/// iterations, else empty; `gap`: the gap threshold in ticks; `axis`: the activity series' axis,
+/// the same on every analysis rank (the window when there is one: kernels are cut to it).
 void put_gpu_partial(ByteWriter& out, const ShareRecords& records, const TraceDefinitions& definitions,
-                     Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap);
+                     Ticks begin, Ticks end, const std::vector<Ticks>& bounds, Ticks gap,
+                     const ActivityAxis& axis);
 /// Adds one share's sums to `report`.
 void add_gpu_partial(GpuReport& report, ByteReader& in);
 /// Sorts the rows and kernels and marks communication and Tensor Core kernels; call once all shares are in.

@@ -729,8 +729,12 @@ std::string TraceShareAnalysis::partial() const {
     }
     const auto gap = static_cast<Ticks>(
         std::llround(options_.gpu_gap_threshold_s * static_cast<double>(definitions_.timer_resolution)));
+    // T0..T1, known alike on every analysis rank, or the iteration window the GPU times are cut to.
+    const ActivityAxis axis = plan_.restricted
+                                  ? make_activity_axis(plan_.window_begin, plan_.window_end, plan_.begin)
+                                  : make_activity_axis(plan_.begin, plan_.end, plan_.begin);
     put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end,
-                    plan_.instances > 0 ? plan_.bounds : std::vector<Ticks>{}, gap);
+                    plan_.instances > 0 ? plan_.bounds : std::vector<Ticks>{}, gap, axis);
     put_op_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end);
     put_step_partial(w, records_, definitions_, plan_,
                      static_cast<Ticks>(std::llround(options_.short_kernel_threshold_s *

@@ -14,8 +14,10 @@ call-tree node expands on a click; a click on a call path's name selects it
 <img> exists); a click on a rank's bar shows that location's figures; the
 deep link report.html#callpath=<path> opens and selects its call path; a
 click on a column header sorts; the page does not overflow a narrow window.
-Screenshots (DIR/artifacts/report.png, narrow.png) are kept and must not be
-blank.  Without chromium it prints "skipped" with the reason and exits 127
+Then the page of gpu_trace() (otf2_fixture.hpp): its GPU section has the
+busy bars, the activity strips and the rows.  Screenshots (DIR/artifacts/
+report.png, narrow.png, gpu.png) are kept and must not be blank.
+Without chromium it prints "skipped" with the reason and exits 127
 (CTest's SKIP_RETURN_CODE).
 """
 import argparse
@@ -260,15 +262,19 @@ def main():
     artifacts = os.path.join(work, 'artifacts')
     os.makedirs(artifacts)
     experiment, output = os.path.join(work, 'experiment'), os.path.join(work, 'out')
-    run([args.fixture, experiment], cwd=work, env=environment())
+    gpu_experiment, gpu_output = os.path.join(work, 'gpu-experiment'), os.path.join(work, 'gpu-out')
+    run([args.fixture, experiment, gpu_experiment], cwd=work, env=environment())
     run([args.analyze, '--output', output, experiment], cwd=work, env=environment())
+    run([args.analyze, '--output', gpu_output, gpu_experiment], cwd=work, env=environment())
     page = 'file://' + urllib.parse.quote(os.path.join(output, 'report.html'))
+    gpu_page = 'file://' + urllib.parse.quote(os.path.join(gpu_output, 'report.html'))
 
     with tempfile.TemporaryDirectory() as profile, open(os.path.join(artifacts, 'chromium.log'), 'wb') as log:
         browser = Browser(chromium, profile, log)
         try:
             browser.open()
             check_page(browser, page, artifacts)
+            check_gpu_page(browser, gpu_page, artifacts)
             problems = browser.problems()
             if problems:
                 fail('the page reported:\n  ' + '\n  '.join(problems))
@@ -367,6 +373,26 @@ def check_page(browser, page, artifacts):
         fail('the page is %d px wide in a %d px window' % (width[0], width[1]))
     browser.evaluate('document.getElementById("overview").scrollIntoView()')
     check_not_blank(browser.screenshot(os.path.join(artifacts, 'narrow.png')), 'narrow.png')
+
+
+
+def check_gpu_page(browser, page, artifacts):
+    """The GPU section of gpu_trace()'s page (otf2_fixture.hpp: 3 GPUs, 4 streams, 4 kernels) has data."""
+    browser.resize(1200, 900)
+    browser.navigate('about:blank')
+    browser.navigate(page)
+    counts = browser.evaluate(
+        '(s => [s.querySelectorAll("rect.g-busy").length, '
+        's.querySelectorAll("svg.gpu-activity path.g-activity").length, s.querySelectorAll("table tbody tr").length, s.querySelectorAll("p.none").length])'
+        '(document.getElementById("gpu").closest("section"))')
+    # Busy bars: 3 GPUs + 4 streams + 2 legend swatches; 3 activity strips; 7 GPU/stream rows + 4 kernels.
+    if counts != [9, 3, 11, 0]:
+        fail('the GPU section should have 9 busy bars, 3 activity strips and 11 rows: %s' % counts)
+    width = browser.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')
+    if width[0] > width[1] + 1:
+        fail('the GPU page is %d px wide in a %d px window' % (width[0], width[1]))
+    browser.evaluate('document.getElementById("gpu").scrollIntoView()')
+    check_not_blank(browser.screenshot(os.path.join(artifacts, 'gpu.png')), 'gpu.png')
 
 
 if __name__ == '__main__':

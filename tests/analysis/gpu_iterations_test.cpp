@@ -228,6 +228,68 @@ TEST_F(GpuIterationsTest, GpuTimesExactForOneToThreeShares) {
     }
 }
 
+/// gpu.json's busy_share list of 200 bins: "0" but in the bins given.
+std::string shares(const std::vector<std::pair<std::size_t, std::string>>& bins) {
+    std::vector<std::string> all(200, "0");
+    for (const auto& [bin, value] : bins) all[bin] = value;
+    std::string t;
+    for (std::size_t b = 0; b < all.size(); ++b) t += (b > 0 ? ", " : "") + all[b];
+    return "[" + t + "]";
+}
+
+/// `value` in bins `from` to `to` (inclusive).
+std::vector<std::pair<std::size_t, std::string>> run_of(std::size_t from, std::size_t to, const char* value) {
+    std::vector<std::pair<std::size_t, std::string>> out;
+    for (std::size_t b = from; b <= to; ++b) out.emplace_back(b, value);
+    return out;
+}
+
+TEST_F(GpuIterationsTest, ActivityPerBinExactForOneToThreeShares) {
+    // gpu_trace(): T0 = 0, T1 = 70 ms (main on both ranks), 200 bins of 0.35 ms. A union from
+    // 10 ms covers 0.15 of bin 28's 0.35 ms (9.8..10.15); one ending at 60 ms 0.15 of bin 171
+    // (59.85..60.2). saxpy 10..20 ends 0.05 into bin 57 (19.95..), 30..40 starts 0.1 before the
+    // end of bin 85 (29.75..30.1) and ends 0.1 into bin 114 (39.9..). Copies are no activity.
+    gpu_trace().write(dir_.path());
+    const TraceDefinitions d = read_trace_definitions(anchor());
+    auto unions_10_to_60 = run_of(29, 170, "1");
+    unions_10_to_60.insert(unions_10_to_60.end(), {{28, "0.428571429"}, {171, "0.428571429"}});
+    auto saxpy = run_of(29, 56, "1");
+    const auto second = run_of(86, 113, "1");
+    saxpy.insert(saxpy.end(), second.begin(), second.end());
+    saxpy.insert(saxpy.end(),
+                 {{28, "0.428571429"}, {57, "0.142857143"}, {85, "0.285714286"}, {114, "0.285714286"}});
+    const std::string expected =
+        "  \"activity\": {\"bins\": 200, \"bin_s\": 0.00035, \"begin_s\": 0, \"end_s\": 0.07, \"gpus\": [\n"
+        "    {\"rank\": 0, \"device\": 0, \"busy_s\": 0.05, \"busy_share\": " +
+        shares(unions_10_to_60) +
+        "},\n"
+        "    {\"rank\": 0, \"device\": 1, \"busy_s\": 0.02, \"busy_share\": " +
+        shares(saxpy) +
+        "},\n"
+        "    {\"rank\": 1, \"device\": 0, \"busy_s\": 0.05, \"busy_share\": " +
+        shares(unions_10_to_60) + "}\n  ]},\n";
+    for (std::size_t k : {1, 2, 3}) {
+        const WaitStateReport r = analyze_trace_in_process(d, k);
+        ASSERT_EQ(r.gpu.activity.size(), 3u) << "K = " << k;
+        EXPECT_EQ(r.gpu.activity_axis.bins, 200u);
+        EXPECT_EQ(r.gpu.activity[0].busy[28], 150000);  // ns
+        EXPECT_EQ(r.gpu.activity[0].busy[29], 350000);
+        const std::string json = gpu_files(r.gpu)[1].second;
+        EXPECT_NE(json.find(expected), std::string::npos) << "K = " << k << "\n" << json;
+    }
+}
+
+TEST(GpuActivityAxisTest, FewerBinsThanTicksAndNoneWithoutASpan) {
+    EXPECT_EQ(make_activity_axis(10, 110, 0).bins, 100u);  // a bin per tick at most
+    EXPECT_EQ(make_activity_axis(0, 1000, 0).bins, 200u);
+    EXPECT_EQ(make_activity_axis(0, 1000, 0).edge(1), 5);
+    EXPECT_EQ(make_activity_axis(5, 5, 0).bins, 0u);
+    // Edges up to a tick: 1003 ticks in 200 bins end exactly at the end.
+    const ActivityAxis odd = make_activity_axis(0, 1003, 0);
+    EXPECT_EQ(odd.edge(200), 1003);
+    EXPECT_EQ(odd.edge(100), 501);
+}
+
 TEST_F(GpuIterationsTest, LaunchLatencyAndNcclKernelsExactForOneToThreeShares) {
     gpu_launch_trace().write(dir_.path());
     const TraceDefinitions d = read_trace_definitions(anchor());
@@ -388,6 +450,15 @@ TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
                   "0.0005,0\n");
         EXPECT_EQ(lines_starting(gpu_files(r.gpu)[2].second, "stencil"),
                   "stencil,main/step/cudaLaunchKernel,0,3,0.012,0.004,0.004,0.004,0.0005,0.0005,0\n");
+        // The activity axis is the window (30..60 ms in bins of 0.15 ms): each kernel starts 1 ms into
+        // its step, 0.05 ms before the end of bin 6 of the step's 66.67 bins.
+        const std::string json = gpu_files(r.gpu)[1].second;
+        EXPECT_NE(
+            json.find("\"activity\": {\"bins\": 200, \"bin_s\": 0.00015, \"begin_s\": 0.03, "
+                      "\"end_s\": 0.06, \"gpus\": [\n    {\"rank\": 0, \"device\": 0, \"busy_s\": 0.012, "
+                      "\"busy_share\": [0, 0, 0, 0, 0, 0, 0.333333333, 1, 1, "),
+            std::string::npos)
+            << json;
         // Mean and deviation over the aggregated iterations only.
         EXPECT_DOUBLE_EQ(r.iterations.mean_s, 0.01);
         EXPECT_NE(iterations_csv(r.iterations).find("\n0,0,0.03,0.03,0,0.03,0.03,0,warm-up,0,0,0.004,"),

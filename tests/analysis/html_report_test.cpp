@@ -247,6 +247,87 @@ TEST(HtmlReport, GpuMetricsChartsAtMostSixteenOnOneTimeAxis) {
     EXPECT_TRUE(contains(page, "memory used peak 2.8 GiB; power not reported; SM clock"));
 }
 
+TEST(HtmlReport, GpuSectionCapsGpusShortensNamesAndEscapes) {
+    // 18 GPUs on 9 ranks, each busy in the second of 4 bins; one templated kernel with markup in its name.
+    std::string rows, gpus;
+    for (int g = 0; g < 18; ++g) {
+        const std::string rank = std::to_string(g / 2), device = std::to_string(g % 2);
+        rows += std::string(g > 0 ? ", " : "") + "{\"scope\": \"device\", \"rank\": " + rank +
+                ", \"device\": " + device +
+                ", \"busy_s\": 0.5, \"idle_s\": 1.5, \"span_s\": 2, "
+                "\"utilisation\": 0.25, \"copy_htod_s\": 0.125}";
+        gpus += std::string(g > 0 ? ", " : "") + "{\"rank\": " + rank + ", \"device\": " + device +
+                ", \"busy_s\": 0.5, \"busy_share\": [0, 1, 0, 0]}";
+    }
+    const std::string kernel =
+        "void gemm<float, </script><img src=x onerror=alert(1)>>(" + std::string(200, 'x') + ")";
+    const std::vector<ReportFile> files = {
+        {"gpu.json",
+         "{\"report\": \"gpu\", \"activity\": {\"bins\": 4, \"bin_s\": 0.5, \"begin_s\": 0, "
+         "\"end_s\": 2, \"gpus\": [" +
+             gpus + "]}, \"rows\": [" + rows + "]}"},
+        {"gpu_kernels.json", "{\"report\": \"gpu_kernels\", \"rows\": [{\"kernel\": \"" + kernel +
+                                 "\", \"callpath\": \"main\", \"tensor_core\": false, \"count\": 3, "
+                                 "\"total_s\": 0.003, \"mean_s\": 0.001, \"communication\": true}]}"},
+        {"op_kernels.json",
+         R"x({"report": "op_kernels", "rows": [{"op": "(no op)", "kernel": "k", "total_s": 9},)x"
+         R"( {"op": "forward", "kernel": "k", "count": 2, "total_s": 0.25, "tensor_core": true}]})"}};
+    const std::string page = html_report(files);
+    TempDir dir;
+    EXPECT_EQ(check_page(dir, page), "ok") << page;
+    EXPECT_EQ(page, html_report(files));
+    EXPECT_FALSE(contains(page, "<img"));
+    std::size_t strips = 0;
+    for (std::size_t at = page.find("class=\"g-activity\""); at != std::string::npos;
+         at = page.find("class=\"g-activity\"", at + 1))
+        ++strips;
+    EXPECT_EQ(strips, 16u);
+    EXPECT_TRUE(contains(page,
+                         "The first 16 of 18 GPUs (by rank and device) are drawn; the other 2 are left out "
+                         "here. gpu.json has the series of all of them."));
+    EXPECT_TRUE(contains(page, "<title>GPU 1 of rank 7: busy 25.0% of 0 s to 2.00 s (500 ms)"));
+    EXPECT_FALSE(contains(page, "<title>GPU 0 of rank 8: busy"));
+    // Busy in bin 1 of 4: 180 px of 720 at full height.
+    EXPECT_TRUE(
+        contains(page, "d=\"M150,40 L330.0,40.0 L330.0,4.0 L510.0,4.0 L510.0,40.0 L870,40.0 L870,40 Z\""))
+        << page;
+    EXPECT_TRUE(contains(page, "<td class=\"num\">25.0%</td><td class=\"num\">125 ms</td>"));
+    // The kernel's name shortened in its cell, whole (escaped) in the tooltip; NCCL marked.
+    EXPECT_TRUE(contains(
+        page, "<td title=\"void gemm&lt;float, &lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;&gt;(" +
+                  std::string(200, 'x') + ")\">void gemm&lt;\u2026&gt;(\u2026)</td>"))
+        << page;
+    EXPECT_TRUE(contains(page, "<td>\u2014</td><td>NCCL</td>"));
+    // Kernels per op: the op's row, not the kernels in no op.
+    EXPECT_TRUE(contains(page,
+                         "<tr><td title=\"forward\">forward</td><td title=\"k\">k</td><td class=\"num\">2"
+                         "</td><td class=\"num\">250 ms</td><td>yes</td></tr>"))
+        << page;
+    const std::size_t section = page.find("<h2 id=\"gpu\">");
+    EXPECT_FALSE(contains(page.substr(section, page.find("</section>", section) - section), "(no op)"));
+}
+
+TEST(HtmlReport, GpuSectionWithoutGpuSaysWhy) {
+    const auto gpu_section = [](const std::vector<ReportFile>& files) {
+        const std::string page = html_report(files);
+        const std::size_t from = page.find("<h2 id=\"gpu\">");
+        return from == std::string::npos ? std::string()
+                                         : page.substr(from, page.find("</section>", from) - from);
+    };
+    EXPECT_EQ(
+        gpu_section(
+            {{"summary.json", R"({"report": "summary", "trace": {"present": false}, "gpu_streams": 1})"}}),
+        "<h2 id=\"gpu\">GPU</h2><p class=\"none\">The profile has 1 GPU stream, but the GPU times come from "
+        "the trace, and this experiment has none: run again with STRATA_ENABLE_TRACING=1.</p>");
+    EXPECT_TRUE(
+        contains(gpu_section({{"summary.json", R"({"trace": {"present": false}, "gpu_streams": 0})"}}),
+                 "No GPU recorded: GPU times come from the trace&#39;s GPU streams, and this experiment has "
+                 "no trace. To record one"));
+    EXPECT_TRUE(contains(gpu_section({{"gpu.json", R"({"report": "gpu", "restricted_to_iterations": )"
+                                                   R"({"start": 2, "stop": 3}, "rows": []})"}}),
+                         "The trace has GPU streams, but no kernel or copy in iterations 2 to 3."));
+}
+
 TEST(HtmlReport, PopTreeNodesWithRatingsAndWhatIsNotMeasured) {
     const std::string summary =
         R"({"report": "summary", "ranks": 4, "pop": {"useful_time_mean_s": 3, "load_balance": 0.666666667, )"
@@ -397,6 +478,51 @@ TEST_F(HtmlReportToolTest, TraceOnlyExperiment) {
     EXPECT_FALSE(contains(one, "id=\"summary\""));
     EXPECT_TRUE(contains(one, "<td>early_reduce</td><td class=\"num\">5.00 ms</td><td class=\"num\">1</td>"));
     EXPECT_TRUE(contains(one, "the profile reports (load balance, POP efficiencies) were not made"));
+    // A CPU-only trace: the GPU section stays and says why it is empty.
+    EXPECT_TRUE(contains(one,
+                         "<h2 id=\"gpu\">GPU</h2><p class=\"none\">No GPU recorded: this experiment has no "
+                         "GPU streams. To record one, build with `strata nvcc`"))
+        << one;
+}
+
+TEST_F(HtmlReportToolTest, GpuSectionFromTheTraceIdenticalForK1And2) {
+    gpu_trace().write(experiment());  // otf2_fixture.hpp: 3 GPUs on 2 ranks, 4 streams
+    const std::string one = page(1);
+    EXPECT_EQ(check_page(dir_, one), "ok");
+    EXPECT_EQ(page(2), one);
+    EXPECT_TRUE(contains(one, "<li><a href=\"#gpu\">GPU</a></li>"));
+    // Busy and idle over each GPU's and stream's span (gpu.csv's figures).
+    EXPECT_TRUE(contains(one, "<g><title>GPU 1 of rank 0, busy: 20.0 ms</title><rect class=\"g-busy\""));
+    EXPECT_TRUE(contains(one, "<text x=\"666.0\" y=\"17\">83.3% busy (50.0 ms of 60.0 ms)</text>")) << one;
+    EXPECT_TRUE(contains(one, "<g><title>rank 1 CUDA[0:0], idle: 2.00 ms</title>"));
+    // Copies per direction beside it: GPU 0 of rank 0 copies 5 ms HtoD and 5 ms DtoH.
+    EXPECT_TRUE(contains(one,
+                         "<tr><td>GPU 0 of rank 0</td><td class=\"num\">3</td><td class=\"num\">50.0 ms</td>"
+                         "<td class=\"num\">10.0 ms</td><td class=\"num\">83.3%</td><td class=\"num\">5.00 "
+                         "ms</td><td class=\"num\">5.00 ms</td><td class=\"num\">0 s</td>"))
+        << one;
+    // Activity: busy 10..60 ms of 0..70 ms, in bins 28 (0.43) to 171 (0.43) of 200 at 3.6 px each.
+    EXPECT_TRUE(contains(one,
+                         "<title>GPU 0 of rank 0: busy 71.4% of 0 s to 70.0 ms (50.0 ms), peak 100.0% in "
+                         "a bin</title>"));
+    EXPECT_TRUE(contains(one,
+                         "<path class=\"g-activity\" d=\"M150,40 L250.8,40.0 L250.8,24.6 L254.4,24.6 "
+                         "L254.4,4.0 L765.6,4.0 L765.6,24.6 L769.2,24.6 L769.2,40.0 L870,40.0 L870,40 Z\"/>"))
+        << one;
+    std::size_t strips = 0;
+    for (std::size_t at = one.find("class=\"g-activity\""); at != std::string::npos;
+         at = one.find("class=\"g-activity\"", at + 1))
+        ++strips;
+    EXPECT_EQ(strips, 3u);
+    // Top kernels: the Tensor Core gemm with its count, total, mean and launching call path.
+    EXPECT_TRUE(contains(one,
+                         "<tr><td title=\"volta_h884gemm_64x64_ldg8_nn\">volta_h884gemm_64x64_ldg8_nn</td>"
+                         "<td class=\"num\">2</td><td class=\"num\">40.0 ms</td><td class=\"num\">20.0 "
+                         "ms</td><td>yes</td><td></td><td class=\"num\">22.5 ms</td><td title=\"main/"
+                         "forward/cudaLaunchKernel\">main/forward/cudaLaunchKernel</td></tr>"))
+        << one;
+    // No NVTX range in this trace: no kernels-per-op table (all would be "(no op)").
+    EXPECT_FALSE(contains(one, "Kernels per op"));
 }
 
 TEST_F(HtmlReportToolTest, RegionNamesAreEscaped) {
