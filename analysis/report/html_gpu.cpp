@@ -12,6 +12,7 @@
 
 #include "analyze/report_format.hpp"
 #include "report/html_sections.hpp"
+#include "report/json_fields.hpp"
 
 namespace strata::analysis::report {
 
@@ -21,38 +22,7 @@ constexpr std::size_t max_drawn = 16, max_rows = 64, max_kernels = 20, max_op_ke
 constexpr int left = 150, plot_width = 720, right = 70, strip_height = 36, strip_gap = 8, axis_height = 20;
 constexpr std::size_t name_limit = 80;  // characters of a kernel or call path name in a cell
 
-std::string text(const JsonValue* object, const char* key) {
-    const JsonValue* value = object ? object->find(key) : nullptr;
-    return value && !value->is_null() ? value->display() : "";
-}
-
-double number(const JsonValue* object, const char* key) {
-    const JsonValue* value = object ? object->find(key) : nullptr;
-    return value ? value->number(NAN) : NAN;
-}
-
-std::string seconds(const JsonValue* object, const char* key) {
-    const double s = number(object, key);
-    return std::isfinite(s) ? human_seconds(s) : "";
-}
-
-std::string share(const JsonValue* object, const char* key) {
-    const double s = number(object, key);
-    return std::isfinite(s) ? percent(s) : "";
-}
-
-bool flag(const JsonValue* object, const char* key) {
-    const JsonValue* value = object ? object->find(key) : nullptr;
-    return value && value->kind == JsonValue::Kind::boolean && value->boolean;
-}
-
-std::vector<const JsonValue*> objects(const JsonValue* array) {
-    std::vector<const JsonValue*> out;
-    if (array && array->is_array())
-        for (const JsonValue& item : array->items)
-            if (item.is_object()) out.push_back(&item);
-    return out;
-}
+using namespace fields;
 
 std::string fixed(double value) {
     char buffer[32];

@@ -6,37 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "report/json_fields.hpp"
+
 namespace strata::analysis::report {
 
-namespace {
-
-std::string text(const JsonValue* object, const char* key) {
-    const JsonValue* value = object ? object->find(key) : nullptr;
-    if (!value || value->is_null()) return "";
-    return value->display();
-}
-
-double number(const JsonValue* object, const char* key) {
-    const JsonValue* value = object ? object->find(key) : nullptr;
-    return value ? value->number(NAN) : NAN;
-}
-
-std::string seconds(const JsonValue* object, const char* key) {
-    const double s = number(object, key);
-    return std::isfinite(s) ? human_seconds(s) : "";
-}
-
-std::string share(const JsonValue* object, const char* key) {
-    const double s = number(object, key);
-    return std::isfinite(s) ? percent(s) : "";
-}
-
-bool flag(const JsonValue* object, const char* key) {
-    const JsonValue* value = object ? object->find(key) : nullptr;
-    return value && value->kind == JsonValue::Kind::boolean && value->boolean;
-}
-
-}  // namespace
+using namespace fields;
 
 void write_ops(HtmlWriter& html, const JsonValue* ops) {
     if (!ops) return;
