@@ -60,19 +60,19 @@ std::string GpuMetricsSampler::summary() const {
 void GpuMetricsSampler::run() {
     // NVML's initialisation takes tens of milliseconds: here, not before main.
     const std::string problem = source_->open();
-    source_open_ = problem.empty();
-    if (source_open_) events::verbose("CUDA: GPU metrics: " + source_->origin() + " opened");
-    if (!source_open_) say_("CUDA: GPU metrics not sampled (STRATA_CUDA_SAMPLING_INTERVAL): " + problem);
+    const bool source_open = problem.empty();
+    if (source_open) events::verbose("CUDA: GPU metrics: " + source_->origin() + " opened");
+    if (!source_open) say_("CUDA: GPU metrics not sampled (STRATA_CUDA_SAMPLING_INTERVAL): " + problem);
     std::unique_lock<std::mutex> lock(mutex_);
     // `pending_` keeps every device added; the thread takes those beyond devices_.size().
     for (;;) {
         const bool stopping = stopping_;
-        if (source_open_ && pending_.size() > devices_.size()) {
+        if (source_open && pending_.size() > devices_.size()) {
             lock.unlock();
             take_new_devices();
             lock.lock();
         }
-        if (source_open_ && !devices_.empty()) {
+        if (source_open && !devices_.empty()) {
             lock.unlock();
             sample_all();
             lock.lock();
@@ -105,7 +105,6 @@ void GpuMetricsSampler::take_new_devices() {
             spec.type = LocationType::metric;
             spec.device = d.ordinal;
             d.location = events::define_location(spec);
-            d.usable = d.location != 0;
         }
         devices_.push_back(d);
     }
@@ -115,7 +114,7 @@ void GpuMetricsSampler::sample_all() {
     std::uint64_t taken = 0;
     std::size_t usable = 0;
     for (const Device& d : devices_) {
-        if (!d.usable) continue;
+        if (d.location == 0) continue;
         ++usable;
         const DeviceReading reading = source_->read(d.source_device);
         // After the reading: the values describe the period up to now.

@@ -87,8 +87,7 @@ private:
     struct Device {
         std::uint32_t ordinal;
         std::size_t source_device = 0;
-        events::LocationHandle location = 0;
-        bool usable = false;  ///< found by the source and its location made
+        events::LocationHandle location = 0;  ///< 0: not sampled (the source lacks it, no location)
     };
 
     void run();
@@ -106,7 +105,6 @@ private:
     bool running_ = false;  ///< the thread was started and has not ended (under mutex_)
     std::vector<Device> pending_;  ///< added, not yet taken by the thread (under mutex_)
     std::vector<Device> devices_;  ///< the thread's own
-    bool source_open_ = false;     ///< the thread's own
     std::uint64_t samples_ = 0;    ///< under mutex_ when read from outside the thread
     std::size_t sampled_devices_ = 0;
     std::thread thread_;
