@@ -246,7 +246,7 @@ TEST(ConfigRegistry, OnlyTheFirstBadValueIsReported) {
     env.values.erase("STRATA_ENABLE_TRACING");
     env.values.erase("STRATA_TOTAL_MEMORY");
     EXPECT_EQ(env.load(), std::optional<std::string>(
-        "strata: STRATA_TIMER='rdtsc' is not valid: expected one of: tsc, clock_gettime"));
+        "strata: STRATA_TIMER='rdtsc' is not valid: expected one of: tsc, clock_gettime, steps"));
 }
 
 TEST(ConfigRegistry, UnknownStrataVariableWarnsWithSuggestion) {
@@ -442,7 +442,7 @@ TEST(ConfigDocs, DescribeListsEveryVariable) {
     EXPECT_NE(brief.str().find("STRATA_TOTAL_MEMORY\n    Type:        Size\n    Default:     64M\n"),
               std::string::npos) << brief.str();
     EXPECT_EQ(brief.str().find("Accepted:"), std::string::npos);
-    EXPECT_NE(full.str().find("    Accepted:    tsc, clock_gettime\n"), std::string::npos);
+    EXPECT_NE(full.str().find("    Accepted:    tsc, clock_gettime, steps\n"), std::string::npos);
     EXPECT_NE(full.str().find("calibrated against CLOCK_MONOTONIC"), std::string::npos);
     EXPECT_NE(full.str().find("\n      SCOREP_REGION_NAMES_BEGIN\n"), std::string::npos);  // kept as is
     std::istringstream lines(full.str());
@@ -459,7 +459,7 @@ TEST(ConfigDocs, MarkdownHasASectionPerVariable) {
         EXPECT_NE(text.find("\n## `" + v.env_name() + "`\n"), std::string::npos) << v.env_name();
         EXPECT_NE(text.find("| [`" + v.env_name() + "`](#"), std::string::npos) << v.env_name();
     }
-    EXPECT_NE(text.find("- **Accepted values:** `tsc`, `clock_gettime`\n"), std::string::npos);
+    EXPECT_NE(text.find("- **Accepted values:** `tsc`, `clock_gettime`, `steps`\n"), std::string::npos);
     EXPECT_NE(text.find("```\nSCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\n"), std::string::npos);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <mutex>
 
 #include "core/clock_sync.hpp"
@@ -118,6 +119,26 @@ TEST(ClockDomainTest, TheBootIdAndTheClockNameTheDomain) {
     EXPECT_NE(timer::clock_domain(other.c_str(), source.c_str()), a);
     EXPECT_EQ(timer::clock_domain(missing.c_str(), source.c_str()), 0u);
     std::filesystem::remove_all(dir);
+}
+
+TEST(StepsTimerTest, EachThreadAdvancesOneMicrosecondPerReadingFromOneSecond) {
+    ASSERT_EQ(timer::initialize(config::TimerKind::steps), "");
+    EXPECT_STREQ(timer::name(), "steps");
+    EXPECT_EQ(timer::resolution(), 1e9);
+    EXPECT_EQ(timer::clock_domain(), 1u);  // one domain: no offsets measured
+    const Ticks first = timer::now();
+    EXPECT_EQ(timer::now(), first + 1000);
+    // Another thread's readings depend only on that thread: it starts at 1 s.
+    Ticks other[2] = {};
+    std::thread([&] {
+        other[0] = timer::now();
+        other[1] = timer::now();
+    }).join();
+    EXPECT_EQ(other[0], 1000001000u);
+    EXPECT_EQ(other[1], 1000002000u);
+    EXPECT_EQ(timer::now(), first + 2000);
+    timer::initialize(config::TimerKind::clock_gettime);
+    EXPECT_STREQ(timer::name(), "clock_gettime");
 }
 
 }  // namespace

@@ -14,7 +14,8 @@
 namespace strata::config {
 
 /// Which clock the measurement reads (STRATA_TIMER).
-enum class TimerKind { tsc, clock_gettime };
+/// `steps` is for reproducible tests: no real time (core/timer.hpp).
+enum class TimerKind { tsc, clock_gettime, steps };
 
 /// The effective configuration of the core runtime, filled from the environment.
 /// Adapters declare their own variables in the registry (see Registry::add).

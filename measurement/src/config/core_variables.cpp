@@ -148,7 +148,7 @@ void register_core_variables(Registry& registry) {
         "stops the run with a message naming both.",
         [](const std::string& v) { settings().page_size = to_bytes(v); }});
 
-    registry.add({"", "TIMER", Type::enumeration, "tsc", {"tsc", "clock_gettime"},
+    registry.add({"", "TIMER", Type::enumeration, "tsc", {"tsc", "clock_gettime", "steps"},
         "Clock used for timestamps",
         "tsc: the processor's time-stamp counter, the cheapest clock to read.  Its rate is "
         "calibrated against CLOCK_MONOTONIC over the whole run (readings of both clocks "
@@ -158,10 +158,16 @@ void register_core_variables(Registry& registry) {
         "and prints a warning.\n\n"
         "clock_gettime: clock_gettime(CLOCK_MONOTONIC), slower to read but available "
         "everywhere.\n\n"
+        "steps: no clock at all, for reproducible tests: every reading on a thread is "
+        "1 microsecond after that thread's previous one, so that a program which does "
+        "the same work writes the same trace and profile, byte for byte.  The times say "
+        "nothing about the program's speed.\n\n"
         "One timer is used for the whole process.  The offsets between the clocks of "
         "different nodes are measured at the start and the end of the run and stored in "
         "the trace, so the analysis can line up the ranks.",
-        [](const std::string& v) { settings().timer = v == "tsc" ? TimerKind::tsc : TimerKind::clock_gettime; }});
+        [](const std::string& v) {
+            settings().timer = v == "tsc" ? TimerKind::tsc : v == "steps" ? TimerKind::steps : TimerKind::clock_gettime;
+        }});
 
     registry.add({"", "VERBOSE", Type::boolean, "false", {},
         "Report what the measurement does",

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The process timer: TSC ticks or CLOCK_MONOTONIC nanoseconds (STRATA_TIMER).
+// STRATA_TIMER=steps reads no clock: each reading on a thread is 1000 ticks
+// (1 µs) after that thread's previous one, for tests that compare whole
+// traces and profiles byte for byte.
 //
 // now() is inline and branch-predictable: it is on the hot path of every event.
 // The TSC frequency is calibrated against CLOCK_MONOTONIC over the whole run
@@ -26,6 +29,10 @@ namespace strata::timer {
 namespace detail {
 /// True when the TSC is in use.  Written once at initialisation, before any event.
 extern bool use_tsc;
+/// True when STRATA_TIMER=steps.  Written once at initialisation, before any event.
+extern bool use_steps;
+/// The calling thread's next step reading.
+Ticks next_step();
 }  // namespace detail
 
 inline Ticks monotonic_ns() {
@@ -38,6 +45,7 @@ inline Ticks now() {
 #if STRATA_HAVE_TSC
     if (__builtin_expect(detail::use_tsc, 1)) return __rdtsc();
 #endif
+    if (__builtin_expect(detail::use_steps, 0)) return detail::next_step();
     return monotonic_ns();
 }
 
@@ -45,7 +53,7 @@ inline Ticks now() {
 /// cannot be trusted (not invariant), in which case clock_gettime is used.
 std::string initialize(config::TimerKind requested);
 
-/// The clock in use, "tsc" or "clock_gettime".
+/// The clock in use, "tsc", "clock_gettime" or "steps".
 const char* name();
 
 /// Ticks per second.  For the TSC, calibrated between initialize() and the
@@ -71,7 +79,9 @@ bool tsc_is_invariant();
 /// running kernel (its boot id, which containers on that kernel share); so is
 /// the TSC where the kernel itself keeps time with it (clocksource "tsc": it
 /// found the CPUs' TSCs synchronised and watches them).  Ranks with equal ids
-/// need no clock correction: their offsets are zero by construction.
+/// need no clock correction: their offsets are zero by construction.  With
+/// steps, every process is in one domain: no offsets are measured into a trace
+/// that must come out the same in every run.
 std::uint64_t clock_domain();
 
 /// clock_domain() from the given files (tests).
