@@ -140,5 +140,68 @@ TEST(PagePool, PagesCutFromChunksAreDisjointForAnyPageSize) {
     EXPECT_EQ(small[(64 << 10) - 1], 1);
 }
 
+TEST(EventBuffer, EveryRecordOfTheSpecRoundTripsWithItsFields) {
+    // trace_records.def drives both the encoder and the decoder: each row's
+    // fields come back in order, and the count rows bring their values along.
+    PagePool pool;
+    pool.configure(1 << 20, 4096);
+    EventBuffer buffer(pool);
+    ASSERT_TRUE(buffer.add_page());
+    std::vector<RecordType> types;
+    Ticks t = 5000;
+    for (int n = 0; n < spec_detail::Table::kSize; ++n) {
+        if (!is_record_type(static_cast<std::uint8_t>(n))) continue;
+        const auto type = static_cast<RecordType>(n);
+        types.push_back(type);
+        const std::uint64_t values[] = {7, 8};
+        const std::uint8_t ids[] = {1, 2};
+        if (type == RecordType::metrics) {
+            buffer.write_metrics(2, values);  // at the previous record's time
+            continue;
+        }
+        if (type == RecordType::gpu_attributes) {
+            buffer.write_gpu_attributes(t, ids, values, 2);
+            continue;
+        }
+        std::uint64_t fields[kMaxFields];
+        for (int i = 0; i < kMaxFields; ++i) fields[i] = 100u * n + i + 1;
+        buffer.write_fields(type, t += 10, fields);
+    }
+    std::size_t k = 0;
+    ASSERT_TRUE(buffer.for_each([&](const Record& r) {
+        ASSERT_LT(k, types.size());
+        const int n = static_cast<int>(types[k++]);
+        EXPECT_EQ(static_cast<int>(r.type), n);
+        const RecordSpec& spec = record_spec(r.type);
+        if (r.type == RecordType::metrics) {
+            ASSERT_EQ(r.metric_count, 2u);
+            EXPECT_EQ(r.metric_values[1], 8u);
+        } else if (r.type == RecordType::gpu_attributes) {
+            ASSERT_EQ(r.attribute_count, 2u);
+            EXPECT_EQ(r.attributes[2], 2u);
+            EXPECT_EQ(r.attributes[3], 8u);
+        } else {
+            for (int i = 0; i < spec.field_count; ++i) EXPECT_EQ(r.field[i], 100u * n + i + 1) << spec.name;
+        }
+    }));
+    EXPECT_EQ(k, types.size());
+    EXPECT_GE(types.size(), 27u);
+}
+
+TEST(EventBuffer, EverySubstrateEventHasTheRecordOfItsOwnRow) {
+    for (int k = 0; k <= substrate::MpiEvent::nonblocking_collective_complete; ++k) {
+        const RecordSpec& spec = record_spec(record_of(static_cast<substrate::MpiEvent::Kind>(k)));
+        EXPECT_EQ(spec.source, Source::mpi);
+        EXPECT_EQ(spec.event, k);
+    }
+    for (int k = 0; k <= substrate::ThreadEvent::task_complete; ++k) {
+        const RecordSpec& spec = record_spec(record_of(static_cast<substrate::ThreadEvent::Kind>(k)));
+        EXPECT_EQ(spec.source, Source::thread);
+        EXPECT_EQ(spec.event, k);
+    }
+    EXPECT_STREQ(record_spec(record_of(substrate::MpiEvent::send)).name, "mpi_send");
+    EXPECT_STREQ(record_spec(record_of(substrate::ThreadEvent::fork)).name, "thread_fork");
+}
+
 }  // namespace
 }  // namespace strata::tracing

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tracing/otf2_event_file.hpp"
+#include "tracing/trace_record_spec.hpp"
 
 namespace strata::tracing {
 namespace {
@@ -245,6 +246,25 @@ TEST(Otf2EventFileTest, EveryRecordKindByteForByteAsOtf2WritesIt) {
     ASSERT_FALSE(expected.empty());
     EXPECT_EQ(read_file(ours), expected);
     EXPECT_EQ(file.bytes(), expected.size());
+}
+
+TEST(TraceRecordSpecTest, EveryRowConvertedByItsFieldsHasTheLayoutOfItsOtf2Record) {
+    // layout_of() is what OTF2's own writer writes (the test above); the spec
+    // must say the same of every record it converts without code of its own.
+    int converted = 0;
+    for (const RecordSpec& spec : kRecordSpecs.rows) {
+        if (spec.name == nullptr || spec.conversion == Conversion::special) continue;
+        ++converted;
+        if (spec.conversion == Conversion::singleton) {
+            const std::uint8_t k = spec.otf2_kind;
+            EXPECT_TRUE(k == otf2_kind::mpi_isend_complete || k == otf2_kind::mpi_irecv_request ||
+                        k == otf2_kind::mpi_request_test || k == otf2_kind::mpi_request_cancelled)
+                << spec.name << ": not a singleton record of OTF2";
+        } else {
+            EXPECT_STREQ(spec.layout, layout_of(spec.otf2_kind)) << spec.name;
+        }
+    }
+    EXPECT_GE(converted, 20);
 }
 
 TEST(Otf2EventFileTest, AnEmptyFileAsOtf2WritesIt) {

@@ -20,47 +20,15 @@
 
 #include "core/memory_pool.hpp"
 #include "core/substrate.hpp"
+#include "tracing/trace_record_spec.hpp"
 #include "strata/measurement/types.hpp"
 
 namespace strata::tracing {
 
-enum class RecordType : std::uint8_t {
-    enter = 1,             ///< region
-    leave = 2,             ///< region
-    parameter_int = 3,     ///< parameter, zig-zag value
-    parameter_string = 4,  ///< parameter, string handle
-    mpi_send = 5,          ///< communicator, peer, zig-zag tag, bytes
-    mpi_recv = 6,          ///< communicator, peer, zig-zag tag, bytes
-    mpi_isend = 7,         ///< communicator, peer, zig-zag tag, bytes, request
-    mpi_isend_complete = 8,   ///< request
-    mpi_irecv_request = 9,    ///< request
-    mpi_irecv = 10,           ///< communicator, peer, zig-zag tag, bytes, request
-    mpi_request_test = 11,    ///< request
-    mpi_request_cancelled = 12,  ///< request
-    mpi_collective_begin = 13,   ///< (nothing; the varint slot is 0)
-    mpi_collective_end = 14,     ///< operation, communicator, zig-zag root, bytes sent, bytes received
-    metrics = 15,                ///< count n, then n counter values (Record::metric_values)
-    thread_fork = 16,            ///< paradigm, requested threads
-    thread_join = 17,            ///< paradigm
-    thread_team_begin = 18,      ///< team (communicator)
-    thread_team_end = 19,        ///< team (communicator)
-    mpi_nonblocking_collective_request = 20,   ///< request
-    mpi_nonblocking_collective_complete = 21,  ///< operation, communicator, zig-zag root, sent, received, request
-    thread_task_create = 22,                   ///< team (communicator), creating thread's number, generation
-    thread_task_switch = 23,                   ///< team (communicator), creating thread's number, generation
-    thread_task_complete = 24,                 ///< team (communicator), creating thread's number, generation
-    enter_correlated = 25,                     ///< region, correlation id (CUDA_CORRELATION_ID)
-    gpu_attributes = 26,  ///< count n, then n (GpuAttribute, value) pairs: the attributes of the next Enter
-    device_metric = 27,   ///< DeviceMetric, value: a sample on a location of GPU metrics
-};
+// The records and their fields: trace_records.def (RecordType, record_spec()).
 
-/// Number of varint fields after the time, per record type (metrics: the count;
-/// its values follow).
-constexpr int kFields[] = {0, 1, 1, 2, 2, 4, 4, 5, 1, 1, 5, 1, 1, 1, 5, 1, 2, 1, 1, 1,
-                           1, 6, 3, 3, 3, 2, 1, 2};
-constexpr int kMaxFields = 6;
 
-/// Largest record: type + time + 6 fields, varints of at most 10 bytes each.
+/// Largest record: type + time + kMaxFields fields, varints of at most 10 bytes each.
 constexpr std::size_t kMaxRecordSize = 1 + 10 + kMaxFields * 10;
 
 /// Largest metric record with `count` values.
@@ -93,7 +61,7 @@ struct Record {
     Ticks time;
     std::uint64_t a = 0;  ///< region or parameter (first field)
     std::uint64_t b = 0;  ///< parameter value (zig-zag for integers) or string handle (second field)
-    std::uint64_t field[kMaxFields];  ///< the record's kFields[type] fields in order (a and b: the first two)
+    std::uint64_t field[kMaxFields];  ///< the record's fields in the order of its spec (a and b: the first two)
     std::uint32_t metric_count = 0;        ///< metric records: the number of values
     std::uint64_t metric_values[substrate::kMaxMetrics];  ///< metric records: the values
     std::uint32_t attribute_count = 0;  ///< gpu_attributes records: the number of pairs
@@ -132,10 +100,17 @@ public:
         write(type, time, a);
         cur_ = put_varint(cur_, b);
     }
-    /// A record with kFields[type] fields (MPI events; not on the region hot path).
+    /// A record with the fields of its spec, in order (MPI and thread events:
+    /// not on the region hot path).
     void write_fields(RecordType type, Ticks time, const std::uint64_t* fields) {
-        write(type, time, fields[0]);
-        for (int i = 1; i < kFields[static_cast<int>(type)]; ++i) cur_ = put_varint(cur_, fields[i]);
+        if (__builtin_expect(time < last_time_, 0)) time = last_time_;
+        std::uint8_t* p = cur_;
+        *p++ = static_cast<std::uint8_t>(type);
+        p = put_varint(p, time - last_time_);
+        for (int i = 0; i < record_spec(type).field_count; ++i) p = put_varint(p, fields[i]);
+        cur_ = p;
+        last_time_ = time;
+        ++records_;
     }
 
     /// Appends a metric record at the time of the previous record.  Requires
@@ -209,10 +184,9 @@ bool EventBuffer::for_each(Fn&& fn) const {
                 return false;
             };
             std::uint64_t dt = 0;
-            const int type = static_cast<int>(r.type);
-            if (type <= 0 || type >= static_cast<int>(sizeof kFields / sizeof kFields[0])) return false;
+            if (!is_record_type(static_cast<std::uint8_t>(r.type))) return false;
             if (!get(dt)) return false;
-            for (int f = 0; f < kFields[type]; ++f) {
+            for (int f = 0; f < record_spec(r.type).field_count; ++f) {
                 if (!get(r.field[f])) return false;
             }
             if (r.type == RecordType::metrics) {

@@ -73,49 +73,6 @@ inline OTF2_ParameterRef parameter_ref(std::uint64_t handle) { return static_cas
 
 inline OTF2_CommRef comm_ref(std::uint64_t handle) { return static_cast<OTF2_CommRef>(handle - 1); }
 
-/// The MPI records (fields: see RecordType).
-void convert_mpi(Otf2EventFile& file, const Record& r) {
-    const std::uint64_t* f = r.field;  // only the record's own fields are set
-    const auto peer = [&] { return static_cast<uint32_t>(f[1]); };
-    const auto tag = [&] { return static_cast<uint32_t>(unzigzag(f[2])); };
-    const auto root_of = [](std::uint64_t zigzagged) -> std::uint64_t {
-        const std::int64_t root = unzigzag(zigzagged);
-        return root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root);
-    };
-    switch (r.type) {
-        case RecordType::mpi_send:
-        case RecordType::mpi_recv: {
-            const std::uint64_t fields[] = {peer(), comm_ref(f[0]), tag(), f[3]};
-            const bool send = r.type == RecordType::mpi_send;
-            return file.record(r.time, send ? otf2_kind::mpi_send : otf2_kind::mpi_recv, "cccw", fields);
-        }
-        case RecordType::mpi_isend:
-        case RecordType::mpi_irecv: {
-            const std::uint64_t fields[] = {peer(), comm_ref(f[0]), tag(), f[3], f[4]};
-            const bool send = r.type == RecordType::mpi_isend;
-            return file.record(r.time, send ? otf2_kind::mpi_isend : otf2_kind::mpi_irecv, "cccww", fields);
-        }
-        case RecordType::mpi_isend_complete: return file.singleton(r.time, otf2_kind::mpi_isend_complete, f[0]);
-        case RecordType::mpi_irecv_request: return file.singleton(r.time, otf2_kind::mpi_irecv_request, f[0]);
-        case RecordType::mpi_request_test: return file.singleton(r.time, otf2_kind::mpi_request_test, f[0]);
-        case RecordType::mpi_request_cancelled:
-            return file.singleton(r.time, otf2_kind::mpi_request_cancelled, f[0]);
-        case RecordType::mpi_collective_begin:
-            return file.record(r.time, otf2_kind::mpi_collective_begin, "", nullptr);
-        case RecordType::mpi_collective_end: {
-            const std::uint64_t fields[] = {f[0], comm_ref(f[1]), root_of(f[2]), f[3], f[4]};
-            return file.record(r.time, otf2_kind::mpi_collective_end, "bccww", fields);
-        }
-        case RecordType::mpi_nonblocking_collective_request:
-            return file.record(r.time, otf2_kind::nonblocking_collective_request, "w", f);
-        case RecordType::mpi_nonblocking_collective_complete: {
-            const std::uint64_t fields[] = {f[0], comm_ref(f[1]), root_of(f[2]), f[3], f[4], f[5]};
-            return file.record(r.time, otf2_kind::nonblocking_collective_complete, "bccwww", fields);
-        }
-        default: return;
-    }
-}
-
 /// A Metric event of the local metric class 0: this process's counters in their
 /// configured order (the global class 0, see write_global_definitions).
 void write_metrics(Otf2EventFile& file, Ticks time, const std::vector<std::uint64_t>& counters) {
@@ -179,36 +136,37 @@ OTF2_Paradigm to_otf2(Paradigm p) {
     return OTF2_PARADIGM_UNKNOWN;
 }
 
-/// The thread records (fields: see RecordType).
-void convert_thread(Otf2EventFile& file, const Record& r) {
-    const std::uint64_t* f = r.field;
-    switch (r.type) {
-        case RecordType::thread_fork: {
-            const std::uint64_t fields[] = {to_otf2(static_cast<Paradigm>(f[0])), static_cast<uint32_t>(f[1])};
-            return file.record(r.time, otf2_kind::thread_fork, "bc", fields);
+/// The OTF2 value of a field as the buffer holds it (trace_record_spec.hpp).
+std::uint64_t otf2_value(FieldType type, std::uint64_t v) {
+    switch (type) {
+        case FieldType::region: return region_ref(v);
+        case FieldType::parameter: return parameter_ref(v);
+        case FieldType::communicator: return comm_ref(v);
+        case FieldType::rank:
+        case FieldType::threads:
+        case FieldType::thread_number:
+        case FieldType::generation: return static_cast<uint32_t>(v);
+        case FieldType::tag: return static_cast<uint32_t>(unzigzag(v));
+        case FieldType::root: {
+            const std::int64_t root = unzigzag(v);
+            return root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root);
         }
-        case RecordType::thread_join: {
-            const std::uint64_t fields[] = {to_otf2(static_cast<Paradigm>(f[0]))};
-            return file.record(r.time, otf2_kind::thread_join, "b", fields);
-        }
-        case RecordType::thread_team_begin:
-        case RecordType::thread_team_end: {
-            const std::uint64_t fields[] = {comm_ref(f[0])};
-            const bool begin = r.type == RecordType::thread_team_begin;
-            return file.record(r.time, begin ? otf2_kind::thread_team_begin : otf2_kind::thread_team_end, "c",
-                               fields);
-        }
-        case RecordType::thread_task_create:
-        case RecordType::thread_task_switch:
-        case RecordType::thread_task_complete: {
-            const std::uint64_t fields[] = {comm_ref(f[0]), static_cast<uint32_t>(f[1]), static_cast<uint32_t>(f[2])};
-            const std::uint8_t kind = r.type == RecordType::thread_task_create ? otf2_kind::thread_task_create
-                                      : r.type == RecordType::thread_task_switch ? otf2_kind::thread_task_switch
-                                                                                 : otf2_kind::thread_task_complete;
-            return file.record(r.time, kind, "ccc", fields);
-        }
-        default: return;
+        case FieldType::int_value: return static_cast<std::uint64_t>(unzigzag(v));
+        case FieldType::paradigm: return to_otf2(static_cast<Paradigm>(v));
+        default: return v;
     }
+}
+
+/// A record whose row in trace_records.def converts it by its fields alone.
+void convert_by_spec(Otf2EventFile& file, const Record& r) {
+    const RecordSpec& spec = record_spec(r.type);
+    if (spec.conversion == Conversion::singleton) {
+        return file.singleton(r.time, spec.otf2_kind, otf2_value(spec.fields[0], r.field[0]));
+    }
+    if (spec.conversion != Conversion::fields) return;  // (Otf2Archive::convert has every special row)
+    std::uint64_t fields[kMaxFields];
+    for (int i = 0; i < spec.field_count; ++i) fields[i] = otf2_value(spec.fields[i], r.field[i]);
+    file.record(r.time, spec.otf2_kind, spec.layout, fields);
 }
 
 OTF2_RegionRole to_otf2(RegionRole r) {
@@ -362,25 +320,6 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                 state.open.pop_back();
                 file.leave(r.time, region_ref(r.a));
                 break;
-            case RecordType::parameter_int: {
-                const std::uint64_t fields[] = {parameter_ref(r.a), static_cast<std::uint64_t>(unzigzag(r.b))};
-                file.record(r.time, otf2_kind::parameter_int, "ci", fields);
-                break;
-            }
-            case RecordType::parameter_string: {
-                const std::uint64_t fields[] = {parameter_ref(r.a), static_cast<OTF2_StringRef>(r.b)};
-                file.record(r.time, otf2_kind::parameter_string, "cc", fields);
-                break;
-            }
-            case RecordType::thread_fork:
-            case RecordType::thread_join:
-            case RecordType::thread_team_begin:
-            case RecordType::thread_team_end:
-            case RecordType::thread_task_create:
-            case RecordType::thread_task_switch:
-            case RecordType::thread_task_complete:
-                convert_thread(file, r);
-                break;
             case RecordType::metrics:
                 state.last_metrics.assign(r.metric_values, r.metric_values + r.metric_count);
                 write_metrics(file, r.time, state.last_metrics);
@@ -391,8 +330,8 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
                 file.metric(r.time, device_metric_class(counters, static_cast<std::uint32_t>(r.a)), 1, &r.b);
                 break;
             }
-            default:
-                convert_mpi(file, r);
+            default:  // MPI, threads, parameters
+                convert_by_spec(file, r);
                 break;
         }
     });

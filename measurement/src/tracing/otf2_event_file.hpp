@@ -42,6 +42,7 @@ namespace strata::tracing {
 /// its buffer format).
 namespace otf2_kind {
 enum : std::uint8_t {
+    none = 0,  ///< (a trace buffer record that is not an OTF2 event of its own)
     measurement_on_off = 11,
     enter = 12,
     leave = 13,

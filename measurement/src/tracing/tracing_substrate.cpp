@@ -194,8 +194,7 @@ __attribute__((noinline)) void write_slow(Location& loc, TraceLocation& tl, Reco
     if (!room.ok) return runtime::busy_ended();
     if (fields != nullptr) {
         tl.buffer.write_fields(type, time, fields);
-    } else if (type == RecordType::parameter_int || type == RecordType::parameter_string ||
-               type == RecordType::enter_correlated || type == RecordType::device_metric) {
+    } else if (record_spec(type).field_count == 2) {
         tl.buffer.write(type, time, a, b);
     } else {
         tl.buffer.write(type, time, a);
@@ -407,76 +406,61 @@ void write_record(Location& loc, Ticks time, RecordType type, const std::uint64_
     tl.buffer.write_fields(type, time, fields);
 }
 
-void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) {
-    using K = substrate::MpiEvent;
-    std::uint64_t f[kMaxFields] = {};
-    RecordType type = RecordType::mpi_send;
-    switch (e.kind) {
-        case K::send:
-        case K::recv:
-        case K::isend:
-        case K::irecv:
-            type = e.kind == K::send    ? RecordType::mpi_send
-                   : e.kind == K::recv  ? RecordType::mpi_recv
-                   : e.kind == K::isend ? RecordType::mpi_isend
-                                        : RecordType::mpi_irecv;
-            f[0] = e.comm;
-            f[1] = static_cast<std::uint32_t>(e.peer);
-            f[2] = zigzag(e.tag);
-            f[3] = e.bytes;
-            f[4] = e.request;
-            break;
-        case K::isend_complete: type = RecordType::mpi_isend_complete; f[0] = e.request; break;
-        case K::irecv_request: type = RecordType::mpi_irecv_request; f[0] = e.request; break;
-        case K::request_test: type = RecordType::mpi_request_test; f[0] = e.request; break;
-        case K::request_cancelled: type = RecordType::mpi_request_cancelled; f[0] = e.request; break;
-        case K::collective_begin: type = RecordType::mpi_collective_begin; break;
-        case K::collective_end:
-            type = RecordType::mpi_collective_end;
-            f[0] = e.op;
-            f[1] = e.comm;
-            f[2] = zigzag(e.peer);
-            f[3] = e.bytes;
-            f[4] = e.bytes_received;
-            break;
-        case K::nonblocking_collective_request:
-            type = RecordType::mpi_nonblocking_collective_request;
-            f[0] = e.request;
-            break;
-        case K::nonblocking_collective_complete:
-            type = RecordType::mpi_nonblocking_collective_complete;
-            f[0] = e.op;
-            f[1] = e.comm;
-            f[2] = zigzag(e.peer);
-            f[3] = e.bytes;
-            f[4] = e.bytes_received;
-            f[5] = e.request;
-            break;
+/// The value of field `f` of an MPI event, as the buffer stores it.
+std::uint64_t field_of(const substrate::MpiEvent& e, FieldType f) {
+    switch (f) {
+        case FieldType::rank: return static_cast<std::uint32_t>(e.peer);
+        case FieldType::communicator: return e.comm;
+        case FieldType::tag: return zigzag(e.tag);
+        case FieldType::root: return zigzag(e.peer);
+        case FieldType::bytes:
+        case FieldType::bytes_sent: return e.bytes;
+        case FieldType::bytes_received: return e.bytes_received;
+        case FieldType::request: return e.request;
+        case FieldType::collective_op: return e.op;
+        default: return 0;  // not a field of an MPI event: check_table refuses such a row
     }
+}
+
+/// The value of field `f` of a thread event.
+std::uint64_t field_of(const substrate::ThreadEvent& e, FieldType f) {
+    switch (f) {
+        case FieldType::paradigm: return static_cast<std::uint64_t>(e.model);
+        case FieldType::threads: return e.requested_threads;
+        case FieldType::communicator: return e.team;
+        case FieldType::thread_number: return e.task_creator;
+        case FieldType::generation: return e.task_generation;
+        default: return 0;
+    }
+}
+
+/// The record of an MPI or thread event, its fields as trace_records.def lists them.
+template <typename Event>
+void write_event(Location& loc, Ticks time, const Event& e) {
+    const RecordType type = record_of(e.kind);
+    const RecordSpec& spec = record_spec(type);
+    std::uint64_t f[kMaxFields];
+    for (int i = 0; i < spec.field_count; ++i) f[i] = field_of(e, spec.fields[i]);
     write_record(loc, time, type, f);
 }
 
-/// A thread event when the buffer is full: the generic record path makes room.
+void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) { write_event(loc, time, e); }
+
+/// A thread event when the buffer is full, or a task event: the generic record path.
 __attribute__((noinline)) void write_thread_event_slow(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
-    using K = substrate::ThreadEvent;
-    std::uint64_t f[kMaxFields] = {};
-    RecordType type = RecordType::thread_fork;
-    switch (e.kind) {
-        case K::fork: f[0] = static_cast<std::uint64_t>(e.model); f[1] = e.requested_threads; break;
-        case K::join: type = RecordType::thread_join; f[0] = static_cast<std::uint64_t>(e.model); break;
-        case K::team_begin: type = RecordType::thread_team_begin; f[0] = e.team; break;
-        case K::team_end: type = RecordType::thread_team_end; f[0] = e.team; break;
-        case K::task_create: type = RecordType::thread_task_create; break;
-        case K::task_switch: type = RecordType::thread_task_switch; break;
-        case K::task_complete: type = RecordType::thread_task_complete; break;
-    }
-    if (type >= RecordType::thread_task_create) {
-        f[0] = e.team;
-        f[1] = e.task_creator;
-        f[2] = e.task_generation;
-    }
-    write_record(loc, time, type, f);
+    write_event(loc, time, e);
 }
+
+// The in-place writes below follow the rows of trace_records.def.
+static_assert(record_spec(RecordType::thread_fork).field_count == 2 &&
+              record_spec(RecordType::thread_fork).fields[0] == FieldType::paradigm &&
+              record_spec(RecordType::thread_fork).fields[1] == FieldType::threads);
+static_assert(record_spec(RecordType::thread_join).field_count == 1 &&
+              record_spec(RecordType::thread_join).fields[0] == FieldType::paradigm);
+static_assert(record_spec(RecordType::thread_team_begin).field_count == 1 &&
+              record_spec(RecordType::thread_team_begin).fields[0] == FieldType::communicator &&
+              record_spec(RecordType::thread_team_end).field_count == 1 &&
+              record_spec(RecordType::thread_team_end).fields[0] == FieldType::communicator);
 
 void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
     using K = substrate::ThreadEvent;
