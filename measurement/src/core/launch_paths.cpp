@@ -13,7 +13,7 @@ namespace strata::launch_paths {
 namespace {
 
 constexpr std::uint32_t kSlots = 1u << 14;  // about 2.3 MB, made at the first launch
-constexpr RegionHandle kUndelivered = 0x80000000u;  // events.cpp: entered while recording was off
+constexpr RegionHandle kUndelivered = 0x80000000u;  // event_path.hpp: entered while recording was off
 
 struct Slot {
     std::atomic<std::uint32_t> sequence;  ///< odd while being written

@@ -72,7 +72,7 @@ struct Location {
     std::vector<RegionHandle> inherited;
     std::uint32_t last_noted_team = 0;  ///< membership already in the definitions
     std::uint32_t tasks_created = 0;    ///< explicit tasks this thread created (events::task_create)
-    /// The fork contexts this thread made, which it reuses (events.cpp).
+    /// The fork contexts this thread made, which it reuses (events_threads.cpp).
     events::ForkSlab* fork_slabs = nullptr;
     std::uint64_t team_cache_key = 0;   ///< (forking thread, size, level) of team_cache_handle
     std::uint32_t team_cache_handle = 0;
@@ -101,7 +101,7 @@ struct Location {
 
     /// An event function of this thread is running.  Only this thread writes
     /// it; runtime::finalize reads it to wait for the events other threads
-    /// began before the measurement ended (events.cpp, EventScope).
+    /// began before the measurement ended (event_path.hpp, EventScope).
     std::atomic<bool> in_event{false};
 
     Location() = default;

@@ -542,7 +542,7 @@ bool process_barrier() {
 
 /// Waits (5 s at most) until the other threads have finished the events they
 /// began before the event table was removed (Location::in_event).  The
-/// barrier pairs with the compiler-only fence of events.cpp's EventScope:
+/// barrier pairs with the compiler-only fence of EventScope's (event_path.hpp):
 /// a thread that read the old table has its mark visible after it.
 void wait_for_events_in_flight() {
     const std::vector<Location*> locations = location::all();

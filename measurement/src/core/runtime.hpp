@@ -3,7 +3,7 @@
 //
 //   load (autostart.cpp) -> initialize_from_environment()
 //      config, timer, page pool, experiment directory, substrates, handlers
-//   events ...           -> events.cpp, through the EventTable built here
+//   events ...           -> events*.cpp, through the EventTable built here
 //   exit / signal        -> finalize(): stop events, close open regions,
 //                           every substrate writes its results
 #pragma once

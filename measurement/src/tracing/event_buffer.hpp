@@ -47,10 +47,10 @@ inline std::uint8_t* put_varint(std::uint8_t* p, std::uint64_t v) {
     return p;
 }
 
-inline std::uint64_t zigzag(std::int64_t v) {
+constexpr std::uint64_t zigzag(std::int64_t v) {
     return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
 }
-inline std::int64_t unzigzag(std::uint64_t v) {
+constexpr std::int64_t unzigzag(std::uint64_t v) {
     return static_cast<std::int64_t>(v >> 1) ^ -static_cast<std::int64_t>(v & 1);
 }
 

@@ -3,6 +3,7 @@
 #include "tracing/tracing_substrate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <utility>
@@ -407,7 +408,7 @@ void write_record(Location& loc, Ticks time, RecordType type, const std::uint64_
 }
 
 /// The value of field `f` of an MPI event, as the buffer stores it.
-std::uint64_t field_of(const substrate::MpiEvent& e, FieldType f) {
+constexpr std::uint64_t field_of(const substrate::MpiEvent& e, FieldType f) {
     switch (f) {
         case FieldType::rank: return static_cast<std::uint32_t>(e.peer);
         case FieldType::communicator: return e.comm;
@@ -423,7 +424,7 @@ std::uint64_t field_of(const substrate::MpiEvent& e, FieldType f) {
 }
 
 /// The value of field `f` of a thread event.
-std::uint64_t field_of(const substrate::ThreadEvent& e, FieldType f) {
+constexpr std::uint64_t field_of(const substrate::ThreadEvent& e, FieldType f) {
     switch (f) {
         case FieldType::paradigm: return static_cast<std::uint64_t>(e.model);
         case FieldType::threads: return e.requested_threads;
@@ -434,21 +435,37 @@ std::uint64_t field_of(const substrate::ThreadEvent& e, FieldType f) {
     }
 }
 
-/// The record of an MPI or thread event, its fields as trace_records.def lists them.
-template <typename Event>
-void write_event(Location& loc, Ticks time, const Event& e) {
-    const RecordType type = record_of(e.kind);
-    const RecordSpec& spec = record_spec(type);
-    std::uint64_t f[kMaxFields];
-    for (int i = 0; i < spec.field_count; ++i) f[i] = field_of(e, spec.fields[i]);
-    write_record(loc, time, type, f);
+/// The record `type` of an event, its fields as its row lists them: made per
+/// row at compile time, so that each field is one load (no test of its type).
+template <RecordType type, typename Event, std::size_t... I>
+void write_fields_of(Location& loc, Ticks time, const Event& e, std::index_sequence<I...>) {
+    [[maybe_unused]] constexpr RecordSpec spec = record_spec(type);  // (unused by a row without fields)
+    const std::uint64_t fields[kMaxFields] = {field_of(e, spec.fields[I])...};
+    write_record(loc, time, type, fields);
 }
 
-void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) { write_event(loc, time, e); }
+template <RecordType type, typename Event>
+void write_event(Location& loc, Ticks time, const Event& e) {
+    write_fields_of<type>(loc, time, e, std::make_index_sequence<record_spec(type).field_count>{});
+}
+
+/// A writer per event kind, in the order of the kinds.
+template <typename Event>
+using EventWriter = void (*)(Location&, Ticks, const Event&);
+template <typename Event, typename Kind, std::size_t... K>
+constexpr std::array<EventWriter<Event>, sizeof...(K)> writers(std::index_sequence<K...>) {
+    return {&write_event<record_of(static_cast<Kind>(K)), Event>...};
+}
+constexpr auto kMpiWriters = writers<substrate::MpiEvent, substrate::MpiEvent::Kind>(
+    std::make_index_sequence<substrate::MpiEvent::nonblocking_collective_complete + 1>{});
+constexpr auto kThreadWriters = writers<substrate::ThreadEvent, substrate::ThreadEvent::Kind>(
+    std::make_index_sequence<substrate::ThreadEvent::task_complete + 1>{});
+
+void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) { kMpiWriters[e.kind](loc, time, e); }
 
 /// A thread event when the buffer is full, or a task event: the generic record path.
 __attribute__((noinline)) void write_thread_event_slow(Location& loc, Ticks time, const substrate::ThreadEvent& e) {
-    write_event(loc, time, e);
+    kThreadWriters[e.kind](loc, time, e);
 }
 
 // The in-place writes below follow the rows of trace_records.def.
