@@ -57,10 +57,13 @@ void on_reset() {
     g_exits_under = 0;
 }
 substrate::Callbacks under_substrate() {
-    substrate::Callbacks c{"under", nullptr, on_enter, on_exit, nullptr, nullptr, nullptr, nullptr,
-                           nullptr, nullptr, on_reset};
-    c.enter_under = on_enter_under;
-    c.exit_under = on_exit_under;
+    substrate::Callbacks c;
+    c.management.name = "under";
+    c.management.reset = on_reset;
+    c.events.enter = on_enter;
+    c.events.exit = on_exit;
+    c.events.enter_under = on_enter_under;
+    c.events.exit_under = on_exit_under;
     return c;
 }
 const substrate::Callbacks kUnder = under_substrate();

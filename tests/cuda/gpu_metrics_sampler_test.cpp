@@ -44,9 +44,10 @@ void say(const std::string& line) {
     g_said.push_back(line);
 }
 substrate::Callbacks samples_substrate() {
-    substrate::Callbacks c{"samples", nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-                           nullptr,   nullptr, on_reset};
-    c.device_metric = on_device_metric;
+    substrate::Callbacks c;
+    c.management.name = "samples";
+    c.management.reset = on_reset;
+    c.events.device_metric = on_device_metric;
     return c;
 }
 const substrate::Callbacks kSamples = samples_substrate();

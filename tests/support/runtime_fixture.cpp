@@ -34,11 +34,21 @@ void on_mpi(Location&, Ticks t, const substrate::MpiEvent& e) {
     g_seen.push_back({'M', t, e.kind, static_cast<std::int64_t>(e.bytes)});
 }
 void on_reset() { g_seen.clear(); }
-constexpr substrate::Callbacks kRecording = {"recording", nullptr, on_enter, on_exit,  on_pint,  on_pstr, on_mpi,
-                                             on_thread,   nullptr, nullptr,  on_reset, nullptr,  nullptr};
-constexpr substrate::Callbacks kRecordingInheritedOnly = {
-    "recording", nullptr, on_enter, on_exit, on_pint, on_pstr, on_mpi, on_thread, nullptr, nullptr, on_reset,
-    nullptr,     nullptr, ~0u,      true,    true};
+constexpr substrate::Callbacks recording(bool inherited_only) {
+    substrate::Callbacks c;
+    c.management.name = "recording";
+    c.management.reset = on_reset;
+    c.events.enter = on_enter;
+    c.events.exit = on_exit;
+    c.events.parameter_int = on_pint;
+    c.events.parameter_string = on_pstr;
+    c.events.mpi_event = on_mpi;
+    c.events.thread_event = on_thread;
+    c.events.thread_events_inherited_only = inherited_only;
+    return c;
+}
+constexpr substrate::Callbacks kRecording = recording(false);
+constexpr substrate::Callbacks kRecordingInheritedOnly = recording(true);
 }  // namespace
 
 const substrate::Callbacks& recording_substrate() { return kRecording; }

@@ -83,7 +83,7 @@ Location* create_current() {
     // Counters first: the substrates' per-location state may size itself by them.
     metrics::location_created(*loc);
     for (const substrate::Callbacks* s : runtime::substrates()) {
-        if (s->location_created) s->location_created(*loc);
+        if (s->management.location_created) s->management.location_created(*loc);
     }
     current = loc;
     creating = false;
@@ -111,7 +111,7 @@ Location* create_own(std::string name, LocationType type, std::uint32_t device) 
     definitions().intern(loc->name);
     // No counters: they count a thread's work, and no thread runs here.
     for (const substrate::Callbacks* s : runtime::substrates()) {
-        if (s->location_created) s->location_created(*loc);
+        if (s->management.location_created) s->management.location_created(*loc);
     }
     return loc;
 }

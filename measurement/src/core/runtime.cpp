@@ -86,7 +86,8 @@ void build_tables() {
     int n_samples = 0;
     bool inherited_only = true;
     const bool counters = metrics::active();
-    for (const substrate::Callbacks* s : state().substrates) {
+    for (const substrate::Callbacks* each : state().substrates) {
+        const substrate::EventCallbacks* s = &each->events;
         const substrate::EnterFn enter = counters && s->enter_with_metrics ? s->enter_with_metrics : s->enter;
         const substrate::ExitFn exit = counters && s->exit_with_metrics ? s->exit_with_metrics : s->exit;
         if (enter) {
@@ -118,7 +119,8 @@ void build_tables() {
     if (n_enter == 1 && n_exit == 1 && !counters) {
         detail::on_table.single_enter = detail::on_table.enter[0];
         detail::on_table.single_exit = detail::on_table.exit[0];
-        for (const substrate::Callbacks* s : state().substrates) {
+        for (const substrate::Callbacks* each : state().substrates) {
+            const substrate::EventCallbacks* s = &each->events;
             if (s->enter == nullptr || s->mpi_event == nullptr || n_mpi != 1) continue;
             detail::on_table.single_enter_bytes = s->enter_with_bytes;
             detail::on_table.single_bytes_exit = s->bytes_then_exit;
@@ -730,7 +732,7 @@ bool finalize() {
     FileSizeGuard file_size;  // a file-size limit fails these writes; it does not kill the program
     for (const substrate::Callbacks* s : state().substrates) {
         std::string error;
-        if (s->finalize && !s->finalize(ctx, &error)) {
+        if (s->management.finalize && !s->management.finalize(ctx, &error)) {
             if (file_size.limit_hit()) error += " (the file-size limit, ulimit -f, was reached)";
             std::fprintf(stderr, "%s\n", error.c_str());
             ok = false;
@@ -811,7 +813,7 @@ void begin_multi_process(ProcessGroup* group) {
     state().clock_points.push_back(clock_sync::measure(*group, timer::now, timer::clock_domain()));
     for (const substrate::Callbacks* s : state().substrates) {
         std::string error;
-        if (s->begin_multi_process && !s->begin_multi_process(group, &error)) {
+        if (s->management.begin_multi_process && !s->management.begin_multi_process(group, &error)) {
             std::fprintf(stderr, "%s\n", error.c_str());
         }
     }
@@ -839,7 +841,7 @@ namespace strata::runtime {
 void reset_for_tests() {
     finalize();
     for (const substrate::Callbacks* s : state().substrates) {
-        if (s->reset) s->reset();
+        if (s->management.reset) s->management.reset();
     }
     location::reset_all();
     launch_paths::reset();

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Substrates consume events: one constexpr table of callbacks per substrate.
+// Substrates consume events: one constexpr Callbacks per substrate, its
+// lifecycle (Management) apart from its events (EventCallbacks), as Score-P
+// keeps its substrates' management and event callbacks apart.
 //
 // The core resolves the location and the timestamp once per event, then calls
 // the matching callback of every active substrate through a null-terminated
-// array (EventTable), as Score-P's substrate mechanism does.  A callback a
-// substrate does not need is nullptr in its table and never called.
+// array (EventTable, merged from the substrates' EventCallbacks at start), as
+// Score-P's substrate mechanism does.  A callback a substrate does not need is
+// nullptr in its table and never called.
 #pragma once
 
 #include <cstdint>
@@ -108,25 +111,33 @@ struct FinalizeContext {
     const std::vector<clock_sync::Point>* clock_points = nullptr;
 };
 
-struct Callbacks {
-    const char* name;
+/// What a substrate does outside the events: its lifecycle (as Score-P keeps
+/// its substrates' management callbacks apart from their event callbacks).
+struct Management {
+    const char* name = "";
     /// A location was created (runs on its thread): allocate per-location state.
-    void (*location_created)(Location&);
-    EnterFn enter;
-    ExitFn exit;
-    ParameterIntFn parameter_int;
-    ParameterStringFn parameter_string;
-    MpiEventFn mpi_event;
-    ThreadEventFn thread_event;
+    void (*location_created)(Location&) = nullptr;
     /// The ranks have agreed on the experiment directory (after MPI_Init):
     /// collective set-up, e.g. opening the trace archive together.
-    bool (*begin_multi_process)(events::ProcessGroup*, std::string* error);
+    bool (*begin_multi_process)(events::ProcessGroup*, std::string* error) = nullptr;
     /// Write the results.  Events have stopped; every open region was closed.
     /// Collective when ctx.group is set.
     /// Returns false and sets `error` when something could not be written.
-    bool (*finalize)(const FinalizeContext&, std::string* error);
+    bool (*finalize)(const FinalizeContext&, std::string* error) = nullptr;
     /// Forget all state (tests).
-    void (*reset)();
+    void (*reset)() = nullptr;
+};
+
+/// A substrate's callback per event (nullptr: it does not take the event) and
+/// what it wants of them.  The runtime merges the substrates' into the
+/// EventTable the hot path walks.
+struct EventCallbacks {
+    EnterFn enter = nullptr;
+    ExitFn exit = nullptr;
+    ParameterIntFn parameter_int = nullptr;
+    ParameterStringFn parameter_string = nullptr;
+    MpiEventFn mpi_event = nullptr;
+    ThreadEventFn thread_event = nullptr;
     /// Used instead of enter/exit when counters are configured (STRATA_METRIC_*):
     /// the core has read them into Location::metric_values just before.  nullptr:
     /// the substrate ignores counters and enter/exit are used.  Separate entries,
@@ -160,6 +171,13 @@ struct Callbacks {
     GpuAttributesFn gpu_attributes = nullptr;
     /// A device metric sample; nullptr: not wanted.
     DeviceMetricFn device_metric = nullptr;
+};
+
+/// A substrate.  Each fills its own in a constexpr function, member by member
+/// (profiling_substrate.cpp, tracing_substrate.cpp).
+struct Callbacks {
+    Management management;
+    EventCallbacks events;
 };
 
 /// The per-event arrays that the hot path walks.

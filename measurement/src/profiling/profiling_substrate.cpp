@@ -225,23 +225,38 @@ void reset() {
     }
 }
 
-constexpr substrate::Callbacks kCallbacks = {
-    "profiling", on_location_created, on_enter, on_exit,  on_parameter_int,      on_parameter_string,
-    on_mpi_event, on_thread_event,    nullptr,  finalize, reset,                 on_enter_with_metrics,
-    on_exit_with_metrics,
+constexpr substrate::Callbacks make_callbacks() {
+    substrate::Callbacks c;
+    c.management.name = "profiling";
+    c.management.location_created = on_location_created;
+    c.management.finalize = finalize;
+    c.management.reset = reset;
+    substrate::EventCallbacks& e = c.events;
+    e.enter = on_enter;
+    e.exit = on_exit;
+    e.enter_with_metrics = on_enter_with_metrics;
+    e.exit_with_metrics = on_exit_with_metrics;
+    // An enter with a correlation id is a plain enter here; GPU work goes
+    // under the call path that launched it.
+    e.enter_under = on_enter_under;
+    e.exit_under = on_exit_under;
+    e.parameter_int = on_parameter_int;
+    e.parameter_string = on_parameter_string;
     // Message bytes only (on_mpi_event); their time is not needed.
-    (1u << substrate::MpiEvent::send) | (1u << substrate::MpiEvent::isend) | (1u << substrate::MpiEvent::recv) |
-        (1u << substrate::MpiEvent::irecv) | (1u << substrate::MpiEvent::collective_end) |
-        (1u << substrate::MpiEvent::nonblocking_collective_complete),
-    false,
+    e.mpi_event = on_mpi_event;
+    e.mpi_event_kinds = (1u << substrate::MpiEvent::send) | (1u << substrate::MpiEvent::isend) |
+                        (1u << substrate::MpiEvent::recv) | (1u << substrate::MpiEvent::irecv) |
+                        (1u << substrate::MpiEvent::collective_end) |
+                        (1u << substrate::MpiEvent::nonblocking_collective_complete);
+    e.mpi_event_time = false;
+    e.enter_with_bytes = on_enter_with_bytes;
+    e.bytes_then_exit = on_bytes_then_exit;
     // Thread events: only the call path a team's thread inherits (on_thread_event).
-    true,
-    on_enter_with_bytes,
-    on_bytes_then_exit,
-    nullptr,  // an enter with a correlation id is a plain enter here
-    on_enter_under,
-    on_exit_under,
-};
+    e.thread_event = on_thread_event;
+    e.thread_events_inherited_only = true;
+    return c;
+}
+constexpr substrate::Callbacks kCallbacks = make_callbacks();
 
 }  // namespace
 

@@ -495,13 +495,28 @@ void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e)
     }
 }
 
-constexpr substrate::Callbacks kCallbacks = {
-    "tracing",    on_location_created, on_enter,           on_exit,  on_parameter_int, on_parameter_string,
-    on_mpi_event, on_thread_event,     begin_multi_process, finalize, reset,            on_enter_with_metrics,
-    on_exit_with_metrics,
-    ~0u,          true,                false,               nullptr,  nullptr,          on_enter_correlated,
-    nullptr,      nullptr,             on_gpu_attributes,   on_device_metric,
-};
+constexpr substrate::Callbacks make_callbacks() {
+    substrate::Callbacks c;
+    c.management.name = "tracing";
+    c.management.location_created = on_location_created;
+    c.management.begin_multi_process = begin_multi_process;
+    c.management.finalize = finalize;
+    c.management.reset = reset;
+    substrate::EventCallbacks& e = c.events;
+    e.enter = on_enter;
+    e.exit = on_exit;
+    e.enter_with_metrics = on_enter_with_metrics;
+    e.exit_with_metrics = on_exit_with_metrics;
+    e.enter_correlated = on_enter_correlated;
+    e.parameter_int = on_parameter_int;
+    e.parameter_string = on_parameter_string;
+    e.mpi_event = on_mpi_event;  // every kind, with its time
+    e.thread_event = on_thread_event;
+    e.gpu_attributes = on_gpu_attributes;
+    e.device_metric = on_device_metric;
+    return c;
+}
+constexpr substrate::Callbacks kCallbacks = make_callbacks();
 
 }  // namespace
 
