@@ -39,6 +39,9 @@ inline OTF2_MetricRef device_metric_class(bool counters, std::uint32_t metric) {
     return (counters ? 1 : 0) + metric;
 }
 
+/// OTF2's paradigm of ours (definitions and the ThreadFork/Join records).
+OTF2_Paradigm to_otf2(Paradigm paradigm);
+
 /// What the converter keeps per location between flushes.
 struct Otf2LocationState {
     std::unique_ptr<Otf2EventFile> file;  ///< made at the first conversion
