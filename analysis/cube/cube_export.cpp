@@ -53,15 +53,12 @@ MpiKind mpi_kind(const Profile& profile, std::uint32_t region) {
 
 /// The kind of call a wait state is found in.
 MpiKind kind_of_wait(trace::WaitMetric metric) {
-    switch (metric) {
-        case trace::WaitMetric::late_sender:
-        case trace::WaitMetric::late_receiver:
-            return MpiKind::point2point;
-        case trace::WaitMetric::wait_at_barrier:
-            return MpiKind::synchronization;
-        default:
-            return MpiKind::collective;
+    switch (trace::info(metric).call) {
+        case trace::WaitCall::point_to_point: return MpiKind::point2point;
+        case trace::WaitCall::barrier: return MpiKind::synchronization;
+        case trace::WaitCall::collective: break;
     }
+    return MpiKind::collective;
 }
 
 /// The metric tree under construction: rows kept by cnode until the end.
@@ -321,26 +318,26 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
                     "Time in MPI barriers", false);
     // The wait states (with a trace), by WaitMetric: children of the kind of call they are found in.
     std::array<std::size_t, trace::wait_metric_count> wait_metric{};
-    const auto add_wait = [&](std::size_t parent, trace::WaitMetric which, const char* unique, const char* display) {
+    const auto add_wait = [&](std::size_t parent, trace::WaitMetric which) {
+        const trace::WaitMetricInfo& w = trace::info(which);
         if (traced)
             wait_metric[static_cast<std::size_t>(which)] =
-                metrics.add(static_cast<std::int64_t>(parent), unique, display, "sec",
-                            trace::metric_definition(which), false);
+                metrics.add(static_cast<std::int64_t>(parent), w.cube_name, w.cube_title, "sec", w.definition, false);
     };
-    add_wait(sync_collective, trace::WaitMetric::wait_at_barrier, "mpi_barrier_wait", "Wait at Barrier");
+    add_wait(sync_collective, trace::WaitMetric::wait_at_barrier);
     const std::size_t communication = metrics.add(m, "mpi_communication", "Communication", "sec",
                                                   "Time in MPI calls that communicate", false);
     const auto c = static_cast<std::int64_t>(communication);
     const std::size_t point2point = metrics.add(
         c, "mpi_point2point", "Point-to-point", "sec",
         "Time in point-to-point MPI calls: sends, receives, waits and tests on requests, probes", false);
-    add_wait(point2point, trace::WaitMetric::late_sender, "mpi_latesender", "Late Sender");
-    add_wait(point2point, trace::WaitMetric::late_receiver, "mpi_latereceiver", "Late Receiver");
+    add_wait(point2point, trace::WaitMetric::late_sender);
+    add_wait(point2point, trace::WaitMetric::late_receiver);
     const std::size_t collective = metrics.add(c, "mpi_collective", "Collective", "sec",
                                                "Time in MPI collectives other than barriers", false);
-    add_wait(collective, trace::WaitMetric::early_reduce, "mpi_earlyreduce", "Early Reduce");
-    add_wait(collective, trace::WaitMetric::late_broadcast, "mpi_latebroadcast", "Late Broadcast");
-    add_wait(collective, trace::WaitMetric::wait_at_nxn, "mpi_wait_nxn", "Wait at N x N");
+    add_wait(collective, trace::WaitMetric::early_reduce);
+    add_wait(collective, trace::WaitMetric::late_broadcast);
+    add_wait(collective, trace::WaitMetric::wait_at_nxn);
     const std::size_t io =
         metrics.add(m, "mpi_io", "MPI File I/O", "sec", "Time in MPI-IO calls (MPI_File_*)", false);
     const std::size_t omp =

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "analyze/report_format.hpp"
+#include "trace/wait_states.hpp"
 
 namespace strata::analysis::report {
 namespace {
@@ -94,15 +95,13 @@ std::string kind_title(const std::string& kind) {
         {"wait_imbalance", "Imbalanced waiting"},
         {"mpi_share", "Large MPI share"},
         {"trace_buffer_flush", "Trace buffer flushes during the run"},
-        {"dropped_callpaths", "Profile incomplete (dropped call paths)"},
-        {"late_sender", "Late senders"},
-        {"late_receiver", "Late receivers"},
-        {"wait_at_barrier", "Waiting at barriers"},
-        {"wait_at_nxn", "Waiting at N\u00D7N collectives"},
-        {"late_broadcast", "Late broadcasts"},
-        {"early_reduce", "Early reduces"}};
+        {"dropped_callpaths", "Profile incomplete (dropped call paths)"}};
     for (const auto& [name, title] : titles)
         if (name == kind) return title;
+    for (std::size_t m = 0; m < analysis::trace::wait_metric_count; ++m) {
+        const analysis::trace::WaitMetricInfo& w = analysis::trace::info(static_cast<analysis::trace::WaitMetric>(m));
+        if (kind == w.name) return w.title;
+    }
     return kind;
 }
 

@@ -187,25 +187,9 @@ std::vector<Finding> wait_state_findings(const WaitStateReport& r, double thresh
         const bool dominant =
             std::max_element(r.total_ticks.begin(), r.total_ticks.end()) - r.total_ticks.begin() ==
             static_cast<std::ptrdiff_t>(m);
-        std::string blame;
-        switch (metric) {
-            case WaitMetric::late_sender:
-                blame = "; the late senders: " + partners;
-                break;
-            case WaitMetric::late_receiver:
-                blame = "; the late receivers: " + partners;
-                break;
-            case WaitMetric::wait_at_barrier:
-            case WaitMetric::wait_at_nxn:
-            case WaitMetric::early_reduce:
-                blame = "; ranks wait because these arrive last: " + partners;
-                break;
-            case WaitMetric::late_broadcast:
-                blame = "; the late roots: " + partners;
-                break;
-        }
+        const std::string blame = "; " + std::string(info(metric).blamed) + ": " + partners;
         // "dominate" only for half of the MPI time or more; the largest below that is said to be the largest.
-        const bool plural = metric != WaitMetric::wait_at_barrier && metric != WaitMetric::wait_at_nxn;
+        const bool plural = info(metric).plural;
         std::string verb = plural ? " cost " : " costs ";
         if (share >= 0.5) {
             verb = plural ? " dominate MPI time: " : " dominates MPI time: ";

@@ -42,12 +42,27 @@ enum class WaitMetric : std::uint8_t {
 };
 inline constexpr std::size_t wait_metric_count = 6;
 
-/// "late_sender", ...
-const char* metric_name(WaitMetric metric);
-/// The definition, as the reports print it.
-const char* metric_definition(WaitMetric metric);
-/// "late senders", ... (for sentences).
-const char* metric_words(WaitMetric metric);
+/// The kind of MPI call a pattern is found in (Cube's metric tree, Scalasca's).
+enum class WaitCall : std::uint8_t { point_to_point, barrier, collective };
+
+/// Everything the reports say of a pattern, in one row (wait_states.cpp).
+struct WaitMetricInfo {
+    const char* name;        ///< "late_sender": CSV, JSON, advice kinds
+    const char* title;       ///< "Late senders": report headings
+    const char* words;       ///< "late senders": in sentences
+    bool plural;             ///< `words` take a plural verb
+    const char* blamed;      ///< what the ranks it names are: "the late senders"
+    const char* definition;  ///< as the reports print it
+    const char* cube_name;   ///< Scalasca's metric in Cube: "mpi_latesender"
+    const char* cube_title;  ///< and its display name: "Late Sender"
+    WaitCall call;
+};
+
+/// The row of `metric`.
+const WaitMetricInfo& info(WaitMetric metric);
+inline const char* metric_name(WaitMetric metric) { return info(metric).name; }
+inline const char* metric_definition(WaitMetric metric) { return info(metric).definition; }
+inline const char* metric_words(WaitMetric metric) { return info(metric).words; }
 
 /// Waiting of one rank in one call path, blamed on one partner.
 struct WaitStateRow {
