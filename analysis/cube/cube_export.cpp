@@ -162,7 +162,7 @@ std::vector<std::size_t> callpaths_named(const Profile& profile, const CallTreeI
 
 }  // namespace
 
-CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* waits) {
+CubeReport cube_report(const Profile& profile, const trace::TraceReport* waits) {
     CubeReport report;
     report.attributes = {{"Creator", "Strata " + profile.strata_version},
                          {"Strata profile created", profile.creation_time},
@@ -255,7 +255,7 @@ CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* wai
         const Metric* inclusive = profile.find_metric("time_inclusive");
         std::map<std::string, std::uint32_t> extra_roots;                   // call paths of the trace alone
         std::unordered_map<std::string, std::vector<std::size_t>> matches;  // trace call path -> profile's
-        for (const trace::WaitStateRow& w : waits->rows) {
+        for (const trace::WaitStateRow& w : waits->waits.rows) {
             const auto thread = first_thread.find(w.rank);
             if (thread == first_thread.end() || w.ticks <= 0) {
                 unplaced += w.ticks > 0 ? 1 : 0;

@@ -40,13 +40,13 @@
 
 #include "cube/cube_file.hpp"
 #include "profile/profile.hpp"
-#include "trace/wait_states.hpp"
+#include "trace/trace_report.hpp"
 
 namespace strata::analysis::cube {
 
 /// The Cube report of `profile` (read whole, not a column slice), with the
 /// wait states of `waits` when it is not null.
-CubeReport cube_report(const Profile& profile, const trace::WaitStateReport* waits);
+CubeReport cube_report(const Profile& profile, const trace::TraceReport* waits);
 
 /// The name of the file strata-analyze writes.
 inline constexpr const char* cube_file_name = "profile.cubex";

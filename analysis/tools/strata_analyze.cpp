@@ -192,7 +192,7 @@ bool trace_begun(const std::string& experiment) {
 struct TraceRun {
     bool present = false;
     std::string problem;
-    trace::WaitStateReport report;  ///< on rank 0
+    trace::TraceReport report;  ///< on rank 0
 };
 
 TraceRun run_trace(const std::string& experiment, int size, const trace::TimelineOptions& timeline,
@@ -252,7 +252,7 @@ private:
 /// states.  A report that cannot be made is left out with a note; the others
 /// still go out.
 std::vector<ReportFile> whole_profile_reports(const std::string& profile_path,
-                                              const trace::WaitStateReport* waits, bool with_cube) {
+                                              const trace::TraceReport* waits, bool with_cube) {
     std::vector<ReportFile> files;
     const std::string names =
         std::string(calltree_file_name) + (with_cube ? std::string(" and ") + cube::cube_file_name : "");

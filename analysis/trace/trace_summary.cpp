@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The trace part of the reports (see trace_summary.hpp).
 #include "trace/trace_summary.hpp"
+#include "trace/trace_passes.hpp"
 
 #include "analyze/report_format.hpp"
 #include "trace/wait_state_report.hpp"
@@ -10,7 +11,7 @@ namespace strata::analysis::trace {
 namespace {
 
 /// The wait states, the iterations, (with GPU streams) the GPUs, (with GPU metric locations) their samples.
-std::string trace_text(const WaitStateReport& report) {
+std::string trace_text(const TraceReport& report) {
     std::string t = waitstates_text(report) + "\n" + iterations_text(report.iterations);
     if (report.gpu.stream_locations > 0) t += "\n" + gpu_text(report.gpu);
     if (report.gpu.stream_locations > 0) t += "\n" + op_text(report.ops);
@@ -19,7 +20,7 @@ std::string trace_text(const WaitStateReport& report) {
     return t;
 }
 
-std::string note_for(const WaitStateReport& report, bool timeline) {
+std::string note_for(const TraceReport& report, bool timeline) {
     std::string note = "The trace (traces.otf2) was analysed: " + std::to_string(report.locations_read) +
                        " of " + std::to_string(report.locations) + " locations read completely";
     if (!report.skipped.empty())
@@ -106,7 +107,7 @@ std::vector<Finding> iteration_findings(const IterationReport& report) {
     return findings;
 }
 
-TraceSummary summarize(const WaitStateReport& report, bool timeline) {
+TraceSummary summarize(const TraceReport& report, bool timeline) {
     TraceSummary s;
     s.analysed = true;
     s.note = note_for(report, timeline);
@@ -134,45 +135,28 @@ TraceSummary unreadable(const std::string& problem) {
     return s;
 }
 
-std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitStateReport& report) {
-    std::vector<std::pair<std::string, std::string>> files = {
-        {"waitstates.csv", waitstates_csv(report)},
-        {"waitstates.json", waitstates_json(report)},
-        {"iterations.csv", iterations_csv(report.iterations)},
-        {"iterations.json", iterations_json(report.iterations)}};
-    // The GPU reports only for a trace with GPU streams.
-    if (report.gpu.stream_locations > 0) {
-        for (auto& file : gpu_files(report.gpu)) files.push_back(std::move(file));
-        for (auto& file : op_files(report.ops)) files.push_back(std::move(file));
-        for (auto& file : step_trace_files(report.steps)) files.push_back(std::move(file));
-    }
-    // A trace may sample GPUs whose streams were not recorded (and the other way round).
-    if (report.gpu_metrics.locations > 0) {
-        for (auto& file : gpu_metric_files(report.gpu_metrics)) files.push_back(std::move(file));
-    }
+std::vector<std::pair<std::string, std::string>> waitstate_files(const TraceReport& report) {
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const TracePass& pass : trace_passes())
+        for (auto& file : pass.files(report)) files.push_back(std::move(file));
     return files;
 }
 
-double trace_rank_seconds(const WaitStateReport& report) {
+double trace_rank_seconds(const TraceReport& report) {
     const std::vector<IterationRow>& rows = report.iterations.rows;
     if (rows.empty()) return 0;
     return report.iterations.seconds(rows.back().end - rows.front().begin) * static_cast<double>(report.ranks);
 }
 
-std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAdvice& advice) {
-    std::vector<Finding> findings = wait_state_findings(report, advice.wait_threshold);
-    for (Finding& f : findings)
-        if (advice.rank_seconds > 0 && f.time_s) f.stake = *f.time_s / advice.rank_seconds;
-    for (Finding& f : gpu_findings(report.gpu, advice.gpu_idle_threshold)) findings.push_back(std::move(f));
-    if (report.gpu.stream_locations > 0)
-        for (Finding& f : op_findings(report.ops)) findings.push_back(std::move(f));
-    for (Finding& f : step_trace_findings(report.steps, advice.steps)) findings.push_back(std::move(f));
-    for (Finding& f : iteration_findings(report.iterations)) findings.push_back(std::move(f));
+std::vector<Finding> trace_findings(const TraceReport& report, const TraceAdvice& advice) {
+    std::vector<Finding> findings;
+    for (const TracePass& pass : trace_passes())
+        for (Finding& f : pass.findings(report, advice)) findings.push_back(std::move(f));
     return findings;
 }
 
 std::string trace_only_summary(const std::string& experiment, const std::string& profile_problem,
-                               const WaitStateReport& report, const std::vector<Finding>& findings,
+                               const TraceReport& report, const std::vector<Finding>& findings,
                                bool timeline) {
     std::string t = "Strata analysis of " + experiment + "\n\n";
     t += "Profile: " + profile_problem +

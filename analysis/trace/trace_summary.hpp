@@ -10,7 +10,7 @@
 
 #include "analyze/advice.hpp"
 #include "analyze/analysis_result.hpp"
-#include "trace/wait_states.hpp"
+#include "trace/trace_report.hpp"
 
 namespace strata::analysis::trace {
 
@@ -26,16 +26,16 @@ struct TraceAdvice {
 };
 
 /// The trace's span (T0 to its last event, s) times its measured ranks.
-double trace_rank_seconds(const WaitStateReport& report);
+double trace_rank_seconds(const TraceReport& report);
 
 /// Wait-state, GPU, op (op_analysis.hpp) and iteration findings, in that order.
-std::vector<Finding> trace_findings(const WaitStateReport& report, const TraceAdvice& advice);
+std::vector<Finding> trace_findings(const TraceReport& report, const TraceAdvice& advice);
 
 /// Unstable iterations (warm-up, outliers) and a missing key region.
 std::vector<Finding> iteration_findings(const IterationReport& report);
 
 /// The trace part of the summary for an analysed trace; `timeline`: trace.json was written.
-TraceSummary summarize(const WaitStateReport& report, bool timeline);
+TraceSummary summarize(const TraceReport& report, bool timeline);
 
 /// The trace part when the trace could not be read at all: `problem` says why.
 TraceSummary unreadable(const std::string& problem);
@@ -45,11 +45,11 @@ TraceSummary unfinished();
 
 /// waitstates, iterations, (with GPU streams) gpu, gpu_kernels, ops, op_kernels and step_trace, and
 /// (with GPU metric locations) gpu_metrics, as .csv and .json.
-std::vector<std::pair<std::string, std::string>> waitstate_files(const WaitStateReport& report);
+std::vector<std::pair<std::string, std::string>> waitstate_files(const TraceReport& report);
 
 /// summary.txt of an experiment without profile.h5: the wait states and the findings.
 std::string trace_only_summary(const std::string& experiment, const std::string& profile_problem,
-                               const WaitStateReport& report, const std::vector<Finding>& findings,
+                               const TraceReport& report, const std::vector<Finding>& findings,
                                bool timeline);
 
 }  // namespace strata::analysis::trace

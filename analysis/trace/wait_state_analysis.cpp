@@ -743,9 +743,9 @@ std::string TraceShareAnalysis::partial() const {
     return std::move(w.bytes());
 }
 
-WaitStateReport combine_partials(const std::vector<std::string>& partials,
+TraceReport combine_partials(const std::vector<std::string>& partials,
                                  const TraceDefinitions& definitions, const TraceAnalysisOptions& options) {
-    WaitStateReport report;
+    TraceReport report;
     report.gpu.timer_resolution = definitions.timer_resolution;
     report.gpu.gap_threshold_s = options.gpu_gap_threshold_s;
     for (const TraceLocation& l : definitions.locations)
@@ -817,9 +817,9 @@ WaitStateReport combine_partials(const std::vector<std::string>& partials,
         row.partner = partner;
         row.ticks = value.first;
         row.instances = value.second;
-        report.total_ticks[metric] += row.ticks;
-        report.total_instances[metric] += row.instances;
-        report.rows.push_back(std::move(row));
+        report.waits.total_ticks[metric] += row.ticks;
+        report.waits.total_instances[metric] += row.instances;
+        report.waits.rows.push_back(std::move(row));
     }
     return report;
 }
@@ -893,7 +893,7 @@ bool join_timeline(const TimelineOptions& timeline, std::size_t ranks, const std
     return ok;
 }
 
-void add_iterations(WaitStateReport& report, const IterationPlan& plan) {
+void add_iterations(TraceReport& report, const IterationPlan& plan) {
     report.iterations = iteration_report(plan, report.timer_resolution);
     add_gpu_iterations(report.iterations, report.gpu.iterations);
     report.gpu.restricted = plan.restricted;
@@ -906,7 +906,7 @@ void add_iterations(WaitStateReport& report, const IterationPlan& plan) {
     finish_gpu_metric_report(report.gpu_metrics, plan);
 }
 
-WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
+TraceReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
                                    const TimelineOptions& timeline, const TraceAnalysisOptions& options) {
     TraceShareAnalysis share(definitions, exchange.rank(), exchange.size(), options);
     if (!timeline.part.empty())
@@ -927,7 +927,7 @@ WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange
     share.collective_inbox(exchange.all_to_all(share.collective_answers(calls)));
     const std::vector<std::string> partials = exchange.gather(share.partial());
     if (exchange.rank() != 0) return {};
-    WaitStateReport report = combine_partials(partials, definitions, options);
+    TraceReport report = combine_partials(partials, definitions, options);
     add_iterations(report, share.plan());
     return report;
 }
@@ -969,7 +969,7 @@ std::vector<std::vector<std::string>> transpose(std::vector<std::vector<std::str
 
 }  // namespace
 
-WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
+TraceReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
                                          const TimelineOptions& timeline,
                                          const TraceAnalysisOptions& options) {
     std::vector<std::unique_ptr<TraceShareAnalysis>> all;
@@ -1010,7 +1010,7 @@ WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, st
         all[a]->collective_inbox(inboxes[a]);
         partials.push_back(all[a]->partial());
     }
-    WaitStateReport report = combine_partials(partials, definitions, options);
+    TraceReport report = combine_partials(partials, definitions, options);
     add_iterations(report, all.front()->plan());
     return report;
 }

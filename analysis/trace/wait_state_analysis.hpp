@@ -46,7 +46,7 @@
 #include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
-#include "trace/wait_states.hpp"
+#include "trace/trace_report.hpp"
 
 namespace strata::analysis::trace {
 
@@ -146,22 +146,22 @@ private:
 std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k);
 
 /// Combines every rank's partial() into the report.
-WaitStateReport combine_partials(const std::vector<std::string>& partials,
+TraceReport combine_partials(const std::vector<std::string>& partials,
                                  const TraceDefinitions& definitions,
                                  const TraceAnalysisOptions& options = {});
 
 /// The iteration report from a plan, placed in `report` with the GPU range.
-void add_iterations(WaitStateReport& report, const IterationPlan& plan);
+void add_iterations(TraceReport& report, const IterationPlan& plan);
 
 /// Runs every phase over `exchange`; the report on rank 0 (empty elsewhere).
 /// With `timeline.part` set, each rank writes its part of trace.json there
 /// (rank r: part + "." + r); join them with join_timeline().
-WaitStateReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
+TraceReport run_trace_analysis(const TraceDefinitions& definitions, Exchange& exchange,
                                    const TimelineOptions& timeline = {},
                                    const TraceAnalysisOptions& options = {});
 
 /// The same for `shares` shares in one process (the tests' form of K ranks).
-WaitStateReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
+TraceReport analyze_trace_in_process(const TraceDefinitions& definitions, std::size_t shares,
                                          const TimelineOptions& timeline = {},
                                          const TraceAnalysisOptions& options = {});
 

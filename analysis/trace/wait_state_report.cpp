@@ -16,7 +16,7 @@ WaitMetric metric_at(std::size_t i) {
     return static_cast<WaitMetric>(i);
 }
 
-std::string seconds_text(const WaitStateReport& r, std::int64_t ticks) {
+std::string seconds_text(const TraceReport& r, std::int64_t ticks) {
     return format_number(r.seconds(ticks));
 }
 
@@ -26,10 +26,10 @@ struct Breakdown {
     std::vector<std::pair<std::int64_t, std::int64_t>> partners;
 };
 
-Breakdown breakdown(const WaitStateReport& r, WaitMetric metric) {
+Breakdown breakdown(const TraceReport& r, WaitMetric metric) {
     std::map<std::string, std::int64_t> paths;
     std::map<std::int64_t, std::int64_t> partners;
-    for (const WaitStateRow& row : r.rows) {
+    for (const WaitStateRow& row : r.waits.rows) {
         if (row.metric != metric) continue;
         paths[row.callpath] += row.ticks;
         partners[row.partner] += row.ticks;
@@ -44,7 +44,7 @@ Breakdown breakdown(const WaitStateReport& r, WaitMetric metric) {
     return b;
 }
 
-std::string counts_json(const WaitStateReport& r) {
+std::string counts_json(const TraceReport& r) {
     const TraceCounts& c = r.counts;
     return "{\"events\": " + std::to_string(c.events) +
            ", \"messages_matched\": " + std::to_string(c.messages_matched) +
@@ -59,7 +59,7 @@ std::string counts_json(const WaitStateReport& r) {
            ", \"unterminated_regions\": " + std::to_string(c.unterminated) + "}";
 }
 
-std::string skipped_json(const WaitStateReport& r) {
+std::string skipped_json(const TraceReport& r) {
     std::string t = "[";
     for (std::size_t i = 0; i < r.skipped.size(); ++i) t += (i > 0 ? ", " : "") + json_string(r.skipped[i]);
     return t + "]";
@@ -67,9 +67,9 @@ std::string skipped_json(const WaitStateReport& r) {
 
 }  // namespace
 
-std::string waitstates_csv(const WaitStateReport& r) {
+std::string waitstates_csv(const TraceReport& r) {
     std::string t = "metric,callpath,rank,partner,time_s,instances\n";
-    for (const WaitStateRow& row : r.rows) {
+    for (const WaitStateRow& row : r.waits.rows) {
         t += std::string(metric_name(row.metric)) + "," + csv_field(row.callpath) + "," +
              std::to_string(row.rank) + "," + (row.partner >= 0 ? std::to_string(row.partner) : "") + "," +
              seconds_text(r, row.ticks) + "," + std::to_string(row.instances) + "\n";
@@ -77,14 +77,14 @@ std::string waitstates_csv(const WaitStateReport& r) {
     return t;
 }
 
-std::string waitstates_summary_json(const WaitStateReport& r) {
+std::string waitstates_summary_json(const TraceReport& r) {
     std::string t = "{\"mpi_time_s\": " + seconds_text(r, r.mpi_ticks) +
                     ", \"locations\": " + std::to_string(r.locations) +
                     ", \"locations_read\": " + std::to_string(r.locations_read) + ", \"totals\": {";
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
         t += std::string(m > 0 ? ", " : "") + json_string(metric_name(metric_at(m))) +
-             ": {\"time_s\": " + seconds_text(r, r.total_ticks[m]) +
-             ", \"instances\": " + std::to_string(r.total_instances[m]) +
+             ": {\"time_s\": " + seconds_text(r, r.waits.total_ticks[m]) +
+             ", \"instances\": " + std::to_string(r.waits.total_instances[m]) +
              ", \"definition\": " + json_string(metric_definition(metric_at(m))) + "}";
     }
     std::string cut = "[", stops = "[";
@@ -96,7 +96,7 @@ std::string waitstates_summary_json(const WaitStateReport& r) {
            ", \"timeline_cut\": " + cut + "], \"trace_stops\": " + stops + "]}";
 }
 
-std::string waitstates_json(const WaitStateReport& r) {
+std::string waitstates_json(const TraceReport& r) {
     std::string t = "{\n  \"report\": \"waitstates\",\n";
     t +=
         "  \"definitions\": {\"times\": \"seconds on rank 0's clock: each location's timestamps corrected by "
@@ -106,39 +106,39 @@ std::string waitstates_json(const WaitStateReport& r) {
     t += "  \"ranks\": " + std::to_string(r.ranks) + ",\n";
     t += "  \"summary\": " + waitstates_summary_json(r) + ",\n";
     t += "  \"rows\": [";
-    for (std::size_t i = 0; i < r.rows.size(); ++i) {
-        const WaitStateRow& row = r.rows[i];
+    for (std::size_t i = 0; i < r.waits.rows.size(); ++i) {
+        const WaitStateRow& row = r.waits.rows[i];
         t += std::string(i > 0 ? "," : "") + "\n    {\"metric\": " + json_string(metric_name(row.metric)) +
              ", \"callpath\": " + json_string(row.callpath) + ", \"rank\": " + std::to_string(row.rank) +
              ", \"partner\": " + (row.partner >= 0 ? std::to_string(row.partner) : "null") +
              ", \"time_s\": " + seconds_text(r, row.ticks) +
              ", \"instances\": " + std::to_string(row.instances) + "}";
     }
-    t += r.rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    t += r.waits.rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return t;
 }
 
-std::string waitstates_summary_csv(const WaitStateReport& r) {
+std::string waitstates_summary_csv(const TraceReport& r) {
     std::string t = "wait_states,mpi_time," + seconds_text(r, r.mpi_ticks) +
                     ",s,time in outermost MPI calls summed over all ranks (MPI_Init/Finalize apart)\n";
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
         t += std::string("wait_states,") + metric_name(metric_at(m)) + "," +
-             seconds_text(r, r.total_ticks[m]) + ",s," + csv_field(metric_definition(metric_at(m))) + "\n";
+             seconds_text(r, r.waits.total_ticks[m]) + ",s," + csv_field(metric_definition(metric_at(m))) + "\n";
     }
     return t;
 }
 
-std::string waitstates_text(const WaitStateReport& r) {
+std::string waitstates_text(const TraceReport& r) {
     std::string t = "Wait states (from the trace; times on rank 0's clock, summed over all ranks; MPI time " +
                     text_seconds(r.seconds(r.mpi_ticks)) + "):\n";
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
         const WaitMetric metric = metric_at(m);
         std::string line = "  " + std::string(metric_name(metric));
         line.append(line.size() < 20 ? 20 - line.size() : 1, ' ');
-        std::string value = text_seconds(r.seconds(r.total_ticks[m]));
+        std::string value = text_seconds(r.seconds(r.waits.total_ticks[m]));
         value.insert(0, value.size() < 14 ? 14 - value.size() : 0, ' ');
-        t += line + value + "  in " + std::to_string(r.total_instances[m]) +
-             (r.total_instances[m] == 1 ? " call\n" : " calls\n");
+        t += line + value + "  in " + std::to_string(r.waits.total_instances[m]) +
+             (r.waits.total_instances[m] == 1 ? " call\n" : " calls\n");
         t += "      " + std::string(metric_definition(metric)) + "\n";
     }
     const TraceCounts& c = r.counts;
@@ -156,14 +156,14 @@ std::string waitstates_text(const WaitStateReport& r) {
     return t;
 }
 
-std::vector<Finding> wait_state_findings(const WaitStateReport& r, double threshold) {
+std::vector<Finding> wait_state_findings(const TraceReport& r, double threshold) {
     std::vector<Finding> findings;
     if (r.mpi_ticks <= 0) return findings;
     const double mpi_s = r.seconds(r.mpi_ticks);
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
         const WaitMetric metric = metric_at(m);
-        if (r.total_ticks[m] <= 0) continue;
-        const double total_s = r.seconds(r.total_ticks[m]);
+        if (r.waits.total_ticks[m] <= 0) continue;
+        const double total_s = r.seconds(r.waits.total_ticks[m]);
         const double share = total_s / mpi_s;
         if (share < threshold) continue;
         const Breakdown b = breakdown(r, metric);
@@ -185,7 +185,7 @@ std::vector<Finding> wait_state_findings(const WaitStateReport& r, double thresh
                         text_seconds(r.seconds(b.partners[i].second)) + ")";
         }
         const bool dominant =
-            std::max_element(r.total_ticks.begin(), r.total_ticks.end()) - r.total_ticks.begin() ==
+            std::max_element(r.waits.total_ticks.begin(), r.waits.total_ticks.end()) - r.waits.total_ticks.begin() ==
             static_cast<std::ptrdiff_t>(m);
         const std::string blame = "; " + std::string(info(metric).blamed) + ": " + partners;
         // "dominate" only for half of the MPI time or more; the largest below that is said to be the largest.

@@ -14,26 +14,26 @@
 #include <vector>
 
 #include "analyze/advice.hpp"
-#include "trace/wait_states.hpp"
+#include "trace/trace_report.hpp"
 
 namespace strata::analysis::trace {
 
 /// waitstates.csv: metric,callpath,rank,partner,time_s,instances.
-std::string waitstates_csv(const WaitStateReport& report);
+std::string waitstates_csv(const TraceReport& report);
 
 /// waitstates.json: definitions, totals, counts, skipped parts and rows.
-std::string waitstates_json(const WaitStateReport& report);
+std::string waitstates_json(const TraceReport& report);
 
 /// The lines of summary.txt about the wait states (with their definitions).
-std::string waitstates_text(const WaitStateReport& report);
+std::string waitstates_text(const TraceReport& report);
 
 /// The summary.json object "wait_states": totals with definitions and counts.
-std::string waitstates_summary_json(const WaitStateReport& report);
+std::string waitstates_summary_json(const TraceReport& report);
 
 /// summary.csv rows (section wait_states).
-std::string waitstates_summary_csv(const WaitStateReport& report);
+std::string waitstates_summary_csv(const TraceReport& report);
 
 /// The findings: one per metric whose total reaches `threshold` of the MPI time.
-std::vector<Finding> wait_state_findings(const WaitStateReport& report, double threshold);
+std::vector<Finding> wait_state_findings(const TraceReport& report, double threshold);
 
 }  // namespace strata::analysis::trace

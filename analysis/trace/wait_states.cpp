@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Names and definitions of the wait-state patterns (see wait_states.hpp).
 #include "trace/wait_states.hpp"
+#include "trace/trace_report.hpp"
 
 namespace strata::analysis::trace {
 
@@ -33,7 +34,7 @@ constexpr WaitMetricInfo kWaitMetrics[wait_metric_count] = {
 
 const WaitMetricInfo& info(WaitMetric metric) { return kWaitMetrics[static_cast<std::size_t>(metric)]; }
 
-double WaitStateReport::seconds(std::int64_t ticks) const {
+double TraceReport::seconds(std::int64_t ticks) const {
     return static_cast<double>(static_cast<long double>(ticks) / static_cast<long double>(timer_resolution));
 }
 

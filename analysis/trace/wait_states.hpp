@@ -23,11 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "trace/gpu_analysis.hpp"
-#include "trace/gpu_metrics.hpp"
-#include "trace/iterations.hpp"
-#include "trace/op_analysis.hpp"
-#include "trace/step_trace.hpp"
 
 namespace strata::analysis::trace {
 
@@ -90,26 +85,11 @@ struct TraceCounts {
     std::uint64_t unterminated = 0;
 };
 
-/// The combined wait states of a trace.
-struct WaitStateReport {
-    std::uint64_t timer_resolution = 1;  ///< ticks per second
-    std::size_t ranks = 0;               ///< measured ranks with a CPU location
-    std::size_t locations = 0, locations_read = 0;
+/// The wait states of a trace, combined over its ranks (TraceReport::waits).
+struct WaitStates {
     std::vector<WaitStateRow> rows;  ///< by metric, call path, rank, partner
     std::array<std::int64_t, wait_metric_count> total_ticks{};
     std::array<std::uint64_t, wait_metric_count> total_instances{};
-    std::int64_t mpi_ticks = 0;  ///< time in outermost MPI calls, MPI_Init/Finalize apart, all ranks
-    TraceCounts counts;
-    std::vector<std::string> skipped;       ///< what could not be read, sorted
-    std::vector<std::string> timeline_cut;  ///< locations whose trace.json slices were cut, sorted
-    std::vector<std::string> trace_stops;   ///< locations whose trace stops early (STRATA_TRACE_MAX_SIZE), sorted
-    GpuReport gpu;                          ///< from the GPU streams (empty rows: none)
-    GpuMetricReport gpu_metrics;            ///< from the GPU metric locations (gpu_metrics.hpp)
-    OpReport ops;                           ///< DLProf's ops and their kernels (op_analysis.hpp)
-    StepTraceReport steps;                  ///< MindSpore's step trace (step_trace.hpp)
-    IterationReport iterations;             ///< the key region's iterations and the window applied
-
-    double seconds(std::int64_t ticks) const;
 };
 
 }  // namespace strata::analysis::trace

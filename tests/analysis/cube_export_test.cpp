@@ -203,13 +203,13 @@ TEST_F(CubeExportTest, WaitStatesSitOnTheRanksFirstThreadInsideTheirCallsTime) {
     b.set(barrier_path, t10, 1, 0.25);
     const Profile p = read(b.build());
 
-    trace::WaitStateReport waits;
+    trace::TraceReport waits;
     waits.timer_resolution = 1000;
-    waits.rows.push_back({trace::WaitMetric::late_sender, "main/MPI_Wait", 1, 0, 500, 2});
-    waits.rows.push_back(
+    waits.waits.rows.push_back({trace::WaitMetric::late_sender, "main/MPI_Wait", 1, 0, 500, 2});
+    waits.waits.rows.push_back(
         {trace::WaitMetric::late_sender, "main/MPI_Wait", 1, 2, 125, 1});  // a second partner
-    waits.rows.push_back({trace::WaitMetric::wait_at_barrier, "main/MPI_Barrier", 0, 1, 250, 1});
-    waits.rows.push_back({trace::WaitMetric::late_receiver, "main/MPI_Ssend", 0, 1, 100, 1});  // not profiled
+    waits.waits.rows.push_back({trace::WaitMetric::wait_at_barrier, "main/MPI_Barrier", 0, 1, 250, 1});
+    waits.waits.rows.push_back({trace::WaitMetric::late_receiver, "main/MPI_Ssend", 0, 1, 100, 1});  // not profiled
     const CubeReport r = cube::cube_report(p, &waits);
 
     // Locations: rank 0's two threads, then rank 1's.
@@ -248,9 +248,9 @@ TEST_F(CubeExportTest, DeepRecursionTakesLinearSpaceAndFindsItsWaits) {
 
     std::string path;
     for (std::size_t d = 0; d < depth; ++d) path += "f/";
-    trace::WaitStateReport waits;
+    trace::TraceReport waits;
     waits.timer_resolution = 10;
-    waits.rows.push_back({trace::WaitMetric::late_sender, path + "MPI_Recv", 0, 1, 2, 1});
+    waits.waits.rows.push_back({trace::WaitMetric::late_sender, path + "MPI_Recv", 0, 1, 2, 1});
     const CubeReport r = cube::cube_report(p, &waits);
     ASSERT_EQ(r.cnodes.size(), depth + 1);
     const CubeMetric& late = metric(r, "mpi_latesender");

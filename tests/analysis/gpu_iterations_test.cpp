@@ -219,7 +219,7 @@ TEST_F(GpuIterationsTest, GpuTimesExactForOneToThreeShares) {
     gpu_trace().write(dir_.path());
     const TraceDefinitions d = read_trace_definitions(anchor());
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         const auto files = gpu_files(r.gpu);
         ASSERT_EQ(files.size(), 4u);
         EXPECT_EQ(files[0].second, gpu_csv) << "K = " << k;
@@ -269,7 +269,7 @@ TEST_F(GpuIterationsTest, ActivityPerBinExactForOneToThreeShares) {
         "    {\"rank\": 1, \"device\": 0, \"busy_s\": 0.05, \"busy_share\": " +
         shares(unions_10_to_60) + "}\n  ]},\n";
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         ASSERT_EQ(r.gpu.activity.size(), 3u) << "K = " << k;
         EXPECT_EQ(r.gpu.activity_axis.bins, 200u);
         EXPECT_EQ(r.gpu.activity[0].busy[28], 150000);  // ns
@@ -294,7 +294,7 @@ TEST_F(GpuIterationsTest, LaunchLatencyAndNcclKernelsExactForOneToThreeShares) {
     gpu_launch_trace().write(dir_.path());
     const TraceDefinitions d = read_trace_definitions(anchor());
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
         const auto files = gpu_files(r.gpu);
         EXPECT_EQ(files[0].second, gpu_launch_csv) << "K = " << k;
@@ -354,7 +354,7 @@ TEST_F(GpuIterationsTest, NcclKernelsAreNeverTensorCoreKernels) {
     gpu_launch_trace().write(dir_.path());
     TraceAnalysisOptions options;
     options.tensor_core_patterns = {"h1688", "allreduce"};  // the NCCL kernel's name matches one
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
     const std::string kernels = gpu_files(r.gpu)[2].second;
     EXPECT_NE(kernels.find("\nncclDevKernel_AllReduce_Sum_bf16_RING_LL,main/cudaLaunchKernel,0,1,"),
               std::string::npos)
@@ -369,7 +369,7 @@ TEST_F(GpuIterationsTest, GapsAreIdleStretchesLongerThanTheThreshold) {
     gpu_trace().write(dir_.path());
     TraceAnalysisOptions options;
     options.gpu_gap_threshold_s = 0.009;
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
     const std::string csv = gpu_files(r.gpu)[0].second;
     // GPU 1 of rank 0: idle 20..30 and 40..50 ms; stream 0 of GPU 0: 30..40 (5..10 is shorter); stream
     // 1: 50..65.
@@ -393,7 +393,7 @@ TEST_F(GpuIterationsTest, GapsAreIdleStretchesLongerThanTheThreshold) {
 
 TEST_F(GpuIterationsTest, GpuFindingsNameTheIdleGpuAndTheBusyOne) {
     gpu_trace().write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
     const std::vector<Finding> findings = gpu_findings(r.gpu, 0.2);
     ASSERT_EQ(findings.size(), 2u);
     EXPECT_EQ(findings[0].kind, "gpu_idle");
@@ -415,7 +415,7 @@ TEST_F(GpuIterationsTest, IterationsWithWarmUpExactForOneToThreeShares) {
     TraceAnalysisOptions options;
     options.iterations.key_region = "step";
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+        const TraceReport r = analyze_trace_in_process(d, k, {}, options);
         EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected) << "K = " << k;
         EXPECT_EQ(r.iterations.plan.instances, 6u);
         EXPECT_EQ(r.iterations.stable_first, 1);
@@ -433,14 +433,14 @@ TEST_F(GpuIterationsTest, IterationRangeRestrictsWaitStatesAndGpuTime) {
     const TraceDefinitions d = read_trace_definitions(anchor());
     TraceAnalysisOptions options;
     options.iterations.key_region = "step";
-    const WaitStateReport all = analyze_trace_in_process(d, 2, {}, options);
+    const TraceReport all = analyze_trace_in_process(d, 2, {}, options);
     EXPECT_EQ(lines_starting(gpu_files(all.gpu)[0].second, "device"),
               "device,0,0,,1,1,6,0.024,0.024,0.074,0.05,0.324324324,0.324324324,0,0,0,0,0,0,0,0,0,0,0.024,0,"
               "6,0.0005,0.0005,0\n");
     options.iterations.start = 1;
     options.iterations.stop = 3;
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+        const TraceReport r = analyze_trace_in_process(d, k, {}, options);
         EXPECT_TRUE(r.iterations.plan.problem.empty()) << r.iterations.plan.problem;
         EXPECT_EQ(lines_starting(waitstates_csv(r), "wait_at_barrier"),
                   "wait_at_barrier,main/step/MPI_Barrier,1,0,0.006,3\n")
@@ -475,7 +475,7 @@ TEST_F(GpuIterationsTest, KeyRegionOnOtherThreadsDoesNotAddIterations) {
     b.write(dir_.path());
     TraceAnalysisOptions options;
     options.iterations.key_region = "step";
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
     EXPECT_EQ(r.iterations.plan.instances, 6u);
     EXPECT_FALSE(r.iterations.plan.counts_differ);
     EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
@@ -488,7 +488,7 @@ TEST_F(GpuIterationsTest, DifferentCountsAreAlignedToTheSmallestAndSaidSo) {
     b.write(dir_.path());
     TraceAnalysisOptions options;
     options.iterations.key_region = "step";
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
     EXPECT_TRUE(r.iterations.plan.counts_differ);
     EXPECT_EQ(r.iterations.plan.instances, 6u);
     EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
@@ -499,7 +499,7 @@ TEST_F(GpuIterationsTest, DifferentCountsAreAlignedToTheSmallestAndSaidSo) {
 
 TEST_F(GpuIterationsTest, PhaseFlagChoosesTheKeyRegion) {
     iterations_trace(true).write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 3);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 3);
     EXPECT_EQ(r.iterations.plan.key.name, "step");
     EXPECT_EQ(r.iterations.plan.key.how, "phase flag");
     EXPECT_EQ(iterations_csv(r.iterations), iterations_csv_expected);
@@ -508,7 +508,7 @@ TEST_F(GpuIterationsTest, PhaseFlagChoosesTheKeyRegion) {
 TEST_F(GpuIterationsTest, WithoutKeyRegionTheCandidatesAreListed) {
     iterations_trace(false).write(dir_.path());
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
+        const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
         EXPECT_EQ(r.iterations.plan.instances, 0u);
         EXPECT_EQ(r.iterations.rows.size(), 1u);  // the whole run is one iteration
         ASSERT_EQ(r.iterations.plan.candidates.size(), 2u);
@@ -551,7 +551,7 @@ TEST_F(GpuIterationsTest, CandidatesSpreadOverTheRunComeFirst) {
     }
     b.write(dir_.path());
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
+        const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
         ASSERT_EQ(r.iterations.plan.candidates.size(), 3u) << "K = " << k;
         EXPECT_EQ(r.iterations.plan.candidates[0].name, "step");
         EXPECT_TRUE(r.iterations.plan.candidates[0].spans_run);
@@ -597,7 +597,7 @@ TEST_F(GpuIterationsTest, TheMostRegularlyRecurringRegionComesFirst) {
     }
     b.write(dir_.path());
     for (std::size_t k : {1, 2}) {
-        const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
+        const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
         ASSERT_EQ(r.iterations.plan.candidates.size(), 3u) << "K = " << k;
         EXPECT_EQ(r.iterations.plan.candidates[0].name, "md_step");
         EXPECT_EQ(r.iterations.plan.candidates[0].variation, 0.0);
@@ -616,7 +616,7 @@ TEST_F(GpuIterationsTest, WithOnlyMpiCallsThereAreNoCandidatesAndTheTextSaysWhat
             trace.collective(rank, barrier, 1000000 * step + 100, 1000000 * step + 200, OTF2_COLLECTIVE_OP_BARRIER);
     }
     trace.write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
     EXPECT_TRUE(r.iterations.plan.candidates.empty());
     const std::string text = iterations_text(r.iterations);
     EXPECT_NE(text.find("none: no region other than MPI calls"), std::string::npos) << text;
@@ -646,7 +646,7 @@ TEST_F(GpuIterationsTest, AnInstrumentedProgramIsNotToldToBuildWithTheWrapper) {
         trace.leave(rank, 5000000, main);
     }
     trace.write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
     EXPECT_TRUE(r.iterations.plan.candidates.empty());
     EXPECT_TRUE(r.iterations.plan.instrumented);
     const std::string text = iterations_text(r.iterations);
@@ -664,7 +664,7 @@ TEST_F(GpuIterationsTest, UnknownKeyRegionAndRangeBeyondTheTraceAreProblems) {
     const TraceDefinitions d = read_trace_definitions(anchor());
     TraceAnalysisOptions options;
     options.iterations.key_region = "stpe";
-    WaitStateReport r = analyze_trace_in_process(d, 2, {}, options);
+    TraceReport r = analyze_trace_in_process(d, 2, {}, options);
     EXPECT_EQ(unknown_key_message(r.iterations),
               "--key-region 'stpe': no region of that name in the trace; candidates, the most regularly recurring "
               "first: step (6 calls per rank on 2 ranks, spacing varies 57.1%), halo (12 calls per rank on 2 "

@@ -89,7 +89,7 @@ TEST_F(GpuMetricsTest, SamplesAndSummaryExactForOneToThreeShares) {
     const TraceDefinitions d = read_trace_definitions(anchor());
     std::vector<std::pair<std::string, std::string>> first;
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
         EXPECT_EQ(r.gpu_metrics.locations, 2u);
         const auto files = gpu_metric_files(r.gpu_metrics);
@@ -133,7 +133,7 @@ TEST_F(GpuMetricsTest, MetricLocationsAreNeitherThreadsNorStreams) {
     ASSERT_EQ(layout.ranks.size(), 2u);
     EXPECT_EQ(layout.ranks[0].columns.size(), 1u);
     const std::string part = dir_.file("timeline");
-    const WaitStateReport r = analyze_trace_in_process(d, 2, {part, 1000});
+    const TraceReport r = analyze_trace_in_process(d, 2, {part, 1000});
     EXPECT_EQ(r.locations, 5u);
     EXPECT_EQ(r.locations_read, 5u);
     EXPECT_EQ(r.gpu.stream_locations, 1u);
@@ -142,7 +142,7 @@ TEST_F(GpuMetricsTest, MetricLocationsAreNeitherThreadsNorStreams) {
     EXPECT_EQ(r.gpu.rows[0].scope, "device");
     EXPECT_EQ(r.gpu.rows[0].times.busy, static_cast<Ticks>(20 * ms));
     EXPECT_EQ(r.gpu.rows[0].times.span, static_cast<Ticks>(20 * ms));
-    EXPECT_TRUE(r.rows.empty());  // no wait state
+    EXPECT_TRUE(r.waits.rows.empty());  // no wait state
     // The timeline has the threads and the stream, no track for a metric location.
     ASSERT_TRUE(join_timeline({part, 1000}, 2, dir_.file("trace.json")));
     const std::string timeline = slurp(dir_.file("trace.json"));
@@ -165,7 +165,7 @@ TEST_F(GpuMetricsTest, IterationWindowKeepsItsSamplesOnly) {
     options.iterations.key_region = "step";
     options.iterations.start = 1;
     options.iterations.stop = 2;
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1, {}, options);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1, {}, options);
     const auto files = gpu_metric_files(r.gpu_metrics);
     EXPECT_EQ(
         files[0].second,
@@ -191,7 +191,7 @@ TEST_F(GpuMetricsTest, ADamagedMetricLocationKeepsItsFirstSamplesAndIsNamed) {
     ASSERT_TRUE(fs::exists(events));
     fs::resize_file(events, fs::file_size(events) - 20);
     for (std::size_t k : {1, 2}) {
-        const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
+        const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), k);
         ASSERT_EQ(r.skipped.size(), 1u);
         EXPECT_TRUE(contains(r.skipped[0],
                              "rank 1, GPU[1] metrics (location 4295032832): its event file (.evt) "
@@ -205,7 +205,7 @@ TEST_F(GpuMetricsTest, ADamagedMetricLocationKeepsItsFirstSamplesAndIsNamed) {
 
 TEST_F(GpuMetricsTest, NoMetricLocationsNoFiles) {
     gpu_trace().write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
     EXPECT_EQ(r.gpu_metrics.locations, 0u);
     for (const auto& file : waitstate_files(r))
         EXPECT_NE(file.first.rfind("gpu_metrics", 0), 0u) << file.first;
@@ -215,7 +215,7 @@ TEST_F(GpuMetricsTest, NoMetricLocationsNoFiles) {
 TEST_F(GpuMetricsTest, EveryReportFileIsListedAndNotOverwritten) {
     // Streams and metric locations: every report of the trace, checked before anything is written.
     gpu_metrics_trace().write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
     const std::vector<std::string>& names = report_file_names();
     for (const auto& file : waitstate_files(r))
         EXPECT_NE(std::find(names.begin(), names.end(), file.first), names.end()) << file.first;

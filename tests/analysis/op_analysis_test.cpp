@@ -145,7 +145,7 @@ TEST_F(OpAnalysisTest, OpsAndKernelsExactAndIdenticalForOneToThreeShares) {
     const TraceDefinitions d = read_trace_definitions(anchor());
     std::vector<std::pair<std::string, std::string>> first;
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
         const auto files = op_files(r.ops);
         ASSERT_EQ(files.size(), 4u);
@@ -180,7 +180,7 @@ TEST_F(OpAnalysisTest, PyTorchEmitNvtxRangesAreOneOpPerOperator) {
     b.gpu_op(0, s0, 10 * ms, 12 * ms, gemm, 1);
     b.gpu_op(0, s0, 12 * ms, 15 * ms, gemm, 2);
     b.write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
     const auto files = op_files(r.ops);
     ASSERT_FALSE(files.empty());
     const std::string& csv = files[0].second;
@@ -191,7 +191,7 @@ TEST_F(OpAnalysisTest, PyTorchEmitNvtxRangesAreOneOpPerOperator) {
 
 TEST_F(OpAnalysisTest, JsonHasDefinitionsTotalsCallPathsAndKernelNames) {
     op_trace().write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
     const std::string json = op_files(r.ops)[1].second;
     EXPECT_NE(json.find("\"op\": \"a region of paradigm USER and role CODE"), std::string::npos) << json;
     EXPECT_NE(
@@ -225,7 +225,7 @@ TEST_F(OpAnalysisTest, JsonHasDefinitionsTotalsCallPathsAndKernelNames) {
 
 TEST_F(OpAnalysisTest, EligibleOpsWithoutTensorCoresAreAFindingAndInTheSummary) {
     op_trace().write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 3);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 3);
     const std::vector<Finding> findings = op_findings(r.ops);
     ASSERT_EQ(findings.size(), 1u);
     const Finding& f = findings[0];
@@ -266,7 +266,7 @@ TEST_F(OpAnalysisTest, EligiblePatternsAreConfigurable) {
     op_trace().write(dir_.path());
     TraceAnalysisOptions options;
     options.tc_eligible_patterns = {"layer"};
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2, {}, options);
     const std::string csv = op_files(r.ops)[0].second;
     EXPECT_NE(csv.find("\nlinear,0,0,0,"), std::string::npos) << csv;
     EXPECT_NE(csv.find("\nmatmul,0,1,0,"), std::string::npos) << csv;
@@ -281,7 +281,7 @@ TEST_F(OpAnalysisTest, NoGpuStreamsNoOpReports) {
     b.enter(0, 0, range);
     b.leave(0, ms, range);
     b.write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
     for (const auto& file : waitstate_files(r)) EXPECT_NE(file.first.rfind("op", 0), 0u) << file.first;
     EXPECT_TRUE(trace_findings(r, TraceAdvice{}).empty() ||
                 trace_findings(r, TraceAdvice{}).front().kind != "tc_eligible_not_used");

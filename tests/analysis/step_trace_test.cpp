@@ -140,7 +140,7 @@ TEST_F(StepTraceTest, ExactFiguresPerRankAndSlowestRankForOneToThreeShares) {
     const TraceDefinitions d = read_trace_definitions(anchor());
     std::string first_json;
     for (std::size_t k : {1, 2, 3}) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
         const auto files = step_trace_files(r.steps);
         ASSERT_EQ(files.size(), 2u);
@@ -169,7 +169,7 @@ TEST_F(StepTraceTest, ExactFiguresPerRankAndSlowestRankForOneToThreeShares) {
 
 TEST_F(StepTraceTest, FindingsCarryTheirNumbers) {
     step_trace_job().write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
     const std::vector<Finding> findings = step_trace_findings(r.steps, StepTraceThresholds{});
     ASSERT_EQ(findings.size(), 4u);
 
@@ -209,11 +209,11 @@ TEST_F(StepTraceTest, FindingsCarryTheirNumbers) {
 
 TEST_F(StepTraceTest, NothingWithoutGpuStreams) {
     iterations_trace(true).write(dir_.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 1);
     EXPECT_TRUE(r.steps.present);  // iterations_trace() has a stream
     TempDir other;
     wait_states_trace().write(other.path());
-    const WaitStateReport none =
+    const TraceReport none =
         analyze_trace_in_process(read_trace_definitions(other.file("traces.otf2")), 2);
     EXPECT_FALSE(none.steps.present);
     EXPECT_TRUE(step_trace_files(none.steps).empty());

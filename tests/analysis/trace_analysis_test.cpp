@@ -191,7 +191,7 @@ TEST_F(TraceAnalysisTest, DefinitionsHaveRanksCommunicatorsAndResolution) {
 
 TEST_F(TraceAnalysisTest, ExactWaitStatesForEveryNumberOfShares) {
     const TraceDefinitions d = read_trace_definitions(anchor());
-    const WaitStateReport one = analyze_trace_in_process(d, 1);
+    const TraceReport one = analyze_trace_in_process(d, 1);
     EXPECT_EQ(waitstates_csv(one), expected_csv);
     EXPECT_TRUE(one.skipped.empty());
     EXPECT_EQ(one.counts.messages_matched, 5u);
@@ -202,14 +202,14 @@ TEST_F(TraceAnalysisTest, ExactWaitStatesForEveryNumberOfShares) {
     EXPECT_EQ(one.counts.collective_clock_violations, 0u);
     EXPECT_EQ(one.mpi_ticks, 63840000);  // see wait_states_trace(): 15.11 + 21.61 + 15.05 + 12.07 ms
     for (std::size_t k = 2; k <= 5; ++k) {
-        const WaitStateReport other = analyze_trace_in_process(d, k);
+        const TraceReport other = analyze_trace_in_process(d, k);
         EXPECT_EQ(waitstates_csv(other), expected_csv) << k << " shares";
         EXPECT_EQ(waitstates_json(other), waitstates_json(one)) << k << " shares";
     }
 }
 
 TEST_F(TraceAnalysisTest, FindingsNameTheLateRanks) {
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(anchor()), 2);
     const std::vector<Finding> findings = wait_state_findings(r, 0.1);
     // 10 % of 63.84 ms: late senders (13), barrier (13), NxN (9), broadcast (9); not 3 or 5.
     ASSERT_EQ(findings.size(), 4u);
@@ -253,7 +253,7 @@ TEST_F(TraceAnalysisTest, TimelineIsTheSameForEveryNumberOfShares) {
     std::string first;
     for (std::size_t k = 1; k <= 6; ++k) {  // 5 and 6: more shares than ranks
         const TimelineOptions timeline{dir_.file("trace.json.part"), 1000};
-        const WaitStateReport r = analyze_trace_in_process(d, k, timeline);
+        const TraceReport r = analyze_trace_in_process(d, k, timeline);
         EXPECT_TRUE(r.timeline_cut.empty());
         const std::string path = dir_.file("trace" + std::to_string(k) + ".json");
         ASSERT_TRUE(join_timeline(timeline, k, path));
@@ -307,7 +307,7 @@ TEST_F(TraceAnalysisTest, TimelineCutIsSaid) {
     // kept then is spread over the run (it was its first 30 ms before), and rank 0 still meets
     // the cap once.
     const TimelineOptions timeline{dir_.file("trace.json.part"), 8};
-    const WaitStateReport r = analyze_trace_in_process(d, 2, timeline);
+    const TraceReport r = analyze_trace_in_process(d, 2, timeline);
     ASSERT_TRUE(join_timeline(timeline, 2, dir_.file("trace.json")));
     const std::string json = slurp(dir_.file("trace.json"));
     EXPECT_EQ(count(json, "\"ph\": \"X\""), 5u);
@@ -349,7 +349,7 @@ TEST(TraceAnalysisOpenMpTest, ThreadsAndTheirEventsAreReadAndSkipped) {
     EXPECT_EQ(d.world_size, 4u);  // the OpenMP COMM_LOCATIONS group does not number ranks
     EXPECT_EQ(trace_rank_layout(d).ranks[2].columns.size(), 4u);
     for (std::size_t k = 1; k <= 4; ++k) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         EXPECT_EQ(waitstates_csv(r), expected_csv) << k << " shares";
         EXPECT_EQ(r.locations_read, 7u);
         EXPECT_TRUE(r.skipped.empty());
@@ -386,7 +386,7 @@ TEST(TraceAnalysisNonblockingTest, LateReceiverOfAnIsendIsChargedToItsWait) {
     b.write(dir.path());
     const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
     for (std::size_t k = 1; k <= 2; ++k) {
-        const WaitStateReport r = analyze_trace_in_process(d, k);
+        const TraceReport r = analyze_trace_in_process(d, k);
         EXPECT_EQ(waitstates_csv(r),
                   "metric,callpath,rank,partner,time_s,instances\n"
                   "late_receiver,main/MPI_Waitall,0,1,0.004,1\n")
@@ -451,7 +451,7 @@ TEST(TraceAnalysisCombinedCallTest, ACallWaitsAtOneSite) {
         TraceAnalysisOptions options;
         options.decode_directly = direct;
         for (std::size_t k = 1; k <= 2; ++k) {
-            const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+            const TraceReport r = analyze_trace_in_process(d, k, {}, options);
             EXPECT_EQ(waitstates_csv(r),
                       "metric,callpath,rank,partner,time_s,instances\n"
                       "late_sender,main/MPI_Sendrecv,1,0,0.01,1\n"
@@ -481,7 +481,7 @@ TEST(TraceAnalysisCombinedCallTest, ASendrecvAtTheEdgeOfAHaloIsNoLateReceiver) {
     for (std::uint32_t r = 0; r < 2; ++r) b.leave(r, 30 * ms, main);
     b.write(dir.path());
     const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
-    const WaitStateReport r = analyze_trace_in_process(d, 1, {}, TraceAnalysisOptions{});
+    const TraceReport r = analyze_trace_in_process(d, 1, {}, TraceAnalysisOptions{});
     EXPECT_EQ(waitstates_csv(r), "metric,callpath,rank,partner,time_s,instances\n");
     EXPECT_EQ(r.counts.messages_matched, 1u);
 }
@@ -533,7 +533,7 @@ TEST(TraceAnalysisMappingTest, LocalIdsAreMappedWhetherTheReplayOrOtf2AppliesThe
         b.write(dir.path());
         const TraceDefinitions d = read_trace_definitions(dir.file("traces.otf2"));
         for (std::size_t k = 1; k <= 2; ++k) {
-            const WaitStateReport r = analyze_trace_in_process(d, k);
+            const TraceReport r = analyze_trace_in_process(d, k);
             EXPECT_EQ(waitstates_csv(r), expected_csv) << k << " shares";
             EXPECT_EQ(r.counts.unresolved, 0u);
         }
@@ -577,7 +577,7 @@ TEST(TraceAnalysisMessageOrderTest, OneChannelIsMatchedInPostingOrderWithoutCanc
         TraceAnalysisOptions options;
         options.decode_directly = direct;
         for (std::size_t k = 1; k <= 3; ++k) {
-            const WaitStateReport r = analyze_trace_in_process(d, k, {}, options);
+            const TraceReport r = analyze_trace_in_process(d, k, {}, options);
             EXPECT_EQ(waitstates_csv(r),
                       "metric,callpath,rank,partner,time_s,instances\n"
                       "late_sender,main/MPI_Recv,1,0,0.006,1\n")
@@ -598,7 +598,7 @@ TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
     TraceBuilder b = wait_states_trace();
     b.write_clock_offsets(false);
     b.write(dir.path());
-    const WaitStateReport r = analyze_trace_in_process(read_trace_definitions(dir.file("traces.otf2")), 1);
+    const TraceReport r = analyze_trace_in_process(read_trace_definitions(dir.file("traces.otf2")), 1);
     const std::string csv = waitstates_csv(r);
     EXPECT_NE(csv, expected_csv);
     EXPECT_NE(csv.find("late_sender,main/MPI_Recv,1,0,0.0052,1\n"), std::string::npos) << csv;
