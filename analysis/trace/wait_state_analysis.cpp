@@ -727,40 +727,19 @@ std::string TraceShareAnalysis::partial() const {
         w.put<std::uint64_t>(notes->size());
         for (const std::string& s : *notes) w.put_string(s);
     }
-    const auto gap = static_cast<Ticks>(
-        std::llround(options_.gpu_gap_threshold_s * static_cast<double>(definitions_.timer_resolution)));
-    // T0..T1, known alike on every analysis rank, or the iteration window the GPU times are cut to.
-    const ActivityAxis axis = plan_.restricted
-                                  ? make_activity_axis(plan_.window_begin, plan_.window_end, plan_.begin)
-                                  : make_activity_axis(plan_.begin, plan_.end, plan_.begin);
-    put_gpu_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end,
-                    plan_.instances > 0 ? plan_.bounds : std::vector<Ticks>{}, gap, axis);
-    put_op_partial(w, records_, definitions_, plan_.window_begin, plan_.window_end);
-    put_step_partial(w, records_, definitions_, plan_,
-                     static_cast<Ticks>(std::llround(options_.short_kernel_threshold_s *
-                                                     static_cast<double>(definitions_.timer_resolution))));
-    put_gpu_metric_partial(w, records_, definitions_);
+    const ShareContext share{records_, definitions_, plan_, options_};
+    for (const TracePass& pass : trace_passes())
+        if (pass.put_partial) pass.put_partial(w, share);
     return std::move(w.bytes());
 }
 
 TraceReport combine_partials(const std::vector<std::string>& partials,
                                  const TraceDefinitions& definitions, const TraceAnalysisOptions& options) {
     TraceReport report;
-    report.gpu.timer_resolution = definitions.timer_resolution;
-    report.gpu.gap_threshold_s = options.gpu_gap_threshold_s;
-    for (const TraceLocation& l : definitions.locations)
-        report.gpu.stream_locations += l.type == OTF2_LOCATION_TYPE_ACCELERATOR_STREAM ? 1 : 0;
     report.timer_resolution = definitions.timer_resolution;
     report.ranks = trace_rank_layout(definitions).ranks.size();
-    report.ops.timer_resolution = definitions.timer_resolution;
-    report.steps.timer_resolution = definitions.timer_resolution;
-    report.gpu_metrics.timer_resolution = definitions.timer_resolution;
-    report.gpu_metrics.origin = static_cast<Ticks>(definitions.global_offset);
-    for (const TraceLocation& l : definitions.locations)
-        report.gpu_metrics.locations += is_gpu_metric_location(l) ? 1 : 0;
-    report.steps.present = report.gpu.stream_locations > 0;
-    report.steps.short_kernel_s = options.short_kernel_threshold_s;
-    report.ops.ranks = std::max(definitions.world_size, report.ranks);
+    for (const TracePass& pass : trace_passes())
+        if (pass.start) pass.start(report, definitions, options);
     std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>,
              std::pair<std::int64_t, std::uint64_t>>
         rows;
@@ -798,13 +777,11 @@ TraceReport combine_partials(const std::vector<std::string>& partials,
             const auto n_notes = in.get<std::uint64_t>();
             for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
         }
-        add_gpu_partial(report.gpu, in);
-        add_op_partial(report.ops, in);
-        add_step_partial(report.steps, in);
-        add_gpu_metric_partial(report.gpu_metrics, in);
+        for (const TracePass& pass : trace_passes())
+            if (pass.add_partial) pass.add_partial(report, in);
     }
-    finish_gpu_report(report.gpu, options.tensor_core_patterns);
-    finish_op_report(report.ops, options.tensor_core_patterns, options.tc_eligible_patterns);
+    for (const TracePass& pass : trace_passes())
+        if (pass.finish) pass.finish(report, options);
     std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
     std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
     std::sort(report.trace_stops.begin(), report.trace_stops.end(), natural_less);

@@ -45,6 +45,7 @@
 #include "trace/op_analysis.hpp"
 #include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
+#include "trace/trace_passes.hpp"
 #include "trace/trace_records.hpp"
 #include "trace/trace_report.hpp"
 
@@ -54,17 +55,6 @@ namespace strata::analysis::trace {
 struct TimelineOptions {
     std::string part;          ///< this rank's part file
     std::uint64_t events = 0;  ///< slices in the whole timeline at most (split evenly over the locations)
-};
-
-/// What the trace analysis is asked for beyond the wait states.
-struct TraceAnalysisOptions {
-    IterationOptions iterations;
-    std::vector<std::string> tensor_core_patterns = default_tensor_core_patterns();
-    /// Op names that may use Tensor Cores (op_analysis.hpp).
-    std::vector<std::string> tc_eligible_patterns = default_tc_eligible_patterns();
-    double gpu_gap_threshold_s = 0.5;  ///< idle stretches longer than this are gaps (Nsight's default)
-    double short_kernel_threshold_s = 10e-6;  ///< shorter kernels are short (step_trace.hpp)
-    bool decode_directly = true;       ///< false: event files through OTF2's reader (--event-reader otf2)
 };
 
 /// One analysis rank's part of the trace analysis.

@@ -20,7 +20,7 @@ On a difference the normalised texts of this run are left in
 <work-dir>/<scenario>/normalised/ to compare with those of an earlier build.
 
 usage: run_golden.py SCENARIO --bin-dir D --nesting P --work-dir D --source-dir D --build-dir D
-                     --analyze P --otf2-print P --h5dump P --mpirun P [--update]
+                     --analyze P --otf2-print P --h5dump P [--mpirun P] [--fixture P] [--update]
 """
 import argparse
 import hashlib
@@ -35,8 +35,13 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# scenario: (program, ranks (0: no mpirun), environment)
+# scenario: (program, ranks (0: no mpirun), environment); the program 'fixture'
+# is strata-fixture-experiment, which writes a synthetic experiment with a
+# profile (calltree-fixture) and one with a trace of GPU streams (gpu-fixture)
+# for the analysis alone.
 SCENARIOS = {
+    'calltree-fixture': ('fixture', 0, {}),
+    'gpu-fixture': ('fixture', 0, {}),
     'user-trace': ('nesting', 0, {'STRATA_ENABLE_TRACING': 'true'}),
     'mpi-trace': ('golden_mpi', 2, {'STRATA_ENABLE_TRACING': 'true'}),
     # Profiling alone: the single-substrate paths of the event core.
@@ -84,6 +89,12 @@ def run(command, env, cwd, what):
 
 def measure(args, scenario, work):
     program, ranks, extra = SCENARIOS[scenario]
+    if program == 'fixture':
+        run([args.fixture, 'calltree-fixture', 'gpu-fixture'], None, work, 'strata-fixture-experiment')
+        experiment = os.path.join(work, scenario)
+        run([args.analyze, '--output', os.path.join(experiment, 'analysis'), scenario], None, work,
+            'strata-analyze')
+        return experiment
     binary = args.nesting if program == 'nesting' else os.path.join(args.bin_dir, program)
     env = {k: v for k, v in os.environ.items() if not k.startswith('STRATA_')}
     env.update({'STRATA_TIMER': 'steps', 'STRATA_EXPERIMENT_DIRECTORY': 'experiment',
@@ -133,8 +144,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument('scenario', choices=sorted(SCENARIOS))
     for option in ('bin-dir', 'nesting', 'work-dir', 'source-dir', 'build-dir', 'analyze', 'otf2-print',
-                   'h5dump', 'mpirun'):
-        parser.add_argument('--' + option, required=option != 'mpirun', default='mpirun')
+                   'h5dump'):
+        parser.add_argument('--' + option, required=True)
+    parser.add_argument('--mpirun', default='mpirun')
+    parser.add_argument('--fixture', help='strata-fixture-experiment (the fixture scenarios)')
     parser.add_argument('--update', action='store_true', help='write the digests of this run as expected')
     args = parser.parse_args()
 
