@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "activity_pipeline.hpp"
-#include "config/config.hpp"
+#include "strata/measurement/config_registry.hpp"
 #include "cuda_config.hpp"
 #include "cupti_library.hpp"
 #include "gpu_metrics_sampler.hpp"

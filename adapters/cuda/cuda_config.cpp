@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "config/config.hpp"
+#include "strata/measurement/config_registry.hpp"
 
 namespace strata::cuda {
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "config/config.hpp"
+#include "strata/measurement/config_registry.hpp"
 #include "filter/filter_rules.hpp"
 #include "mpi_config.hpp"
 

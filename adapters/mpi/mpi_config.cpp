@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/config.hpp"
+#include "strata/measurement/config_registry.hpp"
 #include "mpi_groups.hpp"
 
 namespace strata::mpi {

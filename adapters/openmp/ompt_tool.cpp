@@ -37,7 +37,7 @@
 #include <new>
 #include <utility>
 
-#include "config/config.hpp"
+#include "strata/measurement/config_registry.hpp"
 #include "construct_regions.hpp"
 #include "openmp_config.hpp"
 #include "source_location.hpp"

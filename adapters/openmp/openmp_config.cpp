@@ -5,7 +5,7 @@
 #include <sstream>
 #include <utility>
 
-#include "config/config.hpp"
+#include "strata/measurement/config_registry.hpp"
 
 namespace strata::openmp {
 
