@@ -454,9 +454,11 @@ def default_name_taken(args):
     os.makedirs(top)
     env = {k: v for k, v in os.environ.items() if not k.startswith('STRATA_')}
     # Occupy the names this run could get (its pid is only known once it runs: a small shell
-    # that makes them, then execs the program under the same pid, in the same second or the next).
-    script = ('for t in $(date +%Y%m%d_%H%M%S) $(date -d @$(( $(date +%s) + 1 )) +%Y%m%d_%H%M%S); do '
-              'mkdir -p strata-${t}_$$; done; exec ' + os.path.join(args.bin_dir, 'nesting'))
+    # that makes them, then execs the program under the same pid, in the same second or one of
+    # the next few: a loaded machine may take seconds to start the program).
+    script = ('now=$(date +%s); for d in 0 1 2 3 4 5 6 7 8 9; do '
+              'mkdir -p strata-$(date -d @$((now + d)) +%Y%m%d_%H%M%S)_$$; done; exec ' +
+              os.path.join(args.bin_dir, 'nesting'))
     p = subprocess.run(['sh', '-c', script], cwd=top, env=env, capture_output=True, text=True, timeout=120)
     expect_equal(p.returncode, 0, 'status\n' + p.stderr)
     written = re.search(r'experiment written to (\S+)', p.stderr)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Runtime lifecycle: initialisation, event tables, finalisation, exit and signal handlers.
+// Runtime lifecycle: initialisation, event tables, finalisation, exit and
+// signal handlers.  The start from the environment (before main) is in
+// runtime_start.cpp, the MPI job's start and end in runtime_multi_process.cpp.
 #include "core/runtime.hpp"
 
-#include <dlfcn.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <sys/syscall.h>
@@ -16,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <set>
 #include <sstream>
 
 #include "core/clock_sync.hpp"
@@ -26,11 +26,10 @@
 #include "core/launch_paths.hpp"
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
+#include "core/runtime_internal.hpp"
 #include "core/timer.hpp"
 #include "core/unification.hpp"
 #include "metrics/metrics.hpp"
-#include "profiling/profiling_substrate.hpp"
-#include "strata/measurement/preload_environment.hpp"
 #include "tracing/tracing_substrate.hpp"
 
 namespace strata::runtime {
@@ -43,40 +42,22 @@ RegionHandle flush_region = 0;
 RegionHandle recording_off_region = 0;
 }  // namespace detail
 
-std::string create_experiment_directory(long id, std::string* problem, bool alone = false);
-long launcher_rank();
-void stop_without_writing();
-
-namespace {
-
-// State with constructors lives in function-local statics: the library's
-// start-up constructor may run before this file's static initialisers.
-struct State {
-    std::vector<const substrate::Callbacks*> substrates;
-    std::string experiment_directory;
-    /// An MPI program: the directory is agreed on at MPI_Init (begin_multi_process).
-    bool directory_deferred = false;
-    events::ProcessGroup* group = nullptr;
-    std::vector<clock_sync::Point> clock_points;  ///< offsets to rank 0, at MPI_Init and MPI_Finalize
-    int alone_rank = -1;  ///< the rank that finalised alone, or -1
-    std::string made_directory;  ///< the experiment directory made at start-up (single process), or ""
-    std::mutex warn_mutex;
-    std::set<std::string> warned;
-};
+namespace internal {
 State& state() {
     static State* s = new State();  // never destroyed: used until the last atexit handler
     return *s;
 }
 std::atomic<bool> g_finalized{false};
-/// Set while end_multi_process() runs: only then may finalisation use the group.
 bool g_collective_finalize = false;
-/// Why a rank finalises alone (a signal, MPI_Abort, exit without MPI_Finalize).
-/// (A plain buffer: it must still be valid in atexit handlers and signal handlers.)
 char g_alone_reason[256] = "it exited without calling MPI_Finalize";
-/// The signal that ends the process (finalize() runs from its handler), or 0.
 int g_ending_signal = 0;
 bool g_verbose = false;
 bool g_report_unknown_variables = false;
+}  // namespace internal
+
+using namespace internal;
+
+namespace {
 
 void ignore_region_event(Location&, Ticks, RegionHandle) {}
 
@@ -186,7 +167,9 @@ struct ProgramRegion {
 };
 ProgramRegion g_program;
 
-void begin_program_region() {
+}  // namespace
+
+void internal::begin_program_region() {
     const std::string name = program_name();
     events::RegionSpec spec;
     spec.name = name;
@@ -198,6 +181,8 @@ void begin_program_region() {
     g_program.thread = pthread_self();
     g_program.pending.store(true, std::memory_order_release);
 }
+
+namespace {
 
 void exit_handler() { finalize(); }
 
@@ -357,173 +342,7 @@ bool initialize(const Options& options, std::string* error) {
     return true;
 }
 
-void register_process_barrier();  // see wait_for_events_in_flight
-
-/// The working directory when the measurement started ("" when unknown).
-std::string g_start_directory;
-
-/// This process was started by strata-preload (see give_children_the_original_preload).
-bool g_started_by_preload = false;
-
-/// strata-preload measures the program it starts, not the ones that program starts in turn:
-/// they get the LD_PRELOAD strata-preload found (see preload_environment.hpp).
-void give_children_the_original_preload() {
-    const char* original = std::getenv(preload_original_variable);
-    if (original == nullptr) return;
-    g_started_by_preload = true;
-    if (*original == '\0') {
-        unsetenv("LD_PRELOAD");
-    } else {
-        setenv("LD_PRELOAD", original, 1);
-    }
-    unsetenv(preload_original_variable);
-}
-
-void initialize_from_environment() {
-    give_children_the_original_preload();
-    if (char* cwd = getcwd(nullptr, 0)) {
-        g_start_directory = cwd;
-        std::free(cwd);
-    }
-    register_process_barrier();
-    // Only the core rows exist yet: adapter libraries add theirs when they start,
-    // after this one.  Unknown names are reported with the first event.
-    auto failure = config::Registry::instance().load_values(
-        [](const char* name) -> const char* { return std::getenv(name); });
-    g_report_unknown_variables = true;
-    if (failure) {
-        std::fprintf(stderr, "%s\n", failure->c_str());
-        std::fflush(stderr);
-        _exit(1);
-    }
-    const config::Settings& settings = config::settings();
-    // Counters the user asked for must work, or the run stops here, before main
-    // and before an experiment directory exists (initialize() sets them up again).
-    const std::string metrics_problem = metrics::configure(settings);
-    if (!metrics_problem.empty()) {
-        std::fprintf(stderr, "%s\n", metrics_problem.c_str());
-        std::fflush(stderr);
-        _exit(1);
-    }
-    Options options;
-    options.settings = settings;
-    options.install_handlers = true;
-    // All libraries of the program are loaded before any of them starts: if the
-    // MPI adapter is among them, the ranks agree on one directory at MPI_Init.
-    const bool mpi_program = dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr;
-    if (mpi_program && !settings.experiment_directory.empty()) {
-        // Rank 0 makes the directory at MPI_Init; that it exists is known now, on
-        // every rank: the job stops before main, as a single process does.
-        std::string path = settings.experiment_directory;
-        if (path[0] != '/' && !g_start_directory.empty()) path = g_start_directory + "/" + path;
-        const std::string problem = experiment::refusal(path, settings.overwrite_experiment_directory);
-        if (!problem.empty()) {
-            if (launcher_rank() <= 0) std::fprintf(stderr, "%s\n", problem.c_str());
-            std::fflush(stderr);
-            _exit(1);
-        }
-    }
-    if (!mpi_program) {
-        std::string problem;
-        options.experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem, true);
-        if (!problem.empty()) {
-            std::fprintf(stderr, "%s\n", problem.c_str());
-            std::fflush(stderr);
-            _exit(1);
-        }
-        state().made_directory = options.experiment_directory;
-    }
-    if (settings.enable_profiling) options.substrates.push_back(&profiling::substrate_callbacks());
-    if (settings.enable_tracing) options.substrates.push_back(&tracing::substrate_callbacks());
-    std::string error;
-    if (!initialize(options, &error)) {
-        std::fprintf(stderr, "%s\n", error.c_str());
-        return;
-    }
-    state().directory_deferred = mpi_program;
-    begin_program_region();
-}
-
-/// This process's rank among the processes a launcher (mpirun, srun) started
-/// together, when there are several; -1 otherwise.
-long launcher_rank() {
-    static const char* const variables[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
-                                               {"PMI_SIZE", "PMI_RANK"},
-                                               {"PMIX_SIZE", "PMIX_RANK"},
-                                               {"SLURM_NTASKS", "SLURM_PROCID"}};
-    for (const auto& v : variables) {
-        const char* size = std::getenv(v[0]);
-        const char* rank = std::getenv(v[1]);
-        if (size != nullptr && rank != nullptr) return std::atol(size) > 1 ? std::atol(rank) : -1;
-    }
-    return -1;
-}
-
-/// Once per job (by its first process): why its processes write separate experiments.
-void say_why_processes_measure_separately(const std::string& named_directory) {
-    const std::string where =
-        named_directory.empty() ? std::string("strata-<date>_<time>_<process id>") : named_directory + "-rank<r>";
-    if (dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr) {
-        std::fprintf(stderr,
-                     "strata: the processes of this job do not measure together (no MPI_Init in the "
-                     "measurement): each writes its own experiment, %s\n",
-                     where.c_str());
-        return;
-    }
-    // strata-preload has judged from the program's libraries whether it uses MPI, and said so.
-    if (g_started_by_preload) {
-        if (!named_directory.empty()) {
-            std::fprintf(stderr, "strata: the processes of this job measure separately: each writes its own "
-                                 "experiment, %s\n", where.c_str());
-        }
-        return;
-    }
-    std::fprintf(stderr,
-                 "strata: note: the processes of this job measure separately: this program was built without "
-                 "Strata's MPI adapter, so its MPI calls (if it makes any) are not recorded and each process "
-                 "writes its own experiment, %s.  For an MPI program, build it with an MPI compiler wrapper "
-                 "(strata mpicc ...) or strata --mpi, or run it under strata-preload.\n",
-                 where.c_str());
-}
-
-/// `alone`: the process writes without the other ranks (it does not use MPI,
-/// or never called MPI_Init).  When a launcher started several such processes
-/// with one STRATA_EXPERIMENT_DIRECTORY, each takes <directory>-rank<r>:
-/// otherwise all but the first would find the directory taken and stop.
-std::string create_experiment_directory(long id, std::string* problem, bool alone) {
-    const config::Settings& settings = config::settings();
-    std::string path =
-        settings.experiment_directory.empty() ? experiment::default_name(id) : settings.experiment_directory;
-    // Relative to where the program started: it may have changed its working
-    // directory since (an MPI program's directory is made at MPI_Init).
-    if (!path.empty() && path[0] != '/' && !g_start_directory.empty()) path = g_start_directory + "/" + path;
-    const long rank = alone ? launcher_rank() : -1;
-    if (rank >= 0 && !settings.experiment_directory.empty()) path += "-rank" + std::to_string(rank);
-    if (rank == 0) say_why_processes_measure_separately(settings.experiment_directory);
-    *problem = experiment::create(path, settings.overwrite_experiment_directory);
-    // The default name is the date, the time and a process id: runs in
-    // containers (the same pid) started in the same second share it.  The
-    // later ones take the next free name, <name>.2, <name>.3, ...
-    const std::string base = path;
-    for (int n = 2; !problem->empty() && settings.experiment_directory.empty() && n <= 1000; ++n) {
-        std::error_code ec;
-        if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) break;  // another problem
-        path = base + "." + std::to_string(n);
-        *problem = experiment::create(path, false);
-    }
-    if (problem->empty()) {
-        // Without . and .. (and absolute even when the start directory was unknown).
-        char* absolute = realpath(path.c_str(), nullptr);
-        if (absolute != nullptr) path = absolute;
-        std::free(absolute);
-        std::ostringstream cfg;
-        config::Registry::instance().write_cfg(cfg);
-        *problem = experiment::write_file(path + "/strata.cfg", cfg.str());
-    }
-    return path;
-}
-
-void stop_without_writing() {
+void internal::stop_without_writing() {
     detail::active_table.store(nullptr, std::memory_order_release);
     g_finalized.store(true);
 }
@@ -531,7 +350,7 @@ void stop_without_writing() {
 /// MEMBARRIER_CMD_PRIVATE_EXPEDITED registered at start-up (finalize's barrier is then cheap).
 bool g_expedited_barrier = false;
 
-void register_process_barrier() {
+void internal::register_process_barrier() {
     g_expedited_barrier = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
 }
 
@@ -764,79 +583,6 @@ bool finalize() {
     }
     return ok;
 }
-
-}  // namespace strata::runtime
-
-namespace strata::events {
-
-void stop_before_main(const std::string& message) {
-    std::fprintf(stderr, "%s\n", message.c_str());
-    std::fflush(stderr);
-    // Nothing was measured: the directory holds the marker and strata.cfg only.
-    const std::string& made = runtime::state().made_directory;
-    if (!made.empty()) {
-        std::error_code ec;
-        bool only_start_up = true;
-        for (const auto& entry : std::filesystem::directory_iterator(made, ec)) {
-            const std::string name = entry.path().filename().string();
-            only_start_up = only_start_up && (name == ".strata-experiment" || name == "strata.cfg");
-        }
-        if (!ec && only_start_up) std::filesystem::remove_all(made, ec);
-    }
-    _exit(1);
-}
-
-}  // namespace strata::events
-
-namespace strata::events {
-
-void begin_multi_process(ProcessGroup* group) {
-    using namespace runtime;
-    if (group == nullptr || !state().directory_deferred || state().group != nullptr || g_finalized.load()) return;
-    // Rank 0 creates the directory; everyone learns its name, or that it failed.
-    std::string problem, path;
-    if (group->rank() == 0) {
-        path = create_experiment_directory(static_cast<long>(getpid()), &problem);  // absolute
-    }
-    std::string message = problem.empty() ? "ok" + path : "no" + problem;
-    unification::broadcast_bytes(*group, message, 0);
-    if (message.compare(0, 2, "ok") != 0) {
-        // The program goes on; only the measurement stops (on every rank).
-        if (group->rank() == 0) {
-            std::fprintf(stderr, "%s; the measurement stops\n", message.c_str() + 2);
-        }
-        stop_without_writing();
-        return;
-    }
-    state().experiment_directory = message.substr(2);
-    state().group = group;
-    state().clock_points.push_back(clock_sync::measure(*group, timer::now, timer::clock_domain()));
-    for (const substrate::Callbacks* s : state().substrates) {
-        std::string error;
-        if (s->management.begin_multi_process && !s->management.begin_multi_process(group, &error)) {
-            std::fprintf(stderr, "%s\n", error.c_str());
-        }
-    }
-    // Nobody leaves MPI_Init before every rank has entered it (the clock condition).
-    group->barrier();
-}
-
-void end_multi_process() {
-    if (runtime::state().group == nullptr) return;
-    runtime::g_collective_finalize = true;
-    runtime::finalize();
-    runtime::g_collective_finalize = false;
-    runtime::state().group = nullptr;
-}
-
-void abort_multi_process(const char* reason) {
-    if (reason != nullptr) std::snprintf(runtime::g_alone_reason, sizeof runtime::g_alone_reason, "%s", reason);
-    runtime::finalize();
-}
-
-}  // namespace strata::events
-
-namespace strata::runtime {
 
 void reset_for_tests() {
     finalize();
