@@ -124,7 +124,8 @@ def artifacts(args, experiment):
                     norm.text(run([args.otf2_print, '-G', anchor], None, experiment, 'otf2-print'))))
     profile = os.path.join(experiment, 'profile.h5')
     if os.path.exists(profile):
-        dump = run([args.h5dump, 'profile.h5'], None, experiment, 'h5dump')
+        # One line per dataset (-w 0): h5dump wraps long lines where the texts' lengths put them.
+        dump = run([args.h5dump, '-w', '0', 'profile.h5'], None, experiment, 'h5dump')
         out.append(('profile.h5 (h5dump)', norm.text(dump)))
     analysis = os.path.join(experiment, 'analysis')
     for name in sorted(os.listdir(analysis)):
