@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <thread>
 #include <vector>
 
 #include "analyze/advice.hpp"
@@ -566,6 +568,14 @@ bool first_process() {
     return true;
 }
 
+/// The status of a quick exit before MPI, which the first process explains:
+/// the others wait a moment first, since mpirun stops the whole job when one
+/// of them ends with an error, and the first could be stopped before its message is out.
+int quick_exit_status(int status) {
+    if (status != 0 && !first_process()) std::this_thread::sleep_for(std::chrono::seconds(1));
+    return status;
+}
+
 int main(int argc, char** argv) {
     // The command line first, and an experiment that is not there: every rank
     // sees the same, so each answers without MPI (a quick exit never starts and
@@ -575,7 +585,7 @@ int main(int argc, char** argv) {
         options = parse_analyze_options(std::vector<std::string>(argv + 1, argv + argc));
     } catch (const AnalyzeUsageError& problem) {
         if (first_process()) std::cerr << program << problem.what() << "\n\n" << analyze_usage();
-        return 2;
+        return quick_exit_status(2);
     }
     if (options.help) {
         if (first_process()) std::cout << analyze_usage();
@@ -584,7 +594,7 @@ int main(int argc, char** argv) {
     struct stat experiment {};
     if (::stat(options.experiment.c_str(), &experiment) != 0) {
         if (first_process()) std::cerr << program << options.experiment << ": cannot open: " << std::strerror(errno) << '\n';
-        return 1;
+        return quick_exit_status(1);
     }
 
     prefer_shared_memory_transport_on_one_node();

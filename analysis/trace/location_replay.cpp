@@ -311,8 +311,54 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     s.out->gpu_ops.push_back(GpuOp{s.location, f.region, f.enter, exit, f.correlation});
 }
 
+[[gnu::noinline]] void record_key_end(Replay& s, const Frame&, Ticks exit) {
+    if (s.key_ends == nullptr) s.key_ends = &s.iterations->key_ends[s.location];
+    s.key_ends->push_back(exit);
+}
+
 [[gnu::noinline]] void record_op(Replay& s, const Frame& f, Ticks exit) {
     s.out->op_instances.push_back(OpInstance{s.rank, f.region, f.callpath, f.enter, exit});
+}
+
+/// What an analysis keeps of a region's instances when they close: the
+/// regions it wants (decided once per region and location, a RegionFlag
+/// bit) and what it records of each.  The usual Leave tests one mask for all
+/// of them; a new analysis of region instances is one row.
+struct RegionKeeper {
+    RegionFlag flag;
+    bool (*wants)(const TraceRegion& region, std::size_t index, const ShareRecords& records, bool gpu_stream);
+    void (*keep)(Replay& s, const Frame& f, Ticks exit);
+};
+
+constexpr RegionKeeper kRegionKeepers[] = {
+    // The GPU analyses (gpu_analysis.hpp, op_analysis.hpp, step_trace.hpp): kernels, copies, memsets.
+    {gpu_operation,
+     [](const TraceRegion& r, std::size_t, const ShareRecords&, bool gpu) { return gpu && is_gpu_operation(r); },
+     record_gpu_op},
+    // The iterations (iterations.hpp): the ends of the key region on a CPU thread.
+    {key_end,
+     [](const TraceRegion&, std::size_t i, const ShareRecords& records, bool gpu) {
+         return !gpu && i < records.key_region.size() && records.key_region[i] != 0;
+     },
+     record_key_end},
+    // DLProf's ops (op_analysis.hpp): NVTX ranges and user regions on a CPU thread.
+    {op_region,
+     [](const TraceRegion& r, std::size_t, const ShareRecords& records, bool gpu) {
+         return !gpu && records.keep_op_instances && is_op_region(r);
+     },
+     record_op},
+};
+
+/// The flags of every keeper: a Leave of a region without them keeps nothing.
+constexpr std::uint8_t kKeptRegions = [] {
+    std::uint8_t mask = 0;
+    for (const RegionKeeper& k : kRegionKeepers) mask |= k.flag;
+    return mask;
+}();
+
+[[gnu::noinline]] void keep_region(Replay& s, const Frame& f, std::uint8_t flags, Ticks exit) {
+    for (const RegionKeeper& k : kRegionKeepers)
+        if ((flags & k.flag) != 0) k.keep(s, f, exit);
 }
 
 /// Closes the innermost region at `exit`.
@@ -331,13 +377,7 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
         }
     }
     if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
-    if ((flags & gpu_operation) != 0) {
-        record_gpu_op(s, f, exit);
-    } else if ((flags & key_end) != 0) {
-        if (s.key_ends == nullptr) s.key_ends = &s.iterations->key_ends[s.location];
-        s.key_ends->push_back(exit);
-    }
-    if ((flags & op_region) != 0) record_op(s, f, exit);
+    if ((flags & kKeptRegions) != 0) keep_region(s, f, flags, exit);
     s.stack.pop();
 }
 
@@ -358,15 +398,15 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
                            OTF2_RegionRef region) {
     Replay& s = state(user);
     // The usual Leave without a call, as on_enter: close_frame() when it has
-    // nothing to hand on (no records waiting, no timeline, no GPU operation,
-    // no key region, no op region, no MPI interval to keep); else leave_general.
+    // nothing to hand on (no records waiting, no timeline, no region a keeper
+    // wants (kRegionKeepers), no MPI interval to keep); else leave_general.
     Ticks exit = 0;
     if (!s.stack.empty() && s.stack.back().region == mapped(s.region_map, region) &&
         s.clock.correct_nearby(time, &exit)) {
         const Frame& f = s.stack.back();
         const std::uint8_t flags = s.region_flags[f.region];
         if (f.pending_from == s.pending.size() && s.timeline == nullptr &&
-            (flags & (gpu_operation | key_end | op_region)) == 0 &&
+            (flags & kKeptRegions) == 0 &&
             !(f.mpi_outermost && s.out->keep_mpi_intervals)) {
             ++s.events;
             s.last = exit;
@@ -746,9 +786,8 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         if (region.paradigm == OTF2_PARADIGM_MPI &&
             (region.name == "MPI_Sendrecv" || region.name == "MPI_Sendrecv_replace"))
             flags |= send_receive;
-        if (s.gpu && is_gpu_operation(region)) flags |= gpu_operation;
-        if (!s.gpu && r < records.key_region.size() && records.key_region[r] != 0) flags |= key_end;
-        if (!s.gpu && records.keep_op_instances && is_op_region(region)) flags |= op_region;
+        for (const RegionKeeper& k : kRegionKeepers)
+            if (k.wants(region, r, records, s.gpu)) flags |= k.flag;
     }
     if (!s.gpu) {
         s.visits.assign(definitions.regions.size(), Visits{});
