@@ -15,8 +15,8 @@
 //               MpiIsendComplete    -> the blocking call of an Isend
 //               MpiCollectiveEnd    -> ShareRecords::collectives
 //
-// Message keys get their sequence numbers later (number_records()), once all
-// locations of a rank are read.
+// Message keys get their sequence numbers later (number_records(),
+// trace_records.hpp), once all locations of a rank are read.
 #pragma once
 
 #include <cstddef>
@@ -45,19 +45,5 @@ std::string event_file_path(const std::string& anchor, std::uint64_t location);
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
                             ShareRecords& records, TimelineWriter* timeline = nullptr,
                             const std::function<void()>& between_batches = {}, bool decode_directly = true);
-
-/// Where a rank's records start in ShareRecords (its locations are replayed one after the other).
-struct RecordMarks {
-    std::size_t sends = 0, receives = 0, collectives = 0, launches = 0, gpu_ops = 0;
-};
-
-/// The current ends of the record lists.
-RecordMarks record_marks(const ShareRecords& records);
-
-/// Gives the message sides and collective calls recorded since `from` (one
-/// rank's, all its locations read) their sequence numbers: per (communicator,
-/// source, destination, tag) in posting order, per (rank, communicator) in
-/// call order; order = (time, location, event position).
-void number_records(ShareRecords& records, const RecordMarks& from);
 
 }  // namespace strata::analysis::trace

@@ -352,4 +352,18 @@ inline MessageKey message_key(const ShareRecords& records, const MessageSide& si
     return MessageKey{c.comm, c.source, c.destination, c.tag, side.seq};
 }
 
+/// Where a rank's records start in ShareRecords (its locations are replayed one after the other).
+struct RecordMarks {
+    std::size_t sends = 0, receives = 0, collectives = 0, launches = 0, gpu_ops = 0;
+};
+
+/// The current ends of the record lists.
+RecordMarks record_marks(const ShareRecords& records);
+
+/// Gives the message sides and collective calls recorded since `from` (one
+/// rank's, all its locations read) their sequence numbers: per (communicator,
+/// source, destination, tag) in posting order, per (rank, communicator) in
+/// call order; order = (time, location, event position).
+void number_records(ShareRecords& records, const RecordMarks& from);
+
 }  // namespace strata::analysis::trace
