@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Small HDF5 helpers for the readers: an owner for ids, a guard that silences
-// HDF5's automatic error printing, and the cause of the last HDF5 failure.
+// Small HDF5 helpers for the readers: an owner for ids; the guard that silences
+// HDF5's automatic error printing and the cause of the last HDF5 failure are
+// the writer's too (hdf5_errors.hpp).
 #pragma once
 
 #include <hdf5.h>
 
 #include <string>
 #include <utility>
+
+#include "hdf5_errors/hdf5_errors.hpp"
 
 namespace strata::analysis {
 
@@ -44,23 +47,10 @@ private:
     herr_t (*close_)(hid_t) = nullptr;
 };
 
-/// Switches off HDF5's automatic error printing for its lifetime (a reader
-/// reports problems in its own words) and restores the previous handler.
-class QuietHdf5Errors {
-public:
-    QuietHdf5Errors();
-    ~QuietHdf5Errors();
-    QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-    QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
+/// Switches off HDF5's automatic error printing for its lifetime (hdf5_errors.hpp).
+using QuietHdf5Errors = hdf5::QuietErrors;
 
-private:
-    H5E_auto2_t func_ = nullptr;
-    void* data_ = nullptr;
-};
-
-/// The current HDF5 error stack as one short cause, "<outermost>: <root
-/// cause>" (e.g. "unable to open file: file signature not found"), and
-/// clears the stack.  "unknown HDF5 error" when the stack is empty.
-std::string hdf5_cause();
+/// The current HDF5 error stack as one short cause, and clears it (hdf5_errors.hpp).
+inline std::string hdf5_cause() { return hdf5::error_cause(); }
 
 }  // namespace strata::analysis

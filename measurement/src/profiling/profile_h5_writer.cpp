@@ -51,6 +51,7 @@
 #include <utility>
 #include <vector>
 
+#include "hdf5_errors/hdf5_errors.hpp"
 #include "strata/measurement/types.hpp"
 
 namespace strata::profiling {
@@ -86,48 +87,8 @@ private:
     herr_t (*close_)(hid_t) = nullptr;
 };
 
-/// Switches off HDF5's automatic error printing for its lifetime (the
-/// measured program's stderr is not ours to fill) and restores it after.
-class QuietHdf5Errors {
-public:
-    QuietHdf5Errors() {
-        H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    }
-    ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-    QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-    QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-
-private:
-    H5E_auto2_t func_ = nullptr;
-    void* data_ = nullptr;
-};
-
-/// The outermost and innermost entries of HDF5's error stack.
-struct ErrorEnds {
-    std::string outer;
-    std::string inner;
-};
-
-herr_t collect_error_ends(unsigned n, const H5E_error2_t* entry, void* client) {
-    auto* ends = static_cast<ErrorEnds*>(client);
-    std::string text = entry->desc != nullptr ? entry->desc : "";
-    if (n == 0) ends->outer = text;
-    ends->inner = std::move(text);  // walking downward: the last one is the root cause
-    return 0;
-}
-
-/// Turns the current HDF5 error stack into one short cause and clears it:
-/// "<what the API call reports>: <root cause>", e.g. "unable to create
-/// dataset: name already exists".
-std::string hdf5_cause() {
-    ErrorEnds ends;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect_error_ends, &ends);
-    H5Eclear2(H5E_DEFAULT);
-    if (ends.inner.empty()) return "unknown HDF5 error";
-    if (ends.outer.empty() || ends.outer == ends.inner) return ends.inner;
-    return ends.outer + ": " + ends.inner;
-}
+using QuietHdf5Errors = hdf5::QuietErrors;
+std::string hdf5_cause() { return hdf5::error_cause(); }
 
 /// Returns `id` wrapped in an owner, or throws "<what>: <HDF5 cause>".
 H5Id checked(hid_t id, herr_t (*closer)(hid_t), const std::string& what) {
