@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/command_line.hpp"
+
 namespace strata::analysis {
 namespace {
 
@@ -77,26 +79,16 @@ std::vector<std::string> parse_patterns(const std::string& value,
 }
 
 /// Applies `--name value` (or `--name=value`) at args[i]; advances i past the value.
-void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, AnalyzeOptions& options) {
-    const std::string& arg = args[i];
-    const std::size_t equals = arg.find('=');
-    const std::string name = arg.substr(0, equals);
-    if (name != "--output" && name != "--imbalance-threshold" && name != "--mpi-threshold" &&
-        name != "--io-threshold" && name != "--openmp-threshold" && name != "--min-finding-share" &&
-        name != "--top" && name != "--wait-threshold" && name != "--timeline-events" &&
-        name != "--key-region" && name != "--iter-start" && name != "--iter-stop" &&
-        name != "--gpu-idle-threshold" && name != "--tensor-core-patterns" && name != "--gpu-gap-threshold" &&
-        name != "--event-reader" && name != "--tc-eligible-patterns" && name != "--step-gap-threshold" &&
-        name != "--short-kernel-threshold" && name != "--short-kernel-share" &&
-        name != "--copy-share-threshold" && name != "--step-comm-threshold")
-        throw AnalyzeUsageError("unknown option '" + arg + "'");
-    std::string value;
-    if (equals != std::string::npos)
-        value = arg.substr(equals + 1);
-    else if (i + 1 < args.size())
-        value = args[++i];
-    else
-        throw AnalyzeUsageError(name + " needs a value");
+/// The options that take a value.
+const std::vector<std::string> kValued = {
+    "--output", "--imbalance-threshold", "--mpi-threshold", "--io-threshold", "--openmp-threshold",
+    "--min-finding-share", "--top", "--wait-threshold", "--timeline-events", "--key-region", "--iter-start",
+    "--iter-stop", "--gpu-idle-threshold", "--tensor-core-patterns", "--gpu-gap-threshold", "--event-reader",
+    "--tc-eligible-patterns", "--step-gap-threshold", "--short-kernel-threshold", "--short-kernel-share",
+    "--copy-share-threshold", "--step-comm-threshold"};
+
+/// Applies `name` (one of kValued) with `value`.
+void apply_value(const std::string& name, const std::string& value, AnalyzeOptions& options) {
     if (name == "--output") {
         if (value.empty()) throw AnalyzeUsageError("--output needs a directory");
         options.output = value;
@@ -143,30 +135,30 @@ std::string AnalyzeOptions::output_directory() const {
 AnalyzeOptions parse_analyze_options(const std::vector<std::string>& args) {
     AnalyzeOptions options;
     bool have_experiment = false;
-    bool options_end = false;  // after "--", every argument is a path
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        const bool is_option = !options_end && arg.size() > 1 && arg[0] == '-';
-        if (is_option && arg == "--") {
-            options_end = true;
-        } else if (is_option && (arg == "-h" || arg == "--help")) {
-            options.help = true;
-        } else if (is_option && arg == "--force") {
-            options.force = true;
-        } else if (is_option && arg == "--include-mpi-init") {
-            options.include_mpi_init = true;
-        } else if (is_option && arg == "--no-cube") {
-            options.cube = false;
-        } else if (is_option) {
-            parse_valued_option(args, i, options);
-        } else if (have_experiment) {
-            throw AnalyzeUsageError("more than one experiment given ('" + options.experiment + "' and '" +
-                                    arg + "')");
-        } else {
+    walk_command_line<AnalyzeUsageError>(
+        args, kValued,
+        [&](const std::string& arg) {
+            if (arg == "-h" || arg == "--help") {
+                options.help = true;
+            } else if (arg == "--force") {
+                options.force = true;
+            } else if (arg == "--include-mpi-init") {
+                options.include_mpi_init = true;
+            } else if (arg == "--no-cube") {
+                options.cube = false;
+            } else {
+                return false;
+            }
+            return true;
+        },
+        [&](const std::string& name, const std::string& value) { apply_value(name, value, options); },
+        [&](const std::string& arg) {
+            if (have_experiment)
+                throw AnalyzeUsageError("more than one experiment given ('" + options.experiment + "' and '" + arg +
+                                        "')");
             options.experiment = arg;
             have_experiment = true;
-        }
-    }
+        });
     if (!have_experiment && !options.help) throw AnalyzeUsageError("no experiment directory given");
     if (options.iter_start >= 0 && options.iter_stop >= 0 && options.iter_stop < options.iter_start)
         throw AnalyzeUsageError("--iter-stop " + std::to_string(options.iter_stop) +

@@ -7,6 +7,8 @@
 #include <iterator>
 #include <cstdlib>
 
+#include "cli/command_line.hpp"
+
 namespace strata::analysis {
 namespace {
 
@@ -41,22 +43,12 @@ double parse_limit(const std::string& name, const std::string& value) {
     return v;
 }
 
-/// Applies `--name value` (or `--name=value`) at args[i]; advances i past the value.
-void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, ScoreOptions& options) {
-    const std::string& arg = args[i];
-    const std::size_t equals = arg.find('=');
-    const std::string name = arg.substr(0, equals);
-    static const char* const valued[] = {"--by", "--top", "--sort", "--filter", "--suggest-filter",
-                                         "--max-us-per-visit", "--min-visit-percent"};
-    if (std::find(std::begin(valued), std::end(valued), name) == std::end(valued))
-        throw UsageError("unknown option '" + arg + "'");
-    std::string value;
-    if (equals != std::string::npos)
-        value = arg.substr(equals + 1);
-    else if (i + 1 < args.size())
-        value = args[++i];
-    else
-        throw UsageError(name + " needs a value");
+/// The options that take a value.
+const std::vector<std::string> kValued = {"--by", "--top", "--sort", "--filter", "--suggest-filter",
+                                          "--max-us-per-visit", "--min-visit-percent"};
+
+/// Applies `name` (one of kValued) with `value`.
+void apply_value(const std::string& name, const std::string& value, ScoreOptions& options) {
     if (name == "--by") options.by = parse_grouping(value);
     if (name == "--top") options.top = parse_top(value);
     if (name == "--sort") options.sort = parse_sort(value);
@@ -77,25 +69,25 @@ void parse_valued_option(const std::vector<std::string>& args, std::size_t& i, S
 ScoreOptions parse_score_options(const std::vector<std::string>& args) {
     ScoreOptions options;
     bool have_input = false;
-    bool options_end = false;  // after "--", every argument is a path
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& arg = args[i];
-        const bool is_option = !options_end && arg.size() > 1 && arg[0] == '-';
-        if (is_option && arg == "--") {
-            options_end = true;
-        } else if (is_option && (arg == "-h" || arg == "--help")) {
-            options.help = true;
-        } else if (is_option && arg == "--csv") {
-            options.csv = true;
-        } else if (is_option) {
-            parse_valued_option(args, i, options);
-        } else if (have_input) {
-            throw UsageError("more than one experiment given ('" + options.input + "' and '" + arg + "')");
-        } else {
+    walk_command_line<UsageError>(
+        args, kValued,
+        [&](const std::string& arg) {
+            if (arg == "-h" || arg == "--help") {
+                options.help = true;
+            } else if (arg == "--csv") {
+                options.csv = true;
+            } else {
+                return false;
+            }
+            return true;
+        },
+        [&](const std::string& name, const std::string& value) { apply_value(name, value, options); },
+        [&](const std::string& arg) {
+            if (have_input)
+                throw UsageError("more than one experiment given ('" + options.input + "' and '" + arg + "')");
             options.input = arg;
             have_input = true;
-        }
-    }
+        });
     if (!have_input && !options.help) throw UsageError("no experiment directory or profile.h5 given");
     const bool criteria_given = std::any_of(args.begin(), args.end(), [](const std::string& a) {
         return a.rfind("--max-us-per-visit", 0) == 0 || a.rfind("--min-visit-percent", 0) == 0;
