@@ -12,13 +12,7 @@ namespace strata::cuda {
 
 namespace {
 
-struct FeatureName {
-    const char* name;
-    std::uint32_t bit;
-    const char* description;
-};
-
-constexpr FeatureName kFeatures[] = {
+constexpr config::EventGroup kFeatures[] = {
     {"runtime", feature_runtime,
      "CUDA runtime API calls (cudaLaunchKernel, cudaMemcpy, ...) as regions, and the driver calls that "
      "launch "
@@ -51,19 +45,7 @@ constexpr const char* kDefaultSkip =
 }  // namespace
 
 std::uint32_t feature_mask(const std::string& normalized) {
-    std::uint32_t mask = 0;
-    std::istringstream items(normalized);
-    std::string item;
-    while (std::getline(items, item, ',')) {
-        if (item == "default") mask |= default_features;
-        if (item == "all") {
-            for (const FeatureName& f : kFeatures) mask |= f.bit;
-        }
-        for (const FeatureName& f : kFeatures) {
-            if (item == f.name) mask |= f.bit;
-        }
-    }
-    return mask;
+    return config::group_bits(normalized, kFeatures, default_features);
 }
 
 /// What a value of STRATA_CUDA_SAMPLING_INTERVAL that parse_interval refuses stores.
@@ -75,8 +57,7 @@ std::optional<std::string> register_variables(config::Registry& registry, Settin
     enable.name = "ENABLE";
     enable.type = config::Type::list;
     enable.default_value = "default";
-    enable.accepted = {"default", "all", "none"};
-    for (const FeatureName& f : kFeatures) enable.accepted.emplace_back(f.name);
+    enable.accepted = config::group_values({"default", "all", "none"}, kFeatures);
     enable.short_help = "CUDA and NVTX events recorded";
     std::ostringstream help;
     help << "What the CUDA adapter records: a comma-separated list of the names below, \"default\" "
@@ -84,11 +65,7 @@ std::optional<std::string> register_variables(config::Registry& registry, Settin
             "CUPTI's activity buffers, each (device, context, stream) a location of its own; API "
             "calls are regions on the calling thread, joined to the GPU work they launched by "
             "CUPTI's correlation id.\n\n";
-    for (const FeatureName& f : kFeatures) {
-        std::string name = f.name;
-        name.resize(10, ' ');
-        help << "  " << name << f.description << '\n';
-    }
+    help << config::group_help(kFeatures, 10);
     enable.long_help = help.str();
     enable.store = [settings](const std::string& normalized) {
         settings->features = feature_mask(normalized);

@@ -11,13 +11,7 @@ namespace strata::openmp {
 
 namespace {
 
-struct GroupName {
-    const char* name;
-    std::uint32_t bit;
-    const char* description;
-};
-
-constexpr GroupName kGroups[] = {
+constexpr config::EventGroup kGroups[] = {
     {"parallel", group_parallel,
      "parallel regions on every thread of the team, thread fork/join and team begin/end"},
     {"worksharing", group_worksharing, "loop (for/do), sections, single, workshare, distribute, taskloop, masked"},
@@ -29,17 +23,7 @@ constexpr GroupName kGroups[] = {
 
 }  // namespace
 
-std::uint32_t group_mask(const std::string& normalized) {
-    std::uint32_t mask = 0;
-    std::istringstream items(normalized);
-    std::string item;
-    while (std::getline(items, item, ',')) {
-        if (item == "all") mask |= all_groups;
-        for (const GroupName& g : kGroups)
-            if (item == g.name) mask |= g.bit;
-    }
-    return mask;
-}
+std::uint32_t group_mask(const std::string& normalized) { return config::group_bits(normalized, kGroups, 0); }
 
 std::optional<std::string> register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store) {
     config::Variable row;
@@ -47,19 +31,14 @@ std::optional<std::string> register_variables(config::Registry& registry, std::f
     row.name = "ENABLE";
     row.type = config::Type::list;
     row.default_value = "all";
-    row.accepted = {"all", "none"};
-    for (const GroupName& g : kGroups) row.accepted.emplace_back(g.name);
+    row.accepted = config::group_values({"all", "none"}, kGroups);
     row.short_help = "OpenMP event groups recorded (through OMPT)";
     std::ostringstream help;
     help << "Which OpenMP events are recorded, by group: a comma-separated list of the groups "
             "below, \"all\" (the default) or \"none\" (the OpenMP runtime is then not asked for "
             "any event at all).  Thread teams are always recorded when \"parallel\" is, so that "
             "each thread's work appears under the call path that opened the parallel region.\n\n";
-    for (const GroupName& g : kGroups) {
-        std::string name = g.name;
-        name.resize(12, ' ');
-        help << "  " << name << g.description << '\n';
-    }
+    help << config::group_help(kGroups, 12);
     help << "\nOpenMP events need an OpenMP runtime with OMPT (LLVM's libomp): programs built with "
             "clang -fopenmp have it; programs built with gcc -fopenmp are linked against libomp by "
             "the strata wrapper, and strata-preload preloads it.";

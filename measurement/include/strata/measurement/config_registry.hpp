@@ -5,6 +5,8 @@
 // this header, not the core's settings (src/config/config.hpp).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -127,5 +129,49 @@ private:
 
     std::optional<std::string> load_one(std::size_t index);
 };
+
+/// One group of events that a list variable switches on (STRATA_OPENMP_ENABLE,
+/// STRATA_CUDA_ENABLE): its name in the list, its bit, and a line of help.
+struct EventGroup {
+    const char* name;
+    std::uint32_t bit;
+    const char* description;
+};
+
+/// The bits of a normalised list of group names: each named group's, "all"
+/// every group's, "default" `default_bits`; "none" (or "") nothing.
+template <std::size_t N>
+std::uint32_t group_bits(const std::string& normalized, const EventGroup (&groups)[N], std::uint32_t default_bits) {
+    std::uint32_t bits = 0;
+    std::size_t from = 0;
+    while (from <= normalized.size()) {
+        const std::size_t comma = std::min(normalized.find(',', from), normalized.size());
+        const std::string item = normalized.substr(from, comma - from);
+        if (item == "default") bits |= default_bits;
+        for (const EventGroup& g : groups)
+            if (item == "all" || item == g.name) bits |= g.bit;
+        from = comma + 1;
+    }
+    return bits;
+}
+
+/// The accepted values of such a list: `words` ("all", "none", ...), then the groups' names.
+template <std::size_t N>
+std::vector<std::string> group_values(std::vector<std::string> words, const EventGroup (&groups)[N]) {
+    for (const EventGroup& g : groups) words.emplace_back(g.name);
+    return words;
+}
+
+/// The groups' lines of help, "  <name, padded to `width`><description>".
+template <std::size_t N>
+std::string group_help(const EventGroup (&groups)[N], std::size_t width) {
+    std::string text;
+    for (const EventGroup& g : groups) {
+        std::string name = g.name;
+        name.resize(std::max(width, name.size() + 1), ' ');
+        text += "  " + name + g.description + "\n";
+    }
+    return text;
+}
 
 }  // namespace strata::config
