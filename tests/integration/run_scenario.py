@@ -446,6 +446,39 @@ def existing_directory(args):
 
 
 @scenario
+def user_filter(args):
+    # STRATA_FILTERING_FILE applies to user regions, as in Score-P: by name and by source file.
+    work = os.path.join(args.work_dir, 'user-filter')
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    by_name = os.path.join(work, 'inner.filter')
+    with open(by_name, 'w') as f:
+        f.write('SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE inner\nSCOREP_REGION_NAMES_END\n')
+    run = Run(args, 'user-filter/by-name').program('nesting', env=dict(TRACING, STRATA_FILTERING_FILE=by_name))
+    pairs = reader.check_nesting(reader.read_otf2(run.archive)['thread 0'])
+    expect_equal(dict(pairs), {'outer': 1, 'step': 5, 'middle': 10, 'io': 1}, 'enter/leave pairs, inner filtered')
+    expected = {path: n for path, n in NESTING_PATHS.items() if not path.endswith('/inner')}
+    expect_equal(reader.visits_by_path(reader.read_profile(run.profile)), expected, 'profile without inner')
+    assert 'warning' not in run.stderr, run.stderr  # the END of a filtered region is no END without BEGIN
+    # A file rule takes out every region of the file; their ENDs are no warnings either.
+    by_file = os.path.join(work, 'file.filter')
+    with open(by_file, 'w') as f:
+        f.write('SCOREP_FILE_NAMES_BEGIN\n  EXCLUDE */nesting.c\nSCOREP_FILE_NAMES_END\n')
+    run = Run(args, 'user-filter/by-file').program('nesting', env=dict(TRACING, STRATA_FILTERING_FILE=by_file))
+    pairs = reader.check_nesting(reader.read_otf2(run.archive)['thread 0'])
+    expect_equal(dict(pairs), {}, 'no user region of nesting.c')
+    assert 'warning' not in run.stderr, run.stderr
+    # A bad filter file stops a program that has only user regions too, before main, with one message.
+    bad = os.path.join(work, 'bad.filter')
+    with open(bad, 'w') as f:
+        f.write('SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE foo[\nSCOREP_REGION_NAMES_END\n')
+    run = Run(args, 'user-filter/bad').program('nesting', env={'STRATA_FILTERING_FILE': bad}, expect=1)
+    assert "STRATA_FILTERING_FILE='" + bad + "' is not valid" in run.stderr, run.stderr
+    assert 'nesting: done' not in run.stdout, run.stdout
+    assert not os.path.exists(run.dir), 'no experiment directory is left behind'
+
+
+@scenario
 def default_name_taken(args):
     # The default name (date, time, process id) is taken, as by a run in another container with
     # the same pid in the same second: this run takes <name>.2 and runs measured.
