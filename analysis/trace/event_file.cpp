@@ -65,7 +65,7 @@ bool EventFile::next_chunk() {
         damage_ = "the file ends without its end record (byte " + std::to_string(offset) + "; truncated?)";
         return false;
     }
-    if (got < kHeaderSize || buffer_[0] != evt::kChunkHeader || buffer_[1] != evt::kLittleEndian) {
+    if (got < kHeaderSize || buffer_[0] != evt::chunk_header || buffer_[1] != evt::little_endian) {
         damage_ = "no valid chunk header (byte " + std::to_string(offset) + ")";
         return false;
     }

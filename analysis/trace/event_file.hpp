@@ -15,10 +15,10 @@
 // The layout is OTF2's buffer format, as OTF2 1.0 to 3.0 write it:
 //
 //   file    = chunk*                 every chunk but the last is `chunk_size` bytes
-//   chunk   = header record* (kEndOfChunk padding | kEndOfFile)
-//   header  = kChunkHeader, endianness (0x42: little), first and last event number (8 bytes each)
-//   record  = kTimestamp time(8 bytes)        the time of the events that follow
-//           | kAttributeList length count (id type value)*   attributes of the next event
+//   chunk   = header record* (end_of_chunk padding | end_of_file)
+//   header  = chunk_header, endianness (0x42: little), first and last event number (8 bytes each)
+//   record  = timestamp time(8 bytes)         the time of the events that follow
+//           | attribute_list length count (id type value)*   attributes of the next event
 //           | type fields                     the "singleton" kinds of OTF2 1.0 (one compressed field)
 //           | type length fields              every other kind: a kind this decoder does not know is skipped
 //   length  = byte (255: an 8-byte length follows)
@@ -34,37 +34,12 @@
 #include <memory>
 #include <string>
 
+#include "otf2_format/otf2_records.hpp"
+
 namespace strata::analysis::trace {
 
-/// OTF2's record kinds that the decoder tells apart.
-namespace evt {
-enum : std::uint8_t {
-    kEndOfChunk = 0,
-    kEndOfBuffer = 1,
-    kEndOfFile = 2,
-    kChunkHeader = 3,
-    kTimestamp = 5,
-    kAttributeList = 6,
-    kFirstEvent = 10,  ///< event kinds start here
-    kMeasurementOnOff = 11,
-    kEnter = 12,
-    kLeave = 13,
-    kMpiSend = 14,
-    kMpiIsend = 15,
-    kMpiIsendComplete = 16,
-    kMpiIrecvRequest = 17,
-    kMpiRecv = 18,
-    kMpiIrecv = 19,
-    kMpiRequestTest = 20,
-    kMpiRequestCancelled = 21,
-    kMpiCollectiveEnd = 23,
-    kOmpFork = 24,
-    kOmpTaskCreate = 28,
-    kOmpTaskSwitch = 29,
-    kOmpTaskComplete = 30,
-};
-constexpr std::uint8_t kLittleEndian = 0x42;
-}  // namespace evt
+/// OTF2's record kinds, as the direct writer uses them (otf2_format/otf2_records.hpp).
+namespace evt = ::strata::otf2_format;
 
 /// A point-to-point message event (MpiSend, MpiIsend, MpiRecv, MpiIrecv).
 struct MessageFields {
@@ -229,48 +204,48 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
             const std::uint8_t type = *p++;
             bool ok = true;
             switch (type) {
-                case evt::kTimestamp:
+                case evt::timestamp:
                     std::memcpy(&time, p, 8);
                     p += 8;
                     break;
-                case evt::kEnter:
-                case evt::kLeave: {
+                case evt::enter:
+                case evt::leave: {
                     std::uint32_t region = 0;
                     if (!read_u32(p, &region) || p > end)
                         return damaged(p, "a region event is cut off or malformed");
                     ++position;
-                    ok = type == evt::kEnter ? visitor.enter(time, position, region, attribute_value)
+                    ok = type == evt::enter ? visitor.enter(time, position, region, attribute_value)
                                              : visitor.leave(time, position, region);
                     attribute_value = 0;
                     break;
                 }
-                case evt::kMpiIsendComplete:
-                case evt::kMpiIrecvRequest:
-                case evt::kMpiRequestTest:
-                case evt::kMpiRequestCancelled:
-                case evt::kOmpTaskCreate:
-                case evt::kOmpTaskSwitch:
-                case evt::kOmpTaskComplete:
-                case evt::kOmpFork: {
+                case evt::mpi_isend_complete:
+                case evt::mpi_irecv_request:
+                case evt::mpi_request_test:
+                case evt::mpi_request_cancelled:
+                case evt::omp_task_create:
+                case evt::omp_task_switch:
+                case evt::omp_task_complete:
+                case evt::omp_fork: {
                     std::uint64_t value = 0;
                     const bool read =
-                        type == evt::kOmpFork ? read_compressed<4>(p, &value) : read_compressed<8>(p, &value);
+                        type == evt::omp_fork ? read_compressed<4>(p, &value) : read_compressed<8>(p, &value);
                     if (!read || p > end) return damaged(p, "an event is cut off or malformed");
                     ++position;
                     attribute_value = 0;
-                    if (type == evt::kMpiIsendComplete) ok = visitor.isend_complete(time, position, value);
-                    if (type == evt::kMpiIrecvRequest) ok = visitor.irecv_request(time, position, value);
-                    if (type == evt::kMpiRequestCancelled) ok = visitor.cancelled(time, position, value);
+                    if (type == evt::mpi_isend_complete) ok = visitor.isend_complete(time, position, value);
+                    if (type == evt::mpi_irecv_request) ok = visitor.irecv_request(time, position, value);
+                    if (type == evt::mpi_request_cancelled) ok = visitor.cancelled(time, position, value);
                     break;
                 }
-                case evt::kEndOfChunk:
+                case evt::end_of_chunk:
                     if (!next_chunk()) return Status::damaged;  // damage_ says why
                     p = nullptr;                                // start over in the new chunk
                     break;
-                case evt::kEndOfFile:
+                case evt::end_of_file:
                     return Status::end;
                 default: {
-                    if (type < evt::kFirstEvent && type != evt::kAttributeList) {
+                    if (type < evt::first_event && type != evt::attribute_list) {
                         return damaged(p - 1, "an unknown internal record");
                     }
                     std::uint64_t length = *p++;
@@ -282,7 +257,7 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
                         return damaged(p, "a record runs past the end of its chunk");
                     }
                     const std::uint8_t* const record_end = p + length;
-                    if (type == evt::kAttributeList) {
+                    if (type == evt::attribute_list) {
                         // The attributes of the next event.
                         if (attribute != UINT32_MAX)
                             attribute_value = find_attribute(p, record_end, attribute);
@@ -291,22 +266,22 @@ EventFile::Status EventFile::read(Visitor& visitor, std::uint64_t batch,
                     }
                     ++position;
                     attribute_value = 0;
-                    if (type == evt::kMeasurementOnOff) {
+                    if (type == evt::measurement_on_off) {
                         if (length < 1) return damaged(p, "a MeasurementOnOff event without its mode");
                         ok = visitor.measurement_on_off(time, position, *p);
                         p = record_end;
-                    } else if (type == evt::kMpiSend || type == evt::kMpiIsend || type == evt::kMpiRecv ||
-                        type == evt::kMpiIrecv) {
+                    } else if (type == evt::mpi_send || type == evt::mpi_isend || type == evt::mpi_recv ||
+                        type == evt::mpi_irecv) {
                         MessageFields m;
-                        const bool with_request = type == evt::kMpiIsend || type == evt::kMpiIrecv;
+                        const bool with_request = type == evt::mpi_isend || type == evt::mpi_irecv;
                         if (!read_message(p, with_request, &m) || p > record_end) {
                             return damaged(p, "a message event's fields overrun its length");
                         }
-                        if (type == evt::kMpiSend) ok = visitor.send(time, position, m);
-                        if (type == evt::kMpiIsend) ok = visitor.isend(time, position, m);
-                        if (type == evt::kMpiRecv) ok = visitor.recv(time, position, m);
-                        if (type == evt::kMpiIrecv) ok = visitor.irecv(time, position, m);
-                    } else if (type == evt::kMpiCollectiveEnd) {
+                        if (type == evt::mpi_send) ok = visitor.send(time, position, m);
+                        if (type == evt::mpi_isend) ok = visitor.isend(time, position, m);
+                        if (type == evt::mpi_recv) ok = visitor.recv(time, position, m);
+                        if (type == evt::mpi_irecv) ok = visitor.irecv(time, position, m);
+                    } else if (type == evt::mpi_collective_end) {
                         CollectiveFields c;
                         c.op = *p++;
                         if (!read_u32(p, &c.comm) || !read_u32(p, &c.root) || !read_u64(p, &c.sent) ||

@@ -14,8 +14,7 @@ namespace strata::tracing {
 namespace {
 
 using namespace otf2_encoding;
-constexpr std::uint8_t kEndOfChunk = 0, kEndOfBuffer = 1, kEndOfFile = 2, kChunkHeader = 3, kAttributeList = 6,
-                       kLittleEndian = 0x42;
+using namespace otf2_format;  // the buffer's records: end_of_chunk, chunk_header, ...
 constexpr std::size_t kHeaderSize = 18;
 /// What must stay free at the end of a chunk: its end-of-chunk byte, or the
 /// end of file and of buffer after the last record.
@@ -84,8 +83,8 @@ std::uint8_t* Otf2EventFile::begin_record_slow(Ticks time, std::size_t size) {
 void Otf2EventFile::start_chunk() {
     chunk_start_ = file_offset_ + used_;
     std::uint8_t* p = buffer_.get() + used_;
-    *p++ = kChunkHeader;
-    *p++ = kLittleEndian;
+    *p++ = chunk_header;
+    *p++ = little_endian;
     p = put_u64(p, events_ + 1);  // the number of the chunk's first event
     p = put_u64(p, events_);      // and of its last one (patched as events follow)
     used_ += kHeaderSize;
@@ -98,7 +97,7 @@ void Otf2EventFile::end_chunk() {
     // The end-of-chunk byte and the padding to the chunk's size: zeros.
     const std::uint64_t end = chunk_start_ + chunk_size_;
     const std::size_t padding = static_cast<std::size_t>(end - (file_offset_ + used_));
-    std::memset(buffer_.get() + used_, kEndOfChunk, padding);
+    std::memset(buffer_.get() + used_, end_of_chunk, padding);
     used_ += padding;
     in_chunk_ = false;
     limit_ = 0;
@@ -158,7 +157,7 @@ void Otf2EventFile::enter_with_attributes(Ticks time, std::uint32_t region, cons
     std::uint8_t* p = begin_record(time, 10 + 5 + count * 15 + 1 + 5);  // 10: a long length
     if (p == nullptr) return;
     if (count > 0) {
-        *p++ = kAttributeList;
+        *p++ = attribute_list;
         std::uint8_t* length = p++;
         p = put_compressed(p, count, false);
         for (std::uint32_t k = 0; k < count; ++k) {
@@ -227,8 +226,8 @@ std::string Otf2EventFile::finish() {
     if (!error_.empty()) return error_;
     if (!in_chunk_) start_chunk();
     patch_last_event();
-    buffer_[used_++] = kEndOfFile;
-    buffer_[used_++] = kEndOfBuffer;
+    buffer_[used_++] = end_of_file;
+    buffer_[used_++] = end_of_buffer;
     in_chunk_ = false;
     write_scratch();
     buffer_.reset();

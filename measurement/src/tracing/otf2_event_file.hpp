@@ -34,45 +34,21 @@
 #include <memory>
 #include <string>
 
+#include "otf2_format/otf2_records.hpp"
 #include "strata/measurement/types.hpp"
 
 namespace strata::tracing {
 
-/// OTF2's record kinds that Strata writes (OTF2_Events.h numbers them so in
-/// its buffer format).
+/// OTF2's record kinds (otf2_format/otf2_records.hpp, which the analysis'
+/// decoder reads with), and `none` for a trace-buffer record that is not an
+/// OTF2 event of its own (trace_records.def).
 namespace otf2_kind {
-enum : std::uint8_t {
-    none = 0,  ///< (a trace buffer record that is not an OTF2 event of its own)
-    measurement_on_off = 11,
-    enter = 12,
-    leave = 13,
-    mpi_send = 14,
-    mpi_isend = 15,
-    mpi_isend_complete = 16,
-    mpi_irecv_request = 17,
-    mpi_recv = 18,
-    mpi_irecv = 19,
-    mpi_request_test = 20,
-    mpi_request_cancelled = 21,
-    mpi_collective_begin = 22,
-    mpi_collective_end = 23,
-    metric = 31,
-    parameter_string = 32,
-    parameter_int = 33,
-    thread_fork = 53,
-    thread_join = 54,
-    thread_team_begin = 55,
-    thread_team_end = 56,
-    thread_task_create = 59,
-    thread_task_switch = 60,
-    thread_task_complete = 61,
-    nonblocking_collective_request = 85,
-    nonblocking_collective_complete = 86,
-};
+using namespace ::strata::otf2_format;
+inline constexpr std::uint8_t none = 0;
 }  // namespace otf2_kind
 
 namespace otf2_encoding {
-constexpr std::uint8_t kTimestamp = 5;
+constexpr std::uint8_t kTimestamp = otf2_format::timestamp;
 constexpr std::size_t kTimestampSize = 9;
 
 inline std::uint8_t* put_u64(std::uint8_t* p, std::uint64_t v) {

@@ -169,6 +169,9 @@ constexpr bool check_table(const Table& t) {
         if (s.name == nullptr) continue;
         if (s.field_count > kMaxFields) return false;
         if (s.conversion == Conversion::singleton && s.field_count != 1) return false;
+        // A singleton row is an OTF2 singleton record, and a record of fields is not.
+        if (s.conversion == Conversion::singleton && !otf2_format::is_singleton(s.otf2_kind)) return false;
+        if (s.conversion == Conversion::fields && otf2_format::is_singleton(s.otf2_kind)) return false;
         if (s.conversion != Conversion::special && s.otf2_kind == otf2_kind::none) return false;
         if (s.source == Source::mpi) ++mpi_rows[s.event];
         if (s.source == Source::thread) ++thread_rows[s.event];
@@ -190,8 +193,8 @@ constexpr bool check_table(const Table& t) {
 
 inline constexpr spec_detail::Table kRecordSpecs = spec_detail::make_table();
 static_assert(spec_detail::check_table(kRecordSpecs),
-              "trace_records.def: a row has too many fields, a singleton not one field, a converted row no "
-              "OTF2 record, an MPI or thread row a field its event does not have, or an MPI or thread "
+              "trace_records.def: a row has too many fields, a singleton not one field or not OTF2's "
+              "singleton record (or a row of fields one), a converted row no OTF2 record, an MPI or thread row a field its event does not have, or an MPI or thread "
               "event of substrate.hpp has no record or two");
 
 /// The row of `type`.
