@@ -36,7 +36,10 @@ struct TraceReport {
     StepTraceReport steps;           ///< MindSpore's step trace (step_trace.hpp)
     GpuMetricReport gpu_metrics;     ///< from the GPU metric locations (gpu_metrics.hpp)
 
-    double seconds(std::int64_t ticks) const;
+    /// `ticks` of the trace's timer in seconds.
+    double seconds(std::int64_t ticks) const {
+        return static_cast<double>(static_cast<long double>(ticks) / static_cast<long double>(timer_resolution));
+    }
 };
 
 }  // namespace strata::analysis::trace

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Names and definitions of the wait-state patterns (see wait_states.hpp).
 #include "trace/wait_states.hpp"
-#include "trace/trace_report.hpp"
 
 namespace strata::analysis::trace {
 
@@ -33,9 +32,5 @@ constexpr WaitMetricInfo kWaitMetrics[wait_metric_count] = {
 }  // namespace
 
 const WaitMetricInfo& info(WaitMetric metric) { return kWaitMetrics[static_cast<std::size_t>(metric)]; }
-
-double TraceReport::seconds(std::int64_t ticks) const {
-    return static_cast<double>(static_cast<long double>(ticks) / static_cast<long double>(timer_resolution));
-}
 
 }  // namespace strata::analysis::trace
