@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A GCC-compiled OpenMP program under Strata: how its waits change.  Strata
-# measures OpenMP through OMPT, which GCC's libgomp lacks, so `strata gcc
-# -fopenmp` (and strata-preload) run the program on LLVM's libomp, whose
+# A GCC-compiled OpenMP program under Strata: does it wait as it waits alone?
+# Strata measures GCC's libgomp through its GOMP_* entry points (the default
+# of `strata gcc -fopenmp` and strata-preload), or moves the program to LLVM's
+# libomp and measures it through OMPT (--gcc-openmp-runtime=libomp), whose
 # threads wait differently (spin, then yield or sleep) from libgomp's (a fixed
 # spin count, then a futex).  This runs omp_bench.c (many short parallel
 # regions, each a worksharing loop and its barrier) built with gcc -fopenmp:
 #
-#   gomp         plain, on its own libgomp
-#   libomp       plain, on libomp (LD_PRELOAD): the runtime swap alone
-#   profile      built with `strata --no-compiler gcc -fopenmp`, profiling
-#   trace        the same, tracing
+#   gomp            plain, on its own libgomp
+#   libomp          plain, on libomp (LD_PRELOAD): the runtime swap alone
+#   profile, trace  built with `strata --no-compiler gcc -fopenmp`: on libgomp
+#   profile-libomp, trace-libomp   the same with --gcc-openmp-runtime=libomp
 #
 # with P processes of OMP_NUM_THREADS=2 started together (P=1: as many
 # threads as this machine's 2 cores; P=2: twice as many, as 2 ranks x 2
@@ -30,6 +31,8 @@ export OMP_NUM_THREADS=2
 
 gcc -O2 -fopenmp "$here/omp_bench.c" -o "$work/plain"
 "$build/instrumenter/strata" --no-compiler gcc -O2 -fopenmp "$here/omp_bench.c" -o "$work/strata" 2> /dev/null
+"$build/instrumenter/strata" --no-compiler --gcc-openmp-runtime=libomp gcc -O2 -fopenmp "$here/omp_bench.c" \
+  -o "$work/strata-libomp" 2> /dev/null
 
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
@@ -51,12 +54,14 @@ for p in ${PROCESSES:-1 2}; do
   for ((i = 0; i < reps; i++)); do
     together "$p" "$work/plain" >> "$work/gomp-$p"
     [[ -n $libomp ]] && together "$p" "$work/plain" LD_PRELOAD="$libomp" >> "$work/libomp-$p"
-    together "$p" "$work/strata" STRATA_ENABLE_PROFILING=true >> "$work/profile-$p"
-    together "$p" "$work/strata" STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true \
-      STRATA_TOTAL_MEMORY=1G >> "$work/trace-$p"
+    for variant in "" -libomp; do
+      together "$p" "$work/strata$variant" STRATA_ENABLE_PROFILING=true >> "$work/profile$variant-$p"
+      together "$p" "$work/strata$variant" STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true \
+        STRATA_TOTAL_MEMORY=1G >> "$work/trace$variant-$p"
+    done
   done
   line="  $p process(es), $((p * OMP_NUM_THREADS)) threads on $(nproc) cores:"
-  for mode in gomp libomp profile trace; do
+  for mode in gomp libomp profile trace profile-libomp trace-libomp; do
     [[ -f $work/$mode-$p ]] && line+="  $mode $(median < "$work/$mode-$p") s"
   done
   echo "$line"

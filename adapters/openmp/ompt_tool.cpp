@@ -574,9 +574,9 @@ __attribute__((constructor(65535))) void check_openmp_runtime() {
     if (std::strstr(info.dli_fname, "libgomp") == nullptr) return;
     std::fprintf(stderr,
                  "strata: warning: this program uses GCC's OpenMP runtime (%s), which has no OMPT "
-                 "interface: its OpenMP constructs are not recorded.  Link it with `strata` (which "
-                 "links GCC-built OpenMP programs against LLVM's libomp) or run it under "
-                 "strata-preload (which preloads libomp).\n",
+                 "interface: its OpenMP constructs are not recorded.  Link it with `strata`, or run it "
+                 "under strata-preload: both measure libgomp through its GOMP_* entry points "
+                 "(libstrata-openmp-gomp).\n",
                  info.dli_fname);
 }
 

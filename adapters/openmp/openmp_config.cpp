@@ -32,16 +32,17 @@ std::optional<std::string> register_variables(config::Registry& registry, std::f
     row.type = config::Type::list;
     row.default_value = "all";
     row.accepted = config::group_values({"all", "none"}, kGroups);
-    row.short_help = "OpenMP event groups recorded (through OMPT)";
+    row.short_help = "OpenMP event groups recorded";
     std::ostringstream help;
     help << "Which OpenMP events are recorded, by group: a comma-separated list of the groups "
             "below, \"all\" (the default) or \"none\" (the OpenMP runtime is then not asked for "
             "any event at all).  Thread teams are always recorded when \"parallel\" is, so that "
             "each thread's work appears under the call path that opened the parallel region.\n\n";
     help << config::group_help(kGroups, 12);
-    help << "\nOpenMP events need an OpenMP runtime with OMPT (LLVM's libomp): programs built with "
-            "clang -fopenmp have it; programs built with gcc -fopenmp are linked against libomp by "
-            "the strata wrapper, and strata-preload preloads it.";
+    help << "\nOpenMP events come from the OpenMP runtime's tool interface (OMPT: LLVM's libomp, "
+            "which programs built with clang -fopenmp use) or, for programs on GCC's libgomp (gcc, "
+            "g++ and gfortran -fopenmp), from its GOMP_* entry points, which the strata wrapper and "
+            "strata-preload measure.";
     row.long_help = help.str();
     row.store = [store = std::move(store)](const std::string& normalized) { store(group_mask(normalized)); };
     return registry.add_and_load(std::move(row));

@@ -95,8 +95,9 @@ void add_compile_flags(const WrapperOptions& options, const Features& features, 
     add_defines_and_includes(features, context.layout, argv);
 }
 
-void add_link_flags(const Features& features, const Layout& layout, bool nvcc, std::vector<std::string>& argv,
-                    BuiltCommand& built) {
+/// `openmp_adapter`: the library linked for Features::openmp (strata-openmp or strata-openmp-gomp).
+void add_link_flags(const Features& features, const Layout& layout, bool nvcc, std::string_view openmp_adapter,
+                    std::vector<std::string>& argv, BuiltCommand& built) {
     for (const auto& dir : layout.library_dirs) {
         argv.push_back("-L" + dir);
         if (nvcc) {
@@ -114,7 +115,7 @@ void add_link_flags(const Features& features, const Layout& layout, bool nvcc, s
     }
     for (const auto& library : libraries) {
         if (library.wanted && !(features.*(library.wanted))) continue;
-        const std::string name(library.name);
+        const std::string name(library.wanted == &Features::openmp ? openmp_adapter : library.name);
         if (layout.available_libraries.count(name) == 0) {
             const std::string where = "lib" + name + " (" + std::string(library.what) + ") not found in " +
                                       join(layout.library_dirs, ":");
@@ -137,11 +138,13 @@ void add_link_flags(const Features& features, const Layout& layout, bool nvcc, s
     }
 }
 
-/// GCC's OpenMP runtime (libgomp) has no OMPT: a GCC-built OpenMP program is
-/// linked against LLVM's libomp, which runs GCC's OpenMP code (GOMP_* entry
-/// points) and reports its events.  libomp comes first among the libraries, so
-/// GCC's own -lgomp, added after it, is not needed any more.  libstrata-openmp-gnu
-/// gives libomp libgomp's kind of locks (gnu_program_defaults.cpp).
+/// With --gcc-openmp-runtime=libomp: GCC's OpenMP runtime (libgomp) has no OMPT,
+/// so a GCC-built OpenMP program is linked against LLVM's libomp, which runs
+/// GCC's OpenMP code (GOMP_* entry points) and reports its events.  libomp comes
+/// first among the libraries, so GCC's own -lgomp, added after it, is not needed
+/// any more.  libstrata-openmp-gnu gives libomp libgomp's kind of locks
+/// (gnu_program_defaults.cpp).  By default such a program keeps libgomp, and
+/// libstrata-openmp-gomp, linked before it, measures its GOMP_* entry points.
 void add_openmp_runtime(const BuildContext& context, std::vector<std::string>& argv, BuiltCommand& built) {
     if (context.host_family != CompilerFamily::gnu) return;  // clang links libomp itself
     const std::string& dir = context.layout.openmp_runtime_dir;
@@ -222,8 +225,17 @@ BuiltCommand build_command(const WrapperOptions& options, const Classification& 
                 add_compile_flags(options, built.features, context, classification, nvcc, built.argv, built);
             }
             if (links) {
-                add_link_flags(built.features, context.layout, nvcc, built.argv, built);
-                if (built.features.openmp && !nvcc && context.layout.available_libraries.count("strata-openmp")) {
+                const bool gcc_openmp = built.features.openmp && !nvcc && context.host_family == CompilerFamily::gnu;
+                const bool on_libgomp = gcc_openmp && !options.gcc_openmp_on_libomp &&
+                                        context.layout.available_libraries.count(openmp_gomp_library) > 0;
+                add_link_flags(built.features, context.layout, nvcc,
+                               on_libgomp ? openmp_gomp_library : "strata-openmp", built.argv, built);
+                if (on_libgomp) {
+                    built.verbose_messages.push_back(
+                        "note: GCC's OpenMP runtime (libgomp) is measured through its GOMP_* entry points "
+                        "(libstrata-openmp-gomp)");
+                } else if (built.features.openmp && !nvcc &&
+                           context.layout.available_libraries.count("strata-openmp")) {
                     add_openmp_runtime(context, built.argv, built);
                 }
             }

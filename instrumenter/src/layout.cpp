@@ -97,6 +97,7 @@ Layout discover_layout() {
     }
     std::vector<std::string> names = strata_library_names();
     names.emplace_back(openmp_gnu_defaults_library);
+    names.emplace_back(openmp_gomp_library);
     layout.available_libraries = find_libraries(layout.library_dirs, names);
     std::error_code ec;
     if (!layout.gcc_plugin.empty() && !fs::is_regular_file(layout.gcc_plugin, ec)) layout.gcc_plugin.clear();

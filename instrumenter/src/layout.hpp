@@ -19,6 +19,9 @@ namespace strata::instrumenter {
 /// The library with libgomp-like settings of libomp, linked into GCC-built OpenMP programs after
 /// libomp and preloaded with it (adapters/openmp/gnu_program_defaults.cpp).
 inline constexpr const char* openmp_gnu_defaults_library = "strata-openmp-gnu";
+/// The OpenMP adapter of programs on GCC's libgomp (adapters/openmp/gomp_entry_points.cpp):
+/// linked by the wrapper before -lgomp, preloaded by strata-preload.
+inline constexpr const char* openmp_gomp_library = "strata-openmp-gomp";
 
 struct Layout {
     /// Added as -I<dir> when compiling and preprocessing.

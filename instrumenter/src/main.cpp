@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
             }
             context.host_family = host_family(compiler, classification);
         }
-        // OpenMP programs of GCC are linked against LLVM's libomp (see command_builder.cpp).
+        // OpenMP programs of GCC get the adapter of their runtime, libgomp or libomp (see command_builder.cpp).
         const bool links = classification.step == si::Step::link || classification.step == si::Step::shared_link;
         if (links && options.openmp.value_or(classification.openmp) && context.host_family == si::CompilerFamily::unknown) {
             context.host_family = host_family(compiler, classification);

@@ -78,9 +78,10 @@ std::string runtime_conflict(const PreloadAdapter& adapter, const std::string& p
 // Rows whose library is not built yet (openmp, cuda) are harmless: the program then runs without
 // that adapter and a warning says so.
 // - OpenMP: the OMPT tool of adapters/openmp/ is found by the OpenMP runtime through the
-//   ompt_start_tool symbol, which LD_PRELOAD makes visible.  GCC's libgomp has no OMPT: for a
-//   program on libgomp, LLVM's libomp is preloaded too; it provides libgomp's GOMP_* entry
-//   points, which the loader then takes from it.
+//   ompt_start_tool symbol, which LD_PRELOAD makes visible.  GCC's libgomp has no OMPT: a
+//   program on libgomp gets libstrata-openmp-gomp instead, whose GOMP_* entry points come before
+//   libgomp's; with --gcc-openmp-runtime=libomp, LLVM's libomp is preloaded after the OMPT tool
+//   instead, and the loader takes libgomp's GOMP_* entry points from it.
 // - CUDA: CUPTI needs nothing more, and libstrata-cuda points NVTX_INJECTION64_PATH at itself.
 //   nvcc links the CUDA runtime statically by default: a program with CUDA device code (a
 //   .nv_fatbin section) wants the adapter too.  Python programs (PyTorch) need --cuda.
@@ -114,7 +115,15 @@ ParsedPreloadArguments parse_preload_arguments(const std::vector<std::string>& a
             break;
         }
         if (arg.empty() || arg[0] != '-') break;
-        if (arg == "--verbose") {
+        if (arg.rfind("--gcc-openmp-runtime=", 0) == 0) {
+            const std::string runtime = arg.substr(sizeof("--gcc-openmp-runtime=") - 1);
+            if (runtime != "libgomp" && runtime != "libomp") {
+                parsed.error = "option '--gcc-openmp-runtime' takes libgomp (the program's own, the default) or "
+                               "libomp (LLVM's), not '" + runtime + "'";
+                return parsed;
+            }
+            options.gcc_openmp_on_libomp = runtime == "libomp";
+        } else if (arg == "--verbose") {
             options.verbose = true;
         } else if (arg == "--dry-run") {
             options.dry_run = true;
@@ -160,6 +169,9 @@ std::string preload_usage_text() {
            "\n"
            "options (before the program):\n" +
            adapters +
+           "  --gcc-openmp-runtime=libgomp|libomp\n"
+           "                         a program on GCC's libgomp keeps it (the default; its GOMP_*\n"
+           "                         entry points are measured) or runs on LLVM's libomp (OMPT)\n"
            "  --verbose              print the libraries, why, and LD_PRELOAD to stderr\n"
            "  --dry-run              print LD_PRELOAD=... and the command to stdout, run nothing\n"
            "  --help, --version\n"
@@ -208,7 +220,6 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
         if (trigger == nullptr && adapter.feature == "cuda" && inputs.cuda_device_code) {
             trigger = &device_code;
         }
-        const std::string file = lib_file(adapter.library);
         if (forced != options.forced.end() && !forced->second) {
             if (trigger != nullptr) {
                 plan.notes.push_back(adapter.paradigm + ": left out (--no-" + adapter.feature +
@@ -217,7 +228,14 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
             continue;
         }
         if (forced == options.forced.end() && trigger == nullptr) continue;
-        const std::string path = inputs.find_library(adapter.library);
+        const bool on_libgomp = adapter.feature == "openmp" && trigger != nullptr &&
+                                library_base_name(trigger->name) == "libgomp";
+        // A program on GCC's libgomp keeps it: libstrata-openmp-gomp measures its GOMP_* entry
+        // points (unless --gcc-openmp-runtime=libomp moves it to LLVM's libomp, below).
+        const bool keeps_libgomp = on_libgomp && !options.gcc_openmp_on_libomp;
+        const std::string library = keeps_libgomp ? openmp_gomp_library : adapter.library;
+        const std::string file = lib_file(library);
+        const std::string path = inputs.find_library(library);
         if (path.empty()) {
             const std::string where =
                 file + " is not in Strata's library directory (" + inputs.library_dirs + ")";
@@ -241,9 +259,7 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
                                     " activity is not recorded)");
             continue;
         }
-        const bool on_libgomp = adapter.feature == "openmp" && trigger != nullptr &&
-                                library_base_name(trigger->name) == "libgomp";
-        if (on_libgomp && inputs.openmp_runtime.empty()) {
+        if (on_libgomp && !keeps_libgomp && inputs.openmp_runtime.empty()) {
             plan.warnings.push_back("warning: the program uses GCC's OpenMP runtime (" + describe(*trigger) +
                                     "), which has no OMPT interface, and LLVM's libomp was not found when "
                                     "Strata was built: its OpenMP activity is not recorded");
@@ -254,7 +270,7 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
             (trigger != nullptr ? " for " + describe(*trigger) : " (--" + adapter.feature + ")"));
         plan.libraries.push_back(path);
         plan.features.push_back(adapter.feature);
-        if (on_libgomp) {
+        if (on_libgomp && !keeps_libgomp) {
             plan.notes.push_back("OpenMP: " + inputs.openmp_runtime + " (LLVM's libomp) runs the program's " +
                                  describe(*trigger) + " code: libgomp has no OMPT interface");
             plan.libraries.push_back(inputs.openmp_runtime);

@@ -20,6 +20,8 @@ namespace strata::instrumenter {
 struct PreloadOptions {
     /// Adapters forced on (`--mpi`) or off (`--no-mpi`), by feature name ("mpi"); others are detected.
     std::map<std::string, bool> forced;
+    /// A program on GCC's libgomp runs on LLVM's libomp instead (`--gcc-openmp-runtime=libomp`).
+    bool gcc_openmp_on_libomp = false;
     /// Print the libraries, the reasons and LD_PRELOAD to stderr.
     bool verbose = false;
     /// Print `LD_PRELOAD=... program args` to stdout and run nothing.

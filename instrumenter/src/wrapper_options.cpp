@@ -58,6 +58,14 @@ ParsedArguments parse_wrapper_arguments(const std::vector<std::string>& args) {
             options.help = true;
         } else if (arg == "--version") {
             options.version = true;
+        } else if (arg.rfind("--gcc-openmp-runtime=", 0) == 0) {
+            const std::string runtime = arg.substr(sizeof("--gcc-openmp-runtime=") - 1);
+            if (runtime != "libgomp" && runtime != "libomp") {
+                result.error = "option '--gcc-openmp-runtime' takes libgomp (GCC's own, the default) or libomp "
+                               "(LLVM's), not '" + runtime + "'";
+                return result;
+            }
+            options.gcc_openmp_on_libomp = runtime == "libomp";
         } else if (arg.rfind("--instrument-filter=", 0) == 0) {
             options.instrument_filter = arg.substr(sizeof("--instrument-filter=") - 1);
             if (options.instrument_filter.empty()) {
@@ -115,6 +123,11 @@ Options (before the compiler):
                              links an MPI library: -lmpi, -lmpich, libmpi.so, ...)
   --openmp, --no-openmp      link the OpenMP adapter (default: on with -fopenmp,
                              -fopenmp=..., -fiopenmp, -qopenmp, nvcc -Xcompiler -fopenmp)
+  --gcc-openmp-runtime=libgomp|libomp
+                             the OpenMP runtime of a program whose OpenMP code GCC
+                             compiles: libgomp (the default: its own, measured
+                             through its GOMP_* entry points) or LLVM's libomp
+                             (measured through OMPT; its threads wait differently)
   --cuda, --no-cuda          link the CUDA adapter (default: on for nvcc)
   --instrument-filter=FILE   apply a Score-P filter file at compile time: with
                              Strata's GCC plugin every rule, exactly; with

@@ -22,6 +22,9 @@ struct WrapperOptions {
     std::optional<bool> mpi;
     /// Link the OpenMP adapter; unset means detect from the flags (-fopenmp, -qopenmp, ...).
     std::optional<bool> openmp;
+    /// GCC-compiled OpenMP programs run on LLVM's libomp (measured through OMPT) instead of
+    /// their own libgomp (measured through its GOMP_* entry points): `--gcc-openmp-runtime=libomp`.
+    bool gcc_openmp_on_libomp = false;
     /// Link the CUDA adapter; unset means detect from the compiler name (nvcc).
     std::optional<bool> cuda;
     /// A Score-P filter file whose EXCLUDE rules are applied at compile time where possible.

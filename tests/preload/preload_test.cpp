@@ -494,22 +494,53 @@ TEST(PreloadPlan, MissingAdapterWarnsUnlessForced) {
     EXPECT_EQ(plan.warnings.size(), 2u);
 }
 
-TEST(PreloadPlan, OpenMpProgramsOfGccGetLlvmsRuntime) {
-    const std::vector<std::string> with_openmp = {"strata-openmp", "strata-user", "strata-measurement"};
-    // libomp has OMPT: the adapter is enough.
-    auto plan = si::plan_preload(options_from({"./app"}), inputs_with({needed("libomp.so.5")}, with_openmp));
+TEST(PreloadPlan, OpenMpProgramsOfGccKeepTheirRuntime) {
+    const std::vector<std::string> both = {"strata-openmp", "strata-openmp-gomp", "strata-user",
+                                           "strata-measurement"};
+    // libgomp has no OMPT: its GOMP_* entry points are measured, before libgomp's.
+    auto inputs = inputs_with({needed("libgomp.so.1")}, both);
+    inputs.openmp_runtime = "/usr/lib/llvm/lib/libomp.so";
+    auto plan = si::plan_preload(options_from({"./app"}), inputs);
+    EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp-gomp.so:" + core);
+    EXPECT_TRUE(plan.warnings.empty());
+    // libomp has OMPT: the OMPT tool, as before.
+    plan = si::plan_preload(options_from({"./app"}), inputs_with({needed("libomp.so.5")}, both));
     EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:" + core);
+    // Without libstrata-openmp-gomp, a clear warning and no OpenMP adapter.
+    plan = si::plan_preload(options_from({"./app"}),
+                            inputs_with({needed("libgomp.so.1")}, {"strata-openmp", "strata-user", "strata-measurement"}));
+    EXPECT_EQ(plan.ld_preload, core);
+    ASSERT_EQ(plan.warnings.size(), 1u);
+    EXPECT_NE(plan.warnings[0].find("libstrata-openmp-gomp.so"), std::string::npos) << plan.warnings[0];
+}
+
+TEST(PreloadPlan, GccOpenMpRuntimeOption) {
+    auto parsed = si::parse_preload_arguments({"--gcc-openmp-runtime=libomp", "./app"});
+    ASSERT_EQ(parsed.error, "");
+    EXPECT_TRUE(parsed.options.gcc_openmp_on_libomp);
+    parsed = si::parse_preload_arguments({"--gcc-openmp-runtime=libgomp", "./app"});
+    ASSERT_EQ(parsed.error, "");
+    EXPECT_FALSE(parsed.options.gcc_openmp_on_libomp);
+    parsed = si::parse_preload_arguments({"--gcc-openmp-runtime=iomp", "./app"});
+    EXPECT_NE(parsed.error.find("takes libgomp"), std::string::npos) << parsed.error;
+    EXPECT_NE(parsed.error.find("'iomp'"), std::string::npos) << parsed.error;
+}
+
+TEST(PreloadPlan, OpenMpProgramsOfGccOnLlvmsRuntime) {
+    const std::vector<std::string> with_openmp = {"strata-openmp", "strata-user", "strata-measurement"};
+    auto on_libomp = options_from({"./app"});
+    on_libomp.gcc_openmp_on_libomp = true;
     // libgomp has none: LLVM's libomp is preloaded after the adapter and runs GCC's OpenMP code.
     auto inputs = inputs_with({needed("libgomp.so.1")}, with_openmp);
     inputs.openmp_runtime = "/usr/lib/llvm/lib/libomp.so";
-    plan = si::plan_preload(options_from({"./app"}), inputs);
+    auto plan = si::plan_preload(on_libomp, inputs);
     EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:/usr/lib/llvm/lib/libomp.so:" + core);
     EXPECT_TRUE(plan.warnings.empty());
     // With libstrata-openmp-gnu, libomp gets libgomp's kind of locks.
     auto with_defaults = inputs_with({needed("libgomp.so.1")},
                                      {"strata-openmp", "strata-openmp-gnu", "strata-user", "strata-measurement"});
     with_defaults.openmp_runtime = "/usr/lib/llvm/lib/libomp.so";
-    plan = si::plan_preload(options_from({"./app"}), with_defaults);
+    plan = si::plan_preload(on_libomp, with_defaults);
     EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:/usr/lib/llvm/lib/libomp.so:"
                                "/opt/strata/lib/libstrata-openmp-gnu.so:" + core);
     // A program on libomp already keeps its own settings.
@@ -519,7 +550,7 @@ TEST(PreloadPlan, OpenMpProgramsOfGccGetLlvmsRuntime) {
     EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:" + core);
     // Without libomp, the program runs unmeasured for OpenMP, and the user is told why.
     inputs.openmp_runtime.clear();
-    plan = si::plan_preload(options_from({"./app"}), inputs);
+    plan = si::plan_preload(on_libomp, inputs);
     EXPECT_EQ(plan.ld_preload, core);
     ASSERT_EQ(plan.warnings.size(), 1u);
     EXPECT_NE(plan.warnings[0].find("libgomp.so.1"), std::string::npos) << plan.warnings[0];

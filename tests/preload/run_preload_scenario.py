@@ -126,19 +126,14 @@ def serial(args):
     expect_serial_experiment(run, 'serial through PATH')
 
 
-@scenario
-def openmp_gcc(args):
-    """A GCC OpenMP program built without Strata (on libgomp, which has no OMPT): strata-preload
-    preloads the OpenMP adapter and LLVM's libomp, and every thread's constructs are recorded."""
-    name = program(args, 'plain_omp')
-    with open(name, 'rb') as f:
+def traced_gcc_openmp(args, name, options):
+    """The plain GCC OpenMP program under strata-preload `options`, traced: its otf2-print text."""
+    program_path = program(args, 'plain_omp')
+    with open(program_path, 'rb') as f:
         assert b'libgomp' in f.read(), 'the program is not linked with libgomp'
-    run = Run(args, 'openmp-gcc', preload(args, '--verbose', name),
+    run = Run(args, name, preload(args, '--verbose', *options, program_path),
               {'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2'})
-    expect_equal(run.status, 0, 'openmp-gcc: ' + run.explain())
-    expect_in(run.stderr, "LLVM's libomp", 'the note on libomp')
-    expect_in(run.stderr, "libstrata-openmp-gnu.so: libomp's locks are futex locks, as libgomp's",
-              'the note on libgomp-like locks')
+    expect_equal(run.status, 0, name + ': ' + run.explain())
     assert 'has no OMPT interface: its OpenMP constructs are not recorded' not in run.stderr, run.stderr
     expect_equal(len(run.experiments), 1, 'experiment directories')
     printed = subprocess.run(['otf2-print', os.path.join(run.experiments[0], 'traces.otf2')], check=True,
@@ -149,6 +144,29 @@ def openmp_gcc(args):
     expect_equal(len(re.findall(r'^THREAD_JOIN ', printed, re.M)), 6, 'joins')
     expect_equal(len(re.findall(r'^ENTER .*Region: "!\$omp critical @omp_constructs\.c:\d+"', printed, re.M)),
                  6, 'critical sections')
+    return run, printed
+
+
+@scenario
+def openmp_gcc(args):
+    """A GCC OpenMP program built without Strata keeps GCC's libgomp (no OMPT): strata-preload
+    preloads libstrata-openmp-gomp, whose GOMP_* entry points record every thread's constructs."""
+    run, printed = traced_gcc_openmp(args, 'openmp-gcc', [])
+    expect_in(run.stderr, 'libstrata-openmp-gomp.so for libgomp', 'the adapter of libgomp')
+    assert "LLVM's libomp" not in run.stderr, run.stderr
+    # Each thread of a team waits in the barrier at the end of the parallel region (5 teams of
+    # 2 threads, 2 nested teams of 2), measured as OPARI2 measures it.
+    expect_equal(len(re.findall(r'^ENTER .*Region: "!\$omp implicit barrier @omp_constructs\.c:\d+"', printed,
+                                re.M)) >= 14, True, 'implicit barriers at the ends of the parallel regions')
+
+
+@scenario
+def openmp_gcc_on_libomp(args):
+    """--gcc-openmp-runtime=libomp: the same program on LLVM's libomp, measured through OMPT."""
+    run, _ = traced_gcc_openmp(args, 'openmp-gcc-on-libomp', ['--gcc-openmp-runtime=libomp'])
+    expect_in(run.stderr, "LLVM's libomp", 'the note on libomp')
+    expect_in(run.stderr, "libstrata-openmp-gnu.so: libomp's locks are futex locks, as libgomp's",
+              'the note on libgomp-like locks')
 
 
 @scenario
