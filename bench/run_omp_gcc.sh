@@ -16,7 +16,7 @@
 # with P processes of OMP_NUM_THREADS=2 started together (P=1: as many
 # threads as this machine's 2 cores; P=2: twice as many, as 2 ranks x 2
 # threads on one node), and prints the median wall time of the P processes
-# together over REPS repetitions.
+# together over REPS repetitions, with the fastest and slowest.
 #
 #   [REGIONS=N] [PROCESSES="1 2"] bench/run_omp_gcc.sh [BUILD_DIR] [REPS]
 set -euo pipefail
@@ -34,7 +34,8 @@ gcc -O2 -fopenmp "$here/omp_bench.c" -o "$work/plain"
 "$build/instrumenter/strata" --no-compiler --gcc-openmp-runtime=libomp gcc -O2 -fopenmp "$here/omp_bench.c" \
   -o "$work/strata-libomp" 2> /dev/null
 
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+# "median (min-max)": where threads outnumber cores, libgomp's waits make single runs differ a lot.
+median() { sort -g | awk '{v[NR]=$1} END {printf "%s (%s-%s)", (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2, v[1], v[NR]}'; }
 
 together() {  # together P BINARY [VAR=VALUE...]: wall seconds of P processes started together
   local p=$1 bin=$2 start end

@@ -21,10 +21,16 @@
 //                    task's body runs through run_task(), which records it
 //
 // The barrier at the end of a parallel region happens inside libgomp after the
-// body returns, where no entry point shows it.  As Score-P's OPARI2 does with
-// source instrumentation, each thread of the team calls GOMP_barrier() after
-// the body: that barrier is the "!$omp implicit barrier" of the region, and
-// the runtime's own barrier right after it waits for nobody.
+// body returns, where no entry point shows it.  Each thread enters the
+// region's "!$omp implicit barrier" as its body returns; the forking thread
+// leaves it, and ends its part of the team, when the runtime returns from
+// GOMP_parallel, and the join is at the same time.  The other threads go on
+// waiting in the runtime (and run tasks there) until the team joins: their
+// barrier and their part of the team end at the join, recorded when the
+// thread next begins a team (or at finalisation).  A barrier of our own after
+// the body (as OPARI2 adds in the source) would show each thread's wait too,
+// but costs a barrier per region: where threads outnumber cores, a third more
+// time for a program of short parallel regions.
 //
 // What GCC compiles inline calls nothing and is not recorded: loops with a
 // static schedule (their end barrier is a GOMP_barrier, recorded), master and
@@ -105,7 +111,6 @@ using IntQuery = int (*)();
 Next<IntQuery> g_thread_num{"omp_get_thread_num", nullptr, nullptr};
 Next<IntQuery> g_num_threads{"omp_get_num_threads", nullptr, nullptr};
 Next<IntQuery> g_max_threads{"omp_get_max_threads", nullptr, nullptr};
-Next<void (*)()> g_barrier{"GOMP_barrier", nullptr, nullptr};
 
 // --- each thread's open constructs -------------------------------------------------
 
@@ -122,6 +127,8 @@ struct ThreadState {
     Frame* open;  ///< innermost last
     std::uint32_t size;
     std::uint32_t capacity;
+    /// Not the forking thread, its body returned: its part of the team ends at the join.
+    bool ends_at_join;
 };
 
 __thread ThreadState t_state __attribute__((tls_model("initial-exec")));
@@ -242,26 +249,31 @@ void begin_in_team(const Outlined& outlined, unsigned thread, unsigned team_size
         open(Frame::work, construct_region(outlined.work, outlined.code));
 }
 
-/// The barrier at the end of the body, on every thread of a team of several.
-void end_of_body_barrier(const Outlined& outlined, unsigned team_size) {
-    if (team_size < 2 || (g_groups & group_sync) == 0) return;
+/// A thread's body has returned: the region's implicit barrier, in the runtime, until the join.
+void body_returned(const Outlined& outlined) {
     end_open_single();
-    open(Frame::sync, construct_region(Construct::implicit_barrier, outlined.code));
-    g_barrier.get()();
-    close(Frame::sync);
+    if ((g_groups & group_sync) != 0) open(Frame::sync, construct_region(Construct::implicit_barrier, outlined.code));
+}
+
+/// A thread other than the forking one ends its part of its last team, at the
+/// join (see the top of this file), before it begins another.
+void end_at_join() {
+    t_state.ends_at_join = false;
+    const Ticks joined = events::thread_team_joined();
+    end_team(joined != 0 ? joined : events::now());
 }
 
 /// Each thread's body of a recorded parallel region.  Thread 0 is the forking
-/// thread: its team begins at the fork and ends at the join (the runtime's own
-/// barrier after the body is where its threads' parts end).
+/// thread: its team begins at the fork and ends at the join.
 void run_outlined(void* argument) {
     const auto& outlined = *static_cast<const Outlined*>(argument);
+    if (t_state.ends_at_join) end_at_join();
     const auto thread = static_cast<unsigned>(g_thread_num.get()());
     const auto team_size = static_cast<unsigned>(g_num_threads.get()());
     begin_in_team(outlined, thread, team_size, thread == 0 ? outlined.fork_time : events::now());
     outlined.fn(outlined.data);
-    end_of_body_barrier(outlined, team_size);
-    if (thread != 0) end_team(events::now());
+    body_returned(outlined);
+    if (thread != 0) t_state.ends_at_join = true;
 }
 
 /// The forking thread's part after the runtime's join: its own team end and
@@ -476,7 +488,7 @@ STRATA_GOMP_API void GOMP_parallel_end(void) {
     so::Outlined* outlined = so::t_started;
     if (outlined == nullptr) return next_GOMP_parallel_end.get()();
     so::t_started = outlined->enclosing;
-    so::end_of_body_barrier(*outlined, static_cast<unsigned>(so::g_num_threads.get()()));
+    so::body_returned(*outlined);
     next_GOMP_parallel_end.get()();
     so::join(*outlined);
     delete outlined;

@@ -184,9 +184,10 @@ def check_late_ends_at_join(events):
     the parallel region) at the join of that team, the first join of the team after
     the thread's team begin: libomp reports those ends only when the thread wakes
     up for the next parallel region, and the idle time until then is no barrier.
-    Through libomp's own entry points (clang) only: through GCC's (GOMP_parallel)
-    libomp may report them on time, right after the barrier, and then the thread
-    may read the clock before the forking thread has published its join time."""
+    Through libomp's own entry points (clang), and on GCC's libgomp, whose adapter
+    ends them so (gomp_entry_points.cpp); not for GCC's code on libomp (GOMP_parallel
+    of libomp), which may report them on time, right after the barrier, when the
+    thread may read the clock before the forking thread has published its join time."""
     joins = collections.defaultdict(list)  # team -> join times
     for evs in events.values():
         for i, (kind, time, _) in enumerate(evs):
@@ -258,7 +259,7 @@ def check_constructs(args, compiler):
     extra = threads[2:]
     check_thread_structure(events, teams)
     check_fork_join_times(events)
-    if compiler == 'clang':
+    if compiler in ('clang', 'gcc'):  # libomp's own entry points, and libgomp's GOMP adapter
         check_late_ends_at_join(events)
     counts = kind_counts(events)
     forks = {k: c['fork'] for k, c in counts.items()}
@@ -354,6 +355,56 @@ def constructs_gcc(args):
 @scenario
 def constructs_gcc_libomp(args):
     check_constructs(args, 'gcc_on_llvm')
+
+
+@scenario
+def constructs_gfortran(args):
+    """A gfortran program on GCC's libgomp (libstrata-openmp-gomp): teams, the loop, critical,
+    lock, barrier and tasks named by their Fortran lines, every thread's work under the
+    parallel region in the profile."""
+    program = os.path.join(args.bin_dir, 'omp_constructs_gfortran')
+    lines = markers(os.path.join(args.source_dir, 'programs', 'omp_constructs.f90'))
+    p, experiments = run(args, 'constructs-gfortran', [program], {'STRATA_ENABLE_TRACING': 'true'})
+    expect_equal(p.stdout, 'total 3015000.0 locked 6\n', 'program output')
+    assert 'warning' not in p.stderr and 'not recorded' not in p.stderr, p.stderr
+    expect_equal(len(experiments), 1, 'experiments')
+    events, teams, roles, paradigms = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+    expect_equal(sorted(events), ['thread 0', 'thread 1'], 'locations')
+    check_thread_structure(events, teams)
+    check_fork_join_times(events)
+    check_late_ends_at_join(events)
+    counts = kind_counts(events)
+    expect_equal({k: (c['fork'], c['team_begin']) for k, c in counts.items()},
+                 {'thread 0': (3, 3), 'thread 1': (0, 3)}, 'forks and team begins per location')
+    check_tasks(events, 12)
+
+    def total(construct, marker):  # GCC places some calls on the line before the construct
+        pattern = re.compile(r'^%s @omp_constructs\.f90:(\d+)$' % re.escape(construct))
+        found = enters(events, lambda n: bool(pattern.match(n)) and
+                       int(pattern.match(n).group(1)) in (lines[marker] - 1, lines[marker]))
+        return sum(found.values())
+    expect_equal(total('!$omp parallel', 'loops'), 6, 'parallel region, all threads')
+    expect_equal(total('!$omp implicit barrier', 'loops'), 6, 'the barrier at the end of the parallel region')
+    expect_equal(total('!$omp for', 'do'), 6, 'the dynamic loop')
+    expect_equal(total('!$omp critical', 'critical'), 6, 'critical')
+    expect_equal(total('!$omp critical sblock', 'critical'), 6, 'critical sblock')
+    expect_equal(total('omp_set_lock', 'lock'), 6, 'omp_set_lock (gfortran\'s omp_set_lock_)')
+    assert total('!$omp barrier', 'barrier') >= 6, 'explicit barrier'
+    expect_equal(total('!$omp taskwait', 'taskwait'), 3, 'taskwait')
+    tasks = enters(events, lambda n: n.startswith('!$omp task @omp_constructs.f90:'))
+    expect_equal(sum(tasks.values()), 12, 'tasks run: %r' % dict(tasks))
+    for name in roles:
+        if name.startswith(('!$omp', 'omp_set')):
+            expect_equal(paradigms[name], 'OPENMP', 'paradigm of ' + name)
+    expect_equal(roles.get('omp_set_lock @omp_constructs.f90:%d' % lines['lock']), 'WRAPPER', 'role of the lock')
+    # Profile: each thread's work under the parallel region.
+    profile = reader.read_profile(os.path.join(experiments[0], 'profile.h5'))
+    under = re.compile(r'(^|/)!\$omp parallel @omp_constructs\.f90:\d+/(.*/)?work[.\d]*$')
+    for column in range(2):
+        visits = reader.visits_by_path(profile, column)
+        work = sum(n for path, n in visits.items() if under.search(path))
+        assert work >= 1, 'thread %d: no work under the parallel region: %r' % (
+            column, {k: v for k, v in visits.items() if v})
 
 
 def traced_with_debuginfod_probe(args, name, program):
