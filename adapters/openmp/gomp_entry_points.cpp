@@ -49,6 +49,7 @@
 #include "openmp_config.hpp"
 #include "strata/measurement/config_registry.hpp"
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/thread_sanitizer.hpp"
 
 #define STRATA_GOMP_API extern "C" __attribute__((visibility("default")))
 
@@ -237,6 +238,7 @@ void fork(Outlined& outlined, void (*fn)(void*), void* data, unsigned requested,
     if (requested == 0) requested = static_cast<unsigned>(g_max_threads.get()());
     outlined.fork = events::thread_fork_at(outlined.fork_time, Paradigm::openmp, requested, nullptr, nullptr);
     outlined.enclosing = nullptr;
+    strata_tsan_release(&outlined);  // libgomp hands it to the team (see thread_sanitizer.hpp)
 }
 
 /// A thread's begin in the team: the team, its parallel region and, for a
@@ -266,6 +268,7 @@ void end_at_join() {
 /// Each thread's body of a recorded parallel region.  Thread 0 is the forking
 /// thread: its team begins at the fork and ends at the join.
 void run_outlined(void* argument) {
+    strata_tsan_acquire(argument);
     const auto& outlined = *static_cast<const Outlined*>(argument);
     if (t_state.ends_at_join) end_at_join();
     const auto thread = static_cast<unsigned>(g_thread_num.get()());
@@ -274,11 +277,13 @@ void run_outlined(void* argument) {
     outlined.fn(outlined.data);
     body_returned(outlined);
     if (thread != 0) t_state.ends_at_join = true;
+    strata_tsan_release(argument);  // read before the join, after which the forking thread reuses it
 }
 
 /// The forking thread's part after the runtime's join: its own team end and
 /// the join at one time.
 void join(const Outlined& outlined) {
+    strata_tsan_acquire(&outlined);  // the team's reads happened before the join
     const Ticks time = events::now();
     end_team(time);
     events::thread_join_at(time, outlined.fork);
@@ -344,9 +349,11 @@ void copy_task(void* destination, void* source) {
     } else if (from.arg_size > 0) {
         std::memcpy(arguments, from.data, static_cast<std::size_t>(from.arg_size));
     }
+    strata_tsan_release(destination);  // libgomp hands the task to the thread that runs it
 }
 
 void run_task(void* argument) {
+    strata_tsan_acquire(argument);
     TaskHeader header;
     std::memcpy(&header, argument, sizeof header);
     events::task_switch(header.id);

@@ -20,7 +20,38 @@ BuiltCommand build(const Args& command, WrapperOptions options = {}, Layout layo
     return build_command(options, classification, context);
 }
 
-// A GCC-built OpenMP program runs on LLVM's libomp, with libgomp-like locks when
+// A GCC-built OpenMP program keeps GCC's libgomp, measured by libstrata-openmp-gomp,
+// linked where the OMPT adapter would be (before the -lgomp gcc adds at the end).
+TEST(OpenmpRuntimeInCommand, GccProgramsKeepLibgompMeasuredThroughItsEntryPoints) {
+    auto build_for = [](const Args& command, CompilerFamily family, bool gcc_openmp_on_libomp) {
+        WrapperOptions options;
+        options.compiler_command = command;
+        options.gcc_openmp_on_libomp = gcc_openmp_on_libomp;
+        BuildContext context;
+        context.layout = fixed_layout();
+        context.layout.openmp_runtime_dir = "/llvm/lib";
+        context.layout.available_libraries.insert(openmp_gomp_library);
+        context.host_family = family;
+        return build_command(options, classify(command[0], Args(command.begin() + 1, command.end())), context);
+    };
+    const Args gcc = {"gcc", "-fopenmp", "a.o", "-o", "app"};
+    const auto kept = build_for(gcc, CompilerFamily::gnu, false);
+    EXPECT_EQ(kept.argv, gcc + link_additions({"-lstrata-openmp-gomp"}));
+    ASSERT_EQ(kept.verbose_messages.size(), 1u);
+    EXPECT_NE(kept.verbose_messages[0].find("GOMP_* entry points"), std::string::npos) << kept.verbose_messages[0];
+    const Args gfortran = {"gfortran", "-fopenmp", "a.o", "-o", "app"};
+    EXPECT_EQ(build_for(gfortran, CompilerFamily::gnu, false).argv,
+              gfortran + link_additions({"-lstrata-openmp-gomp"}));
+    // --gcc-openmp-runtime=libomp: the OMPT adapter and LLVM's libomp.
+    EXPECT_EQ(build_for(gcc, CompilerFamily::gnu, true).argv,
+              gcc + link_additions({"-lstrata-openmp"}) + Args({"-L/llvm/lib", "-Wl,-rpath,/llvm/lib", "-lomp"}));
+    // clang's programs have libomp: the OMPT adapter, whatever the option.
+    const Args clang = {"clang", "-fopenmp", "a.o", "-o", "app"};
+    EXPECT_EQ(build_for(clang, CompilerFamily::clang, false).argv, clang + link_additions({"-lstrata-openmp"}));
+}
+
+// With --gcc-openmp-runtime=libomp (or an install without libstrata-openmp-gomp), a
+// GCC-built OpenMP program runs on LLVM's libomp, with libgomp-like locks when
 // libstrata-openmp-gnu is there; a clang-built one is left on its own runtime.
 TEST(OpenmpRuntimeInCommand, GccProgramsGetLibompAndItsLibgompLikeDefaults) {
     auto build_for = [](const Args& command, CompilerFamily family, bool defaults) {

@@ -59,6 +59,20 @@ TEST(WrapperArguments, UnknownOptionsAndMissingValuesAreErrors) {
     EXPECT_NE(parse_wrapper_arguments({"--instrument-filter"}).error, "");
 }
 
+TEST(WrapperArguments, GccOpenMpRuntime) {
+    auto parsed = parse_wrapper_arguments({"--gcc-openmp-runtime=libomp", "gcc", "-fopenmp", "a.c"});
+    ASSERT_EQ(parsed.error, "");
+    EXPECT_TRUE(parsed.options.gcc_openmp_on_libomp);
+    EXPECT_EQ(parsed.options.compiler_command, (std::vector<std::string>{"gcc", "-fopenmp", "a.c"}));
+    parsed = parse_wrapper_arguments({"--gcc-openmp-runtime=libgomp", "gcc"});
+    ASSERT_EQ(parsed.error, "");
+    EXPECT_FALSE(parsed.options.gcc_openmp_on_libomp);
+    EXPECT_FALSE(parse_wrapper_arguments({"gcc"}).options.gcc_openmp_on_libomp);
+    parsed = parse_wrapper_arguments({"--gcc-openmp-runtime=", "gcc"});
+    EXPECT_NE(parsed.error.find("takes libgomp (GCC's own, the default) or libomp"), std::string::npos)
+        << parsed.error;
+}
+
 TEST(WrapperArguments, HelpAndVersionNeedNoCompiler) {
     EXPECT_TRUE(parse_wrapper_arguments({"--help"}).options.help);
     EXPECT_TRUE(parse_wrapper_arguments({"-h"}).options.help);
