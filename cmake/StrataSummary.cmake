@@ -14,6 +14,7 @@ message(STATUS "  OTF2: ${OTF2_VERSION}   HDF5: ${HDF5_VERSION} (parallel: ${STR
 strata_summary_line("MPI adapter and parallel analysis" STRATA_HAVE_MPI "${STRATA_MPI_REASON}")
 strata_summary_line("PAPI counters" STRATA_HAVE_PAPI "${STRATA_PAPI_REASON}")
 strata_summary_line("OpenMP (OMPT) adapter" STRATA_HAVE_OMPT "${STRATA_OMPT_REASON}")
+message(STATUS "  OpenMP adapter of GCC's libgomp (GOMP_* entry points): yes")
 strata_summary_line("CUDA (CUPTI, NVTX) adapter" STRATA_HAVE_CUDA "${STRATA_CUDA_REASON}")
 if(STRATA_HAVE_GCC_PLUGIN)
   message(STATUS "  GCC plugin for function instrumentation: yes (GCC ${STRATA_GCC_PLUGIN_GCC_VERSION})")

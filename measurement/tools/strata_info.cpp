@@ -19,9 +19,7 @@
 #if STRATA_HAVE_MPI
 #include "mpi_config.hpp"
 #endif
-#if STRATA_HAVE_OMPT
 #include "openmp_config.hpp"
-#endif
 #ifdef STRATA_HAVE_CUDA_ROWS
 #include "cuda_config.hpp"
 #endif
@@ -63,6 +61,7 @@ void print_build_config(std::ostream& out) {
         << "  MPI:             " << yes_no(STRATA_HAVE_MPI) << '\n'
         << "  PAPI:            " << yes_no(STRATA_HAVE_PAPI) << '\n'
         << "  OMPT:            " << yes_no(STRATA_HAVE_OMPT) << '\n'
+        << "  libgomp adapter: yes (GCC's OpenMP runtime through its GOMP_* entry points)\n"
         << "  CUDA:            " << yes_no(STRATA_HAVE_CUDA) << '\n'
         << "  Parallel HDF5:   " << yes_no(STRATA_HDF5_PARALLEL) << '\n';
 }
@@ -73,9 +72,7 @@ void register_adapter_variables(strata::config::Registry& registry) {
 #if STRATA_HAVE_MPI
     strata::mpi::register_variables(registry, [](std::uint32_t) {});
 #endif
-#if STRATA_HAVE_OMPT
     strata::openmp::register_variables(registry, [](std::uint32_t) {});
-#endif
 #ifdef STRATA_HAVE_CUDA_ROWS
     static strata::cuda::Settings cuda_settings;
     strata::cuda::register_variables(registry, &cuda_settings);
