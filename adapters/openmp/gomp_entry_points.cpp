@@ -17,8 +17,9 @@
 //                    GOMP_single_*, GOMP_barrier, GOMP_critical_*, GOMP_atomic_*,
 //                    GOMP_ordered_*, GOMP_taskwait, GOMP_taskgroup_end,
 //                    omp_set_lock: a region each, named by the call site
-//   tasks            GOMP_task: "!$omp create task" around the creation; the
-//                    task's body runs through run_task(), which records it
+//   tasks            GOMP_task: "!$omp create task" around the creation;
+//                    GOMP_taskloop: "!$omp taskloop" around it; each task's
+//                    body runs through run_task(), which records it
 //
 // The barrier at the end of a parallel region happens inside libgomp after the
 // body returns, where no entry point shows it.  Each thread enters the
@@ -40,6 +41,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -322,28 +324,52 @@ void parallel_start(void (*fn)(void*), void* data, unsigned requested, const voi
 // --- explicit tasks ------------------------------------------------------------------
 // The runtime copies a task's arguments (arg_size bytes, by cpyfn or memcpy)
 // into storage of its own and calls fn on the copy.  A recorded task gets a
-// TaskHeader in front of that copy: run_task() finds its region and id there
-// and calls the program's fn on the arguments behind it.
+// TaskHeader in front of that copy (the runtime is asked for that much more,
+// and copy_task() is its cpyfn): run_task() finds the task's region and id
+// there and calls the program's fn on the arguments behind it.
+//
+// The tasks of a taskloop are copied alike, and then the runtime writes each
+// task's iteration bounds into the first two words of its copy: into the
+// header's `bounds`, which run_task() moves to where the program's code reads
+// them.  With a reduction clause the runtime also reads the first three words
+// of the arguments it is given: TaskSource begins with the program's.
 
 struct TaskHeader {
+    std::uint64_t bounds[2];  ///< a taskloop task's first and last iteration, as the runtime writes them
     void (*fn)(void*);
     events::TaskId id;
     RegionHandle region;
     std::uint32_t offset;  ///< of the program's arguments, from the header
+    bool taskloop;         ///< one of a taskloop's tasks: created (task_create) as it is copied
 };
 
 /// What copy_task() copies from (on the creating thread's stack).
 struct TaskSource {
-    const TaskHeader* header;
+    std::uint64_t head[3];  ///< the program's first three words of arguments, for a taskloop with reductions
+    TaskHeader header;
     void* data;
     void (*cpyfn)(void*, void*);
     long arg_size;
 };
 
+/// The runtime's argument size and alignment for a recorded task whose
+/// program's arguments take `arg_size` bytes aligned at `arg_align`.
+struct TaskLayout {
+    long size, align;
+    std::uint32_t offset;
+};
+TaskLayout task_layout(long arg_size, long arg_align) {
+    const long align = std::max(arg_align, static_cast<long>(alignof(TaskHeader)));
+    const long offset = (static_cast<long>(sizeof(TaskHeader)) + align - 1) / align * align;
+    return {offset + std::max(arg_size, 0L), align, static_cast<std::uint32_t>(offset)};
+}
+
 void copy_task(void* destination, void* source) {
     const auto& from = *static_cast<const TaskSource*>(source);
-    std::memcpy(destination, from.header, sizeof(TaskHeader));
-    char* arguments = static_cast<char*>(destination) + from.header->offset;
+    TaskHeader header = from.header;
+    if (header.taskloop) header.id = events::task_create();  // each task of the taskloop, in turn
+    std::memcpy(destination, &header, sizeof header);
+    char* arguments = static_cast<char*>(destination) + header.offset;
     if (from.cpyfn != nullptr) {
         from.cpyfn(arguments, from.data);
     } else if (from.arg_size > 0) {
@@ -356,9 +382,11 @@ void run_task(void* argument) {
     strata_tsan_acquire(argument);
     TaskHeader header;
     std::memcpy(&header, argument, sizeof header);
+    char* arguments = static_cast<char*>(argument) + header.offset;
+    if (header.taskloop) std::memcpy(arguments, header.bounds, sizeof header.bounds);
     events::task_switch(header.id);
     open(Frame::task, header.region);
-    header.fn(static_cast<char*>(argument) + header.offset);
+    header.fn(arguments);
     close(Frame::task);
     events::task_complete(header.id);
 }
@@ -371,7 +399,27 @@ auto end_work(const void* code, bool nowait, Call call) {
     return around(group_sync, Frame::sync, Construct::implicit_barrier, code, call);
 }
 
-constexpr unsigned kTaskFlagDetach = 1u << 13;  // GOMP_TASK_FLAG_DETACH (gomp-constants.h)
+constexpr unsigned kTaskFlagDetach = 1u << 13;     // GOMP_TASK_FLAG_DETACH (gomp-constants.h)
+constexpr unsigned kTaskFlagReduction = 1u << 12;  // GOMP_TASK_FLAG_REDUCTION
+
+/// A taskloop's tasks recorded (see TaskHeader): `run(fn, data, cpyfn, size, align)`
+/// is the runtime's GOMP_taskloop with the rest of the program's arguments.
+template <typename Run>
+void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size, long arg_align,
+              unsigned flags, const void* code, Run run) {
+    if (!enabled(group_tasks)) return run(fn, data, cpyfn, arg_size, arg_align);
+    const TaskLayout layout = task_layout(arg_size, arg_align);
+    TaskSource source{};
+    if ((flags & kTaskFlagReduction) != 0 && data != nullptr) std::memcpy(source.head, data, sizeof source.head);
+    source.header.fn = fn;
+    source.header.region = construct_region(Construct::task, code);
+    source.header.offset = layout.offset;
+    source.header.taskloop = true;
+    source.data = data;
+    source.cpyfn = cpyfn;
+    source.arg_size = arg_size;
+    run(&run_task, &source, &copy_task, layout.size, layout.align);
+}
 
 // --- start-up ------------------------------------------------------------------------
 
@@ -768,35 +816,47 @@ STRATA_GOMP_API void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void
     const void* code = STRATA_CODE;
     const strata::RegionHandle create = so::construct_region(Construct::task_create, code);
     if (create != 0) strata::events::enter(create);
-    const long align = arg_align > static_cast<long>(alignof(so::TaskHeader)) ? arg_align
-                                                                               : static_cast<long>(alignof(so::TaskHeader));
-    const long offset = (static_cast<long>(sizeof(so::TaskHeader)) + align - 1) / align * align;
-    const so::TaskHeader header{fn, strata::events::task_create(), so::construct_region(Construct::task, code),
-                                static_cast<std::uint32_t>(offset)};
-    so::TaskSource source{&header, data, cpyfn, arg_size};
-    real(&so::run_task, &source, &so::copy_task, offset + arg_size, align, if_clause, flags, depend, priority,
+    const so::TaskLayout layout = so::task_layout(arg_size, arg_align);
+    so::TaskSource source{};
+    source.header.fn = fn;
+    source.header.id = strata::events::task_create();
+    source.header.region = so::construct_region(Construct::task, code);
+    source.header.offset = layout.offset;
+    source.data = data;
+    source.cpyfn = cpyfn;
+    source.arg_size = arg_size;
+    real(&so::run_task, &source, &so::copy_task, layout.size, layout.align, if_clause, flags, depend, priority,
          detach);
     if (create != 0) strata::events::exit(create);
 }
 
-// A taskloop is one region around its creation (its tasks' bodies are not
-// recorded separately: the runtime writes each task's bounds at the start of
-// the arguments it copies, where a header would be).
+// A taskloop: its region around the creation of its tasks, each task recorded
+// as GOMP_task's are (see TaskHeader for the bounds the runtime writes).  Not
+// a worksharing construct: it may run inside a single, which it does not end
+// (its frame is of the task kind, as taskwait's).
 STRATA_GOMP_API void GOMP_taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                                    long arg_align, unsigned flags, unsigned long num_tasks, int priority,
                                    long start, long end, long step) {
     STRATA_NEXT(GOMP_taskloop);
-    so::around(so::group_worksharing, Frame::work, Construct::taskloop, STRATA_CODE, [&] {
-        next_GOMP_taskloop.get()(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end,
-                                 step);
+    const void* code = STRATA_CODE;
+    so::around(so::group_worksharing, Frame::task, Construct::taskloop, code, [&] {
+        so::taskloop(fn, data, cpyfn, arg_size, arg_align, flags, code,
+                     [&](void (*body)(void*), void* arguments, void (*copy)(void*, void*), long size, long align) {
+                         next_GOMP_taskloop.get()(body, arguments, copy, size, align, flags, num_tasks, priority,
+                                                  start, end, step);
+                     });
     });
 }
 STRATA_GOMP_API void GOMP_taskloop_ull(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                                        long arg_align, unsigned flags, unsigned long num_tasks, int priority,
                                        unsigned long long start, unsigned long long end, unsigned long long step) {
     STRATA_NEXT(GOMP_taskloop_ull);
-    so::around(so::group_worksharing, Frame::work, Construct::taskloop, STRATA_CODE, [&] {
-        next_GOMP_taskloop_ull.get()(fn, data, cpyfn, arg_size, arg_align, flags, num_tasks, priority, start, end,
-                                     step);
+    const void* code = STRATA_CODE;
+    so::around(so::group_worksharing, Frame::task, Construct::taskloop, code, [&] {
+        so::taskloop(fn, data, cpyfn, arg_size, arg_align, flags, code,
+                     [&](void (*body)(void*), void* arguments, void (*copy)(void*, void*), long size, long align) {
+                         next_GOMP_taskloop_ull.get()(body, arguments, copy, size, align, flags, num_tasks, priority,
+                                                      start, end, step);
+                     });
     });
 }

@@ -407,6 +407,43 @@ def constructs_gfortran(args):
             column, {k: v for k, v in visits.items() if v})
 
 
+@scenario
+def taskloop_gcc(args):
+    """Taskloops on GCC's libgomp: every task recorded (created, run as "!$omp task" at the
+    taskloop's line, completed) and every iteration run exactly once with the bounds the
+    runtime wrote into the task's copy (the program checks; with reduction and firstprivate)."""
+    program = os.path.join(args.bin_dir, 'omp_taskloop_gcc')
+    lines = markers(os.path.join(args.source_dir, 'programs', 'omp_taskloop.c'))
+    p, experiments = run(args, 'taskloop-gcc', [program], {'STRATA_ENABLE_TRACING': 'true'})
+    expect_equal(p.stdout, 'once 1000 once_ull 1000 sum 499500\n', 'program output')
+    expect_equal(len(experiments), 1, 'experiments')
+    events, teams, _, _ = read_thread_events(os.path.join(experiments[0], 'traces.otf2'))
+    check_thread_structure(events, teams)
+    # 8 tasks (num_tasks), 10 (grainsize 100 of 1000 iterations), 4 (num_tasks).
+    check_tasks(events, 22)
+    near = lambda n, marker: any(n.endswith('@omp_taskloop.c:%d' % line)
+                                 for line in range(lines['plain'] - 1, lines['unsigned'] + 1))
+    tasks = enters(events, lambda n: n.startswith('!$omp task @') and near(n, 'plain'))
+    expect_equal(sum(tasks.values()), 22, 'task regions at the taskloops: %r' % dict(tasks))
+    loops = enters(events, lambda n: n.startswith('!$omp taskloop @') and near(n, 'plain'))
+    expect_equal(sum(loops.values()), 3, 'taskloop regions: %r' % dict(loops))
+    # The taskloops run inside the single, which they do not end (a taskloop is no worksharing
+    # construct): each taskloop region is entered with the single open on its thread.
+    inside = 0
+    for evs in events.values():
+        stack = []
+        for kind, _, name in evs:
+            if kind == 'E':
+                if name.startswith('!$omp taskloop @'):
+                    assert any(open_.startswith('!$omp single @') for open_ in stack), \
+                        'taskloop outside the single: open %r' % stack
+                    inside += 1
+                stack.append(name)
+            elif kind == 'L':
+                stack.pop()
+    expect_equal(inside, 3, 'taskloops inside the single')
+
+
 def traced_with_debuginfod_probe(args, name, program):
     """Runs `program` traced, with a debuginfod server set that is never there, and returns its
     well-nested thread events.  The source look-up stays on this machine: the debuginfod client
