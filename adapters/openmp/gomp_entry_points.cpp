@@ -391,6 +391,13 @@ void run_task(void* argument) {
     events::task_complete(header.id);
 }
 
+/// The begin of a loop or sections construct (which ends a single still open).
+void begin_work(Construct construct, const void* code) {
+    if (!enabled(group_worksharing)) return;
+    end_open_single();
+    open(Frame::work, construct_region(construct, code));
+}
+
 /// The end of a loop or sections construct, with its barrier unless `nowait`.
 template <typename Call>
 auto end_work(const void* code, bool nowait, Call call) {
@@ -554,10 +561,7 @@ STRATA_GOMP_API void GOMP_parallel_end(void) {
 #define STRATA_LOOP_START(NAME, CONSTRUCT, PARAMETERS, ARGUMENTS)                           \
     STRATA_GOMP_API bool NAME PARAMETERS {                                                  \
         STRATA_NEXT(NAME);                                                                  \
-        if (so::enabled(so::group_worksharing)) {                                           \
-            so::end_open_single();                                                          \
-            so::open(Frame::work, so::construct_region(CONSTRUCT, STRATA_CODE));            \
-        }                                                                                   \
+        so::begin_work(CONSTRUCT, STRATA_CODE);                                             \
         return next_##NAME.get() ARGUMENTS;                                                 \
     }
 #define STRATA_LONG_CHUNK (long start, long end, long incr, long chunk, long* istart, long* iend)
@@ -653,18 +657,12 @@ STRATA_GOMP_API void GOMP_loop_end_nowait(void) {
 
 STRATA_GOMP_API unsigned GOMP_sections_start(unsigned count) {
     STRATA_NEXT(GOMP_sections_start);
-    if (so::enabled(so::group_worksharing)) {
-        so::end_open_single();
-        so::open(Frame::work, so::construct_region(Construct::sections, STRATA_CODE));
-    }
+    so::begin_work(Construct::sections, STRATA_CODE);
     return next_GOMP_sections_start.get()(count);
 }
 STRATA_GOMP_API unsigned GOMP_sections2_start(unsigned count, std::uintptr_t* reductions, void** mem) {
     STRATA_NEXT(GOMP_sections2_start);
-    if (so::enabled(so::group_worksharing)) {
-        so::end_open_single();
-        so::open(Frame::work, so::construct_region(Construct::sections, STRATA_CODE));
-    }
+    so::begin_work(Construct::sections, STRATA_CODE);
     return next_GOMP_sections2_start.get()(count, reductions, mem);
 }
 STRATA_GOMP_API void GOMP_sections_end(void) {

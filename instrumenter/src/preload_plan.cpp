@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "layout.hpp"
+#include "wrapper_options.hpp"
 
 namespace strata::instrumenter {
 namespace {
@@ -117,12 +118,13 @@ ParsedPreloadArguments parse_preload_arguments(const std::vector<std::string>& a
         if (arg.empty() || arg[0] != '-') break;
         if (arg.rfind("--gcc-openmp-runtime=", 0) == 0) {
             const std::string runtime = arg.substr(sizeof("--gcc-openmp-runtime=") - 1);
-            if (runtime != "libgomp" && runtime != "libomp") {
+            const std::optional<bool> on_libomp = gcc_openmp_on_libomp(runtime);
+            if (!on_libomp) {
                 parsed.error = "option '--gcc-openmp-runtime' takes libgomp (the program's own, the default) or "
                                "libomp (LLVM's), not '" + runtime + "'";
                 return parsed;
             }
-            options.gcc_openmp_on_libomp = runtime == "libomp";
+            options.gcc_openmp_on_libomp = *on_libomp;
         } else if (arg == "--verbose") {
             options.verbose = true;
         } else if (arg == "--dry-run") {

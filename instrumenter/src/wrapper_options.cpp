@@ -60,12 +60,13 @@ ParsedArguments parse_wrapper_arguments(const std::vector<std::string>& args) {
             options.version = true;
         } else if (arg.rfind("--gcc-openmp-runtime=", 0) == 0) {
             const std::string runtime = arg.substr(sizeof("--gcc-openmp-runtime=") - 1);
-            if (runtime != "libgomp" && runtime != "libomp") {
+            const std::optional<bool> on_libomp = gcc_openmp_on_libomp(runtime);
+            if (!on_libomp) {
                 result.error = "option '--gcc-openmp-runtime' takes libgomp (GCC's own, the default) or libomp "
                                "(LLVM's), not '" + runtime + "'";
                 return result;
             }
-            options.gcc_openmp_on_libomp = runtime == "libomp";
+            options.gcc_openmp_on_libomp = *on_libomp;
         } else if (arg.rfind("--instrument-filter=", 0) == 0) {
             options.instrument_filter = arg.substr(sizeof("--instrument-filter=") - 1);
             if (options.instrument_filter.empty()) {
@@ -86,6 +87,12 @@ ParsedArguments parse_wrapper_arguments(const std::vector<std::string>& args) {
     }
     options.compiler_command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
     return result;
+}
+
+std::optional<bool> gcc_openmp_on_libomp(std::string_view runtime) {
+    if (runtime == "libomp") return true;
+    if (runtime == "libgomp") return false;
+    return std::nullopt;
 }
 
 std::optional<bool> parse_boolean(std::string_view text) {

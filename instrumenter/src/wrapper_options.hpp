@@ -56,6 +56,10 @@ ParsedArguments parse_wrapper_arguments(const std::vector<std::string>& args);
 /// Returns nullopt for anything else.
 std::optional<bool> parse_boolean(std::string_view text);
 
+/// The value of `--gcc-openmp-runtime=` (of the wrapper and of strata-preload): true for
+/// "libomp", false for "libgomp", nullopt for anything else.
+std::optional<bool> gcc_openmp_on_libomp(std::string_view runtime);
+
 /// The text printed by `strata --help`.
 std::string usage_text();
 
