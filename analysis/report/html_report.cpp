@@ -9,6 +9,7 @@
 
 #include "report/html_calltree.hpp"
 #include "report/html_gpu.hpp"
+#include "report/html_iterations.hpp"
 #include "report/html_gpu_metrics.hpp"
 #include "report/html_ops.hpp"
 #include "report/html_overview.hpp"
@@ -118,14 +119,37 @@ svg .ct-bar.ct-low { fill: #c5d3ea; }
 svg .ct-bar.ct-chosen { fill: #c0392b; }
 svg .ct-mean { stroke: #c0392b; stroke-width: 1.5; stroke-dasharray: 4 3; }
 svg.heat rect { stroke: #fff; stroke-width: 0.5; }
+svg .bar.warmup { fill: #9a9a9a; }
+svg .bar.outlier { fill: #d9822b; }
+svg .stable-range { fill: #e3f1e5; }
+svg .spread { fill: #1a1a1a; }
+svg text.over { fill: #c0392b; font-size: 10px; }
+button.copy { font: inherit; font-size: 0.85rem; padding: 0.1rem 0.5rem; cursor: pointer; }
 svg .hz { fill: #fff; stroke: #d0d0d0; }
 svg .h0 { fill: #eef3fb; } svg .h1 { fill: #d6e2f3; } svg .h2 { fill: #b9cde9; } svg .h3 { fill: #93b1dc; }
 svg .h4 { fill: #6d94cf; } svg .h5 { fill: #4a78bf; } svg .h6 { fill: #2f5ea5; } svg .h7 { fill: #1b3f78; }
 @media print { .ct-tree { max-height: none; overflow: visible; } .ct-layout { display: block; } }
 )";
 
-// Sorting only; the page is complete without it.
+// Sorting, and the buttons that copy a command; the page is complete without it.
 constexpr const char* script = R"(
+(function () {
+  Array.prototype.forEach.call(document.querySelectorAll("button.copy"), function (button) {
+    button.addEventListener("click", function () {
+      var code = document.getElementById(button.getAttribute("data-copy"));
+      if (!code) return;
+      // Selected, so that Ctrl+C works where the clipboard is not offered (a page opened from disk).
+      var range = document.createRange();
+      range.selectNodeContents(code);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      if (navigator.clipboard && navigator.clipboard.writeText)
+        navigator.clipboard.writeText(code.textContent).then(function () { button.textContent = "Copied"; },
+                                                             function () {});
+    });
+  });
+})();
 (function () {
   var heads = document.querySelectorAll("table.sortable th");
   Array.prototype.forEach.call(heads, function (th) {
@@ -281,7 +305,7 @@ std::string html_report(const std::vector<ReportFile>& files) {
     write_calltree(html, tree, calltree_text);
     write_heatmap(html, tree);
     write_wait_states(html, find_report(reports, "waitstates.json"));
-    write_iterations(html, find_report(reports, "iterations.json"));
+    write_iterations(html, find_report(reports, "iterations.json"), experiment);
     write_gpu(html, find_report(reports, "gpu.json"), find_report(reports, "gpu_kernels.json"),
               find_report(reports, "op_kernels.json"), summary, find_report(reports, "ops.json") != nullptr);
     write_ops(html, find_report(reports, "ops.json"));

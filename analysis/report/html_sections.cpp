@@ -466,49 +466,6 @@ void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
     html.close("section");
 }
 
-void write_iterations(HtmlWriter& html, const JsonValue* iterations) {
-    if (!iterations) return;
-    const std::vector<const JsonValue*> rows = items_of(iterations->find("rows"));
-    if (rows.empty()) return;
-    // The label is "iteration" (or the first member), the value
-    // "duration_s" (or the first member in seconds).
-    std::string label = rows.front()->find("iteration") ? "iteration" : rows.front()->members.front().first;
-    std::string value = rows.front()->find("duration_s") ? "duration_s" : "";
-    for (const auto& member : rows.front()->members)
-        if (value.empty() && unit_of(member.first) == "s" && member.second.is_number()) value = member.first;
-    if (value.empty()) return;
-    open_section(html, "iterations", "Iterations");
-    html.open("dl", {{"class", "facts"}});
-    fact(html, "Key region", text_of(iterations, "key_region").empty()
-                                 ? std::string("none found: the whole run is one iteration; the candidates, "
-                                               "the most regularly recurring first, are in the iterations.json "
-                                               "table below")
-                                 : text_of(iterations, "key_region") + " (" + text_of(iterations, "key_source") + ")");
-    fact(html, "Iterations", text_of(iterations, "iterations"));
-    fact(html, "Mean, standard deviation", text_of(iterations, "mean_s").empty()
-                                               ? std::string()
-                                               : seconds_of(iterations, "mean_s") + ", " +
-                                                     seconds_of(iterations, "stddev_s"));
-    const JsonValue* stable = iterations->find("stable_range");
-    if (stable && stable->is_object())
-        fact(html, "Stable range", text_of(stable, "start") + " to " + text_of(stable, "stop") +
-                                       " (--iter-start " + text_of(stable, "start") + " --iter-stop " +
-                                       text_of(stable, "stop") + ")");
-    html.close("dl");
-    std::vector<Bar> bars;
-    for (const JsonValue* r : rows) {
-        // A flagged iteration (warm-up, outlier) says so in its text, not only by its height.
-        const std::string flag = text_of(r, "flag");
-        bars.push_back({label + " " + text_of(r, label.c_str()), number_of(r, value.c_str()),
-                        seconds_of(r, value.c_str()) + (flag.empty() ? "" : " (" + flag + ")"),
-                        text_of(r, label.c_str())});
-    }
-    html.raw(svg_column_chart(value + " per " + label, bars));
-    html.element("p", "Each bar is one " + label + " (" + value + "); the full table is below under iterations.json.",
-                 {{"class", "note"}});
-    html.close("section");
-}
-
 namespace {
 
 using Facts = std::vector<std::pair<std::string, std::string>>;

@@ -38,8 +38,6 @@ void write_summary(HtmlWriter& html, const JsonValue* summary);
 void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonValue* ranks);
 /// Totals per pattern and the largest waits (nothing without waitstates.json).
 void write_wait_states(HtmlWriter& html, const JsonValue* waits);
-/// One bar per row of iterations.json (nothing without it or without a field in seconds).
-void write_iterations(HtmlWriter& html, const JsonValue* iterations);
 /// Every report as tables: its arrays of objects, and its other members as a list.
 void write_all_reports(HtmlWriter& html, const std::vector<ParsedReport>& reports);
 

@@ -331,4 +331,62 @@ std::string svg_column_chart(const std::string& title, const std::vector<Bar>& b
     return svg + "</svg>";
 }
 
+std::string svg_iteration_chart(const std::string& title, const std::vector<IterationColumn>& columns,
+                                double scale) {
+    const int plot_top = 14, plot_height = 200, axis = 40, left = 70;
+    const std::size_t n = columns.size();
+    const int column = n > 200 ? 2 : n > 100 ? 4 : n > 40 ? 8 : 20;
+    const int width = std::max(left + static_cast<int>(n) * column + 10, 300);
+    const int bottom = plot_top + plot_height;
+    const std::size_t label_every = std::max<std::size_t>(1, 50 / static_cast<std::size_t>(column));
+    const auto y_of = [&](double value) { return bottom - scaled(std::min(value, scale), scale, plot_height); };
+    std::string svg = svg_open(title, width, bottom + axis, "chart iterations");
+    // The stable range behind its columns, one band per run of stable columns.
+    for (std::size_t i = 0; i < n;) {
+        if (!columns[i].stable) {
+            ++i;
+            continue;
+        }
+        std::size_t j = i;
+        while (j < n && columns[j].stable) ++j;
+        svg += "<rect class=\"stable-range\" x=\"" + std::to_string(left + static_cast<int>(i) * column) +
+               "\" y=\"" + std::to_string(plot_top) + "\" width=\"" + std::to_string(static_cast<int>(j - i) * column) +
+               "\" height=\"" + std::to_string(plot_height) + "\"><title>the suggested stable range</title></rect>\n";
+        i = j;
+    }
+    svg += "<text class=\"scale\" x=\"" + std::to_string(left - 6) + "\" y=\"" + std::to_string(plot_top + 4) +
+           "\" text-anchor=\"end\">" + escape(human_seconds(scale)) + "</text>";
+    svg += "<text class=\"scale\" x=\"" + std::to_string(left - 6) + "\" y=\"" + std::to_string(bottom) +
+           "\" text-anchor=\"end\">0</text>";
+    svg += "<rect class=\"axis\" x=\"" + std::to_string(left - 2) + "\" y=\"" + std::to_string(plot_top) +
+           "\" width=\"1\" height=\"" + std::to_string(plot_height) + "\"/>\n";
+    for (std::size_t i = 0; i < n; ++i) {
+        const IterationColumn& c = columns[i];
+        const int x = left + static_cast<int>(i) * column;
+        const bool above = c.value > scale;
+        const double top = y_of(c.value);
+        std::string css = "bar";
+        if (!c.kind.empty()) css += " " + c.kind;
+        if (above) css += " clipped";
+        // Narrow columns touch (a gap would be as wide as the column).
+        svg += "<g><title>" + escape(c.label + ": " + c.text) + "</title><rect class=\"" + css + "\" x=\"" +
+               std::to_string(x) + "\" y=\"" + fixed(top) + "\" width=\"" +
+               std::to_string(column > 4 ? column - 1 : column) + "\" height=\"" + fixed(bottom - top) + "\"/>";
+        if (above)  // cut at the top of the scale: a mark above it
+            svg += "<text class=\"over\" x=\"" + std::to_string(x + column / 2) + "\" y=\"" +
+                   std::to_string(plot_top - 2) + "\" text-anchor=\"middle\">\u25B2</text>";
+        if (n <= kIterationWhiskersUpTo && std::isfinite(c.low) && std::isfinite(c.high) && c.high > c.low &&
+            c.low < scale) {
+            const double y_low = y_of(c.low), y_high = y_of(c.high);
+            svg += "<rect class=\"spread\" x=\"" + std::to_string(x + std::max(column - 1, 1) / 2) + "\" y=\"" +
+                   fixed(y_high) + "\" width=\"1\" height=\"" + fixed(std::max(y_low - y_high, 1.0)) + "\"/>";
+        }
+        if (i % label_every == 0)
+            svg += "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(bottom + 16) + "\">" +
+                   escape(shorten(c.tick.empty() ? c.label : c.tick, 8)) + "</text>";
+        svg += "</g>\n";
+    }
+    return svg + "</svg>";
+}
+
 }  // namespace strata::analysis::report

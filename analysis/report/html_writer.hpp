@@ -12,6 +12,7 @@
 //   std::string page = html.finish();
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -116,5 +117,25 @@ std::string svg_stacked_rows(const std::string& title, const std::vector<Stacked
 /// Vertical bars (e.g. one per iteration), labelled below; with many bars
 /// only every n-th label is printed, the rest are in each bar's tooltip.
 std::string svg_column_chart(const std::string& title, const std::vector<Bar>& bars);
+
+/// One column of an iteration chart (one iteration, or a run of them when
+/// there are too many for a column each).
+struct IterationColumn {
+    std::string label;     ///< "iteration 5", "iterations 400 to 409"
+    double value = 0.0;    ///< the duration (the longest of a run)
+    double low = NAN, high = NAN;  ///< the ranks' fastest and slowest time, when known
+    std::string text;      ///< the tooltip after the label
+    std::string kind;      ///< "" (regular), "warmup" or "outlier": the column's CSS class
+    bool stable = false;   ///< in the suggested stable range
+    std::string tick;      ///< the short label under the column
+};
+/// Up to this many columns, each has a whisker from the fastest to the slowest
+/// rank's time (beyond, the columns are too narrow to show one).
+inline constexpr std::size_t kIterationWhiskersUpTo = 100;
+/// A column per iteration on a scale from 0 to `scale`: columns above it are
+/// cut at the top and marked; the stable range is shaded behind its columns;
+/// a whisker spans the ranks' times.  `title` is the accessible name.
+std::string svg_iteration_chart(const std::string& title, const std::vector<IterationColumn>& columns,
+                                double scale);
 
 }  // namespace strata::analysis::report

@@ -394,6 +394,14 @@ def check_gpu_page(browser, page, artifacts):
     browser.evaluate('document.getElementById("gpu").scrollIntoView()')
     check_not_blank(browser.screenshot(os.path.join(artifacts, 'gpu.png')), 'gpu.png')
 
+    # The iterations' command: the Copy button selects it (and copies it where the page may).
+    command = browser.evaluate('document.getElementById("iteration-command").textContent')
+    if not command.startswith('strata-analyze --iter-start '):
+        fail('the iterations section has no command to copy: %r' % command)
+    browser.click('button.copy')
+    browser.until('window.getSelection().toString() === document.getElementById("iteration-command").textContent',
+                  'a click on Copy selects the command')
+
 
 if __name__ == '__main__':
     sys.exit(main())

@@ -45,6 +45,12 @@ std::string slurp(const fs::path& path) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+std::size_t count(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+    return n;
+}
+
 /// check_html.py on `page` (written to a file in `dir`): "ok" or its complaints.
 std::string check_page(const TempDir& dir, const std::string& page) {
     const std::string file = dir.write("checked.html", page);
@@ -192,6 +198,46 @@ TEST(HtmlReport, UnknownReportsAppearAsTablesAndIterationsAsAChart) {
     EXPECT_FALSE(contains(page, "not a report"));
     EXPECT_TRUE(contains(page, "text &lt;summary&gt;"));
     EXPECT_TRUE(contains(page, "No findings"));
+}
+
+// The warm-up goes beyond the scale (cut, marked, said), the stable range is
+// shaded and offered as a command; the ranks' spread is a whisker per column.
+TEST(HtmlReport, IterationsOnAScaleTheStableOnesStayReadableOn) {
+    TempDir dir;
+    const std::vector<ReportFile> files = {
+        {"summary.json", R"({"report": "summary", "experiment": "run-7"})"},
+        {"iterations.json",
+         R"({"report": "iterations", "key_region": "step", "key_source": "phase flag", "iterations": 4,)"
+         R"( "stable_range": {"start": 1, "stop": 3}, "rows": [)"
+         R"({"iteration": 0, "duration_s": 3.0, "flag": "warm-up", "stable": false, "rank_times_s": [2.5, 3.0]},)"
+         R"( {"iteration": 1, "duration_s": 0.1, "flag": null, "stable": true, "rank_times_s": [0.08, 0.1]},)"
+         R"( {"iteration": 2, "duration_s": 0.11, "flag": null, "stable": true, "rank_times_s": [0.09, 0.11]},)"
+         R"( {"iteration": 3, "duration_s": 0.1, "flag": null, "stable": true, "rank_times_s": [0.1, 0.1]}]})"}};
+    const std::string page = html_report(files);
+    EXPECT_EQ(check_page(dir, page), "ok") << page;
+    EXPECT_TRUE(contains(page, "class=\"bar warmup clipped\"")) << page;
+    EXPECT_TRUE(contains(page, "<text class=\"scale\" x=\"64\" y=\"18\" text-anchor=\"end\">143 ms</text>"))
+        << page;
+    EXPECT_TRUE(contains(page, "1 iteration goes beyond it (up to 3.00 s), cut and marked")) << page;
+    EXPECT_TRUE(contains(page, "<title>iteration 0: 3.00 s (warm-up); ranks 2.50 s to 3.00 s</title>")) << page;
+    EXPECT_EQ(count(page, "class=\"stable-range\""), 1u) << page;
+    EXPECT_EQ(count(page, "class=\"spread\""), 2u) << page;  // not the warm-up (above the scale), not iteration 3
+    EXPECT_TRUE(contains(page, "<code id=\"iteration-command\">strata-analyze --iter-start 1 --iter-stop 3 run-7</code>"))
+        << page;
+    EXPECT_TRUE(contains(page, "data-copy=\"iteration-command\"")) << page;
+
+    // 1000 iterations: runs of 3, a column each, no whiskers.
+    std::string rows;
+    for (int i = 0; i < 1000; ++i)
+        rows += std::string(i ? ", " : "") + "{\"iteration\": " + std::to_string(i) +
+                ", \"duration_s\": 0.01, \"stable\": true, \"rank_times_s\": [0.009, 0.01]}";
+    const std::string many = html_report(
+        {{"iterations.json", R"({"report": "iterations", "iterations": 1000, "rows": [)" + rows + "]}"}});
+    EXPECT_EQ(check_page(dir, many), "ok");
+    EXPECT_EQ(count(many, "<rect class=\"bar\""), 334u);
+    EXPECT_EQ(count(many, "class=\"spread\""), 0u);
+    EXPECT_TRUE(contains(many, "Each column is a run of 3 consecutive iterations")) << many;
+    EXPECT_FALSE(contains(many, "iteration-command"));  // no stable range given
 }
 
 TEST(HtmlReport, GpuMetricsChartsAtMostSixteenOnOneTimeAxis) {
