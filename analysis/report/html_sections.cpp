@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "analyze/report_format.hpp"
 #include "trace/wait_states.hpp"
@@ -415,6 +416,141 @@ void write_load_balance(HtmlWriter& html, const JsonValue* balance, const JsonVa
     html.close("section");
 }
 
+namespace {
+
+/// At most this many ranks are rows and columns of the "who waits for whom" matrix.
+constexpr std::size_t kMaxPairRanks = 48;
+
+/// "Who waits for whom": a cell per (waiting rank, rank waited for) with their
+/// total wait over every pattern (each pattern's share in its tooltip), on one
+/// scale, in the heatmap's eight steps; the ranks most involved when there are
+/// more than kMaxPairRanks.
+void write_wait_pairs(HtmlWriter& html, const std::vector<const JsonValue*>& rows) {
+    std::map<std::pair<long, long>, std::map<std::string, double>> pairs;  // (rank, partner) -> metric -> s
+    std::map<long, double> involved;                                       // rank -> waiting or waited for
+    for (const JsonValue* r : rows) {
+        const double rank = number_of(r, "rank"), partner = number_of(r, "partner"), t = number_of(r, "time_s");
+        if (!std::isfinite(rank) || !std::isfinite(partner) || partner < 0 || !(t > 0)) continue;
+        pairs[{static_cast<long>(rank), static_cast<long>(partner)}][text_of(r, "metric")] += t;
+        involved[static_cast<long>(rank)] += t;
+        involved[static_cast<long>(partner)] += t;
+    }
+    if (pairs.empty()) return;
+    std::vector<std::pair<long, double>> by_time(involved.begin(), involved.end());
+    std::stable_sort(by_time.begin(), by_time.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (by_time.size() > kMaxPairRanks) by_time.resize(kMaxPairRanks);
+    std::vector<long> ranks;
+    for (const auto& [rank, t] : by_time) ranks.push_back(rank);
+    std::sort(ranks.begin(), ranks.end());
+    std::map<long, int> index;
+    for (std::size_t i = 0; i < ranks.size(); ++i) index[ranks[i]] = static_cast<int>(i);
+    double largest = 0.0;
+    for (const auto& [pair, metrics] : pairs) {
+        double total = 0.0;
+        for (const auto& [metric, t] : metrics) total += t;
+        if (index.count(pair.first) && index.count(pair.second)) largest = std::max(largest, total);
+    }
+    html.element("h3", "Who waits for whom");
+    html.element("p",
+                 "Each row is a rank that waited, each column the rank it waited for (the late sender or "
+                 "receiver, the last to enter a collective); a cell's colour is its wait summed over the "
+                 "patterns, on one scale from 0 to the largest cell (" +
+                     human_seconds(largest) + "); the tooltips give each pattern." +
+                     (involved.size() > ranks.size()
+                          ? " The " + std::to_string(ranks.size()) + " ranks most involved of " +
+                                std::to_string(involved.size()) + "; waitstates.csv has every pair."
+                          : ""),
+                 {{"class", "note"}});
+    const int n = static_cast<int>(ranks.size());
+    const int cell = std::clamp(480 / n, 8, 28), left = 70, top = 40;
+    const int width = std::max(left + cell * n + 20, 300), height = top + cell * n + 10;
+    std::string svg = "<svg class=\"chart heat\" role=\"img\" viewBox=\"0 0 " + std::to_string(width) + " " +
+                      std::to_string(height) + "\" width=\"" + std::to_string(width) + "\" height=\"" +
+                      std::to_string(height) + "\"><title>Wait time per waiting rank and the rank waited for</title>\n";
+    svg += "<text class=\"scale\" x=\"" + std::to_string(left) + "\" y=\"12\">waited for \u2192</text>";
+    svg += "<text class=\"scale\" x=\"" + std::to_string(left - 6) + "\" y=\"" + std::to_string(top - 6) +
+           "\" text-anchor=\"end\">waiting \u2193</text>";
+    const int every = std::max(1, (20 + cell - 1) / cell);
+    for (int j = 0; j < n; j += every) {
+        const std::string label = std::to_string(ranks[static_cast<std::size_t>(j)]);
+        svg += "<text class=\"scale\" x=\"" + std::to_string(left + j * cell + cell / 2) + "\" y=\"" +
+               std::to_string(top - 6) + "\" text-anchor=\"middle\">" + label + "</text>";
+        svg += "<text class=\"scale\" x=\"" + std::to_string(left - 6) + "\" y=\"" +
+               std::to_string(top + j * cell + cell / 2 + 4) + "\" text-anchor=\"end\">" + label + "</text>";
+    }
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            const auto found = pairs.find({ranks[static_cast<std::size_t>(i)], ranks[static_cast<std::size_t>(j)]});
+            double total = 0.0;
+            std::string parts;
+            if (found != pairs.end()) {
+                for (const auto& [metric, t] : found->second) {
+                    total += t;
+                    parts += (parts.empty() ? "" : ", ") + metric + " " + human_seconds(t);
+                }
+            }
+            const std::string level =
+                total > 0 ? "h" + std::to_string(std::min(7, static_cast<int>(total / largest * 8))) : "hz";
+            svg += "<rect class=\"" + level + "\" x=\"" + std::to_string(left + j * cell) + "\" y=\"" +
+                   std::to_string(top + i * cell) + "\" width=\"" + std::to_string(cell - 1) + "\" height=\"" +
+                   std::to_string(cell - 1) + "\">";
+            if (total > 0)
+                svg += "<title>" +
+                       escape("rank " + std::to_string(ranks[static_cast<std::size_t>(i)]) + " waited for rank " +
+                              std::to_string(ranks[static_cast<std::size_t>(j)]) + ": " + human_seconds(total) +
+                              " (" + parts + ")") +
+                       "</title>";
+            svg += "</rect>";
+        }
+        svg += "\n";
+    }
+    html.open("div", {{"class", "scroll"}});
+    html.raw(svg + "</svg>");
+    html.close("div");
+}
+
+/// The call paths with most waiting, a column per pattern found.
+void write_wait_callpaths(HtmlWriter& html, const std::vector<const JsonValue*>& rows) {
+    std::map<std::string, std::map<std::string, double>> by_path;  // call path -> metric -> s
+    std::vector<std::string> metrics;
+    for (const JsonValue* r : rows) {
+        const double t = number_of(r, "time_s");
+        if (!(t > 0)) continue;
+        const std::string metric = text_of(r, "metric");
+        by_path[text_of(r, "callpath")][metric] += t;
+        if (std::find(metrics.begin(), metrics.end(), metric) == metrics.end()) metrics.push_back(metric);
+    }
+    if (by_path.empty()) return;
+    std::vector<std::pair<std::string, double>> paths;
+    for (const auto& [path, per] : by_path) {
+        double total = 0.0;
+        for (const auto& [metric, t] : per) total += t;
+        paths.emplace_back(path, total);
+    }
+    std::stable_sort(paths.begin(), paths.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    constexpr std::size_t shown = 15;
+    std::vector<Column> columns = {{"call path", false}};
+    for (const std::string& metric : metrics) columns.push_back({metric, true});
+    columns.push_back({"total", true});
+    std::vector<std::vector<std::string>> cells;
+    for (std::size_t i = 0; i < paths.size() && i < shown; ++i) {
+        std::vector<std::string> row = {paths[i].first};
+        for (const std::string& metric : metrics) {
+            const auto& per = by_path[paths[i].first];
+            const auto t = per.find(metric);
+            row.push_back(t == per.end() ? "" : human_seconds(t->second));
+        }
+        row.push_back(human_seconds(paths[i].second));
+        cells.push_back(std::move(row));
+    }
+    simple_table(html,
+                 "Waiting by call path, summed over ranks (the " + std::to_string(cells.size()) + " of " +
+                     std::to_string(paths.size()) + " call paths with most)",
+                 columns, cells);
+}
+
+}  // namespace
+
 void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
     if (!waits) return;
     open_section(html, "wait-states", "Wait states");
@@ -437,6 +573,8 @@ void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
                      {{"pattern", false}, {"time", true}, {"instances", true}, {"definition", false}}, rows);
     }
     std::vector<const JsonValue*> rows = items_of(waits->find("rows"));
+    write_wait_callpaths(html, rows);
+    write_wait_pairs(html, rows);
     std::stable_sort(rows.begin(), rows.end(), [](const JsonValue* a, const JsonValue* b) {
         return number_of(a, "time_s") > number_of(b, "time_s");
     });

@@ -240,6 +240,40 @@ TEST(HtmlReport, IterationsOnAScaleTheStableOnesStayReadableOn) {
     EXPECT_FALSE(contains(many, "iteration-command"));  // no stable range given
 }
 
+// Wait states by call path (a column per pattern) and by rank pair (who waited for whom).
+TEST(HtmlReport, WaitStatesByCallPathAndRankPair) {
+    TempDir dir;
+    const auto waits = [](const std::string& rows) {
+        return std::vector<ReportFile>{
+            {"waitstates.json", R"({"report": "waitstates", "summary": {"mpi_time_s": 1.0}, "rows": [)" + rows + "]}"}};
+    };
+    const std::string page = html_report(waits(
+        R"({"metric": "late_sender", "callpath": "main/MPI_Recv", "rank": 1, "partner": 0, "time_s": 0.02, "instances": 2},)"
+        R"( {"metric": "wait_at_barrier", "callpath": "main/MPI_Barrier", "rank": 1, "partner": 0, "time_s": 0.01, "instances": 1},)"
+        R"( {"metric": "wait_at_barrier", "callpath": "main/MPI_Barrier", "rank": 2, "partner": 0, "time_s": 0.005, "instances": 1})"));
+    EXPECT_EQ(check_page(dir, page), "ok") << page;
+    EXPECT_TRUE(contains(page, "<h3>Who waits for whom</h3>")) << page;
+    EXPECT_TRUE(contains(page, "<title>rank 1 waited for rank 0: 30.0 ms (late_sender 20.0 ms, wait_at_barrier "
+                               "10.0 ms)</title>"))
+        << page;
+    EXPECT_TRUE(contains(page, "<rect class=\"h7\"")) << page;  // the largest cell
+    EXPECT_EQ(count(page, "waited for rank"), 2u);                 // two pairs, the other cells empty
+    EXPECT_TRUE(contains(page, "<caption>Waiting by call path, summed over ranks (the 2 of 2 call paths with most)"))
+        << page;
+    EXPECT_TRUE(contains(page, "<td>main/MPI_Barrier</td><td class=\"num\"></td><td class=\"num\">15.0 ms</td>"))
+        << page;
+
+    // 50 ranks in a ring: the 48 most involved, said so.
+    std::string ring;
+    for (int r = 0; r < 50; ++r)
+        ring += std::string(r ? ", " : "") + R"({"metric": "late_sender", "callpath": "main/MPI_Recv", "rank": )" +
+                std::to_string(r) + R"(, "partner": )" + std::to_string((r + 1) % 50) + R"(, "time_s": )" +
+                std::to_string(0.001 * (r + 1)) + "}";
+    const std::string many = html_report(waits(ring));
+    EXPECT_EQ(check_page(dir, many), "ok");
+    EXPECT_TRUE(contains(many, "The 48 ranks most involved of 50; waitstates.csv has every pair.")) << many;
+}
+
 TEST(HtmlReport, GpuMetricsChartsAtMostSixteenOnOneTimeAxis) {
     // 18 GPUs on 9 ranks; the samples of rank 0's GPU 0 go to 4 s, the others' to 2 s;
     // GPU 1 of rank 0 reports no power.
