@@ -42,6 +42,11 @@ inline OTF2_MetricRef device_metric_class(bool counters, std::uint32_t metric) {
 /// OTF2's paradigm of ours (definitions and the ThreadFork/Join records).
 OTF2_Paradigm to_otf2(Paradigm paradigm);
 
+/// `code` as one line for a message: its name and description, and the first
+/// message OTF2 reported since the last call (for a failed write, the system's
+/// error that caused it, such as "No space left on device").
+std::string describe_otf2_error(OTF2_ErrorCode code);
+
 /// What the converter keeps per location between flushes.
 struct Otf2LocationState {
     std::unique_ptr<Otf2EventFile> file;  ///< made at the first conversion
