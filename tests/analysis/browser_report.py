@@ -72,8 +72,11 @@ class Browser:
                 '--window-size=1280,900', 'about:blank']
         if os.geteuid() == 0:
             args.insert(1, '--no-sandbox')  # chromium refuses to run as root with its sandbox
+        # Chromium is not ours: without a sanitizer's runtime the sanitizer runs put in LD_PRELOAD
+        # (under share/scripts/sanitize.sh it never answered).
+        browser_environment = {k: v for k, v in os.environ.items() if k != 'LD_PRELOAD'}
         self.process = subprocess.Popen(args, preexec_fn=child, close_fds=False, stdin=subprocess.DEVNULL,
-                                        stdout=log, stderr=log)
+                                        stdout=log, stderr=log, env=browser_environment)
         os.close(commands_read)
         os.close(events_write)
         self.out = commands_write
