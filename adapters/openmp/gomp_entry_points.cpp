@@ -60,11 +60,38 @@ namespace strata::openmp {
 namespace {
 
 std::uint32_t g_groups = all_groups;
+
 /// The entry points record only in front of GCC's libgomp: a runtime with OMPT
 /// (LLVM's libomp also defines GOMP_*) reports to libstrata-openmp instead.
-bool g_on_libgomp = false;
+/// Decided at the first call of an entry point, when the runtime is loaded
+/// (a program may open it only later, with a library it loads itself, as
+/// Python does with PyTorch's own libgomp).
+enum Runtime : int { runtime_unknown, runtime_libgomp, runtime_other };
+int g_runtime = runtime_unknown;
 
-bool enabled(Group group) { return g_on_libgomp && (g_groups & group) != 0; }
+/// Whether the runtime behind this library is libgomp (asked at the first call
+/// of an entry point: by then the program's runtime is loaded).
+__attribute__((noinline)) bool find_runtime() {
+    void* entry = dlsym(RTLD_NEXT, "GOMP_parallel");
+    bool libgomp = false;
+    Dl_info info{};
+    if (entry != nullptr) {
+        libgomp = dladdr(entry, &info) != 0 && info.dli_fname != nullptr &&
+                  std::strstr(info.dli_fname, "libgomp") != nullptr;
+    } else if (void* gomp = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
+        libgomp = true;  // loaded out of RTLD_NEXT's sight, by a library opened with RTLD_LOCAL
+        dlclose(gomp);
+    }
+    __atomic_store_n(&g_runtime, libgomp ? runtime_libgomp : runtime_other, __ATOMIC_RELAXED);
+    return libgomp;
+}
+
+inline bool on_libgomp() {
+    const int known = __atomic_load_n(&g_runtime, __ATOMIC_RELAXED);
+    return __builtin_expect(known == runtime_libgomp, 1) || (known == runtime_unknown && find_runtime());
+}
+
+bool enabled(Group group) { return (g_groups & group) != 0 && on_libgomp(); }
 
 // --- the runtime's own entry points ---------------------------------------------
 
@@ -430,14 +457,10 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
 
 // --- start-up ------------------------------------------------------------------------
 
-/// STRATA_OPENMP_ENABLE, and whether GOMP_* lead to libgomp.
+/// STRATA_OPENMP_ENABLE.
 __attribute__((constructor)) void configure_gomp_adapter() {
     const auto failure = register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
     if (failure) events::stop_before_main(*failure);
-    void* runtime = dlsym(RTLD_NEXT, "GOMP_parallel");
-    Dl_info info{};
-    g_on_libgomp = runtime != nullptr && dladdr(runtime, &info) != 0 && info.dli_fname != nullptr &&
-                   std::strstr(info.dli_fname, "libgomp") != nullptr;
 }
 
 }  // namespace

@@ -32,7 +32,9 @@ std::uint32_t group_mask(const std::string& normalized);
 
 /// Adds the STRATA_OPENMP_ENABLE row; `store` receives the mask each time the
 /// registry loads it.  When the registry is already loaded, the value is parsed
-/// at once: returns the registry's message for a bad value.
+/// at once: returns the registry's message for a bad value.  When the row is
+/// there already (the other OpenMP adapter added it), `store` receives its
+/// value once.
 std::optional<std::string> register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store);
 
 }  // namespace strata::openmp

@@ -408,6 +408,32 @@ def constructs_gfortran(args):
 
 
 @scenario
+def both_adapters(args):
+    """A GCC program linked with both OpenMP adapters (libstrata-openmp by hand beside the
+    wrapper's libstrata-openmp-gomp) runs, shares one STRATA_OPENMP_ENABLE, and records
+    each construct once: libgomp calls no OMPT tool."""
+    program = os.path.join(args.bin_dir, 'omp_constructs_gcc_both')
+    needed = subprocess.run(['readelf', '-d', program], capture_output=True, text=True).stdout
+    assert 'libstrata-openmp.so' in needed and 'libstrata-openmp-gomp.so' in needed, needed
+    p, experiments = run(args, 'both-adapters', [program],
+                         {'STRATA_ENABLE_TRACING': 'true', 'OMP_MAX_ACTIVE_LEVELS': '2',
+                          'STRATA_OPENMP_ENABLE': 'parallel,locks'})
+    assert 'registered twice' not in p.stderr and 'warning' not in p.stderr, p.stderr
+    expect_equal(len(experiments), 1, 'experiments')
+    with open(os.path.join(experiments[0], 'strata.cfg')) as f:
+        rows = [line for line in f if line.startswith('STRATA_OPENMP_ENABLE=')]
+    expect_equal(rows, ['STRATA_OPENMP_ENABLE="parallel,locks"\n'], 'STRATA_OPENMP_ENABLE rows of strata.cfg')
+    printed = subprocess.run(['otf2-print', os.path.join(experiments[0], 'traces.otf2')], check=True,
+                             capture_output=True, text=True).stdout
+    expect_equal(len(re.findall(r'^THREAD_FORK ', printed, re.M)), 6, 'THREAD_FORK lines')
+    expect_equal(len(re.findall(r'^ENTER .*Region: "!\$omp critical @omp_constructs\.c:\d+"', printed, re.M)), 6,
+                 'critical sections, once each')
+    # The groups both adapters took: no barrier (sync), no task (tasks) recorded.
+    expect_equal(len(re.findall(r'^ENTER .*Region: "!\$omp (barrier|task) @', printed, re.M)), 0,
+                 'barriers and tasks (groups not enabled)')
+
+
+@scenario
 def taskloop_gcc(args):
     """Taskloops on GCC's libgomp: every task recorded (created, run as "!$omp task" at the
     taskloop's line, completed) and every iteration run exactly once with the bounds the

@@ -35,7 +35,7 @@ struct Variable {
     /// sizes as decimal bytes, lists comma-joined and trimmed).
     std::function<void(const std::string& normalized)> store;
 
-    std::string env_name() const;  ///< "STRATA_" + (ns.empty() ? "" : ns + "_") + name
+    STRATA_API std::string env_name() const;  ///< "STRATA_" + (ns.empty() ? "" : ns + "_") + name
 };
 
 /// Result of parsing one value.
@@ -117,7 +117,7 @@ public:
     void write_markdown(std::ostream& out) const;
 
     /// Value in effect (normalised text) after load(), or the default.
-    std::string value_of(const std::string& env_name) const;
+    STRATA_API std::string value_of(const std::string& env_name) const;
 
 private:
     Registry();
