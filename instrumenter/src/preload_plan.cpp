@@ -272,6 +272,17 @@ PreloadPlan plan_preload(const PreloadOptions& options, const PreloadInputs& inp
             (trigger != nullptr ? " for " + describe(*trigger) : " (--" + adapter.feature + ")"));
         plan.libraries.push_back(path);
         plan.features.push_back(adapter.feature);
+        // --openmp without an OpenMP runtime among the program's libraries (one it opens
+        // itself, as Python does PyTorch's libgomp): libgomp's adapter too, for whichever
+        // runtime comes (each records only for its own; they share STRATA_OPENMP_ENABLE).
+        if (adapter.feature == "openmp" && trigger == nullptr && !options.gcc_openmp_on_libomp) {
+            const std::string gomp = inputs.find_library(openmp_gomp_library);
+            if (!gomp.empty()) {
+                plan.notes.push_back(adapter.paradigm + ": " + lib_file(openmp_gomp_library) +
+                                     " (--openmp): for a GCC libgomp the program opens itself");
+                plan.libraries.push_back(gomp);
+            }
+        }
         if (on_libgomp && !keeps_libgomp) {
             plan.notes.push_back("OpenMP: " + inputs.openmp_runtime + " (LLVM's libomp) runs the program's " +
                                  describe(*trigger) + " code: libgomp has no OMPT interface");

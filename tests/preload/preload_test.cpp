@@ -514,6 +514,21 @@ TEST(PreloadPlan, OpenMpProgramsOfGccKeepTheirRuntime) {
     EXPECT_NE(plan.warnings[0].find("libstrata-openmp-gomp.so"), std::string::npos) << plan.warnings[0];
 }
 
+// --openmp for a program that opens its OpenMP runtime itself (Python and PyTorch's libgomp):
+// both adapters, each recording only for its own kind of runtime.
+TEST(PreloadPlan, ForcedOpenMpWithoutARuntimeGetsBothAdapters) {
+    const std::vector<std::string> both = {"strata-openmp", "strata-openmp-gomp", "strata-user",
+                                           "strata-measurement"};
+    auto plan = si::plan_preload(options_from({"--openmp", "./app"}), inputs_with({needed("libc.so.6")}, both));
+    EXPECT_EQ(plan.error, "");
+    EXPECT_EQ(plan.ld_preload,
+              "/opt/strata/lib/libstrata-openmp.so:/opt/strata/lib/libstrata-openmp-gomp.so:" + core);
+    // Without libgomp's adapter, the OMPT tool alone.
+    plan = si::plan_preload(options_from({"--openmp", "./app"}),
+                            inputs_with({needed("libc.so.6")}, {"strata-openmp", "strata-user", "strata-measurement"}));
+    EXPECT_EQ(plan.ld_preload, "/opt/strata/lib/libstrata-openmp.so:" + core);
+}
+
 TEST(PreloadPlan, GccOpenMpRuntimeOption) {
     auto parsed = si::parse_preload_arguments({"--gcc-openmp-runtime=libomp", "./app"});
     ASSERT_EQ(parsed.error, "");
