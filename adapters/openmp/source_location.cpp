@@ -7,6 +7,7 @@
 #include <link.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -185,7 +186,14 @@ private:
             program[n] = '\0';
             file = program;
         }
-        if (file[0] != '/') return nullptr;  // the vDSO: no file, no constructs
+        // A name without a directory is the vDSO: no file, no constructs.  A
+        // library opened by a relative path ("./plugin.so") is found from here.
+        char absolute[PATH_MAX];
+        if (std::strchr(file, '/') == nullptr) return nullptr;
+        if (file[0] != '/') {
+            if (realpath(file, absolute) == nullptr) return nullptr;
+            file = absolute;
+        }
         dwfl_report_begin_add(dwfl_);
         Dwfl_Module* module = dwfl_report_elf(dwfl_, base_name(file).c_str(), file, -1, search.bias, true);
         dwfl_report_end(dwfl_, nullptr, nullptr);

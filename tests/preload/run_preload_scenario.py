@@ -170,6 +170,31 @@ def openmp_gcc_on_libomp(args):
 
 
 @scenario
+def openmp_dlopen(args):
+    """A program without OpenMP opens a GCC OpenMP plugin itself (RTLD_LOCAL, a relative path):
+    `--openmp` preloads both adapters, libgomp's records the plugin's parallel regions, named
+    by the plugin's source lines."""
+    plugin = os.path.join(args.bin_dir, 'omp_plugin.so')
+    run_dir = os.path.join(args.work_dir, 'openmp-dlopen')
+    relative = os.path.relpath(plugin, run_dir)
+    assert not relative.startswith('/'), relative
+    run = Run(args, 'openmp-dlopen', preload(args, '--verbose', '--openmp', program(args, 'open_plugin'), relative),
+              {'STRATA_ENABLE_TRACING': 'true', 'OMP_NUM_THREADS': '2'})
+    expect_equal(run.status, 0, 'openmp-dlopen: ' + run.explain())
+    expect_in(run.stderr, 'libstrata-openmp-gomp.so (--openmp)', 'libgomp\'s adapter beside the OMPT tool')
+    expect_equal(len(run.experiments), 1, 'experiment directories')
+    printed = subprocess.run(['otf2-print', os.path.join(run.experiments[0], 'traces.otf2')], check=True,
+                             capture_output=True, text=True).stdout
+    expect_equal(len(re.findall(r'^THREAD_FORK ', printed, re.M)), 5, 'forks of the plugin\'s parallel regions')
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'openmp', 'programs', 'omp_plugin.c')
+    with open(source) as f:
+        line = [n for n, text in enumerate(f, 1) if '@parallel' in text][0]
+    named = re.findall(r'^ENTER .*Region: "!\$omp parallel @omp_plugin\.c:(\d+)"', printed, re.M)
+    expect_equal(len(named), 10, 'parallel regions named by the plugin\'s source line: %r' % named[:3])
+    assert all(int(n) in (line - 1, line) for n in named), named[:3]
+
+
+@scenario
 def serial_exit_status(args):
     # exec: the program's status is strata-preload's; the experiment is written anyway.
     run = Run(args, 'serial-exit-status', preload(args, program(args, 'serial_work'), '3'))
