@@ -48,6 +48,9 @@ SCENARIOS = {
     'mpi-profile': ('golden_mpi', 2, {'STRATA_ENABLE_TRACING': 'false'}),
     'openmp-trace': ('golden_openmp', 0, {'STRATA_ENABLE_TRACING': 'true', 'OMP_NUM_THREADS': '2',
                                           'OMP_PROC_BIND': 'false'}),
+    # The same program of GCC, on libgomp through its entry points.
+    'openmp-gomp-trace': ('golden_openmp_gcc', 0, {'STRATA_ENABLE_TRACING': 'true', 'OMP_NUM_THREADS': '2',
+                                                   'OMP_PROC_BIND': 'false'}),
 }
 
 # Scenarios whose threads define regions and strings concurrently: the
@@ -57,7 +60,7 @@ SCENARIOS = {
 # profile.h5 are compared through what the analysis reports of them (by
 # name: trace.json holds every slice), and the definitions without their ids,
 # sorted.
-THREADED = {'openmp-trace'}
+THREADED = {'openmp-trace', 'openmp-gomp-trace'}
 
 
 

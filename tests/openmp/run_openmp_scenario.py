@@ -79,6 +79,7 @@ def read_thread_events(archive):
             if comm.group.paradigm == otf2.Paradigm.OPENMP:
                 members = sorted(keys[loc] for loc in comm.group.members)
                 teams[(team_scope(members[0]), comm.name)] = members
+                TEAM_ORDER[(team_scope(members[0]), comm.name)] = [keys[loc] for loc in comm.group.members]
         for location, event in trace.events:
             key = keys[location]
             if isinstance(event, otf2.events.Enter):
@@ -114,6 +115,10 @@ def kind_counts(events):
             for key, evs in events.items()}
 
 
+# (rank prefix, team name) -> the team's members in the order of its OTF2 group (read_thread_events).
+TEAM_ORDER = {}
+
+
 def check_tasks(events, created):
     """OTF2 ThreadTask events: `created` tasks, each (team, creating thread's number,
     generation) created once, started (switched to) before it completes on the thread
@@ -128,6 +133,9 @@ def check_tasks(events, created):
                 generations.append(task[3])
                 # Here the tasks are created in the outer team, whose thread n is location n.
                 expect_equal(task[2], int(key.rsplit(' ', 1)[-1]), '%s: creating thread of %r' % (key, task))
+                # OTF2 names the creating thread by its rank in the team: member n of the group is thread n.
+                order = TEAM_ORDER[(task[0], task[1])]
+                expect_equal(order[task[2]], key, 'member %d of %r (its group: %r)' % (task[2], task[1], order))
             elif kind == 'task_switch':
                 switched.add(task)
             elif kind == 'task_complete':

@@ -108,18 +108,36 @@ events::CommunicatorHandle Definitions::define_thread_team(std::uint32_t master,
                              (level > 1 ? " (nesting level " + std::to_string(level) + ")" : ""));
     def.id_sequence = kThreadTeamSequence | static_cast<std::uint32_t>(communicators_.size());
     def.paradigm = Paradigm::openmp;
+    def.team_size = size;
     communicators_.push_back(std::move(def));
     const auto handle = static_cast<events::CommunicatorHandle>(communicators_.size());
     communicator_index_.emplace(key, handle);
     return handle;
 }
 
-void Definitions::note_team_member(events::CommunicatorHandle team, std::uint32_t location) {
+namespace {
+/// A place of a thread team's member list not taken yet (dropped in snapshot()).
+constexpr std::int32_t kNoMember = -1;
+}  // namespace
+
+void Definitions::note_team_member(events::CommunicatorHandle team, std::uint32_t location,
+                                   std::uint32_t thread_number) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (team == 0 || team > communicators_.size()) return;
-    std::vector<std::int32_t>& members = communicators_[team - 1].world_ranks;
+    CommunicatorDefinition& definition = communicators_[team - 1];
+    std::vector<std::int32_t>& members = definition.world_ranks;
     const auto member = static_cast<std::int32_t>(location);
-    if (std::find(members.begin(), members.end(), member) == members.end()) members.push_back(member);
+    if (std::find(members.begin(), members.end(), member) != members.end()) return;
+    // The team's threads take their places; the places beyond its size hold late comers.
+    const std::size_t size = definition.team_size;
+    if (thread_number < size) {
+        if (members.size() < size) members.resize(size, kNoMember);
+        if (members[thread_number] == kNoMember) {
+            members[thread_number] = member;
+            return;
+        }
+    }
+    members.push_back(member);
 }
 
 void DefinitionsSnapshot::set_rank(int rank) {
@@ -157,7 +175,13 @@ std::string Definitions::region_name(RegionHandle h) const {
 
 DefinitionsSnapshot Definitions::snapshot() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return DefinitionsSnapshot{strings_, regions_, parameters_, communicators_, metrics_};
+    DefinitionsSnapshot snapshot{strings_, regions_, parameters_, communicators_, metrics_};
+    // A thread of a team that recorded nothing leaves its place empty.
+    for (CommunicatorDefinition& c : snapshot.communicators) {
+        if (c.paradigm != Paradigm::openmp) continue;
+        c.world_ranks.erase(std::remove(c.world_ranks.begin(), c.world_ranks.end(), kNoMember), c.world_ranks.end());
+    }
+    return snapshot;
 }
 
 void Definitions::clear() {

@@ -39,10 +39,12 @@ struct CommunicatorDefinition {
     std::uint32_t id_root = 0;  ///< thread teams: the rank (set by DefinitionsSnapshot::set_rank)
     std::uint32_t id_sequence = 0;
     /// MPI: the MPI_COMM_WORLD rank of each member.  Thread team: the location
-    /// index (within the rank) of every thread that worked in it, in the order seen
-    /// (a runtime may give a team other threads from one fork to the next).
+    /// index (within the rank) of every thread that worked in it, member i its
+    /// thread i (see Definitions::note_team_member; a runtime may give a team
+    /// other threads from one fork to the next: those come after).
     std::vector<std::int32_t> world_ranks;
     Paradigm paradigm = Paradigm::mpi;
+    std::uint32_t team_size = 0;  ///< thread teams: the number of threads
 };
 
 /// Thread teams get id_sequence values from here on, so they never meet MPI ids.
@@ -79,8 +81,12 @@ public:
     /// The team of `size` threads forked by location `master` at nesting `level`
     /// (1: outermost); one definition per triple.
     events::CommunicatorHandle define_thread_team(std::uint32_t master, std::uint32_t size, std::uint32_t level);
-    /// Location `location` worked in `team`.
-    void note_team_member(events::CommunicatorHandle team, std::uint32_t location);
+    /// Location `location` worked in `team` as its thread `thread_number`.  Member
+    /// i of the team is its thread i, as OTF2 names a task's creating thread by
+    /// its rank in the team: the first location seen as thread i takes place i
+    /// (another one seen as thread i later, from a runtime that gives the
+    /// number to another thread, comes after the team's threads).
+    void note_team_member(events::CommunicatorHandle team, std::uint32_t location, std::uint32_t thread_number);
     /// Defines a counter (at start-up, in the order of Location::metric_values),
     /// or returns the handle of the counter of the same source and name.
     std::uint32_t define_metric(std::string_view name, std::string_view unit, std::string_view description,

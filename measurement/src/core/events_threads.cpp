@@ -302,7 +302,7 @@ void thread_team_begin_enter_at(Ticks time, ForkContext* fork, std::uint32_t thr
     const std::uint32_t team = fork != nullptr ? team_of(*loc, *fork, team_size) : 0;
     loc->busy = true;  // the membership lists and the definitions may allocate
     if (team != 0 && loc->last_noted_team != team) {
-        definitions().note_team_member(team, loc->index);
+        definitions().note_team_member(team, loc->index, thread_number);
         loc->last_noted_team = team;
     }
     const auto inherited_before = static_cast<std::uint32_t>(loc->inherited.size());
