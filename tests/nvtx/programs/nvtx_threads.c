@@ -22,9 +22,11 @@ static void* worker(void* arg) {
 
 int main(void) {
     transfer = nvtxRangeStartA("transfer");
+    // Before the worker starts: this thread records first, so it is "thread 0"
+    // (threads are numbered in the order they first record).
+    nvtxRangePushA("main work");
     pthread_t thread;
     if (pthread_create(&thread, NULL, worker, NULL) != 0) return 1;
-    nvtxRangePushA("main work");
     usleep(1000);
     nvtxRangePop();
     pthread_join(thread, NULL);
