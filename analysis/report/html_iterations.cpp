@@ -21,12 +21,6 @@ constexpr std::size_t kMaxColumns = 400;
 /// stable ones stay readable beside a long warm-up.
 constexpr double kScaleHeadroom = 1.3;
 
-void fact(HtmlWriter& html, const std::string& term, const std::string& value) {
-    if (value.empty()) return;
-    html.element("dt", term);
-    html.element("dd", value);
-}
-
 struct Iteration {
     std::string label;
     double duration = NAN;

@@ -43,11 +43,6 @@ std::vector<const JsonValue*> items_of(const JsonValue* array) {
     return out;
 }
 
-void fact(HtmlWriter& html, const std::string& term, const std::string& value) {
-    if (value.empty()) return;
-    html.element("dt", term);
-    html.element("dd", value);
-}
 
 void open_section(HtmlWriter& html, const char* id, const std::string& title) {
     html.newline();
@@ -107,6 +102,12 @@ std::string kind_title(const std::string& kind) {
 }
 
 }  // namespace
+
+void fact(HtmlWriter& html, const std::string& term, const std::string& value) {
+    if (value.empty()) return;
+    html.element("dt", term);
+    html.element("dd", value);
+}
 
 const JsonValue* find_report(const std::vector<ParsedReport>& reports, const std::string& name) {
     for (const ParsedReport& report : reports)

@@ -20,6 +20,9 @@ struct ParsedReport {
 /// The report called `name` ("summary.json"), or nullptr.
 const JsonValue* find_report(const std::vector<ParsedReport>& reports, const std::string& name);
 
+/// A term and its value in a <dl> (nothing when the value is empty).
+void fact(HtmlWriter& html, const std::string& term, const std::string& value);
+
 /// A column's unit from its name: "_s" -> "s", "_bytes" -> "B", ... ("" when none).
 std::string unit_of(const std::string& column);
 
