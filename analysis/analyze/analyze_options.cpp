@@ -146,6 +146,8 @@ AnalyzeOptions parse_analyze_options(const std::vector<std::string>& args) {
                 options.include_mpi_init = true;
             } else if (arg == "--no-cube") {
                 options.cube = false;
+            } else if (arg == "--no-logical-clock") {
+                options.logical_clock = false;
             } else {
                 return false;
             }
@@ -221,6 +223,11 @@ const char* analyze_usage() {
            "  --include-mpi-init         count MPI_Init and MPI_Finalize as run time and MPI time\n"
            "                             (default: set apart as start-up and shut-down)\n"
            "  --no-cube                  do not write profile.cubex\n"
+           "  --no-logical-clock         keep the trace's times where a receive ends before its send\n"
+           "                             began or a rank leaves a collective before the rank it waits\n"
+           "                             for entered it (default: such times are moved later, as\n"
+           "                             Scalasca's controlled logical clock does, and the wait-state\n"
+           "                             report says how far)\n"
            "  --event-reader R           how the event files are read: direct (default: decoded\n"
            "                             here, 2-3 times faster) or otf2 (OTF2's own reader,\n"
            "                             which compressed archives always use; the same results)\n"

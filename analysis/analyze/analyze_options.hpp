@@ -41,6 +41,7 @@ struct AnalyzeOptions {
     double copy_share_threshold = 0.2;      ///< --copy-share-threshold: HtoD + DtoH / GPU busy time
     double step_comm_threshold = 0.3;       ///< --step-comm-threshold: a rank's communication / iteration
     bool decode_directly = true;  ///< --event-reader direct (default); otf2: event files through OTF2's reader
+    bool logical_clock = true;    ///< false: --no-logical-clock (trace/logical_clock.hpp)
 
     /// The directory the reports go to.
     std::string output_directory() const;

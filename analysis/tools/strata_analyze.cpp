@@ -391,6 +391,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     analysis.gpu_gap_threshold_s = options.gpu_gap_threshold;
     analysis.short_kernel_threshold_s = options.short_kernel_threshold;
     analysis.decode_directly = options.decode_directly;
+    analysis.logical_clock = options.logical_clock;
     const TraceRun traced = run_trace(options.experiment, size, timeline, analysis);
     if (!timeline.part.empty() && !traced.problem.empty()) {
         trace::remove_timeline_part(timeline, static_cast<std::size_t>(rank));

@@ -2,6 +2,8 @@
 // Linear interpolation between clock offsets (see clock_correction.hpp).
 #include "trace/clock_correction.hpp"
 
+#include "trace/logical_clock.hpp"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -34,6 +36,7 @@ std::int64_t ClockCorrection::restart(std::uint64_t time) {
     if (points_.size() < 2) {
         c = points_.empty() ? Cursor{}
                             : Cursor{0, UINT64_MAX, static_cast<std::uint64_t>(points_.front().second)};
+        if (logical_ != nullptr) add_logical_move(time);
         return static_cast<std::int64_t>(time + c.offset);
     }
     // The segment [t1, t2] whose line maps `time`: the one holding it; before
@@ -78,7 +81,27 @@ std::int64_t ClockCorrection::restart(std::uint64_t time) {
     if (high > x_max) high = x_max;
     c = Cursor{static_cast<std::uint64_t>(t1 + low), static_cast<std::uint64_t>(high - low),
                static_cast<std::uint64_t>(base + q)};
+    if (logical_ != nullptr) add_logical_move(time);
     return static_cast<std::int64_t>(time + c.offset);
+}
+
+void ClockCorrection::follow(const LogicalShift* shift) {
+    logical_ = shift != nullptr && !shift->empty() ? shift : nullptr;
+    restart(0);
+}
+
+void ClockCorrection::add_logical_move(std::uint64_t time) {
+    Cursor& c = cursor_;
+    const auto corrected = static_cast<std::int64_t>(time + c.offset);
+    std::int64_t first = 0, last = 0;
+    const std::int64_t move = logical_->at(corrected, &first, &last);
+    // The local times whose corrected time lies in [first, last], within the cursor's range.
+    const __int128 offset = static_cast<__int128>(corrected) - static_cast<__int128>(time);
+    __int128 low = std::max<__int128>(c.first, static_cast<__int128>(first) - offset);
+    __int128 high = std::min<__int128>(static_cast<__int128>(c.first) + c.extent, static_cast<__int128>(last) - offset);
+    if (low > time || high < time) low = high = time;  // (times that wrap around: this one only)
+    c = Cursor{static_cast<std::uint64_t>(low), static_cast<std::uint64_t>(high - low),
+               c.offset + static_cast<std::uint64_t>(move)};
 }
 
 }  // namespace strata::analysis::trace

@@ -23,6 +23,8 @@
 
 namespace strata::analysis::trace {
 
+class LogicalShift;
+
 /// The piecewise linear map from a location's clock to rank 0's.
 ///
 /// The offset added to a time changes only every so many ticks (by one at a
@@ -54,6 +56,11 @@ public:
     /// Number of offsets recorded.
     std::size_t points() const { return points_.size(); }
 
+    /// From now on also moves every corrected time t to t + shift(t) (the
+    /// controlled logical clock, logical_clock.hpp); `shift` must outlive
+    /// this, nullptr stops it.
+    void follow(const LogicalShift* shift);
+
 private:
     /// The times first .. first + extent all add `offset` (two's complement).
     struct Cursor {
@@ -64,9 +71,12 @@ private:
 
     /// correct() from the points, and the cursor set to the range of `time`.
     std::int64_t restart(std::uint64_t time);
+    /// The cursor of `time` narrowed to the times that also share its logical move, which it adds.
+    void add_logical_move(std::uint64_t time);
 
     std::vector<std::pair<std::uint64_t, std::int64_t>> points_;  ///< sorted by time
     Cursor cursor_;  ///< always valid: no points, every time unchanged
+    const LogicalShift* logical_ = nullptr;
 };
 
 }  // namespace strata::analysis::trace

@@ -123,7 +123,8 @@ std::int64_t gpu_metric_device(const TraceLocation& location) {
 }
 
 std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                             ShareRecords& records, const std::function<void()>& between_batches) {
+                             ShareRecords& records, const std::function<void()>& between_batches,
+                             const LogicalShift* shift) {
     const TraceLocation& location = definitions.locations[index];
     const std::string where = "rank " + std::to_string(location.rank) + ", " + location.name + " (location " +
                               std::to_string(location.id) + ")";
@@ -150,6 +151,7 @@ std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definit
         },
         &r);
     if (!local.empty()) return where + ": " + local;
+    if (shift != nullptr) r.clock.follow(shift);
 
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader.get(), location.id);
     if (events == nullptr) return where + ": its event file (.evt) cannot be opened";

@@ -37,6 +37,7 @@
 
 #include "trace/byte_codec.hpp"
 #include "trace/iterations.hpp"
+#include "trace/logical_clock.hpp"
 #include "trace/otf2_reader.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
@@ -69,9 +70,12 @@ std::int64_t gpu_metric_device(const TraceLocation& location);
 /// event and definition files are open) into `records`, its times corrected
 /// with its ClockOffset points like the rank's other locations.  "" when the
 /// whole location was read, else why not (the samples before the problem are
-/// kept).  `between_batches`, when given, is called after each batch of events.
+/// kept).  `between_batches`, when given, is called after each batch of
+/// events; `shift`, when given, is the logical clock's move of the rank
+/// (logical_clock.hpp).
 std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                             ShareRecords& records, const std::function<void()>& between_batches = {});
+                             ShareRecords& records, const std::function<void()>& between_batches = {},
+                             const LogicalShift* shift = nullptr);
 
 /// One sample as it travels to rank 0 and appears in gpu_metrics.csv.
 struct GpuMetricSample {

@@ -442,7 +442,8 @@ std::string event_file_path(const std::string& anchor, std::uint64_t location) {
 
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
                             ShareRecords& records, TimelineWriter* timeline,
-                            const std::function<void()>& between_batches, bool decode_directly) {
+                            const std::function<void()>& between_batches, bool decode_directly,
+                            const LogicalShift* shift) {
     const TraceLocation& location = definitions.locations[index];
     Replay s;
     s.defs = &definitions;
@@ -483,6 +484,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         },
         &s);
     if (!local.empty()) return where + ": " + local;
+    if (shift != nullptr) s.clock.follow(shift);
 
     // Streamed in batches: memory is one chunk plus the records kept.
     constexpr uint64_t batch = 1 << 16;

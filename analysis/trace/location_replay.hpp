@@ -23,6 +23,7 @@
 #include <functional>
 #include <string>
 
+#include "trace/logical_clock.hpp"
 #include "trace/otf2_reader.hpp"
 #include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
@@ -41,9 +42,12 @@ std::string event_file_path(const std::string& anchor, std::uint64_t location);
 /// `between_batches`, when given, is called after each batch of events
 /// (UnitDispenser::serve()).  `decode_directly`: the event file is decoded
 /// by EventFile (event_file.hpp) where it can be; false: always by OTF2's
-/// reader (the results are the same; --event-reader otf2).
+/// reader (the results are the same; --event-reader otf2).  `shift`, when
+/// given, is the logical clock's move of the location's rank, added to every
+/// corrected time (logical_clock.hpp).
 std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
                             ShareRecords& records, TimelineWriter* timeline = nullptr,
-                            const std::function<void()>& between_batches = {}, bool decode_directly = true);
+                            const std::function<void()>& between_batches = {}, bool decode_directly = true,
+                            const LogicalShift* shift = nullptr);
 
 }  // namespace strata::analysis::trace

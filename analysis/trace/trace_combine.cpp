@@ -71,6 +71,15 @@ TraceReport combine_partials(const std::vector<std::string>& partials,
         t.unresolved += c.unresolved;
         t.unbalanced += c.unbalanced;
         t.unterminated += c.unterminated;
+        t.clock_rounds = std::max(t.clock_rounds, c.clock_rounds);
+        t.clock_conditions_violated += c.clock_conditions_violated;
+        t.clock_violations_left += c.clock_violations_left;
+        t.collective_clock_violations_left += c.collective_clock_violations_left;
+        t.clock_ranks_moved += c.clock_ranks_moved;
+        t.clock_times_checked += c.clock_times_checked;
+        t.clock_times_moved += c.clock_times_moved;
+        t.clock_largest_move = std::max(t.clock_largest_move, c.clock_largest_move);
+        t.clock_move_sum += c.clock_move_sum;
         report.locations += in.get<std::uint64_t>();
         report.locations_read += in.get<std::uint64_t>();
         report.mpi_ticks += in.get<std::int64_t>();

@@ -30,6 +30,9 @@ struct TraceAnalysisOptions {
     double gpu_gap_threshold_s = 0.5;  ///< idle stretches longer than this are gaps (Nsight's default)
     double short_kernel_threshold_s = 10e-6;  ///< shorter kernels are short (step_trace.hpp)
     bool decode_directly = true;       ///< false: event files through OTF2's reader (--event-reader otf2)
+    /// Remove clock-condition violations with the controlled logical clock
+    /// (logical_clock.hpp) before measuring; false: --no-logical-clock.
+    bool logical_clock = true;
 };
 
 /// What an analysis rank hands each analysis for its partial result.

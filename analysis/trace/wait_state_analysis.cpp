@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The phases of the trace analysis (see wait_state_analysis.hpp): the read,
-// the ownership and iteration phases and the partial; the message and
-// collective phases, which find the wait states, are wait_state_matching.cpp's.
+// the ownership, iteration and logical clock phases and the partial; the
+// message and collective phases, which find the wait states, are
+// wait_state_matching.cpp's.
 #include "trace/wait_state_analysis.hpp"
 
 #include <algorithm>
@@ -160,11 +161,12 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
                  ++next) {
                 const std::size_t i = u.locations[next];
                 if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
+                const LogicalShift* shift = shift_of(rank);
                 const std::string problem =
                     is_gpu_metric_location(definitions_.locations[i])
-                        ? read_gpu_metrics(reader, definitions_, i, records_, serve)
+                        ? read_gpu_metrics(reader, definitions_, i, records_, serve, shift)
                         : replay_location(reader, definitions_, i, records_, timeline.get(), serve,
-                                          options_.decode_directly);
+                                          options_.decode_directly, shift);
                 if (problem.empty()) {
                     ++locations_read_;
                 } else {
@@ -259,6 +261,69 @@ void TraceShareAnalysis::iteration_inbox(const std::vector<std::string>& inbox) 
     plan_ = make_plan(key_, inbox, definitions_, options_.iterations);
 }
 
+const LogicalShift* TraceShareAnalysis::shift_of(std::int64_t rank) const {
+    const auto it = rank < 0 ? shifts_.end() : shifts_.find(static_cast<std::uint32_t>(rank));
+    return it == shifts_.end() || it->second.empty() ? nullptr : &it->second;
+}
+
+bool TraceShareAnalysis::clock_violated() const {
+    return counts_.clock_violations + counts_.collective_clock_violations > 0;
+}
+
+LogicalClock& TraceShareAnalysis::logical_clock() {
+    if (!clock_) clock_ = std::make_unique<LogicalClock>(records_, definitions_, owner_of_rank_, k_);
+    return *clock_;
+}
+
+std::vector<std::string> TraceShareAnalysis::clock_outbox() {
+    return logical_clock().outbox();
+}
+
+std::vector<std::string> TraceShareAnalysis::clock_answers(const std::vector<std::string>& inbox) {
+    return logical_clock().answers(inbox);
+}
+
+bool TraceShareAnalysis::clock_enforce(const std::vector<std::string>& inbox) {
+    return logical_clock().enforce(inbox);
+}
+
+std::uint64_t TraceShareAnalysis::clock_rounds() const {
+    return clock_ ? clock_->rounds() : 0;
+}
+
+std::string TraceShareAnalysis::clock_shifts() const {
+    return clock_ ? clock_->shifts() : std::string();
+}
+
+bool TraceShareAnalysis::move_clocks(const std::vector<std::string>& inbox) {
+    shifts_ = read_shifts(inbox);
+    const LogicalClockSummary done = clock_ ? clock_->summary() : LogicalClockSummary{};
+    clock_.reset();
+    clock_counts_ = TraceCounts{};
+    clock_counts_.clock_violations = counts_.clock_violations;
+    clock_counts_.collective_clock_violations = counts_.collective_clock_violations;
+    clock_counts_.clock_rounds = done.rounds;
+    clock_counts_.clock_conditions_violated = done.conditions_violated;
+    clock_counts_.clock_ranks_moved = done.ranks_moved;
+    clock_counts_.clock_times_checked = done.times_checked;
+    clock_counts_.clock_times_moved = done.times_moved;
+    clock_counts_.clock_largest_move = done.largest_move;
+    clock_counts_.clock_move_sum = done.move_sum;
+    moved_ = true;
+    bool any = false;
+    for (const auto& [rank, shift] : shifts_) any = any || !shift.empty();
+    if (!any) return false;  // the counts of this read stand, with the rounds said
+    // What the first read found goes; the read and the phases after it come again.
+    records_ = ShareRecords{};
+    rows_.clear();
+    counts_ = TraceCounts{};
+    locations_read_ = 0;
+    taken_.clear();
+    owner_of_rank_.assign(owner_of_rank_.size(), -1);
+    plan_ = IterationPlan{};
+    return true;
+}
+
 std::string TraceShareAnalysis::partial() const {
     ByteWriter w;
     TraceCounts counts = counts_;
@@ -266,6 +331,19 @@ std::string TraceShareAnalysis::partial() const {
     counts.unresolved = records_.counts.unresolved;
     counts.unbalanced = records_.counts.unbalanced;
     counts.unterminated = records_.counts.unterminated;
+    if (moved_) {  // the trace's own violations, what is left of them, and what moved
+        counts.clock_violations_left = counts_.clock_violations;
+        counts.collective_clock_violations_left = counts_.collective_clock_violations;
+        counts.clock_violations = clock_counts_.clock_violations;
+        counts.collective_clock_violations = clock_counts_.collective_clock_violations;
+        counts.clock_rounds = clock_counts_.clock_rounds;
+        counts.clock_conditions_violated = clock_counts_.clock_conditions_violated;
+        counts.clock_ranks_moved = clock_counts_.clock_ranks_moved;
+        counts.clock_times_checked = clock_counts_.clock_times_checked;
+        counts.clock_times_moved = clock_counts_.clock_times_moved;
+        counts.clock_largest_move = clock_counts_.clock_largest_move;
+        counts.clock_move_sum = clock_counts_.clock_move_sum;
+    }
     w.put(counts);
     std::uint64_t locations = 0;  // of the units taken, read or not
     for (const std::int64_t unit : taken_)

@@ -19,6 +19,11 @@
 //                    (communicator, seq); the owner answers every member
 //                    with max E, the last rank and E_root; each member
 //                    computes its own wait with its own X
+//   logical clock    where any of them found a clock condition violated:
+//                    rounds of the controlled logical clock to a fixpoint
+//                    (logical_clock.hpp), every rank's move to every analysis
+//                    rank, and the phases from the read on once more, on the
+//                    moved times (counts say what the trace had and what is left)
 //   partial          rows, totals and counts, the GPU sums of the share's
 //                    streams (gpu_analysis.hpp) and its GPU metric samples
 //                    (gpu_metrics.hpp), gathered on rank 0 and combined
@@ -41,6 +46,7 @@
 #include "trace/gpu_analysis.hpp"
 #include "trace/iterations.hpp"
 #include "trace/location_replay.hpp"
+#include "trace/logical_clock.hpp"
 #include "trace/message_exchange.hpp"
 #include "trace/op_analysis.hpp"
 #include "trace/timeline_writer.hpp"
@@ -96,6 +102,21 @@ public:
     std::vector<std::string> collective_answers(const std::vector<std::string>& inbox);
     void collective_inbox(const std::vector<std::string>& inbox);
 
+    /// Phase "logical clock" (logical_clock.hpp): whether this rank's records
+    /// violate a clock condition (after the collective phase); then rounds of
+    /// clock_outbox() to every rank, clock_answers() from the instance owners,
+    /// clock_enforce() (true: it moved a time), while any rank moved one.
+    bool clock_violated() const;
+    std::vector<std::string> clock_outbox();
+    std::vector<std::string> clock_answers(const std::vector<std::string>& inbox);
+    bool clock_enforce(const std::vector<std::string>& inbox);
+    std::uint64_t clock_rounds() const;
+    /// This rank's moves, for every analysis rank.
+    std::string clock_shifts() const;
+    /// Takes every rank's moves and forgets the first read; true when a time
+    /// moves: then read() and the phases after it run again on the moved times.
+    bool move_clocks(const std::vector<std::string>& inbox);
+
     /// This rank's rows, totals and counts.
     std::string partial() const;
 
@@ -110,6 +131,9 @@ private:
         std::vector<std::size_t> locations;  ///< by rank, then thread, GPU stream, GPU metric location
     };
     void replay_share(UnitDispenser& units);
+    /// The logical clock's move of measured rank `rank`, nullptr none.
+    const LogicalShift* shift_of(std::int64_t rank) const;
+    LogicalClock& logical_clock();
     /// Launch flows in trace.json for the records of one rank (since `from`).
     void launch_flows(TimelineWriter& timeline, const RecordMarks& from) const;
     /// Charges `wait` when the waiting call entered at `at` lies in the iteration window.
@@ -130,7 +154,17 @@ private:
     std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t, std::int64_t>, RowValue> rows_;
     TraceCounts counts_;
     std::size_t locations_read_ = 0;
+    std::unique_ptr<LogicalClock> clock_;           ///< during the logical clock's rounds
+    std::map<std::uint32_t, LogicalShift> shifts_;  ///< every measured rank's move, once known
+    /// The clock violations of the trace as written, and what the logical
+    /// clock did (TraceCounts), once it moved the times.
+    TraceCounts clock_counts_;
+    bool moved_ = false;
 };
+
+/// How a collective operation synchronises its members (Scalasca's classes).
+enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one };
+CollectiveKind collective_kind(std::uint32_t op);
 
 /// The analysis rank that owns collective instance (comm, seq) among `k`.
 std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k);

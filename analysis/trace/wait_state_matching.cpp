@@ -47,9 +47,9 @@ struct CallAnswer {
     Ticks root_enter = no_time;
 };
 
-enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one };
+}  // namespace
 
-CollectiveKind kind_of(std::uint32_t op) {
+CollectiveKind collective_kind(std::uint32_t op) {
     switch (op) {
         case OTF2_COLLECTIVE_OP_BARRIER:
             return CollectiveKind::barrier;
@@ -74,9 +74,6 @@ CollectiveKind kind_of(std::uint32_t op) {
             return CollectiveKind::none;
     }
 }
-
-
-}  // namespace
 
 std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k) {
     // A fixed mix (not std::hash), so the split is the same on every platform.
@@ -288,7 +285,7 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
 std::vector<std::string> TraceShareAnalysis::collective_outbox() const {
     std::vector<ByteWriter> out(k_);
     for (const CollectiveCall& c : records_.collectives) {
-        if (kind_of(c.op) == CollectiveKind::none) continue;
+        if (collective_kind(c.op) == CollectiveKind::none) continue;
         out[collective_owner(c.comm, c.seq, k_)].put(CallNote{c.comm, c.seq, c.rank, c.op, c.root, c.enter});
     }
     std::vector<std::string> boxes;
@@ -382,11 +379,17 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         if (after == answers.begin() || key_less(*(after - 1), key) || c.exit == no_time) continue;
         const CallAnswer& a = *(after - 1);
         if (!a.complete) continue;
-        const CollectiveKind kind = kind_of(c.op);
-        // Nobody leaves a synchronising collective before the last member entered it
-        // (a member whose call was not recorded, outside any region, has no enter to compare).
-        if ((kind == CollectiveKind::barrier || kind == CollectiveKind::nxn) && c.exit < a.latest &&
-            records_.callpaths.name(c.callpath) != outside_any_region)
+        const CollectiveKind kind = collective_kind(c.op);
+        // Nobody leaves a synchronising collective before the last member entered it, a
+        // broadcast before its root entered it, a reduction's root before the last member
+        // entered (a member whose call was not recorded, outside any region, has no enter to
+        // compare).  logical_clock.hpp enforces the same conditions.
+        const Ticks bound = kind == CollectiveKind::barrier || kind == CollectiveKind::nxn ? a.latest
+                            : kind == CollectiveKind::one_to_all && c.root >= 0 && c.rank != c.root
+                                ? a.root_enter
+                            : kind == CollectiveKind::all_to_one && c.rank == c.root ? a.latest
+                                                                                     : no_time;
+        if (bound != no_time && c.exit < bound && records_.callpaths.name(c.callpath) != outside_any_region)
             ++counts_.collective_clock_violations;
         switch (kind) {
             case CollectiveKind::barrier:

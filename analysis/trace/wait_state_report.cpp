@@ -59,6 +59,21 @@ std::string counts_json(const TraceReport& r) {
            ", \"unterminated_regions\": " + std::to_string(c.unterminated) + "}";
 }
 
+std::string logical_clock_json(const TraceReport& r) {
+    const TraceCounts& c = r.counts;
+    return "{\"rounds\": " + std::to_string(c.clock_rounds) +
+           ", \"conditions_violated\": " + std::to_string(c.clock_conditions_violated) +
+           ", \"ranks_moved\": " + std::to_string(c.clock_ranks_moved) +
+           ", \"mpi_times\": " + std::to_string(c.clock_times_checked) +
+           ", \"mpi_times_moved\": " + std::to_string(c.clock_times_moved) +
+           ", \"largest_move_s\": " + seconds_text(r, c.clock_largest_move) +
+           ", \"mean_move_s\": " +
+           (c.clock_times_moved == 0 ? std::string("0")
+                                     : seconds_text(r, c.clock_move_sum / static_cast<std::int64_t>(c.clock_times_moved))) +
+           ", \"clock_violations_left\": " + std::to_string(c.clock_violations_left) +
+           ", \"collective_clock_violations_left\": " + std::to_string(c.collective_clock_violations_left) + "}";
+}
+
 std::string skipped_json(const TraceReport& r) {
     std::string t = "[";
     for (std::size_t i = 0; i < r.skipped.size(); ++i) t += (i > 0 ? ", " : "") + json_string(r.skipped[i]);
@@ -92,7 +107,8 @@ std::string waitstates_summary_json(const TraceReport& r) {
         cut += (i > 0 ? ", " : "") + json_string(r.timeline_cut[i]);
     for (std::size_t i = 0; i < r.trace_stops.size(); ++i)
         stops += (i > 0 ? ", " : "") + json_string(r.trace_stops[i]);
-    return t + "}, \"counts\": " + counts_json(r) + ", \"skipped\": " + skipped_json(r) +
+    return t + "}, \"counts\": " + counts_json(r) + ", \"logical_clock\": " + logical_clock_json(r) +
+           ", \"skipped\": " + skipped_json(r) +
            ", \"timeline_cut\": " + cut + "], \"trace_stops\": " + stops + "]}";
 }
 
@@ -100,7 +116,9 @@ std::string waitstates_json(const TraceReport& r) {
     std::string t = "{\n  \"report\": \"waitstates\",\n";
     t +=
         "  \"definitions\": {\"times\": \"seconds on rank 0's clock: each location's timestamps corrected by "
-        "linear interpolation between its ClockOffset points\", \"mpi_time\": \"time in outermost MPI calls "
+        "linear interpolation between its ClockOffset points, then, where a clock condition was violated, moved "
+        "later by the controlled logical clock (summary.logical_clock; counts.clock_violations and "
+        "collective_clock_violations are those of the trace as written)\", \"mpi_time\": \"time in outermost MPI calls "
         "summed over all ranks, MPI_Init/MPI_Init_thread/MPI_Finalize apart\"},\n";
     t += "  \"timer_resolution\": " + std::to_string(r.timer_resolution) + ",\n";
     t += "  \"ranks\": " + std::to_string(r.ranks) + ",\n";
@@ -149,6 +167,22 @@ std::string waitstates_text(const TraceReport& r) {
          " in collectives; collectives matched " +
          std::to_string(c.collectives_matched) + " (incomplete " + std::to_string(c.collectives_incomplete) +
          ")\n";
+    if (c.clock_rounds > 0) {
+        t += "  Controlled logical clock: " + std::to_string(c.clock_conditions_violated) +
+             " violated clock conditions corrected in " + std::to_string(c.clock_rounds) +
+             (c.clock_rounds == 1 ? " round: " : " rounds: ") + std::to_string(c.clock_times_moved) + " of " +
+             std::to_string(c.clock_times_checked) + " MPI times on " + std::to_string(c.clock_ranks_moved) +
+             (c.clock_ranks_moved == 1 ? " rank" : " ranks") + " moved later, by at most " +
+             text_seconds(r.seconds(c.clock_largest_move)) + " (mean " +
+             text_seconds(c.clock_times_moved == 0
+                              ? 0.0
+                              : r.seconds(c.clock_move_sum) / static_cast<double>(c.clock_times_moved)) +
+             "); violations left: " + std::to_string(c.clock_violations_left) + " in messages, " +
+             std::to_string(c.collective_clock_violations_left) + " in collectives\n";
+    } else if (c.clock_violations + c.collective_clock_violations > 0) {
+        t += "  The times were not corrected (--no-logical-clock): the wait states of the calls that violate "
+             "the clock condition are not reliable\n";
+    }
     t += "  Locations read " + std::to_string(r.locations_read) + " of " + std::to_string(r.locations) + "\n";
     for (const std::string& s : r.skipped) t += "  Skipped: " + s + "\n";
     for (const std::string& s : r.timeline_cut) t += "  Timeline cut: " + s + "\n";

@@ -83,6 +83,17 @@ struct TraceCounts {
     std::uint64_t unresolved = 0;
     std::uint64_t unbalanced = 0;
     std::uint64_t unterminated = 0;
+    // The controlled logical clock (logical_clock.hpp), where it ran; the two
+    // violation counts above are then those of the trace as written.
+    std::uint64_t clock_rounds = 0;               ///< rounds of enforcing; 0: it did not run
+    std::uint64_t clock_conditions_violated = 0;  ///< conditions violated before it (every kind)
+    std::uint64_t clock_violations_left = 0;      ///< clock_violations after it
+    std::uint64_t collective_clock_violations_left = 0;
+    std::uint64_t clock_ranks_moved = 0;
+    std::uint64_t clock_times_checked = 0;  ///< MPI times: send posts, receive ends, collective enters and exits
+    std::uint64_t clock_times_moved = 0;    ///< of those, moved later
+    std::int64_t clock_largest_move = 0;    ///< ticks
+    std::int64_t clock_move_sum = 0;        ///< ticks, over the times moved
 };
 
 /// The wait states of a trace, combined over its ranks (TraceReport::waits).

@@ -45,12 +45,6 @@ std::string slurp(const fs::path& path) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::size_t count(const std::string& text, const std::string& part) {
-    std::size_t n = 0;
-    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
-    return n;
-}
-
 /// check_html.py on `page` (written to a file in `dir`): "ok" or its complaints.
 std::string check_page(const TempDir& dir, const std::string& page) {
     const std::string file = dir.write("checked.html", page);

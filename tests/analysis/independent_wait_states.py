@@ -35,8 +35,10 @@ Messages match per (communicator, sender, receiver, tag) in the order the
 sends and the receives were posted (MPI's non-overtaking rule).
 
 It also counts the clock-condition violations: a matched receive whose call
-ended before its send's call began, and a member of a barrier or N x N
-collective that left it before the last member entered (with WAITSTATES_CSV
+ended before its send's call began, a member of a barrier or N x N
+collective that left it before the last member entered, a broadcast's
+non-root that left before the root entered, a reduction's root that left
+before the last member entered (with WAITSTATES_CSV
 compared with the counts in waitstates.json beside it); and a rank that left
 MPI_Init(_thread) or MPI_Finalize before another rank entered it (printed
 only: strata-analyze does not treat them as collectives).
@@ -213,9 +215,17 @@ def analyse(resolution, sends, receives, receiving, collectives, setup):
             for rank, (_, _, call) in instance.items():
                 if call.exit is None:
                     continue
-                if (op == 'BARRIER' or op in NXN) and call.mpi:  # (no enter for a call not recorded)
-                    violations[2] += call.exit < latest
-                    violations[3] += abs(call.exit - latest) <= 1
+                # Who must not leave before whom: every member before the last one entered
+                # a barrier or N x N call, a broadcast's non-root before the root, a
+                # reduction's root before the last member (no enter for a call not recorded).
+                bound = None
+                if op == 'BARRIER' or op in NXN or (op in REDUCTION and rank == root):
+                    bound = latest
+                elif op in BROADCAST and rank != root and root in instance:
+                    bound = instance[root][2].enter
+                if bound is not None and call.mpi:
+                    violations[2] += call.exit < bound
+                    violations[3] += abs(call.exit - bound) <= 1
                 if op == 'BARRIER':
                     charge('wait_at_barrier', min(latest, call.exit) - call.enter)
                 elif op in NXN:

@@ -94,4 +94,10 @@ std::string slurp(const std::string& path) {
     return text.str();
 }
 
+std::size_t count(const std::string& text, const std::string& part) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size())) ++n;
+    return n;
+}
+
 }  // namespace strata::analysis::test

@@ -48,6 +48,9 @@ RunResult run_analyze(int k, const std::vector<std::string>& args);
 /// The bytes of the file at `path` ("" when it cannot be read).
 std::string slurp(const std::string& path);
 
+/// How often `part` occurs in `text` (not overlapping).
+std::size_t count(const std::string& text, const std::string& part);
+
 #ifdef STRATA_ANALYZE_EXE
 /// The tests that run the built strata-analyze on an experiment they write.
 class AnalyzeToolTest : public ::testing::Test {
