@@ -560,6 +560,26 @@ void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
     html.open("dl", {{"class", "facts"}});
     fact(html, "MPI time (all ranks)", seconds_of(summary, "mpi_time_s"));
     fact(html, "Locations read", text_of(summary, "locations_read") + " of " + text_of(summary, "locations"));
+    // The clocks: violations as the trace has them, and what the logical clock moved.
+    const JsonValue* counts = summary ? summary->find("counts") : nullptr;
+    const JsonValue* clock = summary ? summary->find("logical_clock") : nullptr;
+    const double violations = number_of(counts, "clock_violations") + number_of(counts, "collective_clock_violations");
+    if (violations > 0) {
+        fact(html, "Clock-condition violations in the trace",
+             text_of(counts, "clock_violations") + " in messages, " +
+                 text_of(counts, "collective_clock_violations") + " in collectives");
+        if (number_of(clock, "rounds") > 0) {
+            fact(html, "Corrected by the controlled logical clock",
+                 text_of(clock, "mpi_times_moved") + " of " + text_of(clock, "mpi_times") + " MPI times on " +
+                     text_of(clock, "ranks_moved") + " ranks moved later, by at most " +
+                     seconds_of(clock, "largest_move_s") + " (mean " + seconds_of(clock, "mean_move_s") +
+                     "); left: " + text_of(clock, "clock_violations_left") + " in messages, " +
+                     text_of(clock, "collective_clock_violations_left") + " in collectives");
+        } else if (clock) {
+            fact(html, "Not corrected (--no-logical-clock)",
+                 "the wait states of the calls that violate the clock condition are not reliable");
+        }
+    }
     html.close("dl");
     if (totals && totals->is_object()) {
         std::vector<Bar> bars;

@@ -81,6 +81,39 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
     EXPECT_NE(summary.find("The timeline is in trace.json"), std::string::npos) << summary;
 }
 
+TEST_F(TraceToolTest, ClockViolationsAreCorrectedAlikeForAnyKOrKeptWhenAsked) {
+    // The wait-state experiment without its ClockOffset records: the clocks are
+    // milliseconds apart, and receives and collectives violate the clock condition.
+    TraceBuilder b = wait_states_trace();
+    b.write_clock_offsets(false);
+    b.write(experiment());
+    const std::string one = analyze_into(1);
+    const std::string summary = slurp(fs::path(one) / "summary.txt");
+    EXPECT_NE(summary.find("Controlled logical clock: "), std::string::npos) << summary;
+    EXPECT_NE(summary.find("violations left: 0 in messages, 0 in collectives"), std::string::npos) << summary;
+    const std::string json = slurp(fs::path(one) / "waitstates.json");
+    EXPECT_NE(json.find("\"collective_clock_violations\": 6,"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"clock_violations_left\": 0, \"collective_clock_violations_left\": 0}"),
+              std::string::npos)
+        << json;
+    const std::string html = slurp(fs::path(one) / "report.html");
+    EXPECT_NE(html.find("Corrected by the controlled logical clock"), std::string::npos);
+    for (int k : {2, 3}) {  // the rounds over MPI, and the second read
+        const std::string other = analyze_into(k);
+        for (const char* name : {"summary.txt", "waitstates.csv", "waitstates.json", "iterations.csv", "trace.json"})
+            EXPECT_EQ(slurp(fs::path(other) / name), slurp(fs::path(one) / name)) << name << ", K = " << k;
+    }
+    const std::string output = dir_.file("as-written");
+    const RunResult kept = analyze(2, {"--no-logical-clock", "--output", output, experiment()});
+    ASSERT_EQ(kept.status, 0) << kept.err;
+    const std::string as_written = slurp(fs::path(output) / "summary.txt");
+    EXPECT_EQ(as_written.find("Controlled logical clock"), std::string::npos) << as_written;
+    EXPECT_NE(as_written.find("The times were not corrected (--no-logical-clock)"), std::string::npos)
+        << as_written;
+    EXPECT_NE(slurp(fs::path(output) / "waitstates.csv"), slurp(fs::path(one) / "waitstates.csv"));
+    EXPECT_NE(slurp(fs::path(output) / "report.html").find("Not corrected (--no-logical-clock)"), std::string::npos);
+}
+
 TEST_F(TraceToolTest, TimelineCanBeSwitchedOff) {
     wait_states_trace().write(experiment());
     const std::string output = dir_.file("out");
