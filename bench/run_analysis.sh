@@ -31,6 +31,10 @@
 # long as K=1 alone, and handing the units out on request at best 1/1.5 of it.  (On one node strata-analyze itself chooses Open
 # MPI's ob1 layer unless OMPI_MCA_pml is set, which skips the probing of UCX
 # and libfabric at MPI_Init: about 0.2 s, the same for K = 1 and K = 2.)
+# With CLOCK_ERROR_NS=E (above 300), the odd ranks' ClockOffset points are E
+# ns off, so that every receive of rank 1 and the odd ranks' Allreduce exits
+# violate the clock condition: the cost of the controlled logical clock (its
+# rounds and the second read of the trace).
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 iterations=${2:-560000}

@@ -28,14 +28,21 @@ __int128 ceil_div(__int128 a, __int128 b) {
 void ClockCorrection::add(std::uint64_t time, std::int64_t offset) {
     const auto at = std::upper_bound(points_.begin(), points_.end(), std::make_pair(time, offset));
     points_.insert(at, {time, offset});
-    restart(0);  // the cursor of the points so far
+    follow(logical_);  // the cursors of the points so far
 }
 
 std::int64_t ClockCorrection::restart(std::uint64_t time) {
+    if (logical_ != nullptr && time - base_.first <= base_.extent) {
+        // Only the logical move's range was left (it is narrow where the move fades).
+        cursor_ = base_;
+        add_logical_move(time);
+        return static_cast<std::int64_t>(time + cursor_.offset);
+    }
     Cursor& c = cursor_;
     if (points_.size() < 2) {
         c = points_.empty() ? Cursor{}
                             : Cursor{0, UINT64_MAX, static_cast<std::uint64_t>(points_.front().second)};
+        base_ = c;
         if (logical_ != nullptr) add_logical_move(time);
         return static_cast<std::int64_t>(time + c.offset);
     }
@@ -81,11 +88,14 @@ std::int64_t ClockCorrection::restart(std::uint64_t time) {
     if (high > x_max) high = x_max;
     c = Cursor{static_cast<std::uint64_t>(t1 + low), static_cast<std::uint64_t>(high - low),
                static_cast<std::uint64_t>(base + q)};
+    base_ = c;
     if (logical_ != nullptr) add_logical_move(time);
     return static_cast<std::int64_t>(time + c.offset);
 }
 
 void ClockCorrection::follow(const LogicalShift* shift) {
+    logical_ = nullptr;
+    restart(0);  // the offsets' own cursor first
     logical_ = shift != nullptr && !shift->empty() ? shift : nullptr;
     restart(0);
 }

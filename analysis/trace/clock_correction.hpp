@@ -76,6 +76,7 @@ private:
 
     std::vector<std::pair<std::uint64_t, std::int64_t>> points_;  ///< sorted by time
     Cursor cursor_;  ///< always valid: no points, every time unchanged
+    Cursor base_;    ///< the offsets' own cursor, which cursor_ narrows where a logical move is followed
     const LogicalShift* logical_ = nullptr;
 };
 

@@ -55,21 +55,41 @@ struct AnswerNote {
 
 }  // namespace
 
-Ticks LogicalShift::at(Ticks t, Ticks* first, Ticks* last) const {
-    constexpr Ticks lowest = std::numeric_limits<Ticks>::min(), highest = std::numeric_limits<Ticks>::max();
+std::size_t LogicalShift::raises_up_to(Ticks t) const {
+    // The replay asks in time order: mostly the same or the next raise as last time.
+    std::size_t k = hint_;
+    if (k <= jumps_.size() && (k == 0 || jumps_[k - 1].at <= t) && (k == jumps_.size() || t < jumps_[k].at))
+        return k;
+    if (k < jumps_.size() && jumps_[k].at <= t && (k + 1 == jumps_.size() || t < jumps_[k + 1].at))
+        return hint_ = k + 1;
     const auto after = std::upper_bound(jumps_.begin(), jumps_.end(), t,
                                         [](Ticks v, const Jump& j) { return v < j.at; });
-    const std::size_t k = static_cast<std::size_t>(after - jumps_.begin());
-    // The fade of the raises at or before t.
+    return hint_ = static_cast<std::size_t>(after - jumps_.begin());
+}
+
+Ticks LogicalShift::at(Ticks t, Ticks* first, Ticks* last) const {
+    constexpr Ticks lowest = std::numeric_limits<Ticks>::min(), highest = std::numeric_limits<Ticks>::max();
+    const std::size_t k = raises_up_to(t);
+    // The fade of the raises at or before t (in 64 bits where it fits: a replay asks for every event).
     Ticks fade = 0;
     __int128 reach = 0;
     if (k > 0) {
         reach = reach_[k - 1];
-        fade = clamp_ticks(std::max<__int128>(0, floor_div(reach - t, kFade)));
+        const __int128 ahead = reach - t;
+        if (ahead < kFade) {
+            fade = 0;
+        } else if (ahead <= std::numeric_limits<Ticks>::max()) {
+            fade = static_cast<Ticks>(ahead) / kFade;  // > 0: truncation is the floor
+        } else {
+            fade = clamp_ticks(floor_div(ahead, kFade));
+        }
     }
     if (k < jumps_.size() && t >= jumps_[k].from) {  // on the ramp of the next raise: one time only
         const Jump& j = jumps_[k];
-        const Ticks ramp = clamp_ticks(floor_div(static_cast<__int128>(j.shift) * (t - j.from), j.at - j.from));
+        Ticks product = 0;
+        const Ticks ramp = __builtin_mul_overflow(j.shift, t - j.from, &product)
+                               ? clamp_ticks(floor_div(static_cast<__int128>(j.shift) * (t - j.from), j.at - j.from))
+                               : product / (j.at - j.from);  // both >= 0
         *first = *last = t;
         return std::max(fade, ramp);
     }

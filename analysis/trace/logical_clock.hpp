@@ -79,7 +79,10 @@ public:
     void append(const Jump& jump);
 
 private:
+    /// How many raises are at or before t.
+    std::size_t raises_up_to(Ticks t) const;
     void update_reach(std::size_t from);
+    mutable std::size_t hint_ = 0;  ///< the last raises_up_to() (a cache: times come in order)
     std::vector<Jump> jumps_;  ///< by `at`; every `from` at or after the previous `at`
     /// reach_[k]: max over raises j <= k of shift_j * kFade + at_j (the fade
     /// of all raises up to k is max(0, floor((reach_[k] - t) / kFade))).

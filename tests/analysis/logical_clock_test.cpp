@@ -130,6 +130,12 @@ TEST(LogicalShiftTest, TheClockCorrectionAddsTheMoveToEveryCorrectedTime) {
         const std::int64_t base = plain.correct(t);
         ASSERT_EQ(moved.correct(t), base + s.at(base)) << t;
     }
+    // Offsets added after the move was given: the same.
+    ClockCorrection late;
+    late.follow(&s);
+    late.add(200000, 250);
+    late.add(1000, 300);
+    for (std::uint64_t t = 0; t < 60000; t += 1 + random() % 9) ASSERT_EQ(late.correct(t), moved.correct(t)) << t;
     moved.follow(nullptr);
     EXPECT_EQ(moved.correct(20000), plain.correct(20000));
 }
