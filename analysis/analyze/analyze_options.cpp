@@ -78,6 +78,50 @@ std::vector<std::string> parse_patterns(const std::string& value,
     return patterns;
 }
 
+/// "0-3,8" -> {0, 1, 2, 3, 8}: ranks and inclusive ranges, comma-separated.
+std::vector<std::uint32_t> parse_ranks(const std::string& name, const std::string& value) {
+    const std::string usage = name + " needs ranks and ranges of ranks, comma-separated (e.g. 0-3,8), not '" +
+                              value + "'";
+    std::vector<std::uint32_t> ranks;
+    const auto number = [&](const std::string& text) {
+        const bool digits = !text.empty() && text.size() <= 9 && text.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits) throw AnalyzeUsageError(usage);
+        return static_cast<std::uint32_t>(std::strtoul(text.c_str(), nullptr, 10));
+    };
+    std::size_t from = 0;
+    while (true) {
+        const std::size_t comma = value.find(',', from);
+        const std::string item = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        const std::size_t dash = item.find('-');
+        const std::uint32_t first = number(item.substr(0, dash));
+        const std::uint32_t last = dash == std::string::npos ? first : number(item.substr(dash + 1));
+        if (last < first || last - first >= (1u << 20)) throw AnalyzeUsageError(usage);
+        for (std::uint32_t r = first; r <= last; ++r) ranks.push_back(r);
+        if (comma == std::string::npos) break;
+        from = comma + 1;
+    }
+    return ranks;
+}
+
+/// "A:B" in seconds from the trace start, 0 <= A < B.
+std::pair<double, double> parse_window(const std::string& name, const std::string& value) {
+    const std::size_t colon = value.find(':');
+    char* end = nullptr;
+    double from = NAN, to = NAN;
+    bool good = colon != std::string::npos;
+    if (good) {
+        const std::string a = value.substr(0, colon), b = value.substr(colon + 1);
+        from = a.empty() ? NAN : std::strtod(a.c_str(), &end);
+        good = !a.empty() && *end == '\0';
+        to = b.empty() ? NAN : std::strtod(b.c_str(), &end);
+        good = good && !b.empty() && *end == '\0';
+    }
+    if (!good || !(from >= 0.0) || !(to > from) || !(to < 1e9))
+        throw AnalyzeUsageError(name + " needs a time window A:B in seconds from the trace start, with 0 <= A < B "
+                                       "(e.g. 2.5:2.6, the times of trace.json), not '" + value + "'");
+    return {from, to};
+}
+
 /// Applies `--name value` (or `--name=value`) at args[i]; advances i past the value.
 /// The options that take a value.
 const std::vector<std::string> kValued = {
@@ -85,7 +129,7 @@ const std::vector<std::string> kValued = {
     "--min-finding-share", "--top", "--wait-threshold", "--timeline-events", "--key-region", "--iter-start",
     "--iter-stop", "--gpu-idle-threshold", "--tensor-core-patterns", "--gpu-gap-threshold", "--event-reader",
     "--tc-eligible-patterns", "--step-gap-threshold", "--short-kernel-threshold", "--short-kernel-share",
-    "--copy-share-threshold", "--step-comm-threshold"};
+    "--copy-share-threshold", "--step-comm-threshold", "--timeline-ranks", "--timeline-window"};
 
 /// Applies `name` (one of kValued) with `value`.
 void apply_value(const std::string& name, const std::string& value, AnalyzeOptions& options) {
@@ -101,6 +145,12 @@ void apply_value(const std::string& name, const std::string& value, AnalyzeOptio
     if (name == "--wait-threshold") options.wait_threshold = parse_fraction(name, value);
     if (name == "--timeline-events") {
         options.timeline_events = value == "0" ? 0 : parse_count(name, value);
+    }
+    if (name == "--timeline-ranks") options.timeline_ranks = parse_ranks(name, value);
+    if (name == "--timeline-window") {
+        const auto [from, to] = parse_window(name, value);
+        options.timeline_window_begin = from;
+        options.timeline_window_end = to;
     }
     if (name == "--top") options.top = parse_count(name, value);
     if (name == "--key-region") {
@@ -197,6 +247,13 @@ const char* analyze_usage() {
            "                             or more (default 0.1)\n"
            "  --timeline-events N        at most N slices in trace.json, the Perfetto timeline\n"
            "                             written with a trace (default 1000000; 0: none)\n"
+           "  --timeline-ranks L         the ranks in report.html's timeline, e.g. 0-3,8 (default: the\n"
+           "                             first ranks, up to 128 threads and GPU streams; 512 at most)\n"
+           "  --timeline-window A:B      the stretch of the run (seconds from the trace start, as in\n"
+           "                             trace.json) whose region instances and messages report.html's\n"
+           "                             timeline shows one by one (default: the whole run where they\n"
+           "                             fit, else the middle of the run: 20000 instances in all); the\n"
+           "                             rest of the run shows what each lane spends its time on\n"
            "  --top N                    regions in the summary, findings per kind (default 10)\n"
            "  --key-region NAME          cut iterations at the ends of region NAME (default: the region\n"
            "                             marked as a phase; without one, candidates are listed)\n"

@@ -42,6 +42,8 @@ struct AnalyzeOptions {
     double step_comm_threshold = 0.3;       ///< --step-comm-threshold: a rank's communication / iteration
     bool decode_directly = true;  ///< --event-reader direct (default); otf2: event files through OTF2's reader
     bool logical_clock = true;    ///< false: --no-logical-clock (trace/logical_clock.hpp)
+    std::vector<std::uint32_t> timeline_ranks;  ///< --timeline-ranks (empty: the first ranks)
+    double timeline_window_begin = -1, timeline_window_end = -1;  ///< --timeline-window (-1: chosen)
 
     /// The directory the reports go to.
     std::string output_directory() const;

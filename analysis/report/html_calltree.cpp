@@ -456,18 +456,9 @@ void write_calltree(HtmlWriter& html, const JsonValue* calltree, const std::stri
     html.close("div");
     html.close("div");
     if (raw) {
-        // Data, not code: JSON.parse reads it.  A '<' only occurs inside JSON strings, where
-        // \u003c means the same, so no name can close the element or open a comment.
-        std::string data;
-        data.reserve(raw->size());
-        for (char c : *raw) {
-            if (c == '<')
-                data += "\\u003c";
-            else
-                data += c;
-        }
+        // Data, not code: JSON.parse reads it.
         html.open("script", {{"type", "application/json"}, {"id", "calltree-data"}});
-        html.raw(data);
+        html.raw(json_for_script(*raw));
         html.close("script");
         html.open("script");
         html.raw(script);

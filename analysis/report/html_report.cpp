@@ -15,6 +15,7 @@
 #include "report/html_overview.hpp"
 #include "report/html_sections.hpp"
 #include "report/html_step_trace.hpp"
+#include "report/html_timeline.hpp"
 #include "report/html_writer.hpp"
 #include "report/json_value.hpp"
 
@@ -77,6 +78,14 @@ svg .m-power { fill: none; stroke: #b8472a; stroke-width: 1.5; }
 svg .g-busy { fill: #2b7a3d; }
 svg .g-idle { fill: #e3e7ee; stroke: #9aa5b8; stroke-width: 0.5; }
 svg .g-activity { fill: #76b900; stroke: #4d7a00; stroke-width: 0.5; }
+.tl-controls { margin: 0.4rem 0; display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; }
+.tl-key { display: inline-block; margin-right: 0.9rem; font-size: 0.85rem; }
+.tl-key i { display: inline-block; width: 0.8rem; height: 0.8rem; margin-right: 0.25rem; vertical-align: -0.1rem; }
+.tl-box { position: relative; margin: 0.4rem 0; }
+#tl-canvas { display: block; width: 100%; cursor: grab; border: 1px solid #c8c8c8; }
+#tl-canvas:focus { outline: 2px solid #2b5797; }
+#tl-tip { position: absolute; pointer-events: none; background: #fff; border: 1px solid #999; padding: 0.2rem 0.4rem;
+          font-size: 0.8rem; white-space: pre-line; max-width: 26rem; box-shadow: 0 1px 3px rgba(0, 0, 0, 0.2); }
 pre { background: #f6f6f6; padding: 0.6rem; overflow-x: auto; font-size: 0.85rem; }
 ul.pop-tree, ul.pop-tree ul { list-style: none; margin: 0; padding-left: 1.4rem; }
 ul.pop-tree { padding-left: 0; }
@@ -233,6 +242,7 @@ void write_header(HtmlWriter& html, const std::vector<ParsedReport>& reports, co
         link("calltree", "Call tree");
         link("heatmap", "Heatmap");
     }
+    if (find_report(reports, "timeline.json")) link("timeline", "Timeline");
     if (find_report(reports, "waitstates.json")) link("wait-states", "Wait states");
     if (find_report(reports, "iterations.json")) link("iterations", "Iterations");
     link("gpu", "GPU");  // also without a GPU: the section says why it is empty
@@ -255,10 +265,12 @@ std::string html_report(const std::vector<ReportFile>& files) {
     const std::string* gpu_samples = nullptr;  // the one CSV the page reads: no JSON report has the samples
     // calltree.json has its own sections (and is embedded whole for their script), not a table.
     const std::string* calltree_text = nullptr;
+    const std::string* timeline_text = nullptr;  // embedded whole for the timeline's script
     std::optional<JsonValue> calltree;
     for (const auto& [name, content] : files) {
         if (name == "summary.txt") summary_text = &content;
         if (name == "gpu_metrics.csv") gpu_samples = &content;
+        if (name == "timeline.json") timeline_text = &content;
         if (name == "calltree.json") {
             try {
                 calltree = parse_json(content);  // bounded by its caps (calltree_report.hpp)
@@ -304,6 +316,7 @@ std::string html_report(const std::vector<ReportFile>& files) {
                        find_report(reports, "loadbalance_ranks.json"));
     write_calltree(html, tree, calltree_text);
     write_heatmap(html, tree);
+    write_timeline(html, find_report(reports, "timeline.json"), timeline_text, experiment);
     write_wait_states(html, find_report(reports, "waitstates.json"));
     write_iterations(html, find_report(reports, "iterations.json"), experiment);
     write_gpu(html, find_report(reports, "gpu.json"), find_report(reports, "gpu_kernels.json"),

@@ -96,6 +96,18 @@ std::string short_number(double value, int digits) {
     return buffer;
 }
 
+std::string json_for_script(const std::string& json) {
+    std::string data;
+    data.reserve(json.size());
+    for (const char c : json) {
+        if (c == '<')
+            data += "\\u003c";
+        else
+            data += c;
+    }
+    return data;
+}
+
 std::string human_seconds(double seconds) {
     if (!std::isfinite(seconds)) return "";
     if (seconds == 0.0) return "0 s";

@@ -36,6 +36,11 @@ std::string percent(double share);
 /// is not finite.  The reports' files keep every digit.
 std::string human_seconds(double seconds);
 
+/// JSON text to embed in <script type="application/json">: a '<' only occurs
+/// inside JSON strings, where \u003c means the same, so no name can close the
+/// element or open a comment.
+std::string json_for_script(const std::string& json);
+
 /// Attributes in the order given; values are escaped.
 using Attributes = std::vector<std::pair<std::string, std::string>>;
 

@@ -392,6 +392,9 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     analysis.short_kernel_threshold_s = options.short_kernel_threshold;
     analysis.decode_directly = options.decode_directly;
     analysis.logical_clock = options.logical_clock;
+    analysis.timeline_view.ranks = options.timeline_ranks;
+    analysis.timeline_view.window_begin_s = options.timeline_window_begin;
+    analysis.timeline_view.window_end_s = options.timeline_window_end;
     const TraceRun traced = run_trace(options.experiment, size, timeline, analysis);
     if (!timeline.part.empty() && !traced.problem.empty()) {
         trace::remove_timeline_part(timeline, static_cast<std::size_t>(rank));

@@ -200,7 +200,8 @@ constexpr std::uint8_t kKeptRegions = [] {
             s.out->mpi_interval_ranks.push_back(s.rank);
         }
     }
-    if (s.timeline != nullptr) s.timeline->slice(f.region, f.enter, exit);
+    if (s.timeline != nullptr)
+        s.timeline->slice(f.region, f.enter, exit, s.stack.size() > 1 ? s.stack[s.stack.size() - 2].region : UINT32_MAX);
     if ((flags & kKeptRegions) != 0) keep_region(s, f, flags, exit);
     s.stack.pop();
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "analyze/report_format.hpp"
+#include "trace/timeline_overview.hpp"
 
 namespace strata::analysis::trace {
 
@@ -34,7 +35,7 @@ const char* paradigm_category(std::uint32_t paradigm) {
 
 }  // namespace
 
-std::string flow_id(const MessageKey& key) {
+std::uint64_t flow_hash(const MessageKey& key) {
     std::uint64_t hash = 1469598103934665603ull;
     const std::uint64_t fields[] = {key.comm, key.source, key.destination, key.tag, key.seq};
     for (std::uint64_t field : fields) {
@@ -43,8 +44,12 @@ std::string flow_id(const MessageKey& key) {
             hash *= 1099511628211ull;
         }
     }
+    return hash;
+}
+
+std::string flow_id(const MessageKey& key) {
     char text[24];
-    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(hash));
+    std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(flow_hash(key)));
     return text;
 }
 
@@ -173,6 +178,7 @@ bool TimelineWriter::finish() {
 }
 
 void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
+    if (recorder_ != nullptr) recorder_->begin_location(index, thread);
     const TraceLocation& l = definitions_.locations[index];
     rank_ = l.rank;
     thread_ = thread;
@@ -194,7 +200,8 @@ void TimelineWriter::begin_location(std::size_t index, std::size_t thread) {
     flush_if_full();
 }
 
-bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
+bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit, std::uint32_t parent) {
+    if (recorder_ != nullptr) recorder_->slice(region, enter, exit, parent);  // every instance, cut or not
     if (!kept(enter)) {
         ++sampled_out_;
         return true;
@@ -228,6 +235,8 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit) {
 }
 
 void TimelineWriter::flow(const MessageKey& key, Ticks event, bool start, std::size_t thread) {
+    if (recorder_ != nullptr)
+        recorder_->flow(flow_hash(key), start ? key.source : key.destination, thread, event, start);
     if (event == no_time || !kept(event)) return;
     buffer_ += start ? ",\n{\"ph\": \"s\", " : ",\n{\"ph\": \"f\", \"bp\": \"e\", ";
     buffer_ += "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" + flow_id(key) + "\", \"ts\": ";

@@ -47,6 +47,8 @@
 
 namespace strata::analysis::trace {
 
+class TimelineRecorder;
+
 /// Writes one part of trace.json.
 class TimelineWriter {
 public:
@@ -57,8 +59,12 @@ public:
     void begin_unit(std::uint64_t unit);
     /// Starts location `index`, the `thread`-th of its rank (metadata; rank metadata for thread 0).
     void begin_location(std::size_t index, std::size_t thread);
-    /// A region instance of the current location.  False once the cap is reached.
-    bool slice(std::uint32_t region, Ticks enter, Ticks exit);
+    /// Also gives every location, instance and message to `recorder` (report.html's timeline).
+    void record_into(TimelineRecorder* recorder) { recorder_ = recorder; }
+
+    /// A region instance of the current location, inside `parent` (UINT32_MAX:
+    /// none).  False once the cap is reached.
+    bool slice(std::uint32_t region, Ticks enter, Ticks exit, std::uint32_t parent = UINT32_MAX);
     /// A message's start (at the sender) or end (at the receiver), `thread` as in begin_location.
     void flow(const MessageKey& key, Ticks event, bool start, std::size_t thread);
     /// A kernel or copy launch: its start at the host call, its end at the operation on the stream.
@@ -114,6 +120,7 @@ private:
     bool kept(Ticks t) const;
     /// Per region, the start of its slices up to "ts": (made at its first slice; "" not yet).
     std::vector<std::string> slice_start_;
+    TimelineRecorder* recorder_ = nullptr;
 };
 
 /// `ticks` / `resolution` seconds in thousandths of a microsecond, rounded to
@@ -125,7 +132,9 @@ void append_thousandths(std::string& out, __int128 units);
 /// rounded to the nearest (ties to even), e.g. "16199.999" or "-0.250".
 void append_microseconds(std::string& out, __int128 ticks, std::uint64_t resolution);
 
-/// The flow id of a message: FNV-1a over its key, as "0x" and 16 hex digits.
+/// FNV-1a over a message's key.
+std::uint64_t flow_hash(const MessageKey& key);
+/// The flow id of a message: flow_hash() as "0x" and 16 hex digits.
 std::string flow_id(const MessageKey& key);
 
 /// The header of trace.json (up to the opening of "traceEvents").

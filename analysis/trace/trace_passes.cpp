@@ -134,6 +134,24 @@ Files gpu_metric_report_files(const TraceReport& report) {
 
 std::vector<Finding> no_advice(const TraceReport&, const TraceAdvice&) { return {}; }
 
+void timeline_put(ByteWriter& out, const ShareContext& s) { put_timeline_partial(out, s.records); }
+
+void timeline_start(TraceReport& report, const TraceDefinitions& definitions, const TraceAnalysisOptions& options) {
+    start_timeline_report(report.timeline, plan_timeline(definitions, timeline_tracks(definitions), options.timeline_view),
+                          definitions);
+}
+
+void timeline_add(TraceReport& report, ByteReader& in) { add_timeline_partial(report.timeline, in); }
+
+void timeline_finish(TraceReport& report, const TraceAnalysisOptions&) { finish_timeline_report(report.timeline); }
+
+// Made with trace.json (not with --timeline-events 0).
+Files timeline_files(const TraceReport& report) {
+    if (!report.timeline.present) return {};
+    const IterationPlan& plan = report.iterations.plan;
+    return {{"timeline.json", timeline_json(report.timeline, plan.instances > 0 ? plan.bounds : std::vector<Ticks>{})}};
+}
+
 }  // namespace
 
 const std::vector<TracePass>& trace_passes() {
@@ -149,6 +167,7 @@ const std::vector<TracePass>& trace_passes() {
         {"step trace", step_put, step_start, step_add, nullptr, step_files, step_advice},
         {"GPU metrics", gpu_metric_put, gpu_metric_start, gpu_metric_add, nullptr, gpu_metric_report_files,
          no_advice},
+        {"timeline", timeline_put, timeline_start, timeline_add, timeline_finish, timeline_files, no_advice},
     };
     return passes;
 }

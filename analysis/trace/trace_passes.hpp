@@ -14,6 +14,7 @@
 #include "analyze/advice.hpp"
 #include "trace/byte_codec.hpp"
 #include "trace/iterations.hpp"
+#include "trace/timeline_overview.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_records.hpp"
 #include "trace/trace_report.hpp"
@@ -33,6 +34,7 @@ struct TraceAnalysisOptions {
     /// Remove clock-condition violations with the controlled logical clock
     /// (logical_clock.hpp) before measuring; false: --no-logical-clock.
     bool logical_clock = true;
+    TimelineViewOptions timeline_view;  ///< report.html's timeline (with trace.json)
 };
 
 /// What an analysis rank hands each analysis for its partial result.

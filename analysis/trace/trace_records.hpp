@@ -308,6 +308,29 @@ struct RankIterationRecords {
     std::map<std::uint32_t, RegionVisits> visits;
 };
 
+/// One lane of report.html's timeline as a share replays it (timeline_overview.hpp).
+struct TimelineLaneRecord {
+    std::uint32_t lane = 0;
+    std::vector<std::int64_t> ticks;  ///< time per bin and class: bins x lane_class_count
+    std::uint64_t slices = 0;         ///< of the window, kept
+    std::uint64_t slices_left_out = 0;
+    Ticks detail_end = no_time;  ///< the end of the first instance left out
+};
+
+/// A region instance of the timeline's window.
+struct TimelineSliceRecord {
+    std::uint32_t lane = 0, region = 0;
+    Ticks enter = 0, exit = 0;
+};
+
+/// A message's send or receive in the timeline's window (paired by `id` on rank 0).
+struct TimelineFlowRecord {
+    std::uint64_t id = 0;
+    std::uint32_t lane = 0;
+    std::uint32_t start = 0;  ///< 1: the send
+    Ticks time = 0;
+};
+
 /// Counts of what could not be used, for the report.
 struct ReplayCounts {
     std::uint64_t events = 0;        ///< events used (Enter, Leave, MPI); other kinds are skipped
@@ -344,6 +367,10 @@ struct ShareRecords {
     std::vector<LaunchRecord> launches;                        ///< host regions carrying a correlation id
     std::vector<OpInstance> op_instances;                      ///< op regions left on CPU threads
     std::vector<GpuSample> gpu_samples;                        ///< of the share's GPU metric locations
+    bool timeline_recorded = false;                            ///< report.html's timeline (with trace.json)
+    std::vector<TimelineLaneRecord> timeline_lanes;
+    std::vector<TimelineSliceRecord> timeline_slices;
+    std::vector<TimelineFlowRecord> timeline_flows;
 };
 
 /// The matching key of a send (`send`) or receive of `records`.

@@ -13,6 +13,7 @@
 #include "trace/gpu_metrics.hpp"
 #include "trace/iterations.hpp"
 #include "trace/op_analysis.hpp"
+#include "trace/timeline_overview.hpp"
 #include "trace/step_trace.hpp"
 #include "trace/wait_states.hpp"
 
@@ -35,6 +36,7 @@ struct TraceReport {
     OpReport ops;                    ///< DLProf's ops and their kernels (op_analysis.hpp)
     StepTraceReport steps;           ///< MindSpore's step trace (step_trace.hpp)
     GpuMetricReport gpu_metrics;     ///< from the GPU metric locations (gpu_metrics.hpp)
+    TimelineReport timeline;         ///< report.html's timeline (timeline_overview.hpp)
 
     /// `ticks` of the trace's timer in seconds.
     double seconds(std::int64_t ticks) const {

@@ -30,6 +30,9 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
       options_(options),
       key_(choose_key_region(definitions, options.iterations)) {
     const RankLayout layout = trace_rank_layout(definitions);
+    // Streams follow the rank's threads in trace.json too.
+    thread_of_ = timeline_tracks(definitions);
+    timeline_plan_ = plan_timeline(definitions, thread_of_, options.timeline_view);
     // A rank's GPU streams are read after its CPU threads, so the launches are known;
     // its GPU metric locations last (they need nothing of the others).
     std::map<std::int64_t, std::vector<std::size_t>> streams, metrics;
@@ -52,16 +55,8 @@ TraceShareAnalysis::TraceShareAnalysis(const TraceDefinitions& definitions, std:
         for (std::size_t i = share.first_rank; i < share.first_rank + share.rank_count; ++i) {
             const MeasuredRank& r = layout.ranks[i];
             unit.ranks.push_back(r.rank);
-            for (std::size_t t = 0; t < r.columns.size(); ++t) {
-                unit.locations.push_back(r.columns[t]);
-                thread_of_[r.columns[t]] = t;
-            }
-            // Streams follow the rank's threads in trace.json too.
-            std::size_t position = r.columns.size();
-            for (std::size_t s : streams[r.rank]) {
-                thread_of_[s] = position++;
-                unit.locations.push_back(s);
-            }
+            for (std::size_t t = 0; t < r.columns.size(); ++t) unit.locations.push_back(r.columns[t]);
+            for (std::size_t s : streams[r.rank]) unit.locations.push_back(s);
             // No track in trace.json: samples are no slices.
             for (std::size_t m : metrics[r.rank]) unit.locations.push_back(m);
         }
@@ -100,6 +95,7 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
         records_.keep_op_instances = true;
     }
     // Every rank writes its part, empty or not, so rank 0 finds all K.
+    std::unique_ptr<TimelineRecorder> recorder;  // report.html's timeline, fed by the writer
     std::unique_ptr<TimelineWriter> timeline;
     if (!timeline_.part.empty()) {
         std::size_t cpu_locations = 0;  // and GPU streams of ranks with a CPU location: the timeline's tracks
@@ -107,7 +103,9 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
             for (std::size_t i : u.locations) cpu_locations += thread_of_.count(i);
         const std::uint64_t cap =
             std::max<std::uint64_t>(1, timeline_.events / std::max<std::size_t>(1, cpu_locations));
+        recorder = std::make_unique<TimelineRecorder>(timeline_plan_, definitions_, records_);
         timeline = std::make_unique<TimelineWriter>(timeline_.part, definitions_, cap);
+        timeline->record_into(recorder.get());
         if (!timeline->ok()) records_.timeline_cut.push_back(timeline_.part + ": cannot be written");
     }
     struct Finish {  // on every way out, also when an exception leaves

@@ -49,6 +49,7 @@
 #include "trace/logical_clock.hpp"
 #include "trace/message_exchange.hpp"
 #include "trace/op_analysis.hpp"
+#include "trace/timeline_overview.hpp"
 #include "trace/timeline_writer.hpp"
 #include "trace/trace_definitions.hpp"
 #include "trace/trace_passes.hpp"
@@ -150,6 +151,7 @@ private:
     std::vector<std::int64_t> owner_of_rank_;  ///< world rank -> analysis rank, -1 none (after ownership)
     std::map<std::size_t, std::size_t> thread_of_;  ///< location -> its position among its rank's locations
     TimelineOptions timeline_;
+    TimelinePlan timeline_plan_;  ///< report.html's timeline: its lanes and window
     ShareRecords records_;
     std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t, std::int64_t>, RowValue> rows_;
     TraceCounts counts_;

@@ -74,7 +74,7 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
             EXPECT_EQ(entry.path().string().find(".part"), std::string::npos)
                 << "left behind: " << entry.path();
         }
-        EXPECT_EQ(files, 9u);  // no GPU streams: no gpu reports; with report.html
+        EXPECT_EQ(files, 10u);  // no GPU streams: no gpu reports; with report.html and timeline.json
     }
     EXPECT_NE(slurp(fs::path(one) / "trace.json").find("\"ph\": \"X\", \"name\": \"MPI_Recv\""),
               std::string::npos);
@@ -166,7 +166,7 @@ TEST_F(TraceToolTest, BothEventReadersGiveTheSameReports) {
             EXPECT_EQ(slurp(fs::path(otf2) / name), slurp(entry.path())) << name << (gpu ? " (GPU)" : "");
             ++compared;
         }
-        EXPECT_EQ(compared, gpu ? 19u : 9u);  // with GPU streams also gpu*, ops*, op_kernels*, step_trace*
+        EXPECT_EQ(compared, gpu ? 20u : 10u);  // with GPU streams also gpu*, ops*, op_kernels*, step_trace*
     }
 }
 
