@@ -68,6 +68,7 @@ constexpr const char* script = R"js(
   function timeAt(px) { return view.from + (px - LABEL) / (width() - LABEL) * (view.to - view.from); }
   function fmt(us) {
     var a = Math.abs(us);
+    if (a === 0) return "0 s";
     if (a >= 1e6) return (us / 1e6).toPrecision(4) + " s";
     if (a >= 1e3) return (us / 1e3).toPrecision(4) + " ms";
     return (a >= 1 ? us.toPrecision(4) : us.toFixed(3)) + " \u00b5s";
@@ -290,8 +291,10 @@ void write_timeline(HtmlWriter& html, const JsonValue* timeline, const std::stri
                           " columns of a lane shows what its time went to most: the class of the innermost region, "
                           "as strong as its share of the column (hover for every share). From " + from_to +
                           ", " + f::text(window, "chosen") + ", the blue band above the lanes) each region "
-                          "instance (" + std::to_string(instances) + ") and message (" + std::to_string(sent) +
-                          ", lines) is drawn: zoom in there to see them. Dashed lines mark the iterations.");
+                          "instance and message is drawn (" + std::to_string(instances) +
+                          (instances == 1 ? " instance, " : " instances, ") + std::to_string(sent) +
+                          (sent == 1 ? " message" : " messages") + " as lines): zoom in there to see them. "
+                          "Dashed lines mark the iterations.");
     std::size_t cut = 0;
     std::string first_cut;
     for (const JsonValue* lane : lanes) {

@@ -15,8 +15,10 @@ call-tree node expands on a click; a click on a call path's name selects it
 deep link report.html#callpath=<path> opens and selects its call path; a
 click on a column header sorts; the page does not overflow a narrow window.
 Then the page of gpu_trace() (otf2_fixture.hpp): its GPU section has the
-busy bars, the activity strips and the rows.  Screenshots (DIR/artifacts/
-report.png, narrow.png, gpu.png) are kept and must not be blank.
+busy bars, the activity strips and the rows; its timeline draws its lanes,
+zooms with the buttons, keys and wheel, and shows a tooltip.  Screenshots
+(DIR/artifacts/report.png, narrow.png, gpu.png, timeline.png) are kept and
+must not be blank.
 Without chromium it prints "skipped" with the reason and exits 127
 (CTest's SKIP_RETURN_CODE).
 """
@@ -397,6 +399,8 @@ def check_gpu_page(browser, page, artifacts):
     browser.evaluate('document.getElementById("gpu").scrollIntoView()')
     check_not_blank(browser.screenshot(os.path.join(artifacts, 'gpu.png')), 'gpu.png')
 
+    check_timeline(browser, artifacts)
+
     # The iterations' command: the Copy button selects it (and copies it where the page may).
     command = browser.evaluate('document.getElementById("iteration-command").textContent')
     if not command.startswith('strata-analyze --iter-start '):
@@ -404,6 +408,60 @@ def check_gpu_page(browser, page, artifacts):
     browser.click('button.copy')
     browser.until('window.getSelection().toString() === document.getElementById("iteration-command").textContent',
                   'a click on Copy selects the command')
+
+
+def check_timeline(browser, artifacts):
+    """The timeline of gpu_trace()'s page: lanes drawn on the canvas, the buttons, keys and
+    wheel zoom, a tooltip where the pointer is, and the region instances in the detail window."""
+    browser.evaluate('document.getElementById("timeline").scrollIntoView()')
+    lanes = browser.evaluate('JSON.parse(document.getElementById("timeline-data").textContent).lanes.length')
+    if lanes != 6:  # rank 0: its thread and 3 streams; rank 1: its thread and 1 stream
+        fail('the timeline should have 6 lanes: %s' % lanes)
+    # Coloured pixels in the lanes (the canvas is white where nothing is drawn).
+    coloured = browser.evaluate(
+        '(() => { const c = document.getElementById("tl-canvas"), r = window.devicePixelRatio || 1;'
+        ' const d = c.getContext("2d").getImageData(160 * r, 26 * r, c.width - 160 * r, 6 * 16 * r).data;'
+        ' let n = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 200 || d[i + 1] < 200 || d[i + 2] < 200) ++n;'
+        ' return n; })()')
+    if not coloured or coloured < 1000:
+        fail('the timeline\'s lanes are not drawn: %s coloured pixels' % coloured)
+    whole = browser.evaluate('document.getElementById("tl-range").textContent')
+    if not whole.startswith('Showing 0'):
+        fail('the timeline does not start on the whole run: %r' % whole)
+    browser.click('button[data-tl="in"]')
+    zoomed = browser.evaluate('document.getElementById("tl-range").textContent')
+    if zoomed == whole:
+        fail('Zoom in did not change the view: %r' % zoomed)
+    browser.click('button[data-tl="all"]')
+    if browser.evaluate('document.getElementById("tl-range").textContent') != whole:
+        fail('Whole run did not come back to the whole run')
+    # Keys and the wheel, once the timeline is chosen.
+    keyed = browser.evaluate(
+        '(() => { const c = document.getElementById("tl-canvas"); c.focus();'
+        ' c.dispatchEvent(new KeyboardEvent("keydown", {key: "+", bubbles: true}));'
+        ' const after = document.getElementById("tl-range").textContent;'
+        ' c.dispatchEvent(new KeyboardEvent("keydown", {key: "0", bubbles: true})); return after; })()')
+    if keyed == whole:
+        fail('the + key did not zoom in')
+    wheeled = browser.evaluate(
+        '(() => { const c = document.getElementById("tl-canvas"), b = c.getBoundingClientRect();'
+        ' c.dispatchEvent(new WheelEvent("wheel", {deltaY: -100, clientX: b.left + 400, clientY: b.top + 40,'
+        ' bubbles: true, cancelable: true})); return document.getElementById("tl-range").textContent; })()')
+    if wheeled == whole:
+        fail('the wheel did not zoom in the chosen timeline')
+    browser.click('button[data-tl="all"]')
+    # A tooltip on rank 0's thread, halfway through the run.
+    tip = browser.evaluate(
+        '(() => { const c = document.getElementById("tl-canvas"), b = c.getBoundingClientRect();'
+        ' c.dispatchEvent(new MouseEvent("mousemove", {clientX: b.left + 150 + (b.width - 150) / 2,'
+        ' clientY: b.top + 26 + 8, bubbles: true}));'
+        ' const t = document.getElementById("tl-tip"); return [t.hidden, t.textContent]; })()')
+    if tip[0] or not tip[1].startswith('rank 0'):
+        fail('no tooltip over rank 0\'s lane: %s' % tip)
+    # The whole run is the detail window of this small trace: a tooltip names a region there.
+    if '(' not in tip[1] or 'idle' in tip[1]:
+        fail('the tooltip inside the detail window should name the region under the pointer: %r' % tip[1])
+    check_not_blank(browser.screenshot(os.path.join(artifacts, 'timeline.png')), 'timeline.png')
 
 
 if __name__ == '__main__':

@@ -797,6 +797,14 @@ TEST_F(GpuIterationsToolTest, BadOptionsExitWithStatusTwoAndAMessage) {
         {{"--tensor-core-patterns", "h884,,hmma"}, "--tensor-core-patterns needs a comma-separated list"},
         {{"--gpu-gap-threshold", "0"}, "--gpu-gap-threshold needs a duration in seconds above 0"},
         {{"--event-reader", "fast"}, "--event-reader needs 'direct' or 'otf2', not 'fast'"},
+        {{"--timeline-ranks", "0-x"}, "--timeline-ranks needs ranks and ranges of ranks, comma-separated (e.g. "
+                                      "0-3,8), not '0-x'"},
+        {{"--timeline-ranks", "3-1"}, "--timeline-ranks needs ranks and ranges of ranks"},
+        {{"--timeline-ranks", "1,,2"}, "--timeline-ranks needs ranks and ranges of ranks"},
+        {{"--timeline-window", "2"}, "--timeline-window needs a time window A:B in seconds from the trace start, "
+                                     "with 0 <= A < B (e.g. 2.5:2.6, the times of trace.json), not '2'"},
+        {{"--timeline-window", "0.5:0.2"}, "--timeline-window needs a time window A:B"},
+        {{"--timeline-window", "-1:2"}, "--timeline-window needs a time window A:B"},
         {{"--key-region", "stpe"},
          "--key-region 'stpe': no region of that name in the trace; candidates, the most regularly recurring "
          "first: step (6 calls per rank on 2 ranks, spacing varies 57.1%)"},

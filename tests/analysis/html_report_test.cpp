@@ -235,6 +235,46 @@ TEST(HtmlReport, IterationsOnAScaleTheStableOnesStayReadableOn) {
 }
 
 // Wait states by call path (a column per pattern) and by rank pair (who waited for whom).
+TEST(HtmlReport, TimelineEmbedsItsDataForTheCanvasAndSaysWhatIsLeftOut) {
+    TempDir dir;
+    const std::string timeline =
+        R"({"report": "timeline", "length_us": 4000000.000, "bins": 4,)"
+        R"( "classes": ["computation", "mpi", "io", "openmp", "gpu_wait", "cuda_api", "measurement",)"
+        R"( "mpi_init_finalize", "kernel", "copy"],)"
+        R"( "lanes": [{"rank": 0, "track": 0, "name": "master thread", "gpu": false,)"
+        R"( "shares": {"computation": [90,10,50,100], "mpi": [10,90,0,0]}, "detail_slices": 2,)"
+        R"( "detail_left_out": 5, "detail_ends_us": 2000100.500},)"
+        R"( {"rank": 1, "track": 0, "name": "master thread", "gpu": false,)"
+        R"( "shares": {"computation": [100,100,100,100]}, "detail_slices": 1, "detail_left_out": 0,)"
+        R"( "detail_ends_us": null}],)"
+        R"( "lanes_left_out": 6,)"
+        R"( "window": {"begin_us": 1996086.726, "end_us": 2004954.273, "chosen": "the middle of the run",)"
+        R"( "slices_per_lane": 2},)"
+        R"( "regions": ["main", "</script><img src=x onerror=alert(1)>"],)"
+        R"( "slices": [[0,0,0,1000.000,3999000.000], [0,1,1,2000000.000,100.500], [1,0,0,1000.000,3999000.000]],)"
+        R"( "messages": [[0,2000000.000,1,2000050.000]], "iterations_us": [1000000.000, 2000000.000]})";
+    const std::string page = html_report({{"timeline.json", timeline}});
+    EXPECT_EQ(check_page(dir, page), "ok") << page;
+    EXPECT_TRUE(contains(page, "<a href=\"#timeline\">Timeline</a>")) << page;
+    EXPECT_TRUE(contains(page, "Each lane is a rank&#39;s CPU thread or GPU stream: 2 lanes; 6 more are left out")) << page;
+    // Bounds with six figures: a window of milliseconds in a run of seconds.
+    EXPECT_TRUE(contains(page, "From 1.99609 s to 2.00495 s (8.87 ms, the middle of the run")) << page;
+    EXPECT_TRUE(contains(page, "each region instance and message is drawn (3 instances, 1 message as lines)")) << page;
+    EXPECT_TRUE(contains(page, "On 1 lane the window holds more than 2 instances")) << page;
+    EXPECT_TRUE(contains(page, "(first: rank 0, master thread at 2.00 s)")) << page;
+    EXPECT_TRUE(contains(page, "<canvas id=\"tl-canvas\" tabindex=\"0\" role=\"img\" aria-label=\"Timeline of 2 lanes\">"))
+        << page;
+    EXPECT_EQ(count(page, "data-tl="), 4u);
+    // The data goes whole into the page, where no name can close its element.
+    EXPECT_TRUE(contains(page, "<script type=\"application/json\" id=\"timeline-data\">")) << page;
+    EXPECT_TRUE(contains(page, "\\u003c/script>\\u003cimg src=x onerror=alert(1)>")) << page;
+    EXPECT_FALSE(contains(page, "<img")) << page;
+    // Without lanes, the section says so; without timeline.json there is none.
+    const std::string empty = html_report({{"timeline.json", R"({"report": "timeline", "lanes": [], "bins": 4})"}});
+    EXPECT_TRUE(contains(empty, "No rank&#39;s thread or GPU stream was chosen for the timeline")) << empty;
+    EXPECT_FALSE(contains(html_report({{"summary.json", R"({"report": "summary"})"}}), "id=\"timeline\""));
+}
+
 TEST(HtmlReport, WaitStatesByCallPathAndRankPair) {
     TempDir dir;
     const auto waits = [](const std::string& rows) {
