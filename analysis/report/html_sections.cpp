@@ -683,6 +683,7 @@ void write_all_reports(HtmlWriter& html, const std::vector<ParsedReport>& report
                  "The CSV files hold the same rows.",
                  {{"class", "note"}});
     for (const ParsedReport& report : reports) {
+        if (report.name == "timeline.json") continue;  // the Timeline section draws it; as tables it would be bins
         const std::string id = "report-" + report.name.substr(0, report.name.size() - 5);
         html.newline();
         html.open("section", {{"aria-labelledby", id}});

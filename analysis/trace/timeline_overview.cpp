@@ -102,6 +102,8 @@ TimelinePlan plan_timeline(const TraceDefinitions& definitions,
     plan.origin = static_cast<Ticks>(definitions.global_offset);
     plan.length = std::max<Ticks>(1, static_cast<Ticks>(definitions.trace_length));
     plan.bins = std::max<std::size_t>(1, options.bins);
+    for (std::size_t b = 0; b <= plan.bins; ++b) plan.edges.push_back(bin_edge(plan.origin, plan.length, plan.bins, b));
+    plan.bins_per_tick = static_cast<double>(plan.bins) / static_cast<double>(plan.length);
     // Every track, by (rank, track); then the ranks chosen.
     std::map<std::pair<std::int64_t, std::size_t>, std::size_t> tracks;
     for (const auto& [location, track] : track_of_location)
@@ -174,28 +176,33 @@ void TimelineRecorder::begin_location(std::size_t index, std::size_t track) {
     lane_ = &records_.timeline_lanes.back();
 }
 
-void TimelineRecorder::add(std::size_t lane_class, Ticks enter, Ticks exit, bool add) {
-    const Ticks end = plan_.origin + plan_.length;
-    enter = std::max(enter, plan_.origin);
-    exit = std::min(exit, end);
+void TimelineRecorder::add(std::size_t to_class, std::size_t from_class, Ticks enter, Ticks exit) {
+    const std::vector<Ticks>& edges = plan_.edges;
+    enter = std::max(enter, edges.front());
+    exit = std::min(exit, edges.back());
     if (exit <= enter) return;
-    auto b = static_cast<std::size_t>(static_cast<__int128>(enter - plan_.origin) *
-                                      static_cast<__int128>(plan_.bins) / plan_.length);
-    for (; b < plan_.bins; ++b) {
-        const Ticks from = bin_edge(plan_.origin, plan_.length, plan_.bins, b);
-        const Ticks to = bin_edge(plan_.origin, plan_.length, plan_.bins, b + 1);
-        if (from >= exit) break;
-        const Ticks overlap = std::min(exit, to) - std::max(enter, from);
-        if (overlap > 0) lane_->ticks[b * lane_class_count + lane_class] += add ? overlap : -overlap;
+    // The bin of `enter`: estimated in floating point, then made exact by the edges.
+    auto b = static_cast<std::size_t>(static_cast<double>(enter - edges.front()) * plan_.bins_per_tick);
+    b = std::min(b, plan_.bins - 1);
+    while (b > 0 && edges[b] > enter) --b;
+    while (b + 1 < plan_.bins && edges[b + 1] <= enter) ++b;
+    for (; b < plan_.bins && edges[b] < exit; ++b) {
+        const Ticks overlap = std::min(exit, edges[b + 1]) - std::max(enter, edges[b]);
+        if (overlap <= 0) continue;
+        std::int64_t* bin = &lane_->ticks[b * lane_class_count];
+        bin[to_class] += overlap;
+        if (from_class < lane_class_count) bin[from_class] -= overlap;
     }
 }
 
 void TimelineRecorder::slice(std::uint32_t region, Ticks enter, Ticks exit, std::uint32_t parent) {
     if (lane_ == nullptr || region >= definitions_.regions.size()) return;
     const std::size_t gpu = gpu_ ? definitions_.regions.size() : 0;
-    // Exclusive time from instances alone: an instance's time is its class's, less its parent's.
-    add(class_of_[gpu + region], enter, exit, true);
-    if (parent < definitions_.regions.size()) add(class_of_[gpu + parent], enter, exit, false);
+    // Exclusive time from instances alone: an instance's time is its class's, less its parent's
+    // (nothing to do when both are of one class, as most nested regions are).
+    const std::size_t own = class_of_[gpu + region];
+    const std::size_t outer = parent < definitions_.regions.size() ? class_of_[gpu + parent] : lane_class_count;
+    if (own != outer) add(own, outer, enter, exit);
     const bool inside = enter < plan_.window_end && (exit > plan_.window_begin || enter >= plan_.window_begin);
     if (!inside) return;
     if (lane_->slices >= plan_.slices_per_lane) {
@@ -206,11 +213,11 @@ void TimelineRecorder::slice(std::uint32_t region, Ticks enter, Ticks exit, std:
     records_.timeline_slices.push_back({lane_->lane, region, enter, exit});
 }
 
-void TimelineRecorder::flow(std::uint64_t id, std::int64_t rank, std::size_t track, Ticks time, bool start) {
+void TimelineRecorder::flow(const MessageKey& key, std::int64_t rank, std::size_t track, Ticks time, bool start) {
     if (time == no_time || time < plan_.window_begin || time >= plan_.window_end) return;
     const auto it = plan_.lane_of.find({rank, track});
     if (it == plan_.lane_of.end()) return;
-    records_.timeline_flows.push_back({id, it->second, start ? 1u : 0u, time});
+    records_.timeline_flows.push_back({flow_hash(key), it->second, start ? 1u : 0u, time});
 }
 
 void put_timeline_partial(ByteWriter& out, const ShareRecords& records) {

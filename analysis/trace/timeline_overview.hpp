@@ -75,6 +75,8 @@ struct TimelinePlan {
     Ticks origin = 0;  ///< the trace start (global offset): times are given from it
     Ticks length = 1;  ///< of the run (ClockProperties' trace length), >= 1
     std::size_t bins = 1000;
+    std::vector<Ticks> edges;    ///< the bins' starts, and the end of the run
+    double bins_per_tick = 0;    ///< to find a time's bin quickly (then exactly, by the edges)
     std::map<std::pair<std::int64_t, std::size_t>, std::uint32_t> lane_of;  ///< (rank, track) -> lane
     std::vector<std::pair<std::int64_t, std::size_t>> lanes;               ///< by lane: (rank, track)
     std::vector<std::size_t> lane_location;                                 ///< by lane: index of its location
@@ -98,10 +100,11 @@ public:
     /// A region instance of it, inside `parent` (UINT32_MAX: none).
     void slice(std::uint32_t region, Ticks enter, Ticks exit, std::uint32_t parent);
     /// A message's send (start) or receive on `track` of `rank`.
-    void flow(std::uint64_t id, std::int64_t rank, std::size_t track, Ticks time, bool start);
+    void flow(const MessageKey& key, std::int64_t rank, std::size_t track, Ticks time, bool start);
 
 private:
-    void add(std::size_t lane_class, Ticks enter, Ticks exit, bool add);
+    /// [enter, exit) to class `to_class`, and taken from `from_class` (lane_class_count: none).
+    void add(std::size_t to_class, std::size_t from_class, Ticks enter, Ticks exit);
     const TimelinePlan& plan_;
     const TraceDefinitions& definitions_;
     ShareRecords& records_;

@@ -236,7 +236,7 @@ bool TimelineWriter::slice(std::uint32_t region, Ticks enter, Ticks exit, std::u
 
 void TimelineWriter::flow(const MessageKey& key, Ticks event, bool start, std::size_t thread) {
     if (recorder_ != nullptr)
-        recorder_->flow(flow_hash(key), start ? key.source : key.destination, thread, event, start);
+        recorder_->flow(key, start ? key.source : key.destination, thread, event, start);
     if (event == no_time || !kept(event)) return;
     buffer_ += start ? ",\n{\"ph\": \"s\", " : ",\n{\"ph\": \"f\", \"bp\": \"e\", ";
     buffer_ += "\"name\": \"message\", \"cat\": \"message\", \"id\": \"" + flow_id(key) + "\", \"ts\": ";
