@@ -10,7 +10,7 @@
 #          2000000 calls, about 44 million events; profile and trace);
 # and for each:
 #   - the wall time of the analysis;
-#   - the size of report.html, trace.json and the whole analysis/ directory;
+#   - the size of report.html, trace.json, timeline.json and the whole analysis/ directory;
 #   - the time headless Chromium takes to load report.html and run its
 #     scripts (`--dump-dom`), minus that of an empty page, median of REPS.
 # The trace is deleted at the end.
@@ -48,7 +48,7 @@ report() {  # report NAME EXPERIMENT DESCRIPTION
   end=$(date +%s.%N)
   echo "$name: $3"
   awk -v s="$start" -v e="$end" 'BEGIN { printf "  strata-analyze (K=1, default options): %.2f s\n", e - s }'
-  echo "  report.html $(size "$experiment/analysis/report.html"), trace.json $(size "$experiment/analysis/trace.json"), analysis/ $(size "$experiment/analysis")"
+  echo "  report.html $(size "$experiment/analysis/report.html"), trace.json $(size "$experiment/analysis/trace.json"), timeline.json $(size "$experiment/analysis/timeline.json"), analysis/ $(size "$experiment/analysis")"
   [[ -n $chromium ]] || { echo "  open time: no chromium on the PATH"; return; }
   rm -f "$work/empty.times" "$work/report.times"
   for ((i = 0; i < reps; i++)); do

@@ -137,10 +137,21 @@ button.copy { font: inherit; font-size: 0.85rem; padding: 0.1rem 0.5rem; cursor:
 svg .hz { fill: #fff; stroke: #d0d0d0; }
 svg .h0 { fill: #eef3fb; } svg .h1 { fill: #d6e2f3; } svg .h2 { fill: #b9cde9; } svg .h3 { fill: #93b1dc; }
 svg .h4 { fill: #6d94cf; } svg .h5 { fill: #4a78bf; } svg .h6 { fill: #2f5ea5; } svg .h7 { fill: #1b3f78; }
-@media print { .ct-tree { max-height: none; overflow: visible; } .ct-layout { display: block; } }
+input.filter { margin: 0.4rem 0 0; padding: 0.15rem 0.3rem; font: inherit; font-size: 0.9rem; width: 16rem;
+               max-width: 100%; }
+@media print {
+  body { max-width: none; font-size: 10pt; }
+  nav, button, input.filter, .tl-controls, #tl-tip { display: none; }
+  .ct-tree { max-height: none; overflow: visible; } .ct-layout { display: block; }
+  .scroll { overflow: visible; }
+  section, table, figure, svg, canvas { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  a { color: inherit; text-decoration: none; }
+}
 )";
 
-// Sorting, and the buttons that copy a command; the page is complete without it.
+// Sorting and filtering tables, the buttons that copy a command, the folded
+// parts opened for printing; the page is complete without it.
 constexpr const char* script = R"(
 (function () {
   Array.prototype.forEach.call(document.querySelectorAll("button.copy"), function (button) {
@@ -189,6 +200,29 @@ constexpr const char* script = R"(
     th.addEventListener("keydown", function (e) {
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); }
     });
+  });
+  // A filter above each table of more than a few rows: rows without the text are hidden.
+  Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+    if (!table.tBodies[0] || table.tBodies[0].rows.length <= 5) return;
+    var input = document.createElement("input"), caption = table.caption ? table.caption.textContent : "the table";
+    input.type = "search";
+    input.className = "filter";
+    input.placeholder = "Filter rows";
+    input.setAttribute("aria-label", "Filter the rows of " + caption);
+    input.addEventListener("input", function () {
+      var text = input.value.toLowerCase();
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        row.hidden = text !== "" && row.textContent.toLowerCase().indexOf(text) < 0;
+      });
+    });
+    var at = table.parentNode.classList && table.parentNode.classList.contains("scroll") ? table.parentNode : table;
+    at.parentNode.insertBefore(input, at);
+  });
+})();
+(function () {
+  // Printed, the folded parts are shown too.
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("details"), function (d) { d.open = true; });
   });
 })();
 )";

@@ -13,7 +13,9 @@ call-tree node expands on a click; a click on a call path's name selects it
 (the region named </script><img src=x onerror=alert(1)> shows as text, no
 <img> exists); a click on a rank's bar shows that location's figures; the
 deep link report.html#callpath=<path> opens and selects its call path; a
-click on a column header sorts; the page does not overflow a narrow window.
+click on a column header sorts; a table's filter hides the rows without its
+text; printed, the navigation and controls are left out; the page does not
+overflow a narrow window.
 Then the page of gpu_trace() (otf2_fixture.hpp): its GPU section has the
 busy bars, the activity strips and the rows; its timeline draws its lanes,
 zooms with the buttons, keys and wheel, and shows a tooltip.  Screenshots
@@ -368,6 +370,25 @@ def check_page(browser, page, artifacts):
             '(numbers ? n[i - 1] <= n[i] : t[i - 1].localeCompare(x) <= 0)); })(Array.from('
             'document.querySelector("#report-loadbalance ~ div table.sortable").tBodies[0].rows))'):
         fail('the column is not sorted after the click')
+
+    # A filter above a long table hides the rows without its text.
+    filtered = browser.evaluate(
+        '(() => { const input = document.querySelector("input.filter"); if (!input) return null;'
+        ' let table = input.nextElementSibling; if (table.tagName !== "TABLE") table = table.querySelector("table");'
+        ' const rows = Array.from(table.tBodies[0].rows), word = rows[rows.length - 1].cells[0].textContent;'
+        ' input.value = word; input.dispatchEvent(new Event("input"));'
+        ' const shown = rows.filter(r => !r.hidden).length;'
+        ' input.value = ""; input.dispatchEvent(new Event("input"));'
+        ' return [rows.length, shown, rows.filter(r => !r.hidden).length]; })()')
+    if not filtered or not (1 <= filtered[1] < filtered[0] and filtered[2] == filtered[0]):
+        fail('a table\'s filter should hide the rows without its text, and show all when emptied: %s' % filtered)
+    # Printed: no navigation or controls, the folded parts open.
+    browser.send('Emulation.setEmulatedMedia', {'media': 'print'})
+    printed = browser.evaluate('[getComputedStyle(document.querySelector("nav")).display,'
+                               ' getComputedStyle(document.querySelector("input.filter")).display]')
+    browser.send('Emulation.setEmulatedMedia', {'media': ''})
+    if printed != ['none', 'none']:
+        fail('the navigation and the filters should not be printed: %s' % printed)
 
     # A narrow window: nothing wider than the window but what scrolls inside its own box.
     browser.resize(420, 900)
