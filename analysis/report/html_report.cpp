@@ -350,7 +350,8 @@ std::string html_report(const std::vector<ReportFile>& files) {
                        find_report(reports, "loadbalance_ranks.json"));
     write_calltree(html, tree, calltree_text);
     write_heatmap(html, tree);
-    write_timeline(html, find_report(reports, "timeline.json"), timeline_text, experiment);
+    write_timeline(html, find_report(reports, "timeline.json"), timeline_text, find_report(reports, "iterations.json"),
+                   experiment);
     write_wait_states(html, find_report(reports, "waitstates.json"));
     write_iterations(html, find_report(reports, "iterations.json"), experiment);
     write_gpu(html, find_report(reports, "gpu.json"), find_report(reports, "gpu_kernels.json"),

@@ -2,6 +2,7 @@
 // The "Timeline" section of report.html (see html_timeline.hpp).
 #include "report/html_timeline.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -258,7 +259,7 @@ std::string time_of(double microseconds) {
 }  // namespace
 
 void write_timeline(HtmlWriter& html, const JsonValue* timeline, const std::string* raw,
-                    const std::string& experiment) {
+                    const JsonValue* iterations, const std::string& experiment) {
     if (!timeline || !raw) return;
     const std::vector<const JsonValue*> lanes = f::objects(timeline->find("lanes"));
     const JsonValue* window = timeline->find("window");
@@ -317,6 +318,34 @@ void write_timeline(HtmlWriter& html, const JsonValue* timeline, const std::stri
     html.raw(" (seconds from the trace start). The whole trace, up to --timeline-events instances: trace.json in "
              "Perfetto (ui.perfetto.dev) or chrome://tracing.");
     html.close("p");
+    // The first iterations of the suggested stable range (--iter-start/--iter-stop) as a window.
+    const JsonValue* ends = timeline->find("iterations_us");
+    const JsonValue* stable = iterations ? iterations->find("stable_range") : nullptr;
+    const double first = f::number(stable, "start"), last = f::number(stable, "stop");
+    if (ends && ends->is_array() && std::isfinite(first) && std::isfinite(last) && first >= 0 && last >= first) {
+        const std::size_t n = ends->items.size();  // key-region ends: iteration i runs from end i-1 to end i
+        const auto a = static_cast<std::size_t>(first);
+        const std::size_t b = std::min(static_cast<std::size_t>(last), a + 2);
+        const double begin_us = a == 0 ? 0.0 : a - 1 < n ? ends->items[a - 1].number(NAN) : NAN;
+        const double end_us = b < n ? ends->items[b].number(NAN) : f::number(timeline, "length_us");
+        if (std::isfinite(begin_us) && std::isfinite(end_us) && end_us > begin_us) {
+            // Seconds to the nanosecond, without trailing zeros.
+            const auto seconds = [](double us) {
+                char text[48];
+                std::snprintf(text, sizeof text, "%.9f", us * 1e-6);
+                std::string t = text;
+                t.erase(t.find_last_not_of('0') + 1);
+                if (!t.empty() && t.back() == '.') t.pop_back();
+                return t;
+            };
+            const std::string window_text = seconds(begin_us) + ":" + seconds(end_us);
+            html.open("p", {{"class", "note"}});
+            html.raw(a == b ? "Iteration " + std::to_string(a) : "Iterations " + std::to_string(a) + " to " + std::to_string(b));
+            html.raw(", the first of the stable range the Iterations section suggests, one by one: ");
+            html.element("code", "strata-analyze --timeline-window " + window_text + " " + where);
+            html.close("p");
+        }
+    }
     html.open("div", {{"class", "tl-controls"}});
     html.element("button", "Whole run", {{"type", "button"}, {"data-tl", "all"}});
     html.element("button", "Detail window", {{"type", "button"}, {"data-tl", "window"}});

@@ -16,8 +16,10 @@
 namespace strata::analysis::report {
 
 /// Nothing without timeline.json.  `raw` is its text, embedded for the
-/// script; `experiment` (the directory, "" when unknown) completes the commands shown.
+/// script; with `iterations` (iterations.json), the first iterations of its
+/// stable range are offered as a window; `experiment` (the directory, ""
+/// when unknown) completes the commands shown.
 void write_timeline(HtmlWriter& html, const JsonValue* timeline, const std::string* raw,
-                    const std::string& experiment);
+                    const JsonValue* iterations, const std::string& experiment);
 
 }  // namespace strata::analysis::report

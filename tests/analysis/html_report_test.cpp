@@ -253,7 +253,9 @@ TEST(HtmlReport, TimelineEmbedsItsDataForTheCanvasAndSaysWhatIsLeftOut) {
         R"( "regions": ["main", "</script><img src=x onerror=alert(1)>"],)"
         R"( "slices": [[0,0,0,1000.000,3999000.000], [0,1,1,2000000.000,100.500], [1,0,0,1000.000,3999000.000]],)"
         R"( "messages": [[0,2000000.000,1,2000050.000]], "iterations_us": [1000000.000, 2000000.000]})";
-    const std::string page = html_report({{"timeline.json", timeline}});
+    const std::string page = html_report(
+        {{"timeline.json", timeline},
+         {"iterations.json", R"({"report": "iterations", "stable_range": {"start": 1, "stop": 2}, "rows": []})"}});
     EXPECT_EQ(check_page(dir, page), "ok") << page;
     EXPECT_TRUE(contains(page, "<a href=\"#timeline\">Timeline</a>")) << page;
     EXPECT_TRUE(contains(page, "Each lane is a rank&#39;s CPU thread or GPU stream: 2 lanes; 6 more are left out")) << page;
@@ -265,6 +267,10 @@ TEST(HtmlReport, TimelineEmbedsItsDataForTheCanvasAndSaysWhatIsLeftOut) {
     EXPECT_TRUE(contains(page, "<canvas id=\"tl-canvas\" tabindex=\"0\" role=\"img\" aria-label=\"Timeline of 2 lanes\">"))
         << page;
     EXPECT_EQ(count(page, "data-tl="), 4u);
+    // The stable range's iterations 1 and 2 run from the first key-region end to the end of the run.
+    EXPECT_TRUE(contains(page, "Iterations 1 to 2, the first of the stable range the Iterations section suggests, "
+                               "one by one: <code>strata-analyze --timeline-window 1:4 &lt;experiment&gt;</code>"))
+        << page;
     // The data goes whole into the page, where no name can close its element.
     EXPECT_TRUE(contains(page, "<script type=\"application/json\" id=\"timeline-data\">")) << page;
     EXPECT_TRUE(contains(page, "\\u003c/script>\\u003cimg src=x onerror=alert(1)>")) << page;
