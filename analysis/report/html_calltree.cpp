@@ -455,15 +455,7 @@ void write_calltree(HtmlWriter& html, const JsonValue* calltree, const std::stri
                  {{"class", "note"}});
     html.close("div");
     html.close("div");
-    if (raw) {
-        // Data, not code: JSON.parse reads it.
-        html.open("script", {{"type", "application/json"}, {"id", "calltree-data"}});
-        html.raw(json_for_script(*raw));
-        html.close("script");
-        html.open("script");
-        html.raw(script);
-        html.close("script");
-    }
+    if (raw) embed_data_and_script(html, "calltree-data", *raw, script);
     html.close("section");
 }
 

@@ -369,12 +369,7 @@ void write_timeline(HtmlWriter& html, const JsonValue* timeline, const std::stri
     html.open("noscript");
     html.element("p", "The timeline needs JavaScript; timeline.json holds its data.");
     html.close("noscript");
-    html.open("script", {{"type", "application/json"}, {"id", "timeline-data"}});
-    html.raw(json_for_script(*raw));
-    html.close("script");
-    html.open("script");
-    html.raw(script);
-    html.close("script");
+    embed_data_and_script(html, "timeline-data", *raw, script);
     html.close("section");
 }
 

@@ -108,6 +108,16 @@ std::string json_for_script(const std::string& json) {
     return data;
 }
 
+void embed_data_and_script(HtmlWriter& html, const char* id, const std::string& json, const char* script) {
+    // Data, not code: nothing in it runs.
+    html.open("script", {{"type", "application/json"}, {"id", id}});
+    html.raw(json_for_script(json));
+    html.close("script");
+    html.open("script");
+    html.raw(script);
+    html.close("script");
+}
+
 std::string human_seconds(double seconds) {
     if (!std::isfinite(seconds)) return "";
     if (seconds == 0.0) return "0 s";

@@ -73,6 +73,9 @@ private:
     std::vector<std::string> open_;
 };
 
+/// `json` as <script type="application/json" id="`id`">, then `script`, which reads it with JSON.parse.
+void embed_data_and_script(HtmlWriter& html, const char* id, const std::string& json, const char* script);
+
 /// One bar of a chart: its label, its value and the text printed beside it.
 struct Bar {
     std::string label;

@@ -11,13 +11,6 @@ namespace strata::analysis::trace {
 
 namespace {
 
-/// floor(a / b) for b > 0.
-__int128 floor_div(__int128 a, __int128 b) {
-    __int128 q = a / b;
-    if ((a % b != 0) && (a < 0)) --q;
-    return q;
-}
-
 /// ceil(a / b) for b > 0.
 __int128 ceil_div(__int128 a, __int128 b) {
     return -floor_div(-a, b);

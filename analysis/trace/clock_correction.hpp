@@ -25,6 +25,13 @@ namespace strata::analysis::trace {
 
 class LogicalShift;
 
+/// floor(a / b) for b > 0.
+inline __int128 floor_div(__int128 a, __int128 b) {
+    __int128 q = a / b;
+    if ((a % b != 0) && (a < 0)) --q;
+    return q;
+}
+
 /// The piecewise linear map from a location's clock to rank 0's.
 ///
 /// The offset added to a time changes only every so many ticks (by one at a

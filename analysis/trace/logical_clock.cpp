@@ -6,18 +6,12 @@
 #include <limits>
 
 #include "trace/byte_codec.hpp"
+#include "trace/clock_correction.hpp"
 #include "trace/wait_state_analysis.hpp"
 
 namespace strata::analysis::trace {
 
 namespace {
-
-/// floor(a / b) for b > 0.
-__int128 floor_div(__int128 a, __int128 b) {
-    __int128 q = a / b;
-    if ((a % b != 0) && (a < 0)) --q;
-    return q;
-}
 
 Ticks clamp_ticks(__int128 v) {
     if (v < std::numeric_limits<Ticks>::min()) return std::numeric_limits<Ticks>::min();
@@ -30,27 +24,6 @@ struct MoveNote {
     MessageChannel channel;
     std::uint64_t seq = 0;
     Ticks time = 0;
-};
-
-/// A collective call's enter moved, to its instance's owner.
-struct EnterNote {
-    std::uint32_t comm = 0;
-    std::uint32_t rank = 0;
-    std::uint64_t seq = 0;
-    std::uint32_t op = 0;
-    std::uint32_t unused = 0;
-    std::int64_t root = -1;
-    Ticks enter = 0;
-};
-
-/// The owner's answer to one member: what its exit must not precede.
-struct AnswerNote {
-    std::uint32_t comm = 0;
-    std::uint32_t rank = 0;
-    std::uint64_t seq = 0;
-    std::uint64_t complete = 0;
-    Ticks latest = no_time;
-    Ticks root_enter = no_time;
 };
 
 }  // namespace
@@ -216,7 +189,7 @@ std::vector<std::string> LogicalClock::outbox() {
         const Ticks enter = moved(c.rank, c.enter);
         if (enter == entered_[i]) continue;
         entered_[i] = enter;
-        EnterNote note;
+        CallNote note;  // its enter moved
         note.comm = c.comm;
         note.rank = c.rank;
         note.seq = c.seq;
@@ -250,7 +223,7 @@ std::vector<std::string> LogicalClock::answers(const std::vector<std::string>& i
             if (i != SIZE_MAX) partner_post_[i] = note.time;
         }
         while (!in.done()) {
-            const auto note = in.get<EnterNote>();
+            const auto note = in.get<CallNote>();
             Instance& instance = instances_[{note.comm, note.seq}];
             instance.changed = true;
             if (first) {
@@ -274,9 +247,10 @@ std::vector<std::string> LogicalClock::answers(const std::vector<std::string>& i
         const Member& front = instance.members.front();
         bool complete = comm < definitions_.communicators.size() &&
                         instance.members.size() == definitions_.communicators[comm].world_ranks.size();
-        AnswerNote answer;
+        CallAnswer answer;  // what the member's exit must not precede
         answer.comm = comm;
         answer.seq = seq;
+        answer.latest = no_time;
         for (std::size_t i = 0; i < instance.members.size(); ++i) {
             const Member& m = instance.members[i];
             complete = complete && m.op == front.op && m.root == front.root &&
@@ -308,7 +282,7 @@ bool LogicalClock::enforce(const std::vector<std::string>& inbox) {
     for (const std::string& box : inbox) {
         ByteReader in(box);
         while (!in.done()) {
-            const auto note = in.get<AnswerNote>();
+            const auto note = in.get<CallAnswer>();
             const auto it = call_of_.find({note.rank, note.comm, note.seq});
             if (it == call_of_.end()) continue;
             answer_[it->second] = Answer{note.complete != 0, note.latest, note.root_enter};

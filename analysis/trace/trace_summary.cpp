@@ -37,7 +37,8 @@ std::string note_for(const TraceReport& report, bool timeline) {
                       " only (--iter-start/--iter-stop; what comes from profile.h5 covers the whole run)."
                 : ".";
     if (timeline) {
-        note += " The timeline is in trace.json (Perfetto, chrome://tracing)";
+        note += " The timeline is in report.html (what each lane spends the run on, and a window in detail: "
+                "timeline.json) and in trace.json (Perfetto, chrome://tracing)";
         note += report.timeline_cut.empty()
                     ? "."
                     : "; it was cut at " + std::to_string(report.timeline_cut.size()) +

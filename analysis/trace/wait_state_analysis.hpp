@@ -164,6 +164,28 @@ private:
     bool moved_ = false;
 };
 
+/// A collective call, travelling to its instance's owner (the collective
+/// phase, and the logical clock's rounds).
+struct CallNote {
+    std::uint32_t comm = 0;
+    std::uint64_t seq = 0;
+    std::uint32_t rank = 0;
+    std::uint32_t op = 0;
+    std::int64_t root = -1;
+    Ticks enter = 0;
+};
+
+/// The owner's answer to one member of an instance.
+struct CallAnswer {
+    std::uint32_t comm = 0;
+    std::uint64_t seq = 0;
+    std::uint32_t rank = 0;
+    std::uint8_t complete = 0;
+    Ticks latest = 0;             ///< max over members of E
+    std::int64_t last_rank = -1;  ///< the member with that E (lowest rank on ties)
+    Ticks root_enter = no_time;
+};
+
 /// How a collective operation synchronises its members (Scalasca's classes).
 enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one };
 CollectiveKind collective_kind(std::uint32_t op);

@@ -25,11 +25,6 @@ namespace {
 
 using namespace strata::analysis::trace;
 
-/// floor(a / b), b > 0.
-__int128 floor_div(__int128 a, __int128 b) {
-    return a / b - ((a % b != 0) && (a < 0) ? 1 : 0);
-}
-
 /// s(t) from its definition (logical_clock.hpp): the largest contribution of
 /// any raise, each a ramp before it and a fade after it.
 Ticks by_definition(const std::vector<LogicalShift::Jump>& jumps, Ticks t) {
@@ -97,9 +92,15 @@ TEST(LogicalShiftTest, EveryTimeAgreesWithTheDefinitionAndTimesKeepTheirOrder) {
             ASSERT_LE(first, t);
             ASSERT_GE(last, t);
             // The range said to share the value does (its ends, where they are near).
-            if (first > t - 1000) ASSERT_EQ(s.at(first), v) << t;
-            if (last < t + 1000) ASSERT_EQ(s.at(last), v) << t;
-            if (first > t - 1000 && last < t + 1000) ASSERT_EQ(s.at(first + (last - first) / 2), v) << t;
+            if (first > t - 1000) {
+                ASSERT_EQ(s.at(first), v) << t;
+            }
+            if (last < t + 1000) {
+                ASSERT_EQ(s.at(last), v) << t;
+            }
+            if (first > t - 1000 && last < t + 1000) {
+                ASSERT_EQ(s.at(first + (last - first) / 2), v) << t;
+            }
             // Moved times never change their order.
             ASSERT_GE(t + v, previous) << t;
             previous = t + v;
@@ -122,7 +123,9 @@ TEST(LogicalShiftTest, TheClockCorrectionAddsTheMoveToEveryCorrectedTime) {
     for (std::uint64_t t = 0; t < 120000; t += 1 + random() % 5) {
         std::int64_t nearby = 0;
         const std::int64_t base = plain.correct(t);
-        if (moved.correct_nearby(t, &nearby)) ASSERT_EQ(nearby, base + s.at(base)) << t;
+        if (moved.correct_nearby(t, &nearby)) {
+            ASSERT_EQ(nearby, base + s.at(base)) << t;
+        }
         ASSERT_EQ(moved.correct(t), base + s.at(base)) << t;
     }
     for (int i = 0; i < 20000; ++i) {

@@ -78,7 +78,10 @@ TEST_F(TraceToolTest, TraceOnlyExperimentExactAndIdenticalForK1235) {
     }
     EXPECT_NE(slurp(fs::path(one) / "trace.json").find("\"ph\": \"X\", \"name\": \"MPI_Recv\""),
               std::string::npos);
-    EXPECT_NE(summary.find("The timeline is in trace.json"), std::string::npos) << summary;
+    EXPECT_NE(summary.find("The timeline is in report.html (what each lane spends the run on, and a window in "
+                           "detail: timeline.json) and in trace.json"),
+              std::string::npos)
+        << summary;
 }
 
 TEST_F(TraceToolTest, ClockViolationsAreCorrectedAlikeForAnyKOrKeptWhenAsked) {
