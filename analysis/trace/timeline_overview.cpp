@@ -314,6 +314,13 @@ void finish_timeline_report(TimelineReport& report) {
 std::string timeline_json(const TimelineReport& r, const std::vector<Ticks>& iteration_bounds) {
     const std::uint64_t res = r.timer_resolution;
     const auto us = [&](Ticks t) { return microseconds(static_cast<__int128>(t) - r.origin, res); };
+    // As trace.json: both ends rounded, the duration their difference, so instances nest exactly.
+    const auto duration = [&](Ticks enter, Ticks exit) {
+        std::string text;
+        append_thousandths(text, thousandths_of_microseconds(static_cast<__int128>(exit) - r.origin, res) -
+                                     thousandths_of_microseconds(static_cast<__int128>(enter) - r.origin, res));
+        return text;
+    };
     std::string t = "{\n  \"report\": \"timeline\",\n";
     t += "  \"definitions\": {\"times\": \"microseconds from the trace start, on rank 0's clock (as trace.json)\", "
          "\"lanes\": \"a rank's CPU threads, then its GPU streams (trace.json's tracks)\", \"shares\": \"per "
@@ -376,7 +383,7 @@ std::string timeline_json(const TimelineReport& r, const std::vector<Ticks>& ite
         const auto lane_class_of = lane_class(r.regions[s.region], r.lanes[s.lane].gpu);
         t += std::string(i > 0 ? "," : "") + (i % 8 == 0 ? "\n    " : " ") + "[" + std::to_string(s.lane) + "," +
              std::to_string(index[s.region]) + "," + std::to_string(static_cast<int>(lane_class_of)) + "," +
-             us(s.enter) + "," + microseconds(static_cast<__int128>(s.exit) - s.enter, res) + "]";
+             us(s.enter) + "," + duration(s.enter, s.exit) + "]";
     }
     t += r.slices.empty() ? "],\n" : "\n  ],\n";
     t += "  \"messages\": [";

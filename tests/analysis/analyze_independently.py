@@ -14,7 +14,8 @@ independent_cube.py profile.cubex (tar and XML by Python's standard library)
 with profile.h5 and waitstates.csv, independent_calltree.py calltree.json
 (every value, sum, mean and extreme, the heatmap) with profile.h5 (h5py);
 check_trace_json.py trace.json against the format rules of METRICS.md,
-independent_definitions.py the trace's
+check_timeline_json.py timeline.json (report.html's timeline) against
+trace.json, independent_definitions.py the trace's
 definitions against the conventions of Score-P's traces that Scalasca,
 Vampir and Cube rely on.
 
@@ -144,7 +145,9 @@ def main():
                 ('independent_calltree.py', [profile, os.path.join(reports, 'calltree.json')],
                  'call paths compared: '),
                 ('independent_definitions.py', [trace], 'regions checked: '),
-                ('check_trace_json.py', [os.path.join(reports, 'trace.json')], 'trace.json: ')):
+                ('check_trace_json.py', [os.path.join(reports, 'trace.json')], 'trace.json: '),
+                ('check_timeline_json.py', [os.path.join(reports, 'timeline.json'), os.path.join(reports, 'trace.json')],
+                 'timeline.json: ')):
             # The same interpreter: it has the OTF2 bindings and h5py (CMake chose it for that).
             check = subprocess.run([sys.executable, os.path.join(HERE, script)] + files,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
