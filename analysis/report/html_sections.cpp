@@ -571,7 +571,8 @@ void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
         if (number_of(clock, "rounds") > 0) {
             fact(html, "Corrected by the controlled logical clock",
                  text_of(clock, "mpi_times_moved") + " of " + text_of(clock, "mpi_times") + " MPI times on " +
-                     text_of(clock, "ranks_moved") + " ranks moved later, by at most " +
+                     text_of(clock, "ranks_moved") + (text_of(clock, "ranks_moved") == "1" ? " rank" : " ranks") +
+                     " moved later, by at most " +
                      seconds_of(clock, "largest_move_s") + " (mean " + seconds_of(clock, "mean_move_s") +
                      "); left: " + text_of(clock, "clock_violations_left") + " in messages, " +
                      text_of(clock, "collective_clock_violations_left") + " in collectives");

@@ -14,7 +14,9 @@ Score-P's traces (share/doc/using-with-scalasca-vampir-cube.md):
   correction needs it), every node has a class and its parent chain ends at a root;
 - one process per rank of MPI_COMM_WORLD: member i of MPI_COMM_WORLD is a
   CPU thread of the i-th process; every location belongs to a process;
-- ClockProperties: a timer resolution and a trace length.
+- ClockProperties: a timer resolution and a trace length;
+- a PARADIGM definition, named and classed as Score-P's, for MPI (PROCESS),
+  OpenMP (THREAD_FORK_JOIN) and CUDA (ACCELERATOR) where regions use them.
 
     independent_definitions.py TRACE_ANCHOR
 
@@ -109,11 +111,21 @@ def main():
                 if i < len(groups) and member.group is not groups[i] and member.group.name != groups[i].name:
                     problem('MPI_COMM_WORLD member %d is in %s, not in the %d-th process %s'
                             % (i, member.group.name, i, groups[i].name))
+        # As Score-P: each parallel paradigm the regions use is defined, named and classed.
+        expected = {otf2.Paradigm.MPI: ('MPI', otf2.ParadigmClass.PROCESS),
+                    otf2.Paradigm.OPENMP: ('OpenMP', otf2.ParadigmClass.THREAD_FORK_JOIN),
+                    otf2.Paradigm.CUDA: ('CUDA', otf2.ParadigmClass.ACCELERATOR)}
+        defined = {p.paradigm: (p.name, p.paradigm_class) for p in d.paradigms}
+        paradigms = 0
+        for used in {r.paradigm for r in d.regions if r.paradigm in expected}:
+            paradigms += 1
+            if defined.get(used) != expected[used]:
+                problem('paradigm %s: defined as %s, Score-P defines %s' % (used, defined.get(used), expected[used]))
         clock = d.clock_properties
         if not clock.timer_resolution > 0 or not clock.trace_length > 0:
             problem('ClockProperties: resolution %s, trace length %s' % (clock.timer_resolution, clock.trace_length))
-    print('regions checked: %d MPI regions, %d system-tree nodes, %d processes, %d locations, %d ranks'
-          % (mpi_regions, len(nodes), len(groups), len(locations), ranks))
+    print('regions checked: %d MPI regions, %d paradigms, %d system-tree nodes, %d processes, %d locations, %d ranks'
+          % (mpi_regions, paradigms, len(nodes), len(groups), len(locations), ranks))
     if problems:
         sys.exit(1)
 

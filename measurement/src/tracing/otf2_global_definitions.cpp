@@ -287,6 +287,24 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
         device_metric_names[m] = {extra(device_metrics[m][0]), extra(device_metrics[m][1]),
                                   extra(device_metrics[m][2])};
     }
+    // As Score-P: a PARADIGM definition (name and class) for each parallel
+    // paradigm the regions use, which Vampir names its function groups by.
+    struct ParadigmName {
+        OTF2_Paradigm paradigm;
+        const char* name;
+        OTF2_ParadigmClass paradigm_class;
+    };
+    static const ParadigmName kParadigms[] = {
+        {OTF2_PARADIGM_MPI, "MPI", OTF2_PARADIGM_CLASS_PROCESS},
+        {OTF2_PARADIGM_OPENMP, "OpenMP", OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN},
+        {OTF2_PARADIGM_CUDA, "CUDA", OTF2_PARADIGM_CLASS_ACCELERATOR},
+    };
+    std::vector<std::pair<const ParadigmName*, OTF2_StringRef>> paradigms;
+    for (const ParadigmName& p : kParadigms) {
+        bool used = false;
+        for (const RegionDefinition& r : defs.regions) used = used || to_otf2(r.paradigm) == p.paradigm;
+        if (used) paradigms.emplace_back(&p, extra(p.name));
+    }
     std::vector<OTF2_StringRef> rank_names, location_names;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         // "process" for a program without MPI; "rank r" for MPI ranks, also one writing alone.
@@ -298,6 +316,9 @@ std::string write_global_definitions(OTF2_Archive* archive, const unification::U
         check(OTF2_GlobalDefWriter_WriteString(w, static_cast<OTF2_StringRef>(i), strings[i].c_str()),
               "writing a string definition");
     }
+    for (const auto& [p, name] : paradigms)
+        check(OTF2_GlobalDefWriter_WriteParadigm(w, p->paradigm, name, p->paradigm_class),
+              "writing a paradigm definition");
     for (std::size_t i = 0; i < defs.regions.size(); ++i) {
         const RegionDefinition& r = defs.regions[i];
         const OTF2_RegionFlag flags = (r.flags & region_flag_phase) ? OTF2_REGION_FLAG_PHASE : OTF2_REGION_FLAG_NONE;
