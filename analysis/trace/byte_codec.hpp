@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 #include <type_traits>
 
 namespace strata::analysis::trace {
@@ -37,6 +39,14 @@ public:
 private:
     std::string bytes_;
 };
+
+/// The bytes of each writer, moved out: an exchange's boxes, one per analysis rank.
+inline std::vector<std::string> boxes_of(std::vector<ByteWriter>& writers) {
+    std::vector<std::string> boxes;
+    boxes.reserve(writers.size());
+    for (ByteWriter& w : writers) boxes.push_back(std::move(w.bytes()));
+    return boxes;
+}
 
 /// Reads values back; a short buffer throws std::runtime_error (a bug, not bad input).
 class ByteReader {

@@ -265,9 +265,7 @@ std::vector<std::string> LogicalClock::answers(const std::vector<std::string>& i
             out[static_cast<std::size_t>(owner_of_rank_[m.rank])].put(answer);
         }
     }
-    std::vector<std::string> boxes;
-    for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
-    return boxes;
+    return boxes_of(out);
 }
 
 Ticks LogicalClock::required(const Condition& c) const {

@@ -295,18 +295,9 @@ std::string TraceShareAnalysis::clock_shifts() const {
 
 bool TraceShareAnalysis::move_clocks(const std::vector<std::string>& inbox) {
     shifts_ = read_shifts(inbox);
-    const LogicalClockSummary done = clock_ ? clock_->summary() : LogicalClockSummary{};
+    clock_done_ = clock_ ? clock_->summary() : LogicalClockSummary{};
     clock_.reset();
-    clock_counts_ = TraceCounts{};
-    clock_counts_.clock_violations = counts_.clock_violations;
-    clock_counts_.collective_clock_violations = counts_.collective_clock_violations;
-    clock_counts_.clock_rounds = done.rounds;
-    clock_counts_.clock_conditions_violated = done.conditions_violated;
-    clock_counts_.clock_ranks_moved = done.ranks_moved;
-    clock_counts_.clock_times_checked = done.times_checked;
-    clock_counts_.clock_times_moved = done.times_moved;
-    clock_counts_.clock_largest_move = done.largest_move;
-    clock_counts_.clock_move_sum = done.move_sum;
+    measured_violations_ = {counts_.clock_violations, counts_.collective_clock_violations};
     moved_ = true;
     bool any = false;
     for (const auto& [rank, shift] : shifts_) any = any || !shift.empty();
@@ -332,15 +323,15 @@ std::string TraceShareAnalysis::partial() const {
     if (moved_) {  // the trace's own violations, what is left of them, and what moved
         counts.clock_violations_left = counts_.clock_violations;
         counts.collective_clock_violations_left = counts_.collective_clock_violations;
-        counts.clock_violations = clock_counts_.clock_violations;
-        counts.collective_clock_violations = clock_counts_.collective_clock_violations;
-        counts.clock_rounds = clock_counts_.clock_rounds;
-        counts.clock_conditions_violated = clock_counts_.clock_conditions_violated;
-        counts.clock_ranks_moved = clock_counts_.clock_ranks_moved;
-        counts.clock_times_checked = clock_counts_.clock_times_checked;
-        counts.clock_times_moved = clock_counts_.clock_times_moved;
-        counts.clock_largest_move = clock_counts_.clock_largest_move;
-        counts.clock_move_sum = clock_counts_.clock_move_sum;
+        counts.clock_violations = measured_violations_[0];
+        counts.collective_clock_violations = measured_violations_[1];
+        counts.clock_rounds = clock_done_.rounds;
+        counts.clock_conditions_violated = clock_done_.conditions_violated;
+        counts.clock_ranks_moved = clock_done_.ranks_moved;
+        counts.clock_times_checked = clock_done_.times_checked;
+        counts.clock_times_moved = clock_done_.times_moved;
+        counts.clock_largest_move = clock_done_.largest_move;
+        counts.clock_move_sum = clock_done_.move_sum;
     }
     w.put(counts);
     std::uint64_t locations = 0;  // of the units taken, read or not

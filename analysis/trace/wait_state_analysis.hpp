@@ -35,6 +35,7 @@
 //   strata-analyze); analyze_trace_in_process() runs K shares in one process.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -158,9 +159,10 @@ private:
     std::size_t locations_read_ = 0;
     std::unique_ptr<LogicalClock> clock_;           ///< during the logical clock's rounds
     std::map<std::uint32_t, LogicalShift> shifts_;  ///< every measured rank's move, once known
-    /// The clock violations of the trace as written, and what the logical
-    /// clock did (TraceCounts), once it moved the times.
-    TraceCounts clock_counts_;
+    /// Once the logical clock moved the times: what it did, and the clock
+    /// violations (messages, collectives) of the trace as written.
+    LogicalClockSummary clock_done_;
+    std::array<std::uint64_t, 2> measured_violations_{};
     bool moved_ = false;
 };
 

@@ -102,9 +102,7 @@ std::vector<std::string> TraceShareAnalysis::message_outbox() const {
             to.put_array(posts.data() + first[c], count);
         }
     }
-    std::vector<std::string> boxes;
-    for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
-    return boxes;
+    return boxes_of(out);
 }
 
 void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank,
@@ -267,9 +265,7 @@ std::vector<std::string> TraceShareAnalysis::collective_outbox() const {
         if (collective_kind(c.op) == CollectiveKind::none) continue;
         out[collective_owner(c.comm, c.seq, k_)].put(CallNote{c.comm, c.seq, c.rank, c.op, c.root, c.enter});
     }
-    std::vector<std::string> boxes;
-    for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
-    return boxes;
+    return boxes_of(out);
 }
 
 std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vector<std::string>& inbox) {
@@ -329,9 +325,7 @@ std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vecto
             out[static_cast<std::size_t>(owner_of_rank_[m.rank])].put(answer);
         }
     }
-    std::vector<std::string> boxes;
-    for (ByteWriter& w : out) boxes.push_back(std::move(w.bytes()));
-    return boxes;
+    return boxes_of(out);
 }
 
 void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox) {
