@@ -84,11 +84,16 @@ tail -5 "$OUT/known_answers.log"
 fi
 
 if part bench; then
-step "bench/cuda_launch.cu: ns per launch and per NVTX range, plain and under Strata"
-nvcc -O2 -gencode arch=compute_90,code=sm_90 -o "$WORK/cuda_launch" "$HERE/../../bench/cuda_launch.cu" \
+step "bench/cuda_launch.cu: ns per launch and per NVTX range, plain, under CUPTI alone and under Strata"
+nvcc -O2 -gencode arch=compute_90,code=sm_90 -o "$WORK/cuda_launch" "$HERE/../../bench/cuda_launch.cu" -ldl \
     >> "$OUT/nvcc.log" 2>&1 || { cat "$OUT/nvcc.log"; exit 1; }
-for round in 1 2 3; do
+# Five rounds, each configuration once per round, so that a slow phase of the
+# machine touches all of them alike.  cupti and cupti+callbacks: CUPTI's own
+# cost, with no Strata (what any CUPTI-based tool pays).
+for round in 1 2 3 4 5; do
     "$WORK/cuda_launch" >> "$OUT/bench_plain.json"
+    "$WORK/cuda_launch" 100000 1000000 cupti >> "$OUT/bench_cupti.json" 2>> "$OUT/bench.log"
+    "$WORK/cuda_launch" 100000 1000000 cupti+callbacks >> "$OUT/bench_cupti_callbacks.json" 2>> "$OUT/bench.log"
     strata bench_profile env STRATA_ENABLE_TRACING=0 STRATA_ENABLE_PROFILING=1 "$WORK/cuda_launch" \
         >> "$OUT/bench_profile.json" 2>> "$OUT/bench.log"
     strata bench_trace "$WORK/cuda_launch" >> "$OUT/bench_trace.json" 2>> "$OUT/bench.log"
@@ -101,7 +106,10 @@ for round in 1 2 3; do
         "$PACK/bin/bench-user-regions-strata" \
         1000000 >> "$OUT/bench_user_regions.txt" 2>> "$OUT/bench.log"
 done
-for f in plain profile trace api_only; do echo "$f: $(tr '\n' ' ' < "$OUT/bench_$f.json")"; done
+for f in plain cupti cupti_callbacks api_only profile trace; do
+    echo "$f: launch ns $(sed 's/.*"launch_ns": \([0-9.]*\).*/\1/' "$OUT/bench_$f.json" | tr '\n' ' ')," \
+        "NVTX range ns $(sed 's/.*"nvtx_range_ns": \([0-9.]*\).*/\1/' "$OUT/bench_$f.json" | tr '\n' ' ')"
+done
 echo "user regions (profile): $(tr '\n' ' ' < "$OUT/bench_user_regions.txt")"
 # Only their times matter.
 rm -rf "$OUT/bench_profile" "$OUT/bench_trace" "$OUT/bench_api_only" "$OUT/bench_user"
