@@ -70,14 +70,15 @@ def main():
     with otf2.reader.open(os.path.join(exp, 'traces.otf2')) as trace:
         d = trace.definitions
         streams = {l.name: l for l in d.locations if l.type == otf2.LocationType.ACCELERATOR_STREAM}
-        check(sorted(streams) == ['CUDA[0:13]', 'CUDA[0:7]', 'CUDA[0:7]/2'],
-              'two streams, one with a second location for overlapping work: %s' % sorted(streams))
+        check(sorted(streams) == ['CUDA[0:13]', 'CUDA[0:7]', 'CUDA[0:7]/2', 'CUDA[1:7]'],
+              'two streams of GPU 0, one with a second location for overlapping work, and GPU 1\'s stream '
+              'of the same number apart: %s' % sorted(streams))
         check(all((l._ref & 0xffffffff) >= 0x10000 for l in streams.values()), 'stream ids from 0x10000 up')
         threads = [l for l in d.locations if l.type == otf2.LocationType.CPU_THREAD]
         check(all(l.group == threads[0].group for l in streams.values()), 'the streams belong to the rank')
         devices = {p.location.name: p.value for p in d.location_properties if p.name == 'CUDA_DEVICE'}
         stream_devices = {name: device for name, device in devices.items() if name in streams}
-        check(stream_devices == {'CUDA[0:7]': 0, 'CUDA[0:7]/2': 0, 'CUDA[0:13]': 0},
+        check(stream_devices == {'CUDA[0:7]': 0, 'CUDA[0:7]/2': 0, 'CUDA[0:13]': 0, 'CUDA[1:7]': 1},
               'CUDA_DEVICE of every stream: %s' % stream_devices)
         correlation = [a for a in d.attributes if a.name == 'CUDA_CORRELATION_ID']
         check(len(correlation) == 1 and correlation[0].type == otf2.Type.UINT64,
@@ -155,6 +156,16 @@ def main():
           'stream 13: the memset')
     check(s13 and near(s13[0][3], t0 + 20000) and near(s13[0][4], t0 + 25000), 'the memset at +20..25 us')
     check(s13 and s13[0][6].get('CUDA_BYTES') == 1024, 'the memset\'s bytes')
+    second = intervals('CUDA[1:7]')
+    check([(i[0], i[1]) for i in second] == [('halo()', otf2.RegionRole.FUNCTION),
+                                             ('cudaMemcpy PtoP', otf2.RegionRole.DATA_TRANSFER)],
+          'GPU 1\'s stream 7: its kernel, then the peer copy: %s' % [i[0] for i in second])
+    if len(second) == 2:
+        check(near(second[0][3], t0 + 15000) and near(second[0][4], t0 + 45000) and
+              near(second[1][3], t0 + 50000) and near(second[1][4], t0 + 58000),
+              'GPU 1\'s work at +15..45 and +50..58 us')
+        check(second[1][6].get('CUDA_BYTES') == 8192 and second[1][5] == 47,
+              'the peer copy\'s bytes and correlation: %s' % second[1][6])
     host = [i for name, events in per_location.items() if name not in streams for i in intervals(name)
             if i[0] == 'cudaLaunchKernel']
     check(len(host) == 1 and host[0][5] == 41, 'the launching host call carries correlation 41')
@@ -166,7 +177,7 @@ def main():
     profile = experiment_reader.read_profile(os.path.join(exp, 'profile.h5'))
     ids = profile['location_ids']
     stream_columns = [k for k, i in enumerate(ids) if (i & 0xffffffff) >= 0x10000]
-    check(len(stream_columns) == 3, 'profile.h5 has a column per stream location, none for GPU metrics '
+    check(len(stream_columns) == 4, 'profile.h5 has a column per stream location, none for GPU metrics '
           '(ids %s)' % ids)
     time_inclusive = dict(zip(profile['paths'], profile['metrics']['time_inclusive']))
     saxpy = time_inclusive.get('cudaLaunchKernel/saxpy(float, float*, float*)')
@@ -193,9 +204,13 @@ def main():
     check(kernels.get('saxpy(float, float*, float*)', {}).get('callpath', '').endswith('cudaLaunchKernel'),
           'the analysis gives saxpy to the call path of its launch: %s' % kernels)
     with open(os.path.join(exp, 'analysis', 'gpu.csv')) as f:
-        device = [r for r in csv.DictReader(f) if r['scope'] == 'device']
-    check(len(device) == 1 and device[0]['kernels'] == '3' and device[0]['streams'] == '3',
-          'one device, 3 kernels on 3 stream locations: %s' % device)
+        device = sorted((r for r in csv.DictReader(f) if r['scope'] == 'device'), key=lambda r: r['device'])
+    check(len(device) == 2 and device[0]['kernels'] == '3' and device[0]['streams'] == '3',
+          'two devices; GPU 0: 3 kernels on 3 stream locations: %s' % device)
+    if len(device) == 2:
+        check(device[1]['device'] == '1' and device[1]['kernels'] == '1' and device[1]['streams'] == '1' and
+              abs(float(device[1]['busy_s']) - 30e-6) < 2e-6 and abs(float(device[1]['copy_ptop_s']) - 8e-6) < 2e-6,
+              'GPU 1 apart: 1 kernel, busy 30 us, 8 us of peer copy')
     if device:
         check(abs(float(device[0]['busy_s']) - 59e-6) < 2e-6,
               'busy: the union of the kernels, 4 + 55 us less their overlap (%s s)' % device[0]['busy_s'])

@@ -8,7 +8,9 @@
 // Stream 7: init() at +1..5 us, then saxpy() launched by a host call
 // (correlation 41) at +10..60 us, then a 4 KiB copy to the device at
 // +70..80 us, and next() at +55..65 us, started before saxpy ended (as
-// programmatic dependent launch allows); stream 13: a 1 KiB memset at +20..25 us.  Also a kernel without
+// programmatic dependent launch allows); stream 13: a 1 KiB memset at +20..25 us.  A second GPU
+// (device 1, context 2) whose stream is also numbered 7: halo() at +15..45 us,
+// then an 8 KiB peer copy from GPU 0 at +50..58 us.  Also a kernel without
 // a start time, a synchronisation and an overhead record, a record of a kind
 // the adapter does not know, and 3 records CUPTI reports as dropped.
 //
@@ -94,11 +96,11 @@ struct Buffer {
 };
 
 CUpti_ActivityKernel10 kernel(const char* name, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
-                              std::uint32_t correlation) {
+                              std::uint32_t correlation, std::uint32_t device = 0) {
     CUpti_ActivityKernel10 k{};
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    k.deviceId = 0;
-    k.contextId = 1;
+    k.deviceId = device;
+    k.contextId = device + 1;
     k.streamId = stream;
     k.start = start;
     k.end = end;
@@ -148,6 +150,22 @@ int main() {
     copy.streamId = 7;
     copy.correlationId = 42;
     buffer.put(copy);
+    buffer.put(kernel("_Z4halov", 7, t0 + 15000, t0 + 45000, 44, 1));  // the second GPU's stream 7
+    CUpti_ActivityMemcpyPtoP4 peer{};
+    peer.kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+    peer.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+    peer.bytes = 8192;
+    peer.start = t0 + 50000;
+    peer.end = t0 + 58000;
+    peer.deviceId = 1;
+    peer.contextId = 2;
+    peer.streamId = 7;
+    peer.srcDeviceId = 0;
+    peer.srcContextId = 1;
+    peer.dstDeviceId = 1;
+    peer.dstContextId = 2;
+    peer.correlationId = 47;
+    buffer.put(peer);
     CUpti_ActivityMemset4 memset{};
     memset.kind = CUPTI_ACTIVITY_KIND_MEMSET;
     memset.bytes = 1024;
