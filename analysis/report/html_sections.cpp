@@ -582,7 +582,16 @@ void write_wait_states(HtmlWriter& html, const JsonValue* waits) {
         }
     }
     html.close("dl");
-    if (totals && totals->is_object()) {
+    const bool no_mpi = number_of(summary, "mpi_time_s") <= 0 &&
+                        number_of(counts, "messages_matched") + number_of(counts, "sends_unmatched") +
+                                number_of(counts, "receives_unmatched") + number_of(counts, "collectives_matched") +
+                                number_of(counts, "collectives_incomplete") ==
+                            0;
+    if (no_mpi) {
+        html.element("p", "The trace holds no MPI call: there are no wait states to look for (the patterns need "
+                          "messages or collectives; waitstates.csv has their zeros).",
+                     {{"class", "none"}});
+    } else if (totals && totals->is_object()) {
         std::vector<Bar> bars;
         std::vector<std::vector<std::string>> rows;
         for (const auto& [name, total] : totals->members) {

@@ -146,7 +146,33 @@ std::string waitstates_summary_csv(const TraceReport& r) {
     return t;
 }
 
+namespace {
+
+/// The locations read, and what of the trace was skipped, cut or stopped.
+std::string what_was_read(const TraceReport& r) {
+    std::string t = "  Locations read " + std::to_string(r.locations_read) + " of " + std::to_string(r.locations) + "\n";
+    for (const std::string& s : r.skipped) t += "  Skipped: " + s + "\n";
+    for (const std::string& s : r.timeline_cut) t += "  Timeline cut: " + s + "\n";
+    for (const std::string& s : r.trace_stops) t += "  Trace stops: " + s + "\n";
+    return t;
+}
+
+/// No MPI time and no message or collective: nothing for the patterns to look at.
+bool trace_without_mpi(const TraceReport& r) {
+    const TraceCounts& c = r.counts;
+    return r.mpi_ticks <= 0 && c.messages_matched + c.sends_unmatched + c.receives_unmatched +
+                                       c.collectives_matched + c.collectives_incomplete ==
+                                   0;
+}
+
+}  // namespace
+
 std::string waitstates_text(const TraceReport& r) {
+    if (trace_without_mpi(r)) {
+        std::string t = "Wait states: none to look for: the trace holds no MPI call (the patterns need messages "
+                        "or collectives; waitstates.csv has their zeros)\n";
+        return t + what_was_read(r);
+    }
     std::string t = "Wait states (from the trace; times on rank 0's clock, summed over all ranks; MPI time " +
                     text_seconds(r.seconds(r.mpi_ticks)) + "):\n";
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
@@ -183,11 +209,7 @@ std::string waitstates_text(const TraceReport& r) {
         t += "  The times were not corrected (--no-logical-clock): the wait states of the calls that violate "
              "the clock condition are not reliable\n";
     }
-    t += "  Locations read " + std::to_string(r.locations_read) + " of " + std::to_string(r.locations) + "\n";
-    for (const std::string& s : r.skipped) t += "  Skipped: " + s + "\n";
-    for (const std::string& s : r.timeline_cut) t += "  Timeline cut: " + s + "\n";
-    for (const std::string& s : r.trace_stops) t += "  Trace stops: " + s + "\n";
-    return t;
+    return t + what_was_read(r);
 }
 
 std::vector<Finding> wait_state_findings(const TraceReport& r, double threshold) {

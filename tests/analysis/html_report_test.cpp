@@ -427,6 +427,30 @@ TEST(HtmlReport, GpuSectionCapsGpusShortensNamesAndEscapes) {
     EXPECT_FALSE(contains(page.substr(section, page.find("</section>", section) - section), "(no op)"));
 }
 
+TEST(HtmlReport, WaitStatesOfATraceWithoutMpiSayThereAreNone) {
+    const auto section = [](const std::string& summary) {
+        const std::string page =
+            html_report({{"waitstates.json", R"({"report": "waitstates", "summary": )" + summary + R"(, "rows": []})"}});
+        const std::size_t from = page.find("<h2 id=\"wait-states\">");
+        return from == std::string::npos ? std::string() : page.substr(from, page.find("</section>", from) - from);
+    };
+    const std::string totals = R"("totals": {"late_sender": {"time_s": 0, "instances": 0}})";
+    const auto counts = [](int sends_unmatched) {
+        return R"("counts": {"messages_matched": 0, "sends_unmatched": )" + std::to_string(sends_unmatched) +
+               R"(, "receives_unmatched": 0, "collectives_matched": 0, "collectives_incomplete": 0}, )";
+    };
+    const std::string none = section(R"({"mpi_time_s": 0, )" + counts(0) + totals + "}");
+    EXPECT_TRUE(contains(none, "<p class=\"none\">The trace holds no MPI call: there are no wait states")) << none;
+    EXPECT_FALSE(contains(none, "<table")) << none;
+    // One unmatched send is MPI: the patterns' table stays, zeros and all.
+    const std::string some =
+        section(R"({"mpi_time_s": 0, )" + counts(1) + totals + "}");
+    EXPECT_FALSE(contains(some, "no wait states")) << some;
+    EXPECT_TRUE(contains(some, "<td>late_sender</td>")) << some;
+    // Counts missing (an older file): the table, not a claim.
+    EXPECT_TRUE(contains(section(R"({"mpi_time_s": 0, )" + totals + "}"), "<td>late_sender</td>"));
+}
+
 TEST(HtmlReport, GpuSectionWithoutGpuSaysWhy) {
     const auto gpu_section = [](const std::vector<ReportFile>& files) {
         const std::string page = html_report(files);
