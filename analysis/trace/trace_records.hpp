@@ -28,11 +28,12 @@
 #include <vector>
 
 #include "profile/profile_aggregates.hpp"
+#include "strata/measurement/ticks.hpp"
 
 namespace strata::analysis::trace {
 
-/// Ticks on rank 0's clock.
-using Ticks = std::int64_t;
+/// Ticks on rank 0's clock (strata/measurement/ticks.hpp: the runtime's type).
+using strata::Ticks;
 
 /// "Not known" for a time.
 inline constexpr Ticks no_time = INT64_MIN;

@@ -19,7 +19,7 @@ bool use_steps = false;
 __attribute__((noinline)) Ticks next_step() {
     // Every thread starts at the same time, 1 s, so that a thread's readings
     // depend only on what that thread did.
-    thread_local Ticks t_last = 1000000000ull;
+    thread_local Ticks t_last = 1000000000;
     t_last += 1000;
     return t_last;
 }
@@ -33,7 +33,7 @@ double g_resolution = 1e9;
 Ticks realtime_ns() {
     timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<Ticks>(ts.tv_sec) * 1000000000ull + static_cast<Ticks>(ts.tv_nsec);
+    return static_cast<Ticks>(ts.tv_sec) * 1000000000 + static_cast<Ticks>(ts.tv_nsec);
 }
 }  // namespace
 
@@ -73,7 +73,7 @@ double resolution() {
     if (!detail::use_tsc) return 1e9;
     std::call_once(g_calibrated, [] {
         // A short run is calibrated over at least 20 ms; a long run over its whole length.
-        while (monotonic_ns() - g_epoch.monotonic < 20000000ull) {
+        while (monotonic_ns() - g_epoch.monotonic < Ticks{20000000}) {
         }
         const Ticks ticks = now();
         const Ticks mono = monotonic_ns();

@@ -38,7 +38,7 @@ Ticks next_step();
 inline Ticks monotonic_ns() {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<Ticks>(ts.tv_sec) * 1000000000ull + static_cast<Ticks>(ts.tv_nsec);
+    return static_cast<Ticks>(ts.tv_sec) * 1000000000 + static_cast<Ticks>(ts.tv_nsec);
 }
 
 inline Ticks now() {

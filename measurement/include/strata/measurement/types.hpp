@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "strata/measurement/ticks.hpp"
+
 /// Marks the functions libstrata-measurement exports (everything else is hidden).
 #define STRATA_API __attribute__((visibility("default")))
 
@@ -14,9 +16,6 @@ using StringHandle = std::uint32_t;
 using RegionHandle = std::uint32_t;
 using ParameterHandle = std::uint32_t;
 using LocationId = std::uint64_t;
-
-/// A raw reading of the process timer (TSC ticks or nanoseconds, see timer.hpp).
-using Ticks = std::uint64_t;
 
 /// Where a region comes from (mirrors OTF2_Paradigm for the values we use).
 enum class Paradigm : std::uint8_t {
