@@ -27,8 +27,7 @@ protected:
         options.settings.metric_papi = papi;
         options.settings.metric_rusage = rusage;
         options.substrates = {&profiling::substrate_callbacks()};
-        std::string error;
-        if (!runtime::initialize(options, &error)) return error;
+        if (const Error failure = runtime::initialize(options)) return *failure;
         return {};
     }
     void TearDown() override { runtime::reset_for_tests(); }

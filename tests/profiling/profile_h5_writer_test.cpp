@@ -206,8 +206,8 @@ protected:
 TEST_F(ProfileH5WriterTest, ReadBackEveryTableAndMatrixExactly) {
     const ProfileData data = sample_profile();
     const std::string file_path = path("profile.h5");
-    const ProfileWriteResult result = write_profile_h5(data, file_path);
-    ASSERT_TRUE(result.ok()) << result.error;
+    const Error result = write_profile_h5(data, file_path);
+    ASSERT_FALSE(result) << *result;
     EXPECT_TRUE(fs::exists(file_path));
     EXPECT_FALSE(fs::exists(file_path + ".tmp"));
 
@@ -315,8 +315,8 @@ TEST_F(ProfileH5WriterTest, H5dumpShowsNamesEnumsAndValues) {
     const std::string h5dump = configured_tool(STRATA_H5DUMP);
     if (h5dump.empty()) GTEST_SKIP() << "h5dump not found at configure time";
     const std::string file_path = path("profile.h5");
-    const ProfileWriteResult result = write_profile_h5(sample_profile(), file_path);
-    ASSERT_TRUE(result.ok()) << result.error;
+    const Error result = write_profile_h5(sample_profile(), file_path);
+    ASSERT_FALSE(result) << *result;
 
     const std::string all = squeeze(run("'" + h5dump + "' '" + file_path + "' 2>&1"));
     EXPECT_NE(all.find("ATTRIBUTE\"format\"{"), std::string::npos) << all;
@@ -365,7 +365,7 @@ TEST_F(ProfileH5WriterTest, DocumentedH5pyExampleComputesExclusiveTime) {
     }
     ASSERT_FALSE(script.empty());
     std::ofstream(path("example.py")) << script;
-    ASSERT_TRUE(write_profile_h5(sample_profile(), path("profile.h5")).ok());
+    ASSERT_FALSE(write_profile_h5(sample_profile(), path("profile.h5")));
 
     const std::string output = run("cd '" + dir_.path().string() + "' && '" + python + "' example.py 2>&1");
     EXPECT_EQ(output,
@@ -382,8 +382,8 @@ TEST_F(ProfileH5WriterTest, ZeroCallPathsAndZeroLocationsWriteAValidFile) {
         data.locations.resize(locations, ProfileData::Location{0, 0, 0, 0, 1});
         data.metrics = {{"visits", "count", "", true, {}, {}}, {"time_inclusive", "s", "", false, {}, {}}};
         const std::string file_path = path("empty.h5");
-        const ProfileWriteResult result = write_profile_h5(data, file_path);
-        ASSERT_TRUE(result.ok()) << result.error;
+        const Error result = write_profile_h5(data, file_path);
+        ASSERT_FALSE(result) << *result;
         EXPECT_FALSE(fs::exists(file_path + ".tmp"));
 
         Id file{H5Fopen(file_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)};
@@ -412,11 +412,10 @@ TEST_F(ProfileH5WriterTest, ZeroCallPathsAndZeroLocationsWriteAValidFile) {
 
 TEST_F(ProfileH5WriterTest, UnwritablePathReturnsErrorAndCreatesNothing) {
     const std::string file_path = path("no-such-directory/profile.h5");
-    const ProfileWriteResult result = write_profile_h5(sample_profile(), file_path);
-    EXPECT_FALSE(result.ok());
-    EXPECT_FALSE(static_cast<bool>(result));
-    EXPECT_EQ(result.error.rfind(file_path + ": cannot create file ", 0), 0u) << result.error;
-    EXPECT_NE(result.error.find("No such file or directory"), std::string::npos) << result.error;
+    const Error result = write_profile_h5(sample_profile(), file_path);
+    EXPECT_TRUE(result);
+    EXPECT_EQ(result.message().rfind(file_path + ": cannot create file ", 0), 0u) << result.message();
+    EXPECT_NE(result.message().find("No such file or directory"), std::string::npos) << result.message();
     EXPECT_FALSE(fs::exists(file_path));
     EXPECT_FALSE(fs::exists(file_path + ".tmp"));
     EXPECT_FALSE(fs::exists(path("no-such-directory")));
@@ -426,8 +425,8 @@ TEST_F(ProfileH5WriterTest, TemporaryFileIsReplacedAndRemoved) {
     const std::string file_path = path("profile.h5");
     { std::ofstream stale(file_path + ".tmp"); stale << "left over from a crashed run"; }
     { std::ofstream old(file_path); old << "an older profile"; }
-    const ProfileWriteResult result = write_profile_h5(sample_profile(), file_path);
-    ASSERT_TRUE(result.ok()) << result.error;
+    const Error result = write_profile_h5(sample_profile(), file_path);
+    ASSERT_FALSE(result) << *result;
     EXPECT_FALSE(fs::exists(file_path + ".tmp"));
     EXPECT_GT(H5Fis_hdf5(file_path.c_str()), 0);
 }
@@ -437,8 +436,8 @@ TEST_F(ProfileH5WriterTest, ColumnSliceLandsAtLocationOffset) {
     data.location_offset = 1;
     data.total_locations = 4;
     const std::string file_path = path("slice.h5");
-    const ProfileWriteResult result = write_profile_h5(data, file_path);
-    ASSERT_TRUE(result.ok()) << result.error;
+    const Error result = write_profile_h5(data, file_path);
+    ASSERT_FALSE(result) << *result;
 
     Id file{H5Fopen(file_path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)};
     ASSERT_GE(file.id, 0);
@@ -462,11 +461,11 @@ TEST_F(ProfileH5WriterTest, FailedWriteReturnsErrorAndLeavesNothingBehind) {
     small.rlim_cur = 4096;  // the sample profile is about 18 KiB
     const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
     ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
-    const ProfileWriteResult result = write_profile_h5(sample_profile(), file_path);
+    const Error result = write_profile_h5(sample_profile(), file_path);
     setrlimit(RLIMIT_FSIZE, &old_limit);
     std::signal(SIGXFSZ, old_handler);
 
-    EXPECT_EQ(result.error, file_path + ": cannot write " + file_path + ".tmp: File too large");
+    EXPECT_EQ(result.message(), file_path + ": cannot write " + file_path + ".tmp: File too large");
     EXPECT_FALSE(fs::exists(file_path));
     EXPECT_FALSE(fs::exists(file_path + ".tmp"));
     EXPECT_EQ(H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL), 0);  // HDF5 left in a clean state
@@ -476,21 +475,21 @@ TEST_F(ProfileH5WriterTest, InconsistentDataIsRejectedWithoutAFile) {
     const std::string file_path = path("profile.h5");
     ProfileData short_metric = sample_profile();
     short_metric.metrics[1].values.pop_back();
-    ProfileWriteResult result = write_profile_h5(short_metric, file_path);
-    EXPECT_EQ(result.error, file_path + ": invalid profile data: metric time_inclusive has 11 values, expected 6 call "
+    Error result = write_profile_h5(short_metric, file_path);
+    EXPECT_EQ(result.message(), file_path + ": invalid profile data: metric time_inclusive has 11 values, expected 6 call "
                                         "paths x 2 locations");
 
     ProfileData dangling = sample_profile();
     dangling.callpaths[3].region = 3;
     result = write_profile_h5(dangling, file_path);
-    EXPECT_EQ(result.error,
+    EXPECT_EQ(result.message(),
               file_path + ": invalid profile data: call path 3 refers to a missing parent, region, parameter or string");
 
     ProfileData overflow = sample_profile();
     overflow.location_offset = 1;
     overflow.total_locations = 2;
     result = write_profile_h5(overflow, file_path);
-    EXPECT_EQ(result.error, file_path + ": invalid profile data: locations [1, +2) exceed total_locations 2");
+    EXPECT_EQ(result.message(), file_path + ": invalid profile data: locations [1, +2) exceed total_locations 2");
 
     ProfileData duplicate = sample_profile();
     duplicate.metrics[1].name = "visits";
@@ -502,7 +501,7 @@ TEST_F(ProfileH5WriterTest, InconsistentDataIsRejectedWithoutAFile) {
     ::testing::internal::CaptureStderr();
     result = write_profile_h5(duplicate, file_path);
     EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");  // HDF5's error stack was not printed
-    EXPECT_EQ(result.error, file_path + ": cannot write /metrics/visits: unable to create dataset: name already exists");
+    EXPECT_EQ(result.message(), file_path + ": cannot write /metrics/visits: unable to create dataset: name already exists");
     H5E_auto2_t print_after = nullptr;
     void* data_after = nullptr;
     H5Eget_auto2(H5E_DEFAULT, &print_after, &data_after);

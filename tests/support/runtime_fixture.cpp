@@ -63,8 +63,8 @@ void RuntimeTest::start(std::vector<const substrate::Callbacks*> substrates, std
     options.settings.page_size = page_size;
     options.substrates = std::move(substrates);
     options.experiment_directory = directory;
-    std::string error;
-    ASSERT_TRUE(runtime::initialize(options, &error)) << error;
+    const Error error = runtime::initialize(options);
+    ASSERT_FALSE(error) << *error;
     g_seen.clear();
 }
 

@@ -241,7 +241,7 @@ TEST(Otf2EventFileTest, EveryRecordKindByteForByteAsOtf2WritesIt) {
     Otf2EventFile file(ours, kChunk);
     for (const Event& e : events) write_direct(file, e);
     EXPECT_EQ(file.events(), events.size());
-    EXPECT_EQ(file.finish(), "");
+    EXPECT_FALSE(file.finish());
     const std::string expected = read_file(dir + "/traces/0.evt");
     ASSERT_FALSE(expected.empty());
     EXPECT_EQ(read_file(ours), expected);
@@ -269,8 +269,8 @@ TEST(Otf2EventFileTest, AnEmptyFileAsOtf2WritesIt) {
     const std::string dir = scratch_directory("empty");
     write_archive_with_otf2(dir, {});
     Otf2EventFile file(dir + "/direct.evt", kChunk);
-    EXPECT_EQ(file.write_out(), "");  // a location that recorded nothing: its file exists
-    EXPECT_EQ(file.finish(), "");
+    EXPECT_FALSE(file.write_out());  // a location that recorded nothing: its file exists
+    EXPECT_FALSE(file.finish());
     EXPECT_EQ(read_file(dir + "/direct.evt"), read_file(dir + "/traces/0.evt"));
 }
 
@@ -296,11 +296,11 @@ TEST(Otf2EventFileTest, ManyChunksWrittenOutInPiecesReadAsOtf2sOwn) {
     for (std::size_t i = 0; i < events.size(); ++i) {
         write_direct(file, events[i]);
         if (i == next_write_out) {
-            ASSERT_EQ(file.write_out(), "");
+            ASSERT_FALSE(file.write_out());
             next_write_out = next_write_out * 3 + 17;
         }
     }
-    ASSERT_EQ(file.finish(), "");
+    ASSERT_FALSE(file.finish());
     const std::string theirs = read_file(dir + "/traces/0.evt");
     const std::string ours = read_file(copy + "/traces/0.evt");
     ASSERT_GT(ours.size(), 4 * kChunk);
@@ -329,12 +329,12 @@ TEST(Otf2EventFileTest, AFileThatCannotBeWrittenSaysWhichAndWritesNothingMore) {
     const std::string path = testing::TempDir() + "no-such-directory-strata/0.evt";
     Otf2EventFile file(path, kChunk);
     file.enter(1, 0);
-    const std::string error = file.write_out();
+    const std::string error = file.write_out().message();
     EXPECT_NE(error.find("No such file or directory"), std::string::npos) << error;
     EXPECT_NE(error.find(path), std::string::npos) << error;
     EXPECT_TRUE(file.failed());
     file.leave(2, 0);
-    EXPECT_EQ(file.finish(), error);
+    EXPECT_EQ(file.finish().message(), error);
 }
 
 }  // namespace

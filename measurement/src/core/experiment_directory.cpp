@@ -46,7 +46,7 @@ bool strata_wrote(const std::string& name) {
 
 }  // namespace
 
-std::string refusal(const std::string& path, bool overwrite) {
+Error refusal(const std::string& path, bool overwrite) {
     std::error_code ec;
     if (!fs::exists(fs::symlink_status(path, ec))) return {};
     if (!overwrite) {
@@ -73,9 +73,8 @@ std::string refusal(const std::string& path, bool overwrite) {
     return {};
 }
 
-std::string create(const std::string& path, bool overwrite) {
-    std::string problem = refusal(path, overwrite);
-    if (!problem.empty()) return problem;
+Error create(const std::string& path, bool overwrite) {
+    if (Error problem = refusal(path, overwrite)) return problem;
     std::error_code ec;
     if (fs::exists(fs::symlink_status(path, ec))) {
         // refusal() found only what Strata wrote in it.
@@ -101,7 +100,7 @@ std::string create(const std::string& path, bool overwrite) {
                       "replaces it only while it holds nothing but what Strata wrote.\n");
 }
 
-std::string write_file(const std::string& path, const std::string& text) {
+Error write_file(const std::string& path, const std::string& text) {
     const std::string tmp = path + ".tmp";
     // Never through a symbolic link planted at the temporary's name (O_NOFOLLOW).
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);

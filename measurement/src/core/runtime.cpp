@@ -302,22 +302,17 @@ void verbose(const std::string& message) {
     if (g_verbose) std::fprintf(stderr, "strata: %s\n", message.c_str());
 }
 
-bool initialize(const Options& options, std::string* error) {
-    if (detail::active_table.load() != nullptr) {
-        if (error) *error = "strata: the runtime is already initialised";
-        return false;
-    }
+Error initialize(const Options& options) {
+    if (detail::active_table.load() != nullptr) return "strata: the runtime is already initialised";
     if (options.substrates.size() > static_cast<size_t>(substrate::kMaxSubstrates)) {
-        if (error) *error = "strata: too many substrates";
-        return false;
+        return "strata: too many substrates";
     }
     // Tracing records its buffer flushes through all substrates from inside its
     // own callback; it must come last so that the others have already seen the
     // event that caused the flush.
     for (size_t i = 0; i + 1 < options.substrates.size(); ++i) {
         if (options.substrates[i] == &tracing::substrate_callbacks()) {
-            if (error) *error = "strata: the tracing substrate must be the last one";
-            return false;
+            return "strata: the tracing substrate must be the last one";
         }
     }
     config::settings() = options.settings;
@@ -325,11 +320,7 @@ bool initialize(const Options& options, std::string* error) {
     const std::string timer_warning = timer::initialize(options.settings.timer);
     if (!timer_warning.empty()) std::fprintf(stderr, "%s\n", timer_warning.c_str());
     page_pool().configure(options.settings.total_memory, options.settings.page_size);
-    const std::string metrics_problem = metrics::configure(options.settings);
-    if (!metrics_problem.empty()) {
-        if (error) *error = metrics_problem;
-        return false;
-    }
+    if (Error metrics_problem = metrics::configure(options.settings)) return metrics_problem;
     define_internal_regions();
     state().experiment_directory = options.experiment_directory;
     state().substrates = options.substrates;
@@ -339,7 +330,7 @@ bool initialize(const Options& options, std::string* error) {
     detail::active_table.store(&detail::on_table, std::memory_order_release);
     verbose("measurement started; timer " + std::string(timer::name()) + ", experiment directory '" +
             state().experiment_directory + "'");
-    return true;
+    return {};
 }
 
 void internal::stop_without_writing() {
@@ -419,11 +410,10 @@ void write_losses(const std::string& directory, int rank) {
     }
     std::error_code ec;
     std::filesystem::create_directory(directory + "/losses", ec);  // every rank: it may exist
-    std::string problem = ec ? "cannot create " + directory + "/losses: " + ec.message() : std::string();
-    if (problem.empty()) {
-        problem = experiment::write_file(directory + "/losses/rank-" + std::to_string(rank) + ".tsv", text);
-    }
-    if (!problem.empty()) std::fprintf(stderr, "strata: warning: %s\n", problem.c_str());
+    const Error problem =
+        ec ? Error("cannot create " + directory + "/losses: " + ec.message())
+           : experiment::write_file(directory + "/losses/rank-" + std::to_string(rank) + ".tsv", text);
+    if (problem) std::fprintf(stderr, "strata: warning: %s\n", problem->c_str());
 }
 }  // namespace
 
@@ -495,8 +485,8 @@ bool finalize() {
         // experiment, a complete experiment of its own, and says why.
         const std::string rank_directory =
             state().experiment_directory + "/rank-" + std::to_string(group->rank());
-        std::string problem = experiment::create(rank_directory, false);
-        if (problem.empty()) {
+        Error problem = experiment::create(rank_directory, false);
+        if (!problem) {
             // "rank r of n": the analysis names the ranks that left no experiment (SIGKILL).
             problem = experiment::write_file(rank_directory + "/INCOMPLETE",
                                              "rank " + std::to_string(group->rank()) + " of " +
@@ -506,8 +496,8 @@ bool finalize() {
                                              "experiment's shared traces/ (an OTF2 event file per thread, "
                                              "without the job's definitions).\n");
         }
-        if (!problem.empty()) {
-            std::fprintf(stderr, "%s; nothing is written\n", problem.c_str());
+        if (problem) {
+            std::fprintf(stderr, "%s; nothing is written\n", problem->c_str());
             return false;
         }
         std::fprintf(stderr, "strata: rank %d stops alone (%s); writing what it recorded to %s\n", group->rank(),
@@ -519,10 +509,9 @@ bool finalize() {
     }
     if (state().directory_deferred && group == nullptr && state().alone_rank < 0) {
         // An MPI program that never called MPI_Init: write alone.
-        std::string problem;
-        state().experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem, true);
-        if (!problem.empty()) {
-            std::fprintf(stderr, "%s; nothing is written\n", problem.c_str());
+        if (const Error problem =
+                create_experiment_directory(static_cast<long>(getpid()), &state().experiment_directory, true)) {
+            std::fprintf(stderr, "%s; nothing is written\n", problem->c_str());
             return false;
         }
     }
@@ -532,8 +521,8 @@ bool finalize() {
     if (rank == 0 && !state().experiment_directory.empty() && g_report_unknown_variables == false) {
         std::ostringstream cfg;
         config::Registry::instance().write_cfg(cfg);
-        const std::string problem = experiment::write_file(state().experiment_directory + "/strata.cfg", cfg.str());
-        if (!problem.empty()) std::fprintf(stderr, "%s\n", problem.c_str());
+        if (const Error problem = experiment::write_file(state().experiment_directory + "/strata.cfg", cfg.str()))
+            std::fprintf(stderr, "%s\n", problem->c_str());
     }
     substrate::FinalizeContext ctx;
     const std::string& directory = state().experiment_directory;
@@ -550,10 +539,10 @@ bool finalize() {
     bool ok = true;
     FileSizeGuard file_size;  // a file-size limit fails these writes; it does not kill the program
     for (const substrate::Callbacks* s : state().substrates) {
-        std::string error;
-        if (s->management.finalize && !s->management.finalize(ctx, &error)) {
-            if (file_size.limit_hit()) error += " (the file-size limit, ulimit -f, was reached)";
-            std::fprintf(stderr, "%s\n", error.c_str());
+        if (!s->management.finalize) continue;
+        if (Error error = s->management.finalize(ctx)) {
+            if (file_size.limit_hit()) *error += " (the file-size limit, ulimit -f, was reached)";
+            std::fprintf(stderr, "%s\n", error->c_str());
             ok = false;
         }
     }
@@ -562,12 +551,12 @@ bool finalize() {
         // One process ended by a signal: the experiment says so, or the analysis
         // would present it as a whole run (a rank that stops alone says so above).
         const char* text = strsignal(g_ending_signal);
-        const std::string problem = experiment::write_file(
+        const Error problem = experiment::write_file(
             directory + "/INCOMPLETE", "the program did not run to its end: it received signal " +
                                            std::to_string(g_ending_signal) + " (" + (text ? text : "?") +
                                            ").\nWhat it recorded until then is in this directory; the regions "
                                            "still open then end at that moment.\n");
-        if (!problem.empty()) std::fprintf(stderr, "%s\n", problem.c_str());
+        if (problem) std::fprintf(stderr, "%s\n", problem->c_str());
     }
     std::uint64_t unmatched = 0;
     for (Location* loc : location::all()) unmatched += loc->unmatched_exits;

@@ -32,8 +32,8 @@ struct Options {
 };
 
 /// Starts measurement with explicit options (tests, and the environment path below).
-/// Returns false with a message when something is wrong.
-bool initialize(const Options& options, std::string* error);
+/// The error says what is wrong.
+Error initialize(const Options& options);
 
 /// Reads STRATA_* variables, prepares the experiment directory and starts
 /// measurement.  A bad configuration prints one message and ends the process

@@ -48,8 +48,9 @@ extern bool g_report_unknown_variables;
 void begin_program_region();
 /// MEMBARRIER_CMD_PRIVATE_EXPEDITED, registered at start-up (finalize's barrier is then cheap).
 void register_process_barrier();
-/// Makes the experiment directory (runtime_start.cpp); `alone`: this process writes without the other ranks.
-std::string create_experiment_directory(long id, std::string* problem, bool alone = false);
+/// Makes the experiment directory (runtime_start.cpp) and sets `path` to it;
+/// `alone`: this process writes without the other ranks.
+Error create_experiment_directory(long id, std::string* path, bool alone = false);
 /// This process's rank among those a launcher started together, or -1.
 long launcher_rank();
 /// Stops measuring without writing anything (a forked child, a failed start).

@@ -44,11 +44,10 @@ void begin_multi_process(ProcessGroup* group) {
     using namespace runtime::internal;
     if (group == nullptr || !state().directory_deferred || state().group != nullptr || g_finalized.load()) return;
     // Rank 0 creates the directory; everyone learns its name, or that it failed.
-    std::string problem, path;
-    if (group->rank() == 0) {
-        path = create_experiment_directory(static_cast<long>(getpid()), &problem);  // absolute
-    }
-    std::string message = problem.empty() ? "ok" + path : "no" + problem;
+    Error problem;
+    std::string path;
+    if (group->rank() == 0) problem = create_experiment_directory(static_cast<long>(getpid()), &path);  // absolute
+    std::string message = problem ? "no" + *problem : "ok" + path;
     unification::broadcast_bytes(*group, message, 0);
     if (message.compare(0, 2, "ok") != 0) {
         // The program goes on; only the measurement stops (on every rank).
@@ -62,10 +61,8 @@ void begin_multi_process(ProcessGroup* group) {
     state().group = group;
     state().clock_points.push_back(clock_sync::measure(*group, timer::now, timer::clock_domain()));
     for (const substrate::Callbacks* s : state().substrates) {
-        std::string error;
-        if (s->management.begin_multi_process && !s->management.begin_multi_process(group, &error)) {
-            std::fprintf(stderr, "%s\n", error.c_str());
-        }
+        if (!s->management.begin_multi_process) continue;
+        if (const Error error = s->management.begin_multi_process(group)) std::fprintf(stderr, "%s\n", error->c_str());
     }
     // Nobody leaves MPI_Init before every rank has entered it (the clock condition).
     group->barrier();

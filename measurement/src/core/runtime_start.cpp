@@ -69,9 +69,8 @@ void initialize_from_environment() {
     const config::Settings& settings = config::settings();
     // Counters the user asked for must work, or the run stops here, before main
     // and before an experiment directory exists (initialize() sets them up again).
-    const std::string metrics_problem = metrics::configure(settings);
-    if (!metrics_problem.empty()) {
-        std::fprintf(stderr, "%s\n", metrics_problem.c_str());
+    if (const Error metrics_problem = metrics::configure(settings)) {
+        std::fprintf(stderr, "%s\n", metrics_problem->c_str());
         std::fflush(stderr);
         _exit(1);
     }
@@ -86,18 +85,16 @@ void initialize_from_environment() {
         // every rank: the job stops before main, as a single process does.
         std::string path = settings.experiment_directory;
         if (path[0] != '/' && !g_start_directory.empty()) path = g_start_directory + "/" + path;
-        const std::string problem = experiment::refusal(path, settings.overwrite_experiment_directory);
-        if (!problem.empty()) {
-            if (launcher_rank() <= 0) std::fprintf(stderr, "%s\n", problem.c_str());
+        if (const Error problem = experiment::refusal(path, settings.overwrite_experiment_directory)) {
+            if (launcher_rank() <= 0) std::fprintf(stderr, "%s\n", problem->c_str());
             std::fflush(stderr);
             _exit(1);
         }
     }
     if (!mpi_program) {
-        std::string problem;
-        options.experiment_directory = create_experiment_directory(static_cast<long>(getpid()), &problem, true);
-        if (!problem.empty()) {
-            std::fprintf(stderr, "%s\n", problem.c_str());
+        if (const Error problem =
+                create_experiment_directory(static_cast<long>(getpid()), &options.experiment_directory, true)) {
+            std::fprintf(stderr, "%s\n", problem->c_str());
             std::fflush(stderr);
             _exit(1);
         }
@@ -105,9 +102,8 @@ void initialize_from_environment() {
     }
     if (settings.enable_profiling) options.substrates.push_back(&profiling::substrate_callbacks());
     if (settings.enable_tracing) options.substrates.push_back(&tracing::substrate_callbacks());
-    std::string error;
-    if (!initialize(options, &error)) {
-        std::fprintf(stderr, "%s\n", error.c_str());
+    if (const Error error = initialize(options)) {
+        std::fprintf(stderr, "%s\n", error->c_str());
         return;
     }
     state().directory_deferred = mpi_program;
@@ -162,7 +158,7 @@ void say_why_processes_measure_separately(const std::string& named_directory) {
 /// or never called MPI_Init).  When a launcher started several such processes
 /// with one STRATA_EXPERIMENT_DIRECTORY, each takes <directory>-rank<r>:
 /// otherwise all but the first would find the directory taken and stop.
-std::string internal::create_experiment_directory(long id, std::string* problem, bool alone) {
+Error internal::create_experiment_directory(long id, std::string* made, bool alone) {
     const config::Settings& settings = config::settings();
     std::string path =
         settings.experiment_directory.empty() ? experiment::default_name(id) : settings.experiment_directory;
@@ -172,27 +168,28 @@ std::string internal::create_experiment_directory(long id, std::string* problem,
     const long rank = alone ? launcher_rank() : -1;
     if (rank >= 0 && !settings.experiment_directory.empty()) path += "-rank" + std::to_string(rank);
     if (rank == 0) say_why_processes_measure_separately(settings.experiment_directory);
-    *problem = experiment::create(path, settings.overwrite_experiment_directory);
+    Error problem = experiment::create(path, settings.overwrite_experiment_directory);
     // The default name is the date, the time and a process id: runs in
     // containers (the same pid) started in the same second share it.  The
     // later ones take the next free name, <name>.2, <name>.3, ...
     const std::string base = path;
-    for (int n = 2; !problem->empty() && settings.experiment_directory.empty() && n <= 1000; ++n) {
+    for (int n = 2; problem && settings.experiment_directory.empty() && n <= 1000; ++n) {
         std::error_code ec;
         if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) break;  // another problem
         path = base + "." + std::to_string(n);
-        *problem = experiment::create(path, false);
+        problem = experiment::create(path, false);
     }
-    if (problem->empty()) {
+    if (!problem) {
         // Without . and .. (and absolute even when the start directory was unknown).
         char* absolute = realpath(path.c_str(), nullptr);
         if (absolute != nullptr) path = absolute;
         std::free(absolute);
         std::ostringstream cfg;
         config::Registry::instance().write_cfg(cfg);
-        *problem = experiment::write_file(path + "/strata.cfg", cfg.str());
+        problem = experiment::write_file(path + "/strata.cfg", cfg.str());
     }
-    return path;
+    *made = path;
+    return problem;
 }
 
 }  // namespace strata::runtime

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/measurement/error.hpp"
 #include "strata/measurement/types.hpp"
 
 namespace strata {
@@ -119,11 +120,11 @@ struct Management {
     void (*location_created)(Location&) = nullptr;
     /// The ranks have agreed on the experiment directory (after MPI_Init):
     /// collective set-up, e.g. opening the trace archive together.
-    bool (*begin_multi_process)(events::ProcessGroup*, std::string* error) = nullptr;
+    Error (*begin_multi_process)(events::ProcessGroup*) = nullptr;
     /// Write the results.  Events have stopped; every open region was closed.
     /// Collective when ctx.group is set.
-    /// Returns false and sets `error` when something could not be written.
-    bool (*finalize)(const FinalizeContext&, std::string* error) = nullptr;
+    /// The error says what could not be written.
+    Error (*finalize)(const FinalizeContext&) = nullptr;
     /// Forget all state (tests).
     void (*reset)() = nullptr;
 };

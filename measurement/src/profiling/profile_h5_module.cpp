@@ -18,7 +18,7 @@ constexpr const char* module_name = "libstrata-profile-h5.so";
 /// or a test program linked with the runtime's objects), with a final '/'.
 std::string own_directory() {
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&profile_h5_functions), &info) == 0 || info.dli_fname == nullptr) return {};
+    if (dladdr(reinterpret_cast<void*>(&load_profile_h5), &info) == 0 || info.dli_fname == nullptr) return {};
     const std::string path = info.dli_fname;
     const std::size_t slash = path.rfind('/');
     return slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
@@ -26,12 +26,12 @@ std::string own_directory() {
 
 }  // namespace
 
-const ProfileH5Functions* profile_h5_functions(std::string* error) {
+Error load_profile_h5(const ProfileH5Functions** loaded) {
     static std::mutex mutex;
     static const ProfileH5Functions* functions = nullptr;
-    static std::string failure;
+    static Error failure;
     std::lock_guard<std::mutex> lock(mutex);
-    if (functions == nullptr && failure.empty()) {
+    if (functions == nullptr && !failure) {
         // Beside the runtime (build tree and installation alike), then where the
         // build put it, then the installation's library directory.
         std::vector<std::string> candidates{own_directory() + module_name};
@@ -65,8 +65,8 @@ const ProfileH5Functions* profile_h5_functions(std::string* error) {
                       (tried.empty() ? "not found" : tried) + ")";
         }
     }
-    if (functions == nullptr && error != nullptr) *error = failure;
-    return functions;
+    *loaded = functions;
+    return failure;
 }
 
 }  // namespace strata::profiling

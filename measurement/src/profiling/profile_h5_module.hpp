@@ -17,9 +17,9 @@
 
 namespace strata::profiling {
 
-/// The writer's functions, loaded at the first call; nullptr (and `error`,
-/// naming the library and why, e.g. "cannot load libstrata-profile-h5.so: ...")
-/// when it cannot be loaded.  Thread-safe.
-const ProfileH5Functions* profile_h5_functions(std::string* error);
+/// Sets `functions` to the writer's, loaded at the first call; the error names
+/// the library and why it cannot be loaded (e.g. "cannot load
+/// libstrata-profile-h5.so: ...").  Thread-safe.
+Error load_profile_h5(const ProfileH5Functions** functions);
 
 }  // namespace strata::profiling

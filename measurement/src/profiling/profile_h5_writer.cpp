@@ -486,8 +486,8 @@ void write_and_close(FileDescriptor& file, const std::vector<unsigned char>& byt
 
 /// Checks what the writer relies on: buffer sizes (reading past them would
 /// crash) and references between tables (a dangling one makes a broken file).
-/// Returns "" or the first problem.
-std::string validate(const ProfileData& data) {
+/// The error is the first problem.
+Error validate(const ProfileData& data) {
     const auto n = [](std::size_t size) { return std::to_string(size); };
     const std::size_t strings = data.strings.size();
     if (data.total_locations != 0 && (data.location_offset > data.total_locations ||
@@ -529,10 +529,10 @@ std::string validate(const ProfileData& data) {
 
 namespace {
 
-/// The first failing rank's message on every rank ("" when none failed).
-std::string agree(events::ProcessGroup& group, const std::string& mine) {
+/// The first failing rank's message on every rank (none when none failed).
+Error agree(events::ProcessGroup& group, const Error& mine) {
     const int ranks = group.size(), rank = group.rank();
-    const unsigned char failed = mine.empty() ? 0 : 1;
+    const unsigned char failed = mine ? 1 : 0;
     std::vector<unsigned char> flags(rank == 0 ? static_cast<std::size_t>(ranks) : 0);
     group.gather(&failed, 1, flags.data(), 0);
     int first = -1;
@@ -542,7 +542,7 @@ std::string agree(events::ProcessGroup& group, const std::string& mine) {
     }
     group.broadcast(&first, sizeof first, 0);
     if (first < 0) return {};
-    std::string message = rank == first ? mine : std::string();
+    std::string message = rank == first ? *mine : std::string();
     std::uint64_t length = message.size();
     group.broadcast(&length, sizeof length, first);
     message.resize(length);
@@ -583,10 +583,10 @@ bool collective_write_available() noexcept {
 #endif
 }
 
-ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const std::string& path,
-                                               events::ProcessGroup& group) noexcept {
+Error write_profile_h5_collective(const ProfileData& data, const std::string& path,
+                                  events::ProcessGroup& group) noexcept {
     const std::string temporary = path + ".tmp";
-    const auto attempt = [](auto&& step) -> std::string {
+    const auto attempt = [](auto&& step) -> Error {
         try {
             step();
             return {};
@@ -601,12 +601,12 @@ ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const st
 #ifndef H5_HAVE_PARALLEL
     (void)data;
     (void)group;
-    return {path + ": this build's HDF5 cannot write with MPI-IO"};
+    return path + ": this build's HDF5 cannot write with MPI-IO";
 #else
     const auto* communicator = static_cast<const MPI_Comm*>(group.native_communicator());
-    std::string problem = communicator == nullptr ? "the process group has no MPI communicator" : validate(data);
+    Error problem = communicator == nullptr ? Error("the process group has no MPI communicator") : validate(data);
     // 1. Rank 0: definitions and empty datasets of the job's shape (in memory, then to disk).
-    if (group.rank() == 0 && problem.empty()) {
+    if (group.rank() == 0 && !problem) {
         problem = attempt([&] {
             ProfileData skeleton = data;
             skeleton.locations.clear();
@@ -621,9 +621,9 @@ ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const st
     }
     problem = agree(group, problem);
     // 2. Every rank: its columns, collectively.
-    if (problem.empty()) problem = agree(group, attempt([&] { write_columns_collectively(data, temporary, *communicator); }));
+    if (!problem) problem = agree(group, attempt([&] { write_columns_collectively(data, temporary, *communicator); }));
     // 3. Rank 0: on disk, then under its name.
-    if (problem.empty() && group.rank() == 0) {
+    if (!problem && group.rank() == 0) {
         problem = attempt([&] {
             sync_file(temporary);
             if (std::rename(temporary.c_str(), path.c_str()) != 0)
@@ -631,17 +631,17 @@ ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const st
         });
     }
     problem = agree(group, problem);
-    if (!problem.empty() && group.rank() == 0) std::remove(temporary.c_str());
-    return problem.empty() ? ProfileWriteResult{} : ProfileWriteResult{path + ": " + problem};
+    if (problem && group.rank() == 0) std::remove(temporary.c_str());
+    if (problem) return path + ": " + *problem;
+    return {};
 #endif
 }
 
-ProfileWriteResult write_profile_h5(const ProfileData& data, const std::string& path) noexcept {
+Error write_profile_h5(const ProfileData& data, const std::string& path) noexcept {
     const std::string temporary = path + ".tmp";
     bool created = false;
     try {
-        if (std::string problem = validate(data); !problem.empty())
-            return {path + ": invalid profile data: " + problem};
+        if (const Error problem = validate(data)) return path + ": invalid profile data: " + *problem;
         FileDescriptor file(create_file(temporary));
         created = true;  // from here on a half-written temporary file may exist
         const std::vector<unsigned char> image = build_image(data);
@@ -651,13 +651,13 @@ ProfileWriteResult write_profile_h5(const ProfileData& data, const std::string& 
         return {};
     } catch (const std::bad_alloc&) {
         if (created) std::remove(temporary.c_str());
-        return {path + ": out of memory while writing the profile"};
+        return path + ": out of memory while writing the profile";
     } catch (const std::exception& failure) {
         if (created) std::remove(temporary.c_str());
-        return {path + ": " + failure.what()};
+        return path + ": " + failure.what();
     } catch (...) {
         if (created) std::remove(temporary.c_str());
-        return {path + ": unexpected failure while writing the profile"};
+        return path + ": unexpected failure while writing the profile";
     }
 }
 

@@ -10,8 +10,8 @@
 // Usage:
 //
 //     strata::profiling::ProfileData data = ...;   // from the profiling substrate
-//     auto result = strata::profiling::write_profile_h5(data, dir + "/profile.h5");
-//     if (!result) warn("%s", result.error.c_str());
+//     if (const strata::Error error = strata::profiling::write_profile_h5(data, dir + "/profile.h5"))
+//         warn("%s", error->c_str());
 //
 // The file is written as "<path>.tmp" and renamed to "<path>" only after it
 // was closed and synced, so "<path>" is either a complete profile or absent:
@@ -25,6 +25,7 @@
 #include <string>
 
 #include "profiling/profile_data.hpp"
+#include "strata/measurement/error.hpp"
 #include "strata/measurement/process_group.hpp"
 
 namespace strata::profiling {
@@ -34,26 +35,16 @@ inline constexpr const char* profile_format_name = "strata-profile";
 /// Value of the root attribute `format_version`; bumped on incompatible schema changes.
 inline constexpr std::uint32_t profile_format_version = 1;
 
-/// Outcome of write_profile_h5(): an empty error means success.
-struct ProfileWriteResult {
-    /// "" on success, else "<path>: <what failed>: <cause>", e.g.
-    /// "out/profile.h5: cannot create file: No such file or directory".
-    std::string error;
-
-    /// True when the profile was written.
-    bool ok() const noexcept { return error.empty(); }
-    /// Same as ok().
-    explicit operator bool() const noexcept { return ok(); }
-};
-
 /// Writes `data` as an HDF5 profile to `path` (via `path + ".tmp"` and a
 /// rename, replacing an existing file of that name).  Serial: the process
 /// writes the location columns [data.location_offset,
 /// data.location_offset + data.locations.size()) of matrices with
 /// data.total_locations columns (0 means data.locations.size()).
 /// Not thread-safe with other HDF5 users in the process (the Debian parallel
-/// HDF5 build is not thread-safe); call it from the finalising thread.
-ProfileWriteResult write_profile_h5(const ProfileData& data, const std::string& path) noexcept;
+/// HDF5 build is not thread-safe); call it from the finalising thread.  The
+/// error reads "<path>: <what failed>: <cause>", e.g.
+/// "out/profile.h5: cannot create file: No such file or directory".
+Error write_profile_h5(const ProfileData& data, const std::string& path) noexcept;
 
 /// True when this build can write collectively (HDF5 with MPI-IO).
 bool collective_write_available() noexcept;
@@ -63,8 +54,8 @@ bool collective_write_available() noexcept;
 /// (align_to_job()).  Rank 0 writes the definitions and creates the datasets
 /// (in memory, then to "<path>.tmp"); then every rank writes its columns with
 /// MPI-IO; then rank 0 renames.  Every rank returns the same result.
-ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const std::string& path,
-                                               events::ProcessGroup& group) noexcept;
+Error write_profile_h5_collective(const ProfileData& data, const std::string& path,
+                                  events::ProcessGroup& group) noexcept;
 
 /// The writer as the runtime reaches it: this file is built into
 /// libstrata-profile-h5.so, which the runtime loads only when it writes the
@@ -72,9 +63,9 @@ ProfileWriteResult write_profile_h5_collective(const ProfileData& data, const st
 /// HDF5 (and with Debian's parallel HDF5 libmpi, libcurl, gnutls, p11-kit)
 /// when it starts.
 struct ProfileH5Functions {
-    ProfileWriteResult (*write)(const ProfileData&, const std::string&) noexcept;
+    Error (*write)(const ProfileData&, const std::string&) noexcept;
     bool (*collective_available)() noexcept;
-    ProfileWriteResult (*write_collective)(const ProfileData&, const std::string&, events::ProcessGroup&) noexcept;
+    Error (*write_collective)(const ProfileData&, const std::string&, events::ProcessGroup&) noexcept;
 };
 
 }  // namespace strata::profiling

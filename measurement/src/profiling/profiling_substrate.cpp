@@ -162,13 +162,13 @@ std::uint64_t memory_needed(const std::vector<const CallTree*>& trees, bool* at_
     return std::max<std::uint64_t>((bytes + mib - 1) / mib * mib, config::settings().total_memory + mib);
 }
 
-bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
-    if (ctx.experiment_directory == nullptr) return true;
+Error finalize(const substrate::FinalizeContext& ctx) {
+    if (ctx.experiment_directory == nullptr) return {};
     const int rank = ctx.rank;
     ProfileData data = collect(*ctx.definitions, rank);
     const std::string path = std::string(ctx.experiment_directory) + "/profile.h5";
-    std::string load_error;
-    const ProfileH5Functions* writer = profile_h5_functions(&load_error);  // HDF5 is loaded now, not at start-up
+    const ProfileH5Functions* writer = nullptr;
+    const Error load_error = load_profile_h5(&writer);  // HDF5 is loaded now, not at start-up
     if (ctx.group != nullptr && ctx.group->size() > 1) {
         events::ProcessGroup& group = *ctx.group;
         // One file for the job: each rank writes its own columns with MPI-IO.
@@ -184,9 +184,9 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         if (can) {
             ProfileData aligned = data;
             const bool complete = align_to_job(aligned, job_callpaths(aligned, group), group);
-            ProfileWriteResult result = complete ? writer->write_collective(aligned, path, group)
-                                                 : ProfileWriteResult{path + ": the call paths of the ranks disagree"};
-            std::uint8_t failed = result.ok() ? 0 : 1;
+            const Error result = complete ? writer->write_collective(aligned, path, group)
+                                          : Error(path + ": the call paths of the ranks disagree");
+            std::uint8_t failed = result ? 1 : 0;
             group.broadcast(&failed, 1, 0);  // rank 0's verdict (the write itself agrees already)
             if (!failed) {
                 report_dropped(aligned, rank);
@@ -194,28 +194,21 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
                     runtime::verbose("profile.h5: " + std::to_string(aligned.total_locations) + " locations of " +
                                      std::to_string(group.size()) + " ranks written collectively (MPI-IO)");
                 }
-                return true;
+                return {};
             }
             if (rank == 0) {
                 std::fprintf(stderr, "strata: warning: the collective profile write failed (%s); rank 0 writes "
-                                     "the profile alone instead\n", result.error.c_str());
+                                     "the profile alone instead\n", result->c_str());
             }
         }
         // Every rank's columns to rank 0, which writes alone.
         data = gather_profiles(std::move(data), group);
-        if (rank != 0) return true;
+        if (rank != 0) return {};
     }
     report_dropped(data, 0);
-    if (writer == nullptr) {
-        if (error) *error = "strata: the profile could not be written: " + path + ": " + load_error;
-        return false;
-    }
-    const ProfileWriteResult result = writer->write(data, path);
-    if (!result.ok()) {
-        if (error) *error = "strata: the profile could not be written: " + result.error;
-        return false;
-    }
-    return true;
+    if (writer == nullptr) return "strata: the profile could not be written: " + path + ": " + *load_error;
+    if (const Error result = writer->write(data, path)) return "strata: the profile could not be written: " + *result;
+    return {};
 }
 
 void reset() {

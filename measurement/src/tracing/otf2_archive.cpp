@@ -126,7 +126,7 @@ Otf2Archive::~Otf2Archive() {
     if (archive_ != nullptr && !write_failed_.load()) OTF2_Archive_Close(archive_);
 }
 
-std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group,
+Error Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group,
                               int rank) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (open_tried_) return open_error_;
@@ -167,18 +167,18 @@ std::string Otf2Archive::open(const std::string& directory, std::uint64_t chunk_
     return open_error_;
 }
 
-std::string Otf2Archive::failed(OTF2_ErrorCode code) { return failed(describe_otf2_error(code)); }
+Error Otf2Archive::failed(OTF2_ErrorCode code) { return failed(describe_otf2_error(code)); }
 
-std::string Otf2Archive::failed(const std::string& error) {
+Error Otf2Archive::failed(const std::string& error) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (write_error_.empty()) write_error_ = error;
+    if (!write_error_) write_error_ = error;
     write_failed_.store(true, std::memory_order_release);
     return error;
 }
 
-std::string Otf2Archive::earlier_failure() {
+Error Otf2Archive::earlier_failure() {
     std::lock_guard<std::mutex> lock(mutex_);
-    return "nothing more is written after an earlier failure: " + write_error_;
+    return "nothing more is written after an earlier failure: " + write_error_.message();
 }
 
 namespace {
@@ -192,7 +192,7 @@ bool is_identity(const std::vector<std::uint32_t>& map, std::size_t offset) {
 
 }  // namespace
 
-std::string Otf2Archive::write_local_definitions(const unification::Unified& defs,
+Error Otf2Archive::write_local_definitions(const unification::Unified& defs,
                                                  const std::vector<LocationDefinition>& locations,
                                                  const std::vector<clock_sync::Point>& clock_points) {
     // Events carry local references: region and parameter handle - 1, string
@@ -203,9 +203,9 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
     std::vector<std::uint64_t> communicators(defs.communicator_map.begin(), defs.communicator_map.end());
     const bool identity = is_identity(defs.region_map, 0) && is_identity(defs.parameter_map, 0) &&
                           is_identity(defs.string_map, 0) && is_identity(defs.communicator_map, 0);
-    std::string error;
+    Error error;
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
-        if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe_otf2_error(rc);
+        if (rc != OTF2_SUCCESS && !error) error = std::string(what) + ": " + describe_otf2_error(rc);
     };
     // Metric events name the local class 0 with this rank's counters in its
     // order; that is the global class 0 only when every rank configured the
@@ -219,7 +219,7 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
     for (const LocationDefinition& l : locations) {
         OTF2_DefWriter* local = OTF2_Archive_GetDefWriter(archive_, l.id);
         if (local == nullptr) {
-            if (error.empty()) error = "cannot create a local definition writer";
+            if (!error) error = "cannot create a local definition writer";
             continue;
         }
         if (!identity) {
@@ -247,13 +247,13 @@ std::string Otf2Archive::write_local_definitions(const unification::Unified& def
     return error;
 }
 
-std::string Otf2Archive::finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
+Error Otf2Archive::finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
                                 Ticks end, const std::vector<clock_sync::Point>& clock_points) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
-    std::string error;
+    if (archive_ == nullptr) return !open_error_ ? "the OTF2 archive is not open" : open_error_;
+    Error error;
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
-        if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe_otf2_error(rc);
+        if (rc != OTF2_SUCCESS && !error) error = std::string(what) + ": " + describe_otf2_error(rc);
     };
     // A rank writing alone (it failed or was killed) still has communicators
     // naming every rank: the other ranks get empty placeholder locations, so
@@ -280,12 +280,12 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     // steps below still take place, so that the other ranks finish theirs.
     const bool broken = write_failed_.load(std::memory_order_acquire);
     if (broken) {
-        error = "the event files of rank " + std::to_string(rank_) + " are incomplete: " + write_error_;
+        error = "the event files of rank " + std::to_string(rank_) + " are incomplete: " + write_error_.message();
     } else {
         for (OTF2_EvtWriter* w : writers_) check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing an event writer");
         check(OTF2_Archive_CloseEvtFiles(archive_), "closing the event files");
-        const std::string local_error = write_local_definitions(defs, all_locations, clock_points);
-        if (error.empty()) error = local_error;
+        const Error local_error = write_local_definitions(defs, all_locations, clock_points);
+        if (!error) error = local_error;
     }
     writers_.clear();
 
@@ -293,7 +293,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     // global definitions (they are needed there once; O(locations) data).
     RankInfo mine;
     mine.host = host_name();
-    mine.complete = broken || !error.empty() ? 0 : 1;
+    mine.complete = broken || error ? 0 : 1;
     mine.attributes = attributes_used_.load(std::memory_order_relaxed);
     // In rank 0's time (the clock properties are global).
     mine.begin = timer::epoch().ticks + (clock_points.empty() ? 0 : clock_points.front().offset);
@@ -319,7 +319,7 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
             const char* p = all.data();
             for (int r = 0; r < size; ++r) {
                 RankInfo info;
-                if (!decode(p, all.data() + all.size(), &info) && error.empty()) error = "malformed rank data";
+                if (!decode(p, all.data() + all.size(), &info) && !error) error = "malformed rank data";
                 ranks.push_back(std::move(info));
             }
         }
@@ -348,20 +348,20 @@ std::string Otf2Archive::finish(const unification::Unified& defs, const std::vec
     if (writes_anchor && !incomplete_ranks.empty() && group_ != nullptr) {
         // Another rank's files are broken (a full disk): global definitions over
         // them would make an archive that looks whole and is not.
-        if (error.empty()) {
+        if (!error) {
             error = "the event files of rank" + std::string(incomplete_ranks.size() > 1 ? "s" : "");
             for (std::size_t i = 0; i < incomplete_ranks.size() && i < 8; ++i)
-                error += (i > 0 ? ", " : " ") + std::to_string(incomplete_ranks[i]);
-            if (incomplete_ranks.size() > 8) error += ", ... (" + std::to_string(incomplete_ranks.size()) + ")";
-            error += " could not be written (their ranks say why)";
+                *error += (i > 0 ? ", " : " ") + std::to_string(incomplete_ranks[i]);
+            if (incomplete_ranks.size() > 8) *error += ", ... (" + std::to_string(incomplete_ranks.size()) + ")";
+            *error += " could not be written (their ranks say why)";
         }
     } else if (writes_anchor) {
-        const std::string global_error = write_global_definitions(archive_, defs, ranks, alone ? 0 : rank_);
-        if (error.empty()) error = global_error;
+        const Error global_error = write_global_definitions(archive_, defs, ranks, alone ? 0 : rank_);
+        if (!error) error = global_error;
     }
     check(OTF2_Archive_Close(archive_), "closing the archive");
     archive_ = nullptr;
-    if (writes_anchor && !error.empty()) {
+    if (writes_anchor && error) {
         // Nothing that looks like a trace: no anchor and no global definitions
         // over an incomplete archive (the event files stay in traces/).
         std::remove((directory_ + "/traces.otf2").c_str());

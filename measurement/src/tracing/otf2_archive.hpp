@@ -70,7 +70,7 @@ public:
     /// Opens `<directory>/traces.otf2` (once; later calls return the first result).
     /// With a process group (MPI), every rank opens it together (collective) and
     /// writes the event files of its own locations.  Returns "" or the reason.
-    std::string open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group, int rank);
+    Error open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group, int rank);
     bool is_open() const { return archive_ != nullptr; }
     /// Opened by all ranks together (its closing is collective).
     bool is_collective() const { return group_ != nullptr && archive_ != nullptr; }
@@ -82,15 +82,15 @@ public:
     /// Converts `buffer` into the location's OTF2 event writer, at most
     /// `max_records` of its records (the others are left out; `*converted`
     /// says how many were written when given); returns "" or the error.
-    std::string convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records = UINT64_MAX,
+    Error convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records = UINT64_MAX,
                         std::uint64_t* converted = nullptr);
 
     /// Closes the regions still open at `end` (end of run).
-    std::string close_open_regions(Otf2LocationState& state, Ticks end);
+    Error close_open_regions(Otf2LocationState& state, Ticks end);
 
     /// The location's trace stops here (STRATA_TRACE_MAX_SIZE): a MeasurementOnOff
     /// event (off) at its last event's time, and the regions open then end there.
-    std::string stop(Otf2LocationState& state);
+    Error stop(Otf2LocationState& state);
 
     /// The bytes of the location's event file on disk so far (0: none yet).
     std::uint64_t event_file_bytes(const Otf2LocationState& state) const;
@@ -98,7 +98,7 @@ public:
     /// Closes the location's event writer once its last events are written: its
     /// chunk buffers (1 MiB) are freed now, not at finish(), which matters for a
     /// program that ran thousands of threads.
-    std::string close_writer(Otf2LocationState& state);
+    Error close_writer(Otf2LocationState& state);
 
     struct LocationDefinition {
         std::uint64_t id;
@@ -113,14 +113,14 @@ public:
     /// Writes the local definitions (id mappings) of this process's locations,
     /// rank 0 writes the global definitions of all ranks, and the archive is
     /// closed.  Collective with a process group.
-    std::string finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
+    Error finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
                        Ticks end, const std::vector<clock_sync::Point>& clock_points);
 
 private:
     std::mutex mutex_;
     OTF2_Archive* archive_ = nullptr;
     std::string directory_;  ///< the experiment directory, where traces/ is
-    std::string open_error_;
+    Error open_error_;
     bool open_tried_ = false;
     std::uint64_t chunk_size_ = 1 << 20;  ///< of the event files, as the anchor states it
     /// OTF2's own event writers: only the empty placeholder locations of a rank
@@ -130,21 +130,21 @@ private:
     int rank_ = 0;
     /// A write failed (a full disk): OTF2 cannot be called on this archive any more.
     std::atomic<bool> write_failed_{false};
-    std::string write_error_;  ///< the first failure (under mutex_)
+    Error write_error_;  ///< the first failure (under mutex_)
     /// The attributes events carried: bit 0 kCorrelationAttribute, bit 1 + a GpuAttribute a.
     std::atomic<std::uint32_t> attributes_used_{0};
 
     /// Notes that an OTF2 write returned `code`; returns its description.
-    std::string failed(OTF2_ErrorCode code);
+    Error failed(OTF2_ErrorCode code);
     /// Notes that a write failed with `error`; returns it.
-    std::string failed(const std::string& error);
-    std::string earlier_failure();
+    Error failed(const std::string& error);
+    Error earlier_failure();
     /// The location's event file, made on first use.
     Otf2EventFile& event_file(Otf2LocationState& state);
     /// Writes out what the location's file holds; "" or the (noted) failure.
-    std::string written_out(Otf2LocationState& state);
+    Error written_out(Otf2LocationState& state);
 
-    std::string write_local_definitions(const unification::Unified& defs,
+    Error write_local_definitions(const unification::Unified& defs,
                                         const std::vector<LocationDefinition>& locations,
                                         const std::vector<clock_sync::Point>& clock_points);
 };

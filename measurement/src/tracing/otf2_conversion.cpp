@@ -65,11 +65,11 @@ void convert_by_spec(Otf2EventFile& file, const Record& r) {
 
 }  // namespace
 
-std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records,
+Error Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records,
                                  std::uint64_t* converted) {
     std::uint64_t records = 0;
     if (converted != nullptr) *converted = 0;
-    if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
+    if (archive_ == nullptr) return !open_error_ ? "the OTF2 archive is not open" : open_error_;
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     Otf2EventFile& file = event_file(state);
     buffer.for_each([&](const Record& r) {
@@ -136,10 +136,10 @@ std::string Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& bu
     return written_out(state);
 }
 
-std::string Otf2Archive::written_out(Otf2LocationState& state) {
+Error Otf2Archive::written_out(Otf2LocationState& state) {
     state.events = state.file->events();
-    const std::string error = state.file->write_out();
-    return error.empty() ? error : failed(error);
+    const Error error = state.file->write_out();
+    return error ? failed(*error) : error;
 }
 
 Otf2EventFile& Otf2Archive::event_file(Otf2LocationState& state) {
@@ -152,8 +152,8 @@ Otf2EventFile& Otf2Archive::event_file(Otf2LocationState& state) {
     return *state.file;
 }
 
-std::string Otf2Archive::stop(Otf2LocationState& state) {
-    if (archive_ == nullptr) return open_error_.empty() ? "the OTF2 archive is not open" : open_error_;
+Error Otf2Archive::stop(Otf2LocationState& state) {
+    if (archive_ == nullptr) return !open_error_ ? "the OTF2 archive is not open" : open_error_;
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     const std::uint64_t off[] = {OTF2_MEASUREMENT_OFF};
     event_file(state).record(state.last_time, otf2_kind::measurement_on_off, "b", off);
@@ -164,7 +164,7 @@ std::uint64_t Otf2Archive::event_file_bytes(const Otf2LocationState& state) cons
     return state.file != nullptr ? state.file->bytes() : 0;
 }
 
-std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end) {
+Error Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end) {
     if (state.file == nullptr) return {};
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     end = std::max(end, state.last_time);
@@ -178,13 +178,13 @@ std::string Otf2Archive::close_open_regions(Otf2LocationState& state, Ticks end)
     return written_out(state);
 }
 
-std::string Otf2Archive::close_writer(Otf2LocationState& state) {
+Error Otf2Archive::close_writer(Otf2LocationState& state) {
     if (state.file == nullptr) return {};
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();  // see finish()
-    const std::string error = state.file->finish();
+    const Error error = state.file->finish();
     state.events = state.file->events();
     state.file.reset();
-    return error.empty() ? error : failed(error);
+    return error ? failed(*error) : error;
 }
 
 }  // namespace strata::tracing

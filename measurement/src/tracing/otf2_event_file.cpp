@@ -43,7 +43,7 @@ Otf2EventFile::Otf2EventFile(std::string path, std::uint64_t chunk_size)
     : path_(std::move(path)), chunk_size_(chunk_size) {}
 
 void Otf2EventFile::update_limit() {
-    if (buffer_ == nullptr || !in_chunk_ || !error_.empty()) {
+    if (buffer_ == nullptr || !in_chunk_ || error_) {
         limit_ = 0;
         return;
     }
@@ -52,7 +52,7 @@ void Otf2EventFile::update_limit() {
 }
 
 std::uint8_t* Otf2EventFile::begin_record_slow(Ticks time, std::size_t size) {
-    if (!error_.empty()) return nullptr;
+    if (error_) return nullptr;
     if (buffer_ == nullptr) {
         buffer_.reset(new (std::nothrow) std::uint8_t[kWriteSize + 4 * kMaxRecord]);
         if (buffer_ == nullptr) {
@@ -115,13 +115,13 @@ void Otf2EventFile::patch_last_event() {
     put_u64(bytes, events_);
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0 || ::pwrite(fd, bytes, sizeof bytes, static_cast<off_t>(at)) != static_cast<ssize_t>(sizeof bytes)) {
-        if (error_.empty()) error_ = std::string(std::strerror(errno)) + " (" + path_ + ")";
+        if (!error_) error_ = std::string(std::strerror(errno)) + " (" + path_ + ")";
     }
     if (fd >= 0) ::close(fd);
 }
 
 bool Otf2EventFile::write_scratch() {
-    if (!error_.empty()) return false;
+    if (error_) return false;
     if (used_ == 0 && created_) return true;
     // The first write makes the file (a leftover of the same name is replaced).
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | (created_ ? 0 : O_TRUNC), 0644);
@@ -141,7 +141,7 @@ bool Otf2EventFile::write_scratch() {
         }
         done += static_cast<std::size_t>(n);
     }
-    if (::close(fd) != 0 && error_.empty()) {
+    if (::close(fd) != 0 && !error_) {
         error_ = std::string(std::strerror(errno)) + " (" + path_ + ")";
         return false;
     }
@@ -204,13 +204,13 @@ void Otf2EventFile::metric(Ticks time, std::uint32_t metric_class, std::uint32_t
     end_record(put_length(length, p));
 }
 
-std::string Otf2EventFile::write_out() {
-    if (error_.empty() && buffer_ == nullptr && !created_) {
+Error Otf2EventFile::write_out() {
+    if (!error_ && buffer_ == nullptr && !created_) {
         // A location without events still has its file: a chunk with no events.
         buffer_.reset(new (std::nothrow) std::uint8_t[kWriteSize + 4 * kMaxRecord]);
         if (buffer_ == nullptr) error_ = "no memory for the event file's buffer (" + path_ + ")";
     }
-    if (error_.empty() && !in_chunk_ && buffer_ != nullptr) start_chunk();
+    if (!error_ && !in_chunk_ && buffer_ != nullptr) start_chunk();
     patch_last_event();
     write_scratch();
     buffer_.reset();  // nothing is held between conversions
@@ -218,12 +218,12 @@ std::string Otf2EventFile::write_out() {
     return error_;
 }
 
-std::string Otf2EventFile::finish() {
-    if (error_.empty() && buffer_ == nullptr) {
+Error Otf2EventFile::finish() {
+    if (!error_ && buffer_ == nullptr) {
         buffer_.reset(new (std::nothrow) std::uint8_t[kWriteSize + 4 * kMaxRecord]);
         if (buffer_ == nullptr) error_ = "no memory for the event file's buffer (" + path_ + ")";
     }
-    if (!error_.empty()) return error_;
+    if (error_) return error_;
     if (!in_chunk_) start_chunk();
     patch_last_event();
     buffer_[used_++] = end_of_file;

@@ -107,15 +107,15 @@ public:
 
     /// Writes everything encoded so far to the file and releases the scratch
     /// memory; the current chunk goes on from there at the next event.
-    /// Returns "" or why the file could not be written (then nothing more is).
-    std::string write_out();
+    /// The error says why the file could not be written (then nothing more is).
+    Error write_out();
     /// Ends the file (its end records) and writes it out; nothing may follow.
-    std::string finish();
+    Error finish();
 
     std::uint64_t events() const { return events_; }
     /// The file's size once written out.
     std::uint64_t bytes() const { return file_offset_ + used_; }
-    bool failed() const { return !error_.empty(); }
+    bool failed() const { return static_cast<bool>(error_); }
 
     /// Largest record (its timestamp included) any of the functions above writes.
     static constexpr std::size_t kMaxRecord = 9 + 1 + 1 + 9 + 16 * 15 + 1 + 255 * 10;
@@ -167,7 +167,7 @@ private:
     Ticks chunk_time_ = 0;           ///< the time of the chunk's last timestamp record
     std::uint64_t events_ = 0;
     bool created_ = false;           ///< the file exists (made, truncated, by the first write)
-    std::string error_;
+    Error error_;
 };
 
 }  // namespace strata::tracing

@@ -185,11 +185,11 @@ bool decode(const char*& p, const char* end, RankInfo* info) {
 
 /// Rank 0: strings, regions, parameters, the system tree (one node per host),
 /// one location group per rank and every location, and the clock properties.
-std::string write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
+Error write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
                                      const std::vector<RankInfo>& ranks, int first_rank) {
-    std::string error;
+    Error error;
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
-        if (rc != OTF2_SUCCESS && error.empty()) error = std::string(what) + ": " + describe_otf2_error(rc);
+        if (rc != OTF2_SUCCESS && !error) error = std::string(what) + ": " + describe_otf2_error(rc);
     };
     OTF2_GlobalDefWriter* w = OTF2_Archive_GetGlobalDefWriter(archive);
     if (w == nullptr) return "cannot create the global definition writer";

@@ -60,18 +60,17 @@ Otf2Archive*& archive_slot() {
 }
 Otf2Archive& archive() { return *archive_slot(); }
 
-std::string open_archive(events::ProcessGroup* group = nullptr, int rank = 0) {
+Error open_archive(events::ProcessGroup* group = nullptr, int rank = 0) {
     const std::string& dir = runtime::experiment_directory();
     if (dir.empty()) return "no experiment directory yet";
     return archive().open(dir, 1 << 20, group, group != nullptr ? group->rank() : rank);
 }
 
-bool begin_multi_process(events::ProcessGroup* group, std::string* error) {
+Error begin_multi_process(events::ProcessGroup* group) {
     // Collective: every rank opens the archive now, so that a later flush of
     // one rank's buffer needs no other rank.
-    const std::string problem = open_archive(group);
-    if (!problem.empty() && error) *error = "strata: the trace archive could not be opened: " + problem;
-    return problem.empty();
+    if (const Error problem = open_archive(group)) return "strata: the trace archive could not be opened: " + *problem;
+    return {};
 }
 
 /// The process's event files, in bytes (the sum of the locations' `written`):
@@ -89,7 +88,7 @@ std::uint64_t bytes_per_event(const TraceLocation& tl) {
 /// Converts the buffer, or, once the process's event files have reached
 /// STRATA_TRACE_MAX_SIZE, stops the location's trace (or, stopped, counts the
 /// records it does not write).
-std::string write_or_stop(TraceLocation& tl) {
+Error write_or_stop(TraceLocation& tl) {
     const std::uint64_t bound = config::settings().trace_max_size;
     if (tl.stopped) {
         tl.unwritten += tl.buffer.records();
@@ -100,11 +99,11 @@ std::string write_or_stop(TraceLocation& tl) {
     const std::uint64_t used = g_trace_bytes.load(std::memory_order_relaxed);
     const std::uint64_t allowed = used >= bound ? 0 : (bound - used) / bytes_per_event(tl);
     std::uint64_t converted = 0;
-    std::string error = archive().convert(tl.otf2, tl.buffer, allowed, &converted);
+    Error error = archive().convert(tl.otf2, tl.buffer, allowed, &converted);
     const std::uint64_t written = archive().event_file_bytes(tl.otf2);
     if (written > tl.written) g_trace_bytes.fetch_add(written - tl.written, std::memory_order_relaxed);
     tl.written = std::max(tl.written, written);
-    if (error.empty() && converted < tl.buffer.records()) {
+    if (!error && converted < tl.buffer.records()) {
         tl.stopped = true;
         tl.unwritten += tl.buffer.records() - converted;
         error = archive().stop(tl.otf2);
@@ -114,11 +113,11 @@ std::string write_or_stop(TraceLocation& tl) {
 
 /// Writes the buffer to the OTF2 archive and empties it (keeping one page
 /// unless `final`).
-std::string flush(TraceLocation& tl, bool final) {
+Error flush(TraceLocation& tl, bool final) {
     FileSizeGuard guard;  // past a file-size limit: an error, not SIGXFSZ killing the program
-    std::string error = open_archive();
-    if (error.empty()) error = write_or_stop(tl);
-    if (guard.limit_hit() && !error.empty()) error += " (the file-size limit, ulimit -f, was reached)";
+    Error error = open_archive();
+    if (!error) error = write_or_stop(tl);
+    if (guard.limit_hit() && error) *error += " (the file-size limit, ulimit -f, was reached)";
     tl.records += tl.buffer.records();
     tl.bytes += tl.buffer.bytes();
     if (final) {
@@ -149,13 +148,13 @@ Room make_room(Location& loc, TraceLocation& tl, std::size_t needed) {
         tl.buffer.clear_keep_first_page();
     } else if (full) {
         room.begin = timer::now();
-        const std::string error = flush(tl, false);
+        const Error error = flush(tl, false);
         room.end = timer::now();
         ++tl.flushes;
         room.flushed = true;
-        if (!error.empty()) {
+        if (error) {
             runtime::warn_once("trace-flush-error",
-                               "strata: warning: a trace buffer could not be written to disk (" + error +
+                               "strata: warning: a trace buffer could not be written to disk (" + *error +
                                    "); its events are lost and counted");
         }
         runtime::verbose("trace buffer of " + loc.name + " flushed to disk");
@@ -305,8 +304,8 @@ void start_again_after_flushes(Otf2Archive& shared) {
         events += tl->otf2.events;
         ++locations;
         // Its end records make it a whole event file in the shared traces/.
-        const std::string problem = shared.close_writer(tl->otf2);
-        if (!problem.empty()) std::fprintf(stderr, "strata: warning: %s\n", problem.c_str());
+        const Error problem = shared.close_writer(tl->otf2);
+        if (problem) std::fprintf(stderr, "strata: warning: %s\n", problem->c_str());
         Otf2LocationState fresh;
         fresh.location_index = tl->otf2.location_index;
         tl->otf2 = std::move(fresh);
@@ -320,8 +319,8 @@ void start_again_after_flushes(Otf2Archive& shared) {
                  static_cast<unsigned long long>(events), static_cast<unsigned long long>(locations));
 }
 
-bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
-    if (ctx.experiment_directory == nullptr) return true;
+Error finalize(const substrate::FinalizeContext& ctx) {
+    if (ctx.experiment_directory == nullptr) return {};
     if (ctx.group == nullptr && archive().is_collective()) {
         // This rank finishes alone: the shared archive needs every rank to be
         // closed, so its event files get what was flushed and it is left as it
@@ -330,7 +329,7 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
         archive_slot() = new Otf2Archive();
         start_again_after_flushes(shared);
     }
-    std::string problem = open_archive(ctx.group, ctx.rank);
+    Error problem = open_archive(ctx.group, ctx.rank);
     // A run that recorded nothing still gets one (empty) location: OTF2 readers
     // refuse an archive without any.
     if (location::all().empty()) location::current();
@@ -339,9 +338,9 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     for (Location* loc : location::all()) {
         auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
         if (tl == nullptr) continue;
-        if (problem.empty()) problem = flush(*tl, true);
-        if (problem.empty()) problem = archive().close_open_regions(tl->otf2, ctx.end_time);
-        if (problem.empty()) problem = archive().close_writer(tl->otf2);
+        if (!problem) problem = flush(*tl, true);
+        if (!problem) problem = archive().close_open_regions(tl->otf2, ctx.end_time);
+        if (!problem) problem = archive().close_writer(tl->otf2);
         lost += tl->lost;
         flushes += tl->flushes;
         stopped += tl->stopped ? 1 : 0;
@@ -353,9 +352,9 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
     // With a process group, finish() is collective: every rank must take part,
     // also one whose conversion failed.
     static const std::vector<clock_sync::Point> no_points;
-    const std::string finish_error =
+    const Error finish_error =
         archive().finish(*ctx.definitions, defs, ctx.end_time, ctx.clock_points ? *ctx.clock_points : no_points);
-    if (problem.empty()) problem = finish_error;
+    if (!problem) problem = finish_error;
     if (flushes > 0) {
         std::fprintf(stderr,
                      "strata: note: trace buffers were flushed to disk %llu times during the run "
@@ -381,14 +380,11 @@ bool finalize(const substrate::FinalizeContext& ctx, std::string* error) {
                      ctx.rank, config::format_size(config::settings().trace_max_size).c_str(),
                      static_cast<unsigned long long>(stopped), defs.size(), static_cast<unsigned long long>(unwritten));
     }
-    if (!problem.empty()) {
-        if (error) {
-            *error = "strata: the trace could not be written: " + problem +
-                     "; the trace is incomplete, the other files of the experiment are written as usual";
-        }
-        return false;
+    if (problem) {
+        return "strata: the trace could not be written: " + *problem +
+               "; the trace is incomplete, the other files of the experiment are written as usual";
     }
-    return true;
+    return {};
 }
 
 void reset() {

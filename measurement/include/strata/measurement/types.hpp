@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "strata/measurement/error.hpp"
 #include "strata/measurement/ticks.hpp"
 
 /// Marks the functions libstrata-measurement exports (everything else is hidden).
