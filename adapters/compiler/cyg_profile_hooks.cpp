@@ -55,12 +55,12 @@ STRATA_NO_INSTRUMENT FunctionResolver& resolver() {
     std::optional<filter::FilterFile> rules;
     const char* path = std::getenv("STRATA_FILTERING_FILE");
     if (path != nullptr && *path != '\0') {
-        try {
-            rules = filter::read_filter_file(path);
-        } catch (const filter::FilterError& error) {
+        filter::FilterFile read;
+        if (const Error error = filter::read_filter_file(path, &read)) {
             events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) + "' is not valid: " +
-                                     error.what());
+                                     *error);
         }
+        rules = std::move(read);
     }
     g_resolver = new FunctionResolver(std::move(rules), own_code());
     return *g_resolver;

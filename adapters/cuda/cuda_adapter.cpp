@@ -225,15 +225,12 @@ void sample_device_of(const CUpti_ResourceData* resource) {
 
 /// The PCI bus id of a CUDA device, by which NVML finds it (CUDA's and NVML's
 /// device numbers differ in general).  On the sampler's thread.
-std::string pci_bus_id(std::uint32_t ordinal, std::string* error) {
+Error pci_bus_id(std::uint32_t ordinal, std::string* bus_id_text) {
     using DeviceGet = CUresult (*)(CUdevice*, int);
     using BusId = CUresult (*)(char*, int, CUdevice);
     const auto device_get = reinterpret_cast<DeviceGet>(dlsym(g_driver, "cuDeviceGet"));
     const auto bus_id = reinterpret_cast<BusId>(dlsym(g_driver, "cuDeviceGetPCIBusId"));
-    if (device_get == nullptr || bus_id == nullptr) {
-        *error = "the CUDA driver has no cuDeviceGetPCIBusId";
-        return {};
-    }
+    if (device_get == nullptr || bus_id == nullptr) return "the CUDA driver has no cuDeviceGetPCIBusId";
     t_own_call = true;
     CUdevice device = 0;
     char pci[32] = {};
@@ -241,10 +238,10 @@ std::string pci_bus_id(std::uint32_t ordinal, std::string* error) {
     const CUresult rc_bus = rc == CUDA_SUCCESS ? bus_id(pci, sizeof pci, device) : rc;
     t_own_call = false;
     if (rc_bus != CUDA_SUCCESS) {
-        *error = "the CUDA driver gives no PCI bus id for it (CUresult " + std::to_string(rc_bus) + ")";
-        return {};
+        return "the CUDA driver gives no PCI bus id for it (CUresult " + std::to_string(rc_bus) + ")";
     }
-    return pci;
+    *bus_id_text = pci;
+    return {};
 }
 
 void CUPTIAPI cupti_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
@@ -285,15 +282,15 @@ void at_end() {
     events::verbose("CUDA: " + pipeline().summary() + "; CUPTI from " + cupti().origin);
 }
 
-/// Sets CUPTI up; returns "" or why GPU activity is not recorded.
-std::string start_cupti() {
+/// Sets CUPTI up; the error says why GPU activity is not recorded.
+Error start_cupti() {
     // CUPTI answers "unknown error" without a driver: say what is missing.
     g_driver = dlopen("libcuda.so.1", RTLD_LAZY);
     if (g_driver == nullptr) return "no CUDA driver (libcuda.so.1 cannot be loaded)";
-    std::string error, note;
-    const bool loaded = load_cupti(&cupti(), settings().cupti_library, &error, &note);
+    std::string note;
+    const Error not_loaded = load_cupti(&cupti(), settings().cupti_library, &note);
     if (!note.empty()) say("CUDA: " + note);
-    if (!loaded) return error;
+    if (not_loaded) return not_loaded;
     uint32_t version = 0;
     if (cupti().get_version(&version) != CUPTI_SUCCESS || version < kOldestCuptiApi) {
         return "CUPTI " + cupti().origin + " has API version " + std::to_string(version) +
@@ -375,10 +372,9 @@ __attribute__((constructor)) void start_cuda_adapter() {
     if (settings().features & feature_nvtx) nvtx::announce_injection_library();
     start_sampler();
     if ((settings().features & ~feature_nvtx) == 0 && g_sampler == nullptr) return;
-    const std::string problem = start_cupti();
-    if (!problem.empty()) {
+    if (const Error problem = start_cupti()) {
         // The sampler learns of GPUs through CUPTI: without it, none are sampled.
-        say("CUDA: " + problem + "; GPU activity not recorded" +
+        say("CUDA: " + *problem + "; GPU activity not recorded" +
             ((settings().features & feature_nvtx) ? " (NVTX ranges are)" : "") +
             (g_sampler != nullptr ? ", GPU metrics not sampled" : ""));
     }

@@ -51,7 +51,7 @@ std::uint32_t feature_mask(const std::string& normalized) {
 /// What a value of STRATA_CUDA_SAMPLING_INTERVAL that parse_interval refuses stores.
 constexpr std::uint64_t kBadInterval = UINT64_MAX;
 
-std::optional<std::string> register_variables(config::Registry& registry, Settings* settings) {
+Error register_variables(config::Registry& registry, Settings* settings) {
     config::Variable enable;
     enable.ns = "CUDA";
     enable.name = "ENABLE";

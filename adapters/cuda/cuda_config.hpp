@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::config {
 class Registry;
 }
@@ -56,6 +58,6 @@ std::uint32_t feature_mask(const std::string& normalized);
 
 /// Adds the rows; `settings` receives the values each time the registry loads
 /// them.  Returns the registry's message for a bad value.
-std::optional<std::string> register_variables(config::Registry& registry, Settings* settings);
+Error register_variables(config::Registry& registry, Settings* settings);
 
 }  // namespace strata::cuda

@@ -44,7 +44,7 @@ std::string CuptiLibrary::describe(CUptiResult result) const {
     return "CUPTI error " + std::to_string(static_cast<int>(result));
 }
 
-bool load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* error, std::string* note) {
+Error load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* note) {
     std::vector<std::string> candidates;
     const std::string loaded = loaded_cupti();
     if (!loaded.empty()) {
@@ -93,10 +93,9 @@ bool load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* 
             continue;
         }
         cupti->origin = path;
-        return true;
+        return {};
     }
-    if (error != nullptr) *error = "no usable libcupti (" + tried + ")";
-    return false;
+    return "no usable libcupti (" + tried + ")";
 }
 
 }  // namespace strata::cuda

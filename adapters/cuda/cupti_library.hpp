@@ -11,6 +11,8 @@
 
 #include <string>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::cuda {
 
 struct CuptiLibrary {
@@ -39,9 +41,9 @@ struct CuptiLibrary {
 
 /// Loads libcupti: the one the process has loaded already, else `preferred`
 /// (STRATA_CUDA_CUPTI_LIBRARY) when given, else libcupti.so.13 or libcupti.so
-/// from the library path, else the toolkit's found at build time.  Returns
-/// false with the reason (every place tried) when none works; `note` says when
-/// `preferred` was passed over for the process's own.
-bool load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* error, std::string* note);
+/// from the library path, else the toolkit's found at build time.  The error
+/// names every place tried when none works; `note` says when `preferred` was
+/// passed over for the process's own.
+Error load_cupti(CuptiLibrary* cupti, const std::string& preferred, std::string* note);
 
 }  // namespace strata::cuda

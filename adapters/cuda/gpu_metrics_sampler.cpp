@@ -59,10 +59,10 @@ std::string GpuMetricsSampler::summary() const {
 
 void GpuMetricsSampler::run() {
     // NVML's initialisation takes tens of milliseconds: here, not before main.
-    const std::string problem = source_->open();
-    const bool source_open = problem.empty();
+    const Error problem = source_->open();
+    const bool source_open = !problem;
     if (source_open) events::verbose("CUDA: GPU metrics: " + source_->origin() + " opened");
-    if (!source_open) say_("CUDA: GPU metrics not sampled (STRATA_CUDA_SAMPLING_INTERVAL): " + problem);
+    if (!source_open) say_("CUDA: GPU metrics not sampled (STRATA_CUDA_SAMPLING_INTERVAL): " + *problem);
     std::unique_lock<std::mutex> lock(mutex_);
     // `pending_` keeps every device added; the thread takes those beyond devices_.size().
     for (;;) {
@@ -90,12 +90,12 @@ void GpuMetricsSampler::take_new_devices() {
         added.assign(pending_.begin() + static_cast<std::ptrdiff_t>(devices_.size()), pending_.end());
     }
     for (Device& d : added) {
-        std::string problem;
-        const std::string bus_id = bus_id_of_(d.ordinal, &problem);
-        if (problem.empty()) problem = source_->find(bus_id, &d.source_device);
-        if (!problem.empty()) {
+        std::string bus_id;
+        Error problem = bus_id_of_(d.ordinal, &bus_id);
+        if (!problem) problem = source_->find(bus_id, &d.source_device);
+        if (problem) {
             say_("CUDA: GPU " + std::to_string(d.ordinal) + (bus_id.empty() ? "" : " (" + bus_id + ")") +
-                 " not sampled: " + problem);
+                 " not sampled: " + *problem);
         } else {
             events::verbose("CUDA: GPU " + std::to_string(d.ordinal) + " (" + bus_id + ") sampled from " +
                             source_->origin());

@@ -44,11 +44,11 @@ struct DeviceReading {
 class DeviceMetricsSource {
 public:
     virtual ~DeviceMetricsSource() = default;
-    /// Makes the source ready (loads and initialises NVML); "" or why it cannot be used.
-    virtual std::string open() = 0;
+    /// Makes the source ready (loads and initialises NVML); the error says why it cannot be used.
+    virtual Error open() = 0;
     /// The source's number for the device with PCI bus id `pci_bus_id`
-    /// ("0000:3b:00.0"); "" or why it has none.
-    virtual std::string find(const std::string& pci_bus_id, std::size_t* device) = 0;
+    /// ("0000:3b:00.0"); the error says why it has none.
+    virtual Error find(const std::string& pci_bus_id, std::size_t* device) = 0;
     /// What the device reports now; values it cannot read are left out.
     virtual DeviceReading read(std::size_t device) = 0;
     /// Where the source came from (a library path), for messages.
@@ -60,9 +60,9 @@ std::unique_ptr<DeviceMetricsSource> nvml_source(const std::string& library);
 
 class GpuMetricsSampler {
 public:
-    /// The PCI bus id of CUDA device `ordinal`, or "" with the reason in `error`
-    /// (called on the sampler's thread).
-    using BusIdFn = std::string (*)(std::uint32_t ordinal, std::string* error);
+    /// Sets `bus_id` to the PCI bus id of CUDA device `ordinal`; the error says
+    /// why it has none (called on the sampler's thread).
+    using BusIdFn = Error (*)(std::uint32_t ordinal, std::string* bus_id);
 
     /// The thread starts with the first device; it opens `source` first.
     /// `say` prints one line (a source that cannot be opened, a device it

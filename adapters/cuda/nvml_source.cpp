@@ -33,7 +33,7 @@ class NvmlSource final : public DeviceMetricsSource {
 public:
     explicit NvmlSource(std::string library) : library_(std::move(library)) {}
 
-    std::string open() override {
+    Error open() override {
         const std::string name = library_.empty() ? "libnvidia-ml.so.1" : library_;
         void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (handle == nullptr) {
@@ -59,7 +59,7 @@ public:
         return {};
     }
 
-    std::string find(const std::string& pci_bus_id, std::size_t* device) override {
+    Error find(const std::string& pci_bus_id, std::size_t* device) override {
         NvmlDevice d = nullptr;
         const NvmlReturn rc = by_pci_bus_id_(pci_bus_id.c_str(), &d);
         if (rc != 0) return "NVML has no device at that PCI bus id: " + describe(rc);

@@ -71,11 +71,9 @@ void read_mpi_filter() {
     const char* path = std::getenv("STRATA_FILTERING_FILE");
     if (path == nullptr || *path == '\0') return;
     filter::FilterFile rules;
-    try {
-        rules = filter::read_filter_file(path);
-    } catch (const filter::FilterError& error) {
+    if (const Error error = filter::read_filter_file(path, &rules)) {
         events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) + "' is not valid: " +
-                                 error.what());
+                                 *error);
     }
     const filter::FilterFile mpi_rules = rules.mpi_rules();
     if (mpi_rules.rules.empty()) return;

@@ -73,7 +73,7 @@ std::uint32_t group_mask(const std::string& normalized) {
     return apply_derived_groups(mask);
 }
 
-std::optional<std::string> register_variables(config::Registry& registry,
+Error register_variables(config::Registry& registry,
                                               std::function<void(std::uint32_t)> store) {
     config::Variable row;
     row.ns = "MPI";

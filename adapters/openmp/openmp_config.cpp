@@ -25,14 +25,14 @@ constexpr config::EventGroup kGroups[] = {
 
 std::uint32_t group_mask(const std::string& normalized) { return config::group_bits(normalized, kGroups, 0); }
 
-std::optional<std::string> register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store) {
+Error register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store) {
     // Both OpenMP adapters in one process (one linked by hand beside the other):
     // the second takes the row the first added, and its value (a bad one has
     // already stopped the program).
     for (const config::Variable& existing : registry.variables()) {
         if (existing.env_name() == enable_variable) {
             store(group_mask(registry.value_of(enable_variable)));
-            return std::nullopt;
+            return Error();
         }
     }
     config::Variable row;

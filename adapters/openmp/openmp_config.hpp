@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::config {
 class Registry;
 }
@@ -35,6 +37,6 @@ std::uint32_t group_mask(const std::string& normalized);
 /// at once: returns the registry's message for a bad value.  When the row is
 /// there already (the other OpenMP adapter added it), `store` receives its
 /// value once.
-std::optional<std::string> register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store);
+Error register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store);
 
 }  // namespace strata::openmp

@@ -34,12 +34,12 @@ const std::optional<strata::filter::FilterFile>& user_filter() {
         auto* parsed = new std::optional<strata::filter::FilterFile>();
         const char* path = std::getenv("STRATA_FILTERING_FILE");
         if (path == nullptr || *path == '\0') return parsed;
-        try {
-            *parsed = strata::filter::read_filter_file(path);
-        } catch (const strata::filter::FilterError& error) {
+        strata::filter::FilterFile rules;
+        if (const strata::Error error = strata::filter::read_filter_file(path, &rules)) {
             events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) +
-                                     "' is not valid: " + error.what());
+                                     "' is not valid: " + *error);
         }
+        *parsed = std::move(rules);
         return parsed;
     }();
     return *rules;

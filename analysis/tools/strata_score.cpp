@@ -66,10 +66,9 @@ int main(int argc, char** argv) {
     // The filter is read first: a mistake in it is a bad argument (status 2).
     std::unique_ptr<strata::filter::FilterFile> filter;
     if (!options.filter_file.empty()) {
-        try {
-            filter = std::make_unique<strata::filter::FilterFile>(strata::filter::read_filter_file(options.filter_file));
-        } catch (const strata::filter::FilterError& problem) {
-            std::cerr << "strata-score: " << problem.what() << '\n';
+        filter = std::make_unique<strata::filter::FilterFile>();
+        if (const strata::Error problem = strata::filter::read_filter_file(options.filter_file, filter.get())) {
+            std::cerr << "strata-score: " << *problem << '\n';
             return 2;
         }
     }

@@ -44,12 +44,12 @@ int plugin_init(plugin_name_args* plugin, plugin_gcc_version* version) {
     for (int i = 0; i < plugin->argc; ++i) {
         const plugin_argument& arg = plugin->argv[i];
         if (std::strcmp(arg.key, "filter") == 0 && arg.value != nullptr) {
-            try {
-                g_filter = strata::filter::read_filter_file(arg.value);
-            } catch (const strata::filter::FilterError& problem) {
-                error("%qs: %s", plugin->full_name, problem.what());
+            strata::filter::FilterFile filter;
+            if (const strata::Error problem = strata::filter::read_filter_file(arg.value, &filter)) {
+                error("%qs: %s", plugin->full_name, problem->c_str());
                 return 1;
             }
+            g_filter = std::move(filter);
         } else {
             error("%qs: unknown argument %<-fplugin-arg-%s-%s%>; the known argument is %<filter=FILE%>",
                   plugin->full_name, plugin->base_name, arg.key);

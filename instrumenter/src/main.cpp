@@ -122,12 +122,12 @@ int main(int argc, char** argv) {
         si::BuildContext context;
         context.layout = si::discover_layout();
         if (!options.instrument_filter.empty() && options.compiler && classification.compiles_sources()) {
-            try {
-                context.filter = si::read_filter_file(options.instrument_filter);
-            } catch (const si::FilterError& error) {
-                say(error.what());
+            si::FilterFile filter;
+            if (const strata::Error error = si::read_filter_file(options.instrument_filter, &filter)) {
+                say(*error);
                 return usage_error;
             }
+            context.filter = std::move(filter);
             context.host_family = host_family(compiler, classification);
         }
         // OpenMP programs of GCC get the adapter of their runtime, libgomp or libomp (see command_builder.cpp).

@@ -67,15 +67,16 @@ void print_build_config(std::ostream& out) {
 }
 
 /// The adapters' rows as well: they register when their library starts, and
-/// strata-info starts none of them.
+/// strata-info starts none of them.  It lists the rows: a bad value in the
+/// environment is the measured program's to refuse, not strata-info's.
 void register_adapter_variables(strata::config::Registry& registry) {
 #if STRATA_HAVE_MPI
-    strata::mpi::register_variables(registry, [](std::uint32_t) {});
+    (void)strata::mpi::register_variables(registry, [](std::uint32_t) {});
 #endif
-    strata::openmp::register_variables(registry, [](std::uint32_t) {});
+    (void)strata::openmp::register_variables(registry, [](std::uint32_t) {});
 #ifdef STRATA_HAVE_CUDA_ROWS
     static strata::cuda::Settings cuda_settings;
-    strata::cuda::register_variables(registry, &cuda_settings);
+    (void)strata::cuda::register_variables(registry, &cuda_settings);
 #endif
     (void)registry;
 }
@@ -113,17 +114,16 @@ void print_metrics(std::ostream& out) {
         if (e.hardware) ++hardware;
     }
     // Where PAPI cannot reach the kernel's software events, Strata counts them itself.
-    const std::string papi_cannot = m::papi::kernel_events_problem();
+    const strata::Error papi_cannot = m::papi::kernel_events_problem();
     const std::vector<m::kernel_events::UsableEvent> kernel_events =
-        papi_cannot.empty() ? std::vector<m::kernel_events::UsableEvent>()
-                            : m::kernel_events::usable_events();
+        papi_cannot ? m::kernel_events::usable_events() : std::vector<m::kernel_events::UsableEvent>();
     for (const m::kernel_events::UsableEvent& e : kernel_events) {
         out << "  " << e.name << std::string(e.name.size() < 32 ? 32 - e.name.size() : 1, ' ')
             << e.description << " [counted by Strata]\n";
     }
     if (events.empty() && kernel_events.empty()) out << "  (none)\n";
     if (!kernel_events.empty()) {
-        out << "  PAPI cannot count the kernel's software events here (" << papi_cannot
+        out << "  PAPI cannot count the kernel's software events here (" << *papi_cannot
             << ");\n"
                "  Strata counts those above itself, with the same values and names.\n";
     }

@@ -32,12 +32,50 @@ struct FakeEnv {
         for (const auto& [name, value] : values) out.push_back(name + "=" + value);
         return out;
     }
-    std::optional<std::string> load(std::vector<std::string>* warnings = nullptr) const {
+    Error load(std::vector<std::string>* warnings = nullptr) const {
         std::vector<std::string> ignored;
         const std::vector<std::string> environment = entries();
         return Registry::instance().load(lookup(), warnings != nullptr ? warnings : &ignored, &environment);
     }
 };
+
+/// A parser's answer, as the tests below read it.
+struct ParseResult {
+    bool ok = false;
+    std::string normalized;
+    std::string error;
+};
+ParseResult answer(const Error& error, std::string normalized) { return {!error, std::move(normalized), error.message()}; }
+ParseResult parse_boolean(const std::string& t) {
+    std::string n;
+    const Error e = config::parse_boolean(t, &n);
+    return answer(e, n);
+}
+ParseResult parse_size(const std::string& t) {
+    std::string n;
+    const Error e = config::parse_size(t, &n);
+    return answer(e, n);
+}
+ParseResult parse_integer(const std::string& t) {
+    std::string n;
+    const Error e = config::parse_integer(t, &n);
+    return answer(e, n);
+}
+ParseResult parse_enumeration(const std::string& t, const std::vector<std::string>& accepted) {
+    std::string n;
+    const Error e = config::parse_enumeration(t, accepted, &n);
+    return answer(e, n);
+}
+ParseResult parse_list(const std::string& t, const std::vector<std::string>& accepted) {
+    std::string n;
+    const Error e = config::parse_list(t, accepted, &n);
+    return answer(e, n);
+}
+ParseResult parse_value(Type type, const std::string& t, const std::vector<std::string>& accepted) {
+    std::string n;
+    const Error e = config::parse_value(type, t, accepted, &n);
+    return answer(e, n);
+}
 
 void expect_good(const ParseResult& r, const std::string& normalized) {
     EXPECT_TRUE(r.ok) << r.error;
@@ -205,7 +243,7 @@ TEST(ConfigRegistry, LoadAppliesDefaultsFirst) {
     FakeEnv changed;
     changed.values = {{"STRATA_ENABLE_TRACING", "yes"}, {"STRATA_TOTAL_MEMORY", "1G"},
                       {"STRATA_TIMER", "CLOCK_GETTIME"}, {"STRATA_EXPERIMENT_DIRECTORY", "run1"}};
-    ASSERT_EQ(changed.load(), std::nullopt);
+    ASSERT_EQ(changed.load(), Error());
     const Settings& s = settings();
     EXPECT_TRUE(s.enable_tracing);
     EXPECT_EQ(s.total_memory, 1ull << 30);
@@ -215,7 +253,7 @@ TEST(ConfigRegistry, LoadAppliesDefaultsFirst) {
     EXPECT_EQ(Registry::instance().value_of("STRATA_TOTAL_MEMORY"), "1073741824");
     EXPECT_EQ(Registry::instance().value_of("STRATA_TIMER"), "clock_gettime");
 
-    ASSERT_EQ(FakeEnv{}.load(), std::nullopt);
+    ASSERT_EQ(FakeEnv{}.load(), Error());
     EXPECT_TRUE(s.enable_profiling);
     EXPECT_FALSE(s.enable_tracing);
     EXPECT_EQ(s.experiment_directory, "");
@@ -233,7 +271,7 @@ TEST(ConfigRegistry, LoadAppliesDefaultsFirst) {
 TEST(ConfigRegistry, BadValueGivesTheExactMessage) {
     FakeEnv env;
     env.values = {{"STRATA_TOTAL_MEMORY", "64Q"}};
-    EXPECT_EQ(env.load(), std::optional<std::string>(
+    EXPECT_EQ(env.load(), Error(
         "strata: STRATA_TOTAL_MEMORY='64Q' is not valid: expected a size such as 4096, 64K, 512M or 2G "
         "(powers of 1024)"));
 }
@@ -241,11 +279,11 @@ TEST(ConfigRegistry, BadValueGivesTheExactMessage) {
 TEST(ConfigRegistry, OnlyTheFirstBadValueIsReported) {
     FakeEnv env;
     env.values = {{"STRATA_TOTAL_MEMORY", "64Q"}, {"STRATA_ENABLE_TRACING", "maybe"}, {"STRATA_TIMER", "rdtsc"}};
-    EXPECT_EQ(env.load(), std::optional<std::string>(
+    EXPECT_EQ(env.load(), Error(
         "strata: STRATA_ENABLE_TRACING='maybe' is not valid: expected true, false, yes, no, on, off, 1 or 0"));
     env.values.erase("STRATA_ENABLE_TRACING");
     env.values.erase("STRATA_TOTAL_MEMORY");
-    EXPECT_EQ(env.load(), std::optional<std::string>(
+    EXPECT_EQ(env.load(), Error(
         "strata: STRATA_TIMER='rdtsc' is not valid: expected one of: tsc, clock_gettime, steps"));
 }
 
@@ -254,7 +292,7 @@ TEST(ConfigRegistry, UnknownStrataVariableWarnsWithSuggestion) {
     env.values = {{"STRATA_ENABLE_TRACNG", "1"}, {"STRATA_Total_Memory", "1G"},
                   {"STRATA_SOMETHING_ELSE_ENTIRELY", "1"}, {"STRATA_ENABLE_TRACING", "1"}};
     std::vector<std::string> warnings;
-    ASSERT_EQ(env.load(&warnings), std::nullopt);
+    ASSERT_EQ(env.load(&warnings), Error());
     ASSERT_EQ(warnings.size(), 3u);
     EXPECT_EQ(warnings[0], "strata: warning: STRATA_ENABLE_TRACNG is not a Strata variable "
                            "(did you mean STRATA_ENABLE_TRACING?)");
@@ -269,7 +307,7 @@ TEST(ConfigRegistry, AnAdapterVariableWithoutItsAdapterHasNoEffectButIsNoTypo) {
     FakeEnv env;
     env.values = {{"STRATA_OPENMP_ENABLE", "none"}};
     std::vector<std::string> warnings;
-    ASSERT_EQ(env.load(&warnings), std::nullopt);
+    ASSERT_EQ(env.load(&warnings), Error());
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_EQ(warnings[0], "strata: warning: STRATA_OPENMP_ENABLE has no effect in this program: it started no "
                            "OpenMP runtime with OMPT (such as LLVM's libomp), so Strata's OpenMP adapter is not "
@@ -280,7 +318,7 @@ TEST(ConfigRegistry, WarningsAreGivenEvenWhenAValueIsBad) {
     FakeEnv env;
     env.values = {{"STRATA_VERBOS", "1"}, {"STRATA_VERBOSE", "sometimes"}};
     std::vector<std::string> warnings;
-    EXPECT_TRUE(env.load(&warnings).has_value());
+    EXPECT_TRUE(env.load(&warnings));
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_NE(warnings[0].find("did you mean STRATA_VERBOSE?"), std::string::npos);
 }
@@ -292,7 +330,7 @@ TEST(ConfigRegistry, WithoutLookupReadsTheProcessEnvironment) {
     const auto error = Registry::instance().load(nullptr, &warnings);
     unsetenv("STRATA_VERBOSE");
     unsetenv("STRATA_ENABLE_TRACNG");
-    ASSERT_EQ(error, std::nullopt);
+    ASSERT_EQ(error, Error());
     EXPECT_TRUE(settings().verbose);
     EXPECT_NE(std::find(warnings.begin(), warnings.end(),
                         "strata: warning: STRATA_ENABLE_TRACNG is not a Strata variable "
@@ -303,23 +341,23 @@ TEST(ConfigRegistry, WithoutLookupReadsTheProcessEnvironment) {
 TEST(ConfigRegistry, PageSizeMustFitTotalMemory) {
     FakeEnv env;
     env.values = {{"STRATA_PAGE_SIZE", "1M"}, {"STRATA_TOTAL_MEMORY", "2M"}};
-    EXPECT_EQ(env.load(), std::optional<std::string>(
+    EXPECT_EQ(env.load(), Error(
         "strata: STRATA_PAGE_SIZE=1M does not fit STRATA_TOTAL_MEMORY=2M: a page may be at most a quarter of "
         "STRATA_TOTAL_MEMORY (512K); raise STRATA_TOTAL_MEMORY to at least 4M or lower STRATA_PAGE_SIZE"));
 
     env.values = {{"STRATA_PAGE_SIZE", "1K"}};
     const auto small = env.load();
-    ASSERT_TRUE(small.has_value());
+    ASSERT_TRUE(small);
     EXPECT_NE(small->find("STRATA_PAGE_SIZE=1K is too small"), std::string::npos) << *small;
     EXPECT_NE(small->find("STRATA_TOTAL_MEMORY=64M"), std::string::npos) << *small;
 
     env.values = {{"STRATA_TOTAL_MEMORY", "128K"}};  // the default 64K page no longer fits
-    EXPECT_TRUE(env.load().has_value());
+    EXPECT_TRUE(env.load());
 
     env.values = {{"STRATA_PAGE_SIZE", "16M"}, {"STRATA_TOTAL_MEMORY", "64M"}};  // exactly a quarter
-    EXPECT_EQ(env.load(), std::nullopt);
+    EXPECT_EQ(env.load(), Error());
     env.values = {{"STRATA_PAGE_SIZE", "4K"}, {"STRATA_TOTAL_MEMORY", "16K"}};
-    EXPECT_EQ(env.load(), std::nullopt);
+    EXPECT_EQ(env.load(), Error());
 }
 
 TEST(ConfigRegistry, AddRejectsProgrammingErrors) {
@@ -342,15 +380,15 @@ TEST(ConfigRegistry, AdapterRowsAreParsedAndStored) {
         r.add({"TEST", "LEVEL", Type::integer, "3", {}, "A level", "Long help.", {}});
     }
     FakeEnv env;
-    ASSERT_EQ(env.load(), std::nullopt);
+    ASSERT_EQ(env.load(), Error());
     EXPECT_EQ(stored, "all");
     EXPECT_EQ(r.value_of("STRATA_TEST_LEVEL"), "3");
     env.values = {{"STRATA_TEST_GROUPS", "Coll, P2P"}, {"STRATA_TEST_LEVEL", "+12"}};
-    ASSERT_EQ(env.load(), std::nullopt);
+    ASSERT_EQ(env.load(), Error());
     EXPECT_EQ(stored, "coll,p2p");
     EXPECT_EQ(r.value_of("STRATA_TEST_LEVEL"), "12");
     env.values = {{"STRATA_TEST_GROUPS", "p2p,,coll"}};
-    EXPECT_EQ(env.load(), std::optional<std::string>(
+    EXPECT_EQ(env.load(), Error(
         "strata: STRATA_TEST_GROUPS='p2p,,coll' is not valid: empty item in the list; "
         "expected a comma-separated list of: all, none, p2p, coll"));
 }
@@ -386,7 +424,7 @@ TEST(ConfigCfg, WrittenFileReadsBackToTheSameValues) {
     env.values = {{"STRATA_ENABLE_TRACING", "on"}, {"STRATA_TOTAL_MEMORY", "256M"},
                   {"STRATA_EXPERIMENT_DIRECTORY", "my \"run\" $HOME `x` back\\slash"},
                   {"STRATA_FILTERING_FILE", "filter file.txt"}};
-    ASSERT_EQ(env.load(), std::nullopt);
+    ASSERT_EQ(env.load(), Error());
     std::ostringstream cfg;
     Registry::instance().write_cfg(cfg);
     EXPECT_NE(cfg.str().find("STRATA_EXPERIMENT_DIRECTORY=\"my \\\"run\\\" \\$HOME \\`x\\` back\\\\slash\"\n"),
@@ -404,8 +442,8 @@ TEST(ConfigCfg, WrittenFileReadsBackToTheSameValues) {
 
     std::map<std::string, std::string> before;
     for (const Variable& v : vars) before[v.env_name()] = Registry::instance().value_of(v.env_name());
-    ASSERT_EQ(FakeEnv{}.load(), std::nullopt);  // reset, then load what was written
-    ASSERT_EQ(back.load(), std::nullopt);
+    ASSERT_EQ(FakeEnv{}.load(), Error());  // reset, then load what was written
+    ASSERT_EQ(back.load(), Error());
     for (const Variable& v : vars) EXPECT_EQ(Registry::instance().value_of(v.env_name()), before[v.env_name()]);
     EXPECT_TRUE(settings().enable_tracing);
 }
@@ -413,7 +451,7 @@ TEST(ConfigCfg, WrittenFileReadsBackToTheSameValues) {
 TEST(ConfigCfg, ShellSourcesTheWrittenFile) {
     FakeEnv env;
     env.values = {{"STRATA_EXPERIMENT_DIRECTORY", "a \"b\" $c `d` \\e 'f'"}};
-    ASSERT_EQ(env.load(), std::nullopt);
+    ASSERT_EQ(env.load(), Error());
     std::string path_text = (std::filesystem::temp_directory_path() / "strata-cfg-test-XXXXXX").string();
     std::vector<char> path(path_text.begin(), path_text.end());
     path.push_back('\0');

@@ -53,12 +53,12 @@ substrate::Callbacks samples_substrate() {
 const substrate::Callbacks kSamples = samples_substrate();
 
 /// CUDA devices 0 and 1 at two PCI bus ids; device 2 at one the source does not know; device 3 at none.
-std::string bus_id(std::uint32_t ordinal, std::string* error) {
+Error bus_id(std::uint32_t ordinal, std::string* id) {
     switch (ordinal) {
-        case 0: return "0000:3b:00.0";
-        case 1: return "0000:86:00.0";
-        case 2: return "0000:ff:00.0";
-        default: *error = "no PCI bus id"; return {};
+        case 0: *id = "0000:3b:00.0"; return {};
+        case 1: *id = "0000:86:00.0"; return {};
+        case 2: *id = "0000:ff:00.0"; return {};
+        default: return "no PCI bus id";
     }
 }
 
@@ -67,8 +67,8 @@ std::string bus_id(std::uint32_t ordinal, std::string* error) {
 class FakeSource : public cuda::DeviceMetricsSource {
 public:
     explicit FakeSource(std::string open_problem = "") : open_problem_(std::move(open_problem)) {}
-    std::string open() override { return open_problem_; }
-    std::string find(const std::string& pci_bus_id, std::size_t* device) override {
+    Error open() override { return open_problem_; }
+    Error find(const std::string& pci_bus_id, std::size_t* device) override {
         if (pci_bus_id == "0000:3b:00.0") *device = 0;
         else if (pci_bus_id == "0000:86:00.0") *device = 1;
         else return "no such device";
@@ -196,7 +196,7 @@ TEST_F(GpuMetricsSamplerTest, ASourceThatCannotOpenOrADeviceItLacksIsSaidOnce) {
 class HangingSource : public FakeSource {
 public:
     explicit HangingSource(std::atomic<bool>* release) : release_(release) {}
-    std::string open() override {
+    Error open() override {
         while (!release_->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
         return "released";  // the thread then touches nothing of the measurement
     }

@@ -147,17 +147,17 @@ TEST(CounterVariables, RusageMembersAreCheckedByTheRegistry) {
         auto it = env.find(name);
         return it == env.end() ? nullptr : it->second.c_str();
     });
-    ASSERT_TRUE(error.has_value());
+    ASSERT_TRUE(error);
     EXPECT_NE(error->find("ru_bogus"), std::string::npos) << *error;
     EXPECT_NE(error->find("ru_minflt"), std::string::npos) << *error;  // what is accepted
     env = {{"STRATA_METRIC_RUSAGE", "all"}, {"STRATA_METRIC_PAPI", "perf::TASK-CLOCK, perf::PAGE-FAULTS"}};
     ASSERT_FALSE(registry.load([&](const char* name) -> const char* {
         auto it = env.find(name);
         return it == env.end() ? nullptr : it->second.c_str();
-    }).has_value());
+    }));
     EXPECT_EQ(config::settings().metric_rusage, "all");
     EXPECT_EQ(config::settings().metric_papi, "perf::TASK-CLOCK,perf::PAGE-FAULTS");
-    ASSERT_FALSE(registry.load([](const char*) -> const char* { return nullptr; }).has_value());
+    ASSERT_FALSE(registry.load([](const char*) -> const char* { return nullptr; }));
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ TEST(KernelSoftwareEvents, NamesAreThoseOfPapiInAnyCase) {
 
 TEST(KernelSoftwareEvents, AnEventThatIsNotOneOfThemIsNamedWithTheReason) {
     std::vector<MetricSpec> specs;
-    const std::string error = check_events({"perf::TASK-CLOCK", "perf::CYCLES"}, "PAPI is off here", &specs);
+    const std::string error = check_events({"perf::TASK-CLOCK", "perf::CYCLES"}, "PAPI is off here", &specs).message();
     EXPECT_NE(error.find("'perf::CYCLES'"), std::string::npos) << error;
     EXPECT_NE(error.find("PAPI is off here"), std::string::npos) << error;
     EXPECT_NE(error.find("strata-info metrics"), std::string::npos) << error;
@@ -53,7 +53,8 @@ TEST(KernelSoftwareEvents, AnEventThatIsNotOneOfThemIsNamedWithTheReason) {
 
 TEST(KernelSoftwareEvents, TheSameEventUnderTwoNamesIsRefused) {
     std::vector<MetricSpec> specs;
-    const std::string error = check_events({"perf::PAGE-FAULTS", "perf::FAULTS"}, "PAPI is off here", &specs);
+    const std::string error =
+        check_events({"perf::PAGE-FAULTS", "perf::FAULTS"}, "PAPI is off here", &specs).message();
     EXPECT_NE(error.find("'perf::FAULTS' is the same event as 'perf::PAGE-FAULTS'"), std::string::npos)
         << error;
 }
@@ -62,7 +63,7 @@ class KernelGroupTest : public ::testing::Test {
 protected:
     void SetUp() override {
         const std::string error =
-            check_events({"perf::TASK-CLOCK", "perf::page-faults"}, "PAPI is off here", &specs);
+            check_events({"perf::TASK-CLOCK", "perf::page-faults"}, "PAPI is off here", &specs).message();
         // A kernel or container that forbids perf_event_open leaves nothing to count.
         if (!error.empty()) GTEST_SKIP() << error;
     }
@@ -81,8 +82,8 @@ TEST_F(KernelGroupTest, SpecsKeepTheNamesAsGivenWithUnits) {
 
 TEST_F(KernelGroupTest, ATouchedPageIsAFaultAndSpinningIsTaskClock) {
     Group group;
-    std::string error;
-    ASSERT_TRUE(group.start(&error)) << error;
+    const Error error = group.start();
+    ASSERT_FALSE(error) << *error;
     std::uint64_t before[2] = {}, after[2] = {};
     group.read(before);
     const std::int64_t cpu_before = thread_cpu_ns();
@@ -122,10 +123,9 @@ TEST_F(KernelGroupTest, AThreadWithoutFileDescriptorsLeftIsToldWhichEventFailed)
     lowered.rlim_cur = static_cast<rlim_t>(lowest_free);
     ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
     Group group;
-    std::string error;
-    const bool started = group.start(&error);
+    const std::string error = group.start().message();
     setrlimit(RLIMIT_NOFILE, &limit);
-    EXPECT_FALSE(started);
+    EXPECT_FALSE(error.empty());
     EXPECT_FALSE(group.started());
     EXPECT_NE(error.find("no file descriptor is left to count 'perf::TASK-CLOCK'"), std::string::npos)
         << error;

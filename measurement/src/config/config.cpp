@@ -69,8 +69,11 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
     return out;
 }
 
-ParseResult good(std::string normalized) { return {true, std::move(normalized), {}}; }
-ParseResult bad(std::string error) { return {false, {}, std::move(error)}; }
+Error good(std::string* normalized, std::string text) {
+    *normalized = std::move(text);
+    return {};
+}
+Error bad(std::string error) { return error; }
 
 /// Optimal-string-alignment distance (Levenshtein plus swapped neighbours), for typos.
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -205,15 +208,15 @@ std::string format_size(std::uint64_t bytes) {
     return std::to_string(bytes);
 }
 
-ParseResult parse_boolean(const std::string& text) {
+Error parse_boolean(const std::string& text, std::string* normalized) {
     const std::string t = to_lower(trim(text));
-    if (t == "true" || t == "yes" || t == "on" || t == "1") return good("true");
-    if (t == "false" || t == "no" || t == "off" || t == "0") return good("false");
+    if (t == "true" || t == "yes" || t == "on" || t == "1") return good(normalized, "true");
+    if (t == "false" || t == "no" || t == "off" || t == "0") return good(normalized, "false");
     return bad(boolean_expected);
 }
 
 // Fractions ("1.5G") are rejected on purpose: the byte count would depend on rounding.
-ParseResult parse_size(const std::string& text) {
+Error parse_size(const std::string& text, std::string* normalized) {
     const std::string t = trim(text);
     const std::string expected = size_expected;
     if (!t.empty() && t[0] == '-') return bad("a size cannot be negative; " + expected);
@@ -240,10 +243,10 @@ ParseResult parse_size(const std::string& text) {
     }
     if (shift < 0) return bad(expected);
     if (shift > 0 && value > (max >> shift)) return bad("too large for 64 bits; " + expected);
-    return good(std::to_string(value << shift));
+    return good(normalized, std::to_string(value << shift));
 }
 
-ParseResult parse_integer(const std::string& text) {
+Error parse_integer(const std::string& text, std::string* normalized) {
     const std::string t = trim(text);
     std::size_t i = 0;
     const bool negative = !t.empty() && t[0] == '-';
@@ -261,18 +264,18 @@ ParseResult parse_integer(const std::string& text) {
                        std::to_string(std::numeric_limits<std::int64_t>::max()));
         magnitude = magnitude * 10 + digit;
     }
-    if (magnitude == 0) return good("0");
-    return good((negative ? "-" : "") + std::to_string(magnitude));
+    if (magnitude == 0) return good(normalized, "0");
+    return good(normalized, (negative ? "-" : "") + std::to_string(magnitude));
 }
 
-ParseResult parse_enumeration(const std::string& text, const std::vector<std::string>& accepted) {
+Error parse_enumeration(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized) {
     const std::string t = to_lower(trim(text));
     for (const std::string& a : accepted)
-        if (to_lower(a) == t) return good(a);
+        if (to_lower(a) == t) return good(normalized, a);
     return bad("expected one of: " + join(accepted, ", "));
 }
 
-ParseResult parse_list(const std::string& text, const std::vector<std::string>& accepted) {
+Error parse_list(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized) {
     const std::string expected = accepted.empty()
         ? std::string("expected a comma-separated list of non-empty items")
         : "expected a comma-separated list of: " + join(accepted, ", ");
@@ -281,7 +284,7 @@ ParseResult parse_list(const std::string& text, const std::vector<std::string>& 
     // Where "none" selects nothing, an empty value is more likely an unset shell variable
     // ("STRATA_MPI_ENABLE_GROUPS=$GROUPS") than a wish to record nothing.
     if (whole.empty() && none_accepted) return bad("the value is empty; " + expected + " ('none' selects nothing)");
-    if (whole.empty()) return good("");  // the empty list
+    if (whole.empty()) return good(normalized, "");  // the empty list
     std::vector<std::string> items;
     std::size_t begin = 0;
     while (true) {
@@ -289,9 +292,9 @@ ParseResult parse_list(const std::string& text, const std::vector<std::string>& 
         std::string item = trim(whole.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
         if (item.empty()) return bad("empty item in the list; " + expected);
         if (!accepted.empty()) {
-            const ParseResult member = parse_enumeration(item, accepted);
-            if (!member.ok) return bad("unknown item '" + item + "'; " + expected);
-            item = member.normalized;
+            std::string member;
+            if (parse_enumeration(item, accepted, &member)) return bad("unknown item '" + item + "'; " + expected);
+            item = member;
         }
         if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
         if (comma == std::string::npos) break;
@@ -299,20 +302,21 @@ ParseResult parse_list(const std::string& text, const std::vector<std::string>& 
     }
     if (none_accepted && items.size() > 1 && std::find(items.begin(), items.end(), "none") != items.end())
         return bad("'none' cannot be combined with other items; " + expected);
-    return good(join(items, ","));
+    return good(normalized, join(items, ","));
 }
 
-ParseResult parse_value(Type type, const std::string& text, const std::vector<std::string>& accepted) {
+Error parse_value(Type type, const std::string& text, const std::vector<std::string>& accepted,
+                  std::string* normalized) {
     switch (type) {
-        case Type::boolean: return parse_boolean(text);
-        case Type::size: return parse_size(text);
-        case Type::integer: return parse_integer(text);
-        case Type::enumeration: return parse_enumeration(text, accepted);
-        case Type::list: return parse_list(text, accepted);
+        case Type::boolean: return parse_boolean(text, normalized);
+        case Type::size: return parse_size(text, normalized);
+        case Type::integer: return parse_integer(text, normalized);
+        case Type::enumeration: return parse_enumeration(text, accepted, normalized);
+        case Type::list: return parse_list(text, accepted, normalized);
         case Type::string:
         case Type::path: break;
     }
-    return good(text);
+    return good(normalized, text);
 }
 
 Registry& Registry::instance() {
@@ -336,11 +340,11 @@ void Registry::add(Variable v) {
             throw std::invalid_argument("strata: configuration variable " + env + " is registered twice");
     if (v.type == Type::enumeration && v.accepted.empty())
         throw std::invalid_argument("strata: configuration variable " + env + ": enumeration without accepted values");
-    const ParseResult def = parse_value(v.type, v.default_value, v.accepted);
-    if (!def.ok)
+    std::string normalized;
+    if (const Error bad_default = parse_value(v.type, v.default_value, v.accepted, &normalized))
         throw std::invalid_argument("strata: configuration variable " + env + ": default '" + v.default_value +
-                                    "' is not valid: " + def.error);
-    values_.push_back(def.normalized);
+                                    "' is not valid: " + *bad_default);
+    values_.push_back(normalized);
     vars_.push_back(std::move(v));
 }
 
@@ -403,9 +407,8 @@ std::vector<std::string> Registry::unknown_variables(const std::vector<std::stri
     return warnings;
 }
 
-std::optional<std::string> Registry::load(const std::function<const char*(const char*)>& lookup,
-                                          std::vector<std::string>* warnings,
-                                          const std::vector<std::string>* environment) {
+Error Registry::load(const std::function<const char*(const char*)>& lookup, std::vector<std::string>* warnings,
+                     const std::vector<std::string>* environment) {
     // Typos first, so that they are reported even when a value below is bad.
     for (const std::string& message : unknown_variables(environment)) {
         if (warnings != nullptr)
@@ -416,24 +419,25 @@ std::optional<std::string> Registry::load(const std::function<const char*(const 
     return load_values(lookup);
 }
 
-std::optional<std::string> Registry::load_one(std::size_t i) {
+Error Registry::load_one(std::size_t i) {
     const Variable& v = vars_[i];
-    values_[i] = parse_value(v.type, v.default_value, v.accepted).normalized;
+    (void)parse_value(v.type, v.default_value, v.accepted, &values_[i]);  // checked by add()
     if (v.store) v.store(values_[i]);
     const char* raw = lookup_ ? lookup_(v.env_name().c_str()) : std::getenv(v.env_name().c_str());
-    if (raw == nullptr) return std::nullopt;
-    const ParseResult r = parse_value(v.type, raw, v.accepted);
-    if (!r.ok) return "strata: " + v.env_name() + "='" + raw + "' is not valid: " + r.error;
-    values_[i] = r.normalized;
+    if (raw == nullptr) return Error();
+    std::string normalized;
+    if (const Error error = parse_value(v.type, raw, v.accepted, &normalized))
+        return "strata: " + v.env_name() + "='" + raw + "' is not valid: " + *error;
+    values_[i] = normalized;
     if (v.store) v.store(values_[i]);
-    return std::nullopt;
+    return Error();
 }
 
-std::optional<std::string> Registry::load_values(const std::function<const char*(const char*)>& lookup) {
+Error Registry::load_values(const std::function<const char*(const char*)>& lookup) {
     lookup_ = lookup;
     loaded_ = true;
     for (std::size_t i = 0; i < vars_.size(); ++i) {
-        values_[i] = parse_value(vars_[i].type, vars_[i].default_value, vars_[i].accepted).normalized;
+        (void)parse_value(vars_[i].type, vars_[i].default_value, vars_[i].accepted, &values_[i]);  // checked by add()
         if (vars_[i].store) vars_[i].store(values_[i]);
     }
     for (std::size_t i = 0; i < vars_.size(); ++i) {
@@ -441,12 +445,12 @@ std::optional<std::string> Registry::load_values(const std::function<const char*
     }
     for (const Check& check : checks_)
         if (auto message = check()) return "strata: " + *message;
-    return std::nullopt;
+    return Error();
 }
 
-std::optional<std::string> Registry::add_and_load(Variable v) {
+Error Registry::add_and_load(Variable v) {
     add(std::move(v));
-    if (!loaded_) return std::nullopt;  // load_values() will parse it with the others
+    if (!loaded_) return Error();  // load_values() will parse it with the others
     return load_one(vars_.size() - 1);
 }
 

@@ -17,7 +17,7 @@ namespace {
 std::uint64_t to_bytes(const std::string& normalized) { return std::stoull(normalized); }
 
 /// STRATA_PAGE_SIZE must leave room for at least four pages in STRATA_TOTAL_MEMORY.
-std::optional<std::string> check_page_size() {
+Error check_page_size() {
     constexpr std::uint64_t min_page = 4096;
     const Settings& s = settings();
     const std::uint64_t max_page = s.total_memory / 4;
@@ -33,7 +33,7 @@ std::optional<std::string> check_page_size() {
                (s.page_size <= UINT64_MAX / 4 ? format_size(s.page_size * 4) : std::string("4 pages")) +
                " or lower STRATA_PAGE_SIZE";
     }
-    return std::nullopt;
+    return Error();
 }
 
 }  // namespace

@@ -173,7 +173,9 @@ FilterFile parse_filter_text(std::string_view text, const std::string& path) {
     return filter;
 }
 
-FilterFile read_filter_file(const std::string& path) {
+namespace {
+
+FilterFile read_or_throw(const std::string& path) {
     std::error_code ec;
     std::ifstream in;
     // A directory opens as a stream on Linux (and a FIFO blocks): only regular files (or links to them) are read.
@@ -192,6 +194,19 @@ FilterFile read_filter_file(const std::string& path) {
     // A byte-order mark, as some editors write, is no part of the rules.
     if (content.rfind("\xEF\xBB\xBF", 0) == 0) content.erase(0, 3);
     return parse_filter_text(content, path);
+}
+
+}  // namespace
+
+Error read_filter_file(const std::string& path, FilterFile* filter) {
+    try {
+        *filter = read_or_throw(path);
+        return {};
+    } catch (const FilterError& error) {
+        return error.what();
+    } catch (const std::bad_alloc&) {
+        return "cannot read filter file '" + visible_text(path) + "': out of memory";
+    }
 }
 
 }  // namespace strata::filter

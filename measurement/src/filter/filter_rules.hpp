@@ -26,6 +26,8 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::filter {
 
 /// What a rule matches: function (region) names or source file names.
@@ -79,11 +81,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// Parses the text of a filter file; `path` is used in messages.  Throws FilterError.
+/// Parses the text of a filter file; `path` is used in messages.  Throws
+/// FilterError (the parser's and the tools' way; the runtime reads files with
+/// read_filter_file, which returns the error).
 FilterFile parse_filter_text(std::string_view text, const std::string& path);
 
-/// Reads and parses a filter file.  Throws FilterError.
-FilterFile read_filter_file(const std::string& path);
+/// Reads and parses a filter file into `filter`; the error is a FilterError's
+/// message.
+Error read_filter_file(const std::string& path, FilterFile* filter);
 
 /// The text of a pattern of the form *text* (one or more stars at each end, no wildcard in
 /// between), with backslash escapes removed; nullopt for every other pattern.

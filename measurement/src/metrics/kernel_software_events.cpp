@@ -157,7 +157,7 @@ int software_event(const std::string& name) {
     return e != nullptr ? e->config : -1;
 }
 
-std::string check_events(const std::vector<std::string>& names, const std::string& why_not_papi,
+Error check_events(const std::vector<std::string>& names, const std::string& why_not_papi,
                          std::vector<MetricSpec>* specs) {
     const std::string hint = "; `strata-info metrics` lists the events that can be counted on this machine";
     std::vector<int> configs;
@@ -209,7 +209,7 @@ std::vector<UsableEvent> usable_events() {
     return usable;
 }
 
-bool Group::start(std::string* error) {
+Error Group::start() {
     std::vector<int> configs;
     std::vector<std::string> names;
     {
@@ -220,11 +220,8 @@ bool Group::start(std::string* error) {
     std::size_t failed = 0;
     int err = 0;
     count_ = open_group(configs, fds_, &failed, &err);
-    if (count_ == 0 && !configs.empty()) {
-        if (error) *error = refusal(err, names[failed]);
-        return false;
-    }
-    return true;
+    if (count_ == 0 && !configs.empty()) return refusal(err, names[failed]);
+    return {};
 }
 
 void Group::read(std::uint64_t* values) const {

@@ -25,10 +25,10 @@ namespace strata::metrics::kernel_events {
 int software_event(const std::string& name);
 
 /// Checks that every name is a software event and that the calling thread can
-/// count them together.  Fills `specs` and returns "", or returns the message
-/// naming the first event that failed.  `why_not_papi` says why PAPI does not
+/// count them together, and fills `specs`; the error names the first event
+/// that failed.  `why_not_papi` says why PAPI does not
 /// count them; it goes into the descriptions.
-std::string check_events(const std::vector<std::string>& names, const std::string& why_not_papi,
+Error check_events(const std::vector<std::string>& names, const std::string& why_not_papi,
                          std::vector<MetricSpec>* specs);
 
 /// A software event the calling thread can count (for `strata-info metrics`).
@@ -44,8 +44,8 @@ std::vector<UsableEvent> usable_events();
 /// read with a single read() of the group.
 class Group {
 public:
-    /// Opens and starts the group on the calling thread; false with `error` set if the kernel refuses.
-    bool start(std::string* error);
+    /// Opens and starts the group on the calling thread; the error says what the kernel refused.
+    Error start();
     /// Reads every event of the group into `values`; leaves them as they were if the group is closed.
     void read(std::uint64_t* values) const;
     /// Closes the group's file descriptors (at thread exit).

@@ -46,7 +46,7 @@ std::string without_prefix(const std::string& message) {
 
 }  // namespace
 
-std::string configure(const config::Settings& settings) {
+Error configure(const config::Settings& settings) {
     reset();
     const std::vector<std::string> papi_names = split(settings.metric_papi);
     const std::vector<int> members = rusage::select(settings.metric_rusage);
@@ -57,29 +57,28 @@ std::string configure(const config::Settings& settings) {
     }
     std::vector<MetricSpec> found;
     if (!papi_names.empty()) {
-        std::string problem = papi::check_events(papi_names, &found);
+        Error problem = papi::check_events(papi_names, &found);
         const bool software = std::any_of(papi_names.begin(), papi_names.end(), [](const std::string& name) {
             return kernel_events::software_event(name) >= 0;
         });
-        if (!problem.empty() && software) {
+        if (problem && software) {
             // The kernel counts its software events without PAPI's help.  When
             // PAPI cannot reach them at all, the kernel's answer is the one to give.
-            const std::string papi_cannot = papi::kernel_events_problem();
-            const std::string why =
-                !papi_cannot.empty() ? papi_cannot : "PAPI did not: " + without_prefix(problem);
-            const std::string kernel_problem = kernel_events::check_events(papi_names, why, &found);
-            g_kernel_events = kernel_problem.empty();
+            const Error papi_cannot = papi::kernel_events_problem();
+            const std::string why = papi_cannot ? *papi_cannot : "PAPI did not: " + without_prefix(*problem);
+            const Error kernel_problem = kernel_events::check_events(papi_names, why, &found);
+            g_kernel_events = !kernel_problem;
             if (g_kernel_events) {
-                problem.clear();
-            } else if (!papi_cannot.empty()) {
-                return "strata: " + kernel_problem;
+                problem = {};
+            } else if (papi_cannot) {
+                return "strata: " + *kernel_problem;
             }
         }
-        if (!problem.empty()) {
+        if (problem) {
             if (!papi::available_in_build()) {
-                return "strata: STRATA_METRIC_PAPI='" + settings.metric_papi + "' cannot be used: " + problem;
+                return "strata: STRATA_METRIC_PAPI='" + settings.metric_papi + "' cannot be used: " + *problem;
             }
-            return "strata: " + problem;
+            return "strata: " + *problem;
         }
     }
     g_papi_count = static_cast<int>(found.size());
@@ -104,13 +103,13 @@ bool active() { return !specs().empty(); }
 
 void location_created(Location& loc) {
     if (!active() || loc.type != LocationType::cpu_thread) return;
-    std::string problem;
+    Error problem;
     loc.counters = new ThreadCounters(g_papi_count, g_kernel_events, rusage_selected().data(),
                                       static_cast<int>(rusage_selected().size()), &problem);
     loc.metric_values = loc.counters->values();
-    if (!problem.empty()) {
+    if (problem) {
         runtime::warn_once("papi-thread-start", "strata: warning: the STRATA_METRIC_PAPI counters of " +
-                                                    loc.name + " could not be started (" + problem +
+                                                    loc.name + " could not be started (" + *problem +
                                                     "); their values stay 0 (reported once)");
     }
 }

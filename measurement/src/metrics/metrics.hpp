@@ -24,9 +24,9 @@
 namespace strata::metrics {
 
 /// Sets up the counters named by `settings` (replacing an earlier set-up) and
-/// defines them.  Returns "" or the one-line message saying which name is
-/// wrong and how to list the valid ones.
-std::string configure(const config::Settings& settings);
+/// defines them.  The error is one line saying which name is wrong and how to
+/// list the valid ones.
+Error configure(const config::Settings& settings);
 
 /// The configured counters in the order of Location::metric_values.
 const std::vector<MetricSpec>& configured();

@@ -27,17 +27,17 @@ unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
 
 std::string describe(int rc) { return std::string(PAPI_strerror(rc)) + " (PAPI error " + std::to_string(rc) + ")"; }
 
-/// Initialises PAPI for threads, once per process; returns "" or the problem.
-std::string initialise_library() {
-    static std::string problem = [] {
+/// Initialises PAPI for threads, once per process.
+Error initialise_library() {
+    static const Error problem = [] {
         const int rc = PAPI_library_init(PAPI_VER_CURRENT);
         if (rc != PAPI_VER_CURRENT) {
-            return rc > 0 ? std::string("the PAPI library found at run time has another version than the one "
-                                        "Strata was built with")
-                          : "PAPI could not be initialised: " + describe(rc);
+            return rc > 0 ? Error("the PAPI library found at run time has another version than the one "
+                                  "Strata was built with")
+                          : Error("PAPI could not be initialised: " + describe(rc));
         }
         const int trc = PAPI_thread_init(thread_id);
-        return trc == PAPI_OK ? std::string() : "PAPI could not be set up for threads: " + describe(trc);
+        return trc == PAPI_OK ? Error() : Error("PAPI could not be set up for threads: " + describe(trc));
     }();
     return problem;
 }
@@ -61,10 +61,10 @@ const char* kHowToList = "; `strata-info metrics` lists the events that can be c
 
 bool available_in_build() { return true; }
 
-std::string check_events(const std::vector<std::string>& names, std::vector<MetricSpec>* specs) {
+Error check_events(const std::vector<std::string>& names, std::vector<MetricSpec>* specs) {
     std::lock_guard<std::mutex> lock(g_mutex);
-    std::string problem = initialise_library();
-    if (!problem.empty()) return "STRATA_METRIC_PAPI: " + problem;
+    Error problem = initialise_library();
+    if (problem) return "STRATA_METRIC_PAPI: " + *problem;
     int event_set = PAPI_NULL;
     int rc = PAPI_create_eventset(&event_set);
     if (rc != PAPI_OK) return "STRATA_METRIC_PAPI: PAPI cannot create an event set: " + describe(rc);
@@ -110,7 +110,7 @@ std::string check_events(const std::vector<std::string>& names, std::vector<Metr
         codes.push_back(code);
         found.push_back(spec);
     }
-    if (problem.empty() && !codes.empty()) {
+    if (!problem && !codes.empty()) {
         // The kernel decides only when counting starts (perf_event_paranoid, limits).
         rc = PAPI_start(event_set);
         if (rc != PAPI_OK) {
@@ -126,16 +126,15 @@ std::string check_events(const std::vector<std::string>& names, std::vector<Metr
     }
     PAPI_cleanup_eventset(event_set);
     PAPI_destroy_eventset(&event_set);
-    if (!problem.empty()) return problem;
+    if (problem) return problem;
     event_codes() = codes;
     *specs = found;
     return {};
 }
 
-std::string kernel_events_problem() {
+Error kernel_events_problem() {
     std::lock_guard<std::mutex> lock(g_mutex);
-    const std::string problem = initialise_library();
-    if (!problem.empty()) return problem;
+    if (Error problem = initialise_library()) return problem;
     const int component = PAPI_get_component_index("perf_event");
     const PAPI_component_info_t* info = component >= 0 ? PAPI_get_component_info(component) : nullptr;
     if (info == nullptr) return "this PAPI has no perf_event component";
@@ -146,7 +145,8 @@ std::string kernel_events_problem() {
     return why;
 }
 
-int start_thread(std::string* error) {
+Error start_thread(int* started) {
+    *started = -1;
     std::vector<int> codes;
     {
         std::lock_guard<std::mutex> lock(g_mutex);
@@ -157,14 +157,14 @@ int start_thread(std::string* error) {
     if (rc == PAPI_OK) rc = PAPI_add_events(event_set, codes.data(), static_cast<int>(codes.size()));
     if (rc == PAPI_OK) rc = PAPI_start(event_set);
     if (rc != PAPI_OK) {
-        if (error) *error = describe(rc);
         if (event_set != PAPI_NULL) {
             PAPI_cleanup_eventset(event_set);
             PAPI_destroy_eventset(&event_set);
         }
-        return -1;
+        return describe(rc);
     }
-    return event_set;
+    *started = event_set;
+    return {};
 }
 
 void read(int event_set, std::uint64_t* values) {
@@ -182,9 +182,8 @@ void stop_thread(int event_set) {
 
 std::vector<EventInfo> usable_events(std::string* note) {
     std::vector<EventInfo> events;
-    const std::string problem = initialise_library();
-    if (!problem.empty()) {
-        if (note) *note = problem;
+    if (const Error problem = initialise_library()) {
+        if (note) *note = *problem;
         return events;
     }
     int event_set = PAPI_NULL;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "metrics/metric_spec.hpp"
+#include "strata/measurement/error.hpp"
 
 namespace strata::metrics::papi {
 
@@ -19,18 +20,18 @@ bool available_in_build();
 
 /// Initialises PAPI (once) and checks that `names` can be counted together on
 /// the calling thread: they exist, fit the counters and the kernel accepts
-/// them.  Fills `specs` (name, unit, description) and returns "", or returns
-/// the message naming the first event that failed and why.
-std::string check_events(const std::vector<std::string>& names, std::vector<MetricSpec>* specs);
+/// them, and fills `specs` (name, unit, description); the error names the
+/// first event that failed and why.
+Error check_events(const std::vector<std::string>& names, std::vector<MetricSpec>* specs);
 
 /// Why PAPI does not count the kernel's software events (perf::TASK-CLOCK, ...)
-/// on this machine: "" when it does; else, e.g., that libpfm4 switched its
+/// on this machine, none when it does: e.g. that libpfm4 switched its
 /// perf_event component off, or that this build has no PAPI.
-std::string kernel_events_problem();
+Error kernel_events_problem();
 
 /// The event set of the calling thread with the events of the last successful
-/// check_events(), started.  Returns the PAPI event set id, or -1 with `error` set.
-int start_thread(std::string* error);
+/// check_events(), started: `event_set` is the PAPI event set id, or -1 with the error.
+Error start_thread(int* event_set);
 
 /// Reads every event of `event_set` into `values` (one PAPI_read call).
 void read(int event_set, std::uint64_t* values);

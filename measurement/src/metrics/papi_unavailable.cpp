@@ -12,15 +12,15 @@ constexpr const char* kNoPapi =
 
 bool available_in_build() { return false; }
 
-std::string check_events(const std::vector<std::string>&, std::vector<MetricSpec>*) { return kNoPapi; }
+Error check_events(const std::vector<std::string>&, std::vector<MetricSpec>*) { return kNoPapi; }
 
-std::string kernel_events_problem() {
+Error kernel_events_problem() {
     return "this build of Strata has no PAPI support";
 }
 
-int start_thread(std::string* error) {
-    if (error) *error = kNoPapi;
-    return -1;
+Error start_thread(int* event_set) {
+    *event_set = -1;
+    return kNoPapi;
 }
 
 void read(int, std::uint64_t*) {}

@@ -25,13 +25,13 @@ const pthread_key_t* thread_exit_key() {
 }  // namespace
 
 ThreadCounters::ThreadCounters(int papi_count, bool kernel_events, const int* rusage_members,
-                               int rusage_count, std::string* problem)
+                               int rusage_count, Error* problem)
     : papi_count_(papi_count), rusage_count_(rusage_count) {
     for (int i = 0; i < rusage_count; ++i) rusage_members_[i] = rusage_members[i];
     if (papi_count_ > 0 && kernel_events) {
-        kernel_group_.start(problem);
+        *problem = kernel_group_.start();
     } else if (papi_count_ > 0) {
-        papi_event_set_ = papi::start_thread(problem);
+        *problem = papi::start_thread(&papi_event_set_);
     }
     const bool open = papi_event_set_ >= 0 || kernel_group_.started();
     if (open && thread_exit_key() != nullptr) pthread_setspecific(*thread_exit_key(), this);

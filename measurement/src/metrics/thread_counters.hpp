@@ -25,7 +25,7 @@ public:
     /// were accepted at start-up) leave their values at 0 and set `problem`;
     /// the program goes on.
     ThreadCounters(int papi_count, bool kernel_events, const int* rusage_members, int rusage_count,
-                   std::string* problem);
+                   Error* problem);
     ~ThreadCounters();
     ThreadCounters(const ThreadCounters&) = delete;
     ThreadCounters& operator=(const ThreadCounters&) = delete;

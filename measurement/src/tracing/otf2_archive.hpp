@@ -69,7 +69,7 @@ public:
 
     /// Opens `<directory>/traces.otf2` (once; later calls return the first result).
     /// With a process group (MPI), every rank opens it together (collective) and
-    /// writes the event files of its own locations.  Returns "" or the reason.
+    /// writes the event files of its own locations.  The error says why not.
     Error open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group, int rank);
     bool is_open() const { return archive_ != nullptr; }
     /// Opened by all ranks together (its closing is collective).
@@ -81,7 +81,7 @@ public:
 
     /// Converts `buffer` into the location's OTF2 event writer, at most
     /// `max_records` of its records (the others are left out; `*converted`
-    /// says how many were written when given); returns "" or the error.
+    /// says how many were written when given); the error says what failed.
     Error convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records = UINT64_MAX,
                         std::uint64_t* converted = nullptr);
 
@@ -141,7 +141,7 @@ private:
     Error earlier_failure();
     /// The location's event file, made on first use.
     Otf2EventFile& event_file(Otf2LocationState& state);
-    /// Writes out what the location's file holds; "" or the (noted) failure.
+    /// Writes out what the location's file holds; the error is the (noted) failure.
     Error written_out(Otf2LocationState& state);
 
     Error write_local_definitions(const unification::Unified& defs,

@@ -30,7 +30,7 @@ struct RankInfo {
 std::string encode(const RankInfo& info);
 bool decode(const char*& p, const char* end, RankInfo* info);
 
-/// Rank 0: the global definitions of `ranks` (rank `first_rank` first); "" or what failed.
+/// Rank 0: the global definitions of `ranks` (rank `first_rank` first); the error says what failed.
 Error write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
                                      const std::vector<RankInfo>& ranks, int first_rank);
 

@@ -39,8 +39,8 @@ namespace {
 class FakeNvml : public strata::cuda::DeviceMetricsSource {
 public:
     std::atomic<int> reads{0};
-    std::string open() override { return {}; }
-    std::string find(const std::string& pci_bus_id, std::size_t* device) override {
+    strata::Error open() override { return {}; }
+    strata::Error find(const std::string& pci_bus_id, std::size_t* device) override {
         *device = pci_bus_id == "0000:3b:00.0" ? 0 : 1;
         return {};
     }
@@ -60,7 +60,10 @@ private:
     std::uint64_t count_[2] = {};
 };
 
-std::string bus_id(std::uint32_t ordinal, std::string*) { return ordinal == 0 ? "0000:3b:00.0" : "0000:86:00.0"; }
+strata::Error bus_id(std::uint32_t ordinal, std::string* id) {
+    *id = ordinal == 0 ? "0000:3b:00.0" : "0000:86:00.0";
+    return {};
+}
 
 void say(const std::string& line) { std::fprintf(stderr, "strata: %s\n", line.c_str()); }
 
@@ -119,9 +122,8 @@ CUpti_ActivityKernel10 kernel(const char* name, std::uint32_t stream, std::uint6
 int main() {
     using namespace strata;
     cuda::CuptiLibrary cupti;
-    std::string error;
-    if (!cuda::load_cupti(&cupti, "", &error, nullptr)) {
-        std::fprintf(stderr, "record_replay: %s\n", error.c_str());
+    if (const Error error = cuda::load_cupti(&cupti, "", nullptr)) {
+        std::fprintf(stderr, "record_replay: %s\n", error->c_str());
         return 2;
     }
     cuda::ActivityPipeline pipeline(cupti, monotonic_ns);

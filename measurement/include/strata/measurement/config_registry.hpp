@@ -11,6 +11,8 @@
 #include <functional>
 #include <iosfwd>
 #include <optional>
+
+#include "strata/measurement/error.hpp"
 #include <string>
 #include <vector>
 
@@ -38,21 +40,18 @@ struct Variable {
     STRATA_API std::string env_name() const;  ///< "STRATA_" + (ns.empty() ? "" : ns + "_") + name
 };
 
-/// Result of parsing one value.
-struct ParseResult {
-    bool ok = false;
-    std::string normalized;  ///< the canonical text (see Variable::store)
-    std::string error;       ///< "what is accepted", when !ok
-};
-
-/// Strict parsers, exposed for tests and for adapters that parse their own variables.
-ParseResult parse_boolean(const std::string& text);     ///< true/false/yes/no/on/off/1/0, any case
-ParseResult parse_size(const std::string& text);        ///< 4096, 64K, 64M, 1G, 1T (powers of 1024), optional "B"/"iB"
-ParseResult parse_integer(const std::string& text);
-ParseResult parse_enumeration(const std::string& text, const std::vector<std::string>& accepted);
-ParseResult parse_list(const std::string& text, const std::vector<std::string>& accepted);
+/// Strict parsers, exposed for tests and for adapters that parse their own
+/// variables.  Each sets `normalized` to the canonical text (see
+/// Variable::store); the error says what is accepted.
+Error parse_boolean(const std::string& text, std::string* normalized);  ///< true/false/yes/no/on/off/1/0, any case
+/// 4096, 64K, 64M, 1G, 1T (powers of 1024), optional "B"/"iB"
+Error parse_size(const std::string& text, std::string* normalized);
+Error parse_integer(const std::string& text, std::string* normalized);
+Error parse_enumeration(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized);
+Error parse_list(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized);
 /// Parses `text` as a value of `type` (string and path values are taken as they are).
-ParseResult parse_value(Type type, const std::string& text, const std::vector<std::string>& accepted);
+Error parse_value(Type type, const std::string& text, const std::vector<std::string>& accepted,
+                  std::string* normalized);
 
 /// "Boolean", "Size", "Integer", "String", "Path", "Enumeration" or "List".
 const char* type_name(Type type);
@@ -72,8 +71,8 @@ public:
 
     /// A check of relations between variables, run by load() after every variable is
     /// parsed and stored.  Returns the message (without the "strata: " prefix) when the
-    /// combination is not valid, std::nullopt otherwise.
-    using Check = std::function<std::optional<std::string>()>;
+    /// combination is not valid, Error() otherwise.
+    using Check = std::function<Error()>;
     /// Adds a relation check (see Check).
     void add_check(Check check);
 
@@ -89,19 +88,19 @@ public:
     /// or, without it, from `environ`; warnings go to `warnings` or, without it, to
     /// std::cerr.  After an error the rows before the bad one hold the user's values
     /// and the others their defaults.  Not thread-safe: call it before measuring.
-    STRATA_API std::optional<std::string> load(const std::function<const char*(const char*)>& lookup,
-                                               std::vector<std::string>* warnings = nullptr,
-                                               const std::vector<std::string>* environment = nullptr);
+    STRATA_API Error load(const std::function<const char*(const char*)>& lookup,
+                          std::vector<std::string>* warnings = nullptr,
+                          const std::vector<std::string>* environment = nullptr);
 
     /// Like load(), without the check for unknown names: the runtime loads the core
     /// rows when its library is loaded, before the adapters (other libraries) have
     /// added theirs, so it reports unknown names later (unknown_variables()).
-    std::optional<std::string> load_values(const std::function<const char*(const char*)>& lookup);
+    Error load_values(const std::function<const char*(const char*)>& lookup);
 
     /// Adds a row after load_values() has run (an adapter library starting after the
     /// core) and parses its value at once with the same lookup.  Returns the message
     /// for a bad value; the caller stops the program with it.
-    STRATA_API std::optional<std::string> add_and_load(Variable v);
+    STRATA_API Error add_and_load(Variable v);
 
     /// Warnings for STRATA_* names in the environment that no row declares.
     std::vector<std::string> unknown_variables(const std::vector<std::string>* environment = nullptr) const;
@@ -127,7 +126,7 @@ private:
     std::function<const char*(const char*)> lookup_;  ///< of the last load, for add_and_load
     bool loaded_ = false;
 
-    std::optional<std::string> load_one(std::size_t index);
+    Error load_one(std::size_t index);
 };
 
 /// One group of events that a list variable switches on (STRATA_OPENMP_ENABLE,
