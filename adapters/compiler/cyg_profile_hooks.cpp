@@ -27,6 +27,7 @@
 #include "function_resolver.hpp"
 #include "plugin_registration.hpp"
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/subsystem.hpp"
 
 #define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define STRATA_NO_INSTRUMENT __attribute__((no_instrument_function))
@@ -151,6 +152,8 @@ STRATA_NO_INSTRUMENT void after_fork() {
 /// Stops before main() when the filter file is bad.  Runs after libstrata-measurement's
 /// constructor (which starts the runtime), since this library depends on it.
 STRATA_NO_INSTRUMENT __attribute__((constructor)) void load_filter() {
+    static constexpr events::Subsystem subsystem{"compiler", false, nullptr};
+    events::register_subsystem(&subsystem);
     pthread_atfork(before_fork, after_fork, after_fork);
     std::lock_guard<std::mutex> lock(g_mutex);
     try {

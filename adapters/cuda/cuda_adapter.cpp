@@ -31,6 +31,7 @@
 #include "gpu_streams.hpp"
 #include "nvtx_injection.hpp"
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/subsystem.hpp"
 
 namespace strata::cuda {
 
@@ -49,6 +50,7 @@ CuptiLibrary& cupti() {
 }
 CUpti_SubscriberHandle g_subscriber = nullptr;
 bool g_activity = false;  ///< activity kinds are enabled
+bool g_cupti_started = false;  ///< CUPTI records activity: its buffers are handed over at the end
 GpuMetricsSampler* g_sampler = nullptr;  ///< STRATA_CUDA_SAMPLING_INTERVAL is on (never destroyed)
 void* g_driver = nullptr;                ///< libcuda.so.1
 
@@ -340,7 +342,7 @@ Error start_cupti() {
         if (rc != CUPTI_SUCCESS) return "CUPTI cannot record GPU activity: " + cupti().describe(rc);
         g_activity = true;
     }
-    events::at_measurement_end(at_end);
+    g_cupti_started = true;
     return {};
 }
 
@@ -360,11 +362,19 @@ void start_sampler() {
     }
     g_sampler = new GpuMetricsSampler(nvml_source(settings().nvml_library),
                                       std::chrono::nanoseconds(interval), pci_bus_id, say);
-    events::at_measurement_end(stop_sampler);
 }
+
+/// At the measurement's end: the last GPU metrics, then CUPTI's buffers.
+void finalize_cuda() {
+    if (g_sampler != nullptr) stop_sampler();
+    if (g_cupti_started) at_end();
+}
+
+constexpr events::Subsystem kCudaSubsystem{"cuda", false, finalize_cuda};
 
 __attribute__((constructor)) void start_cuda_adapter() {
     if (!events::is_active()) return;
+    events::register_subsystem(&kCudaSubsystem);
     if (auto failure = register_variables(config::Registry::instance(), &settings())) {
         events::stop_before_main(*failure);
     }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "strata/measurement/config_registry.hpp"
+#include "strata/measurement/subsystem.hpp"
 #include "filter/filter_rules.hpp"
 #include "mpi_config.hpp"
 
@@ -81,7 +82,11 @@ void read_mpi_filter() {
         detail::filtered[f] = mpi_rules.region_excluded(function_table[f].name, "");
 }
 
+/// The ranks measure together: they agree on one experiment at MPI_Init.
+constexpr events::Subsystem kMpiSubsystem{"mpi", true, nullptr};
+
 __attribute__((constructor)) void configure_mpi_adapter() {
+    events::register_subsystem(&kMpiSubsystem);
     const auto failure = register_variables(config::Registry::instance(),
                                             [](std::uint32_t mask) { detail::enabled_groups = mask; });
     if (failure) events::stop_before_main(*failure);

@@ -142,6 +142,3 @@ void before_finalize() {
 
 }  // namespace strata::mpi
 
-/// Its presence tells the core, when it starts, that this is an MPI program:
-/// the ranks agree on one experiment directory at MPI_Init.
-extern "C" __attribute__((visibility("default"))) const int strata_mpi_adapter_linked = 1;

@@ -51,6 +51,7 @@
 #include "openmp_config.hpp"
 #include "strata/measurement/config_registry.hpp"
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/subsystem.hpp"
 #include "strata/measurement/thread_sanitizer.hpp"
 
 #define STRATA_GOMP_API extern "C" __attribute__((visibility("default")))
@@ -459,6 +460,8 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
 
 /// STRATA_OPENMP_ENABLE.
 __attribute__((constructor)) void configure_gomp_adapter() {
+    static constexpr events::Subsystem subsystem{"openmp (libgomp)", false, nullptr};
+    events::register_subsystem(&subsystem);
     const auto failure = register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
     if (failure) events::stop_before_main(*failure);
 }

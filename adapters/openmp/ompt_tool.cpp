@@ -42,6 +42,7 @@
 #include "openmp_config.hpp"
 #include "source_location.hpp"
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/subsystem.hpp"
 #include "strata/measurement/thread_sanitizer.hpp"
 
 namespace strata::openmp {
@@ -559,6 +560,8 @@ bool g_configured = false;
 void configure() {
     if (g_configured) return;
     g_configured = true;
+    static constexpr events::Subsystem subsystem{"openmp (OMPT)", false, nullptr};
+    events::register_subsystem(&subsystem);
     const auto failure = register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
     if (failure) events::stop_before_main(*failure);
 }

@@ -15,6 +15,7 @@
 
 #include "filter/filter_rules.hpp"
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/subsystem.hpp"
 
 #define STRATA_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -44,7 +45,11 @@ const std::optional<strata::filter::FilterFile>& user_filter() {
     }();
     return *rules;
 }
-__attribute__((constructor)) void read_filter_at_start() { user_filter(); }
+__attribute__((constructor)) void read_filter_at_start() {
+    static constexpr events::Subsystem subsystem{"user", false, nullptr};
+    events::register_subsystem(&subsystem);
+    user_filter();
+}
 
 /// The names of the regions the filter took out (by name or by file), for
 /// their END, which has no file: it is then no "END without BEGIN".

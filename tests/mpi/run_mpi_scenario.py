@@ -495,6 +495,19 @@ def directory_named_np4(args):
 
 
 @scenario
+def directory_chdir_np2(args):
+    # A program that changes its working directory before MPI_Init (where the ranks
+    # agree on the directory) still writes where it started, as a single process does.
+    shutil.rmtree(os.path.join(args.work_dir, 'strata-chdir'), ignore_errors=True)
+    run = MpiRun(args, 'chdir-np2', 'mpi_ring', 2,
+                 dict(TRACING, STRATA_EXPERIMENT_DIRECTORY='strata-chdir', MPI_RING_CHDIR='..'))
+    expect_equal(run.directory, os.path.join(run.dir, 'strata-chdir'), 'directory')
+    expect_equal(os.path.exists(os.path.join(args.work_dir, 'strata-chdir')), False,
+                 'nothing where the program went')
+    check_all_ranks(run, RING_C)
+
+
+@scenario
 def directory_exists_np4(args):
     # An existing STRATA_EXPERIMENT_DIRECTORY stops the job before main, on every rank, with one
     # message and a failing exit status, as a single process stops (the program never runs unmeasured).

@@ -288,7 +288,28 @@ void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, 
     if (loc.metric_values != nullptr && &loc == location::detail::current) metrics::read(loc);
     for (auto* f = detail::on_table.exit; *f; ++f) (*f)(loc, end, region);
 }
-const std::string& experiment_directory() { return state().experiment_directory; }
+const std::string& experiment_directory() {
+    // A launched process that no subsystem makes measure with the others writes
+    // alone: its directory is made when it first writes (a flush).
+    if (state().directory_deferred && state().group == nullptr && !g_finalized.load() &&
+        !processes_measure_together()) {
+        if (const Error problem = claim_directory_alone()) {
+            warn_once("claim-alone", problem.message() + "; the trace is not written");
+        }
+    }
+    return state().experiment_directory;
+}
+
+Error internal::claim_directory_alone() {
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    static Error failure;  // once: a refused directory is not tried again at every flush
+    if (failure || !state().directory_deferred || !state().experiment_directory.empty()) return failure;
+    std::string path;
+    failure = create_experiment_directory(static_cast<long>(getpid()), &path, true);
+    if (!failure) state().experiment_directory = path;
+    return failure;
+}
 
 void warn_once(const std::string& key, const std::string& message) {
     {
@@ -443,6 +464,8 @@ bool finalize() {
     // Adapters hand over what they hold while events are still recorded; not
     // from a signal handler, where their libraries (CUPTI) cannot be called.
     if (g_ending_signal == 0 && detail::active_table.load(std::memory_order_acquire) != nullptr) {
+        if (g_verbose && !subsystem_names().empty()) verbose("adapters: " + subsystem_names());
+        finalize_subsystems();
         for (auto& slot : g_end_hooks) {
             if (void (*hook)() = slot.load(std::memory_order_acquire)) hook();
         }
@@ -508,9 +531,8 @@ bool finalize() {
         state().group = nullptr;
     }
     if (state().directory_deferred && group == nullptr && state().alone_rank < 0) {
-        // An MPI program that never called MPI_Init: write alone.
-        if (const Error problem =
-                create_experiment_directory(static_cast<long>(getpid()), &state().experiment_directory, true)) {
+        // A launched process that never joined the job (no MPI, or no MPI_Init): write alone.
+        if (const Error problem = claim_directory_alone()) {
             std::fprintf(stderr, "%s; nothing is written\n", problem->c_str());
             return false;
         }

@@ -21,7 +21,8 @@ namespace strata::runtime::internal {
 struct State {
     std::vector<const substrate::Callbacks*> substrates;
     std::string experiment_directory;
-    /// An MPI program: the directory is agreed on at MPI_Init (begin_multi_process).
+    /// Launched among several processes: the directory waits for MPI_Init (begin_multi_process) or, without a
+    /// subsystem that measures the processes together, for the first write (claim_directory_alone).
     bool directory_deferred = false;
     events::ProcessGroup* group = nullptr;
     std::vector<clock_sync::Point> clock_points;  ///< offsets to rank 0, at MPI_Init and MPI_Finalize
@@ -53,6 +54,20 @@ void register_process_barrier();
 Error create_experiment_directory(long id, std::string* path, bool alone = false);
 /// This process's rank among those a launcher started together, or -1.
 long launcher_rank();
+/// A job's named experiment directory must be free: checked before main, when
+/// the subsystem that measures the processes together registers; ends the
+/// process (status 1) when it is not (runtime_start.cpp).
+void check_job_directory_before_main();
+/// True when a registered subsystem measures the job's processes together (subsystems.cpp).
+bool processes_measure_together();
+/// Runs the subsystems' finalize, newest first.
+void finalize_subsystems();
+/// The registered subsystems' names, "mpi, openmp".
+std::string subsystem_names();
+/// Claims this process's own directory when it was deferred and no subsystem
+/// measures the processes together (a launched process without MPI); the
+/// error says why it could not.  Thread-safe; once.
+Error claim_directory_alone();
 /// Stops measuring without writing anything (a forked child, a failed start).
 void stop_without_writing();
 

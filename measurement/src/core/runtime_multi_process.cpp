@@ -18,20 +18,27 @@
 
 namespace strata::events {
 
+namespace {
+
+/// Removes the directory made at the start when it holds only what the start
+/// wrote (the marker and strata.cfg): nothing was measured into it.
+void remove_if_only_start_up(const std::string& made) {
+    if (made.empty()) return;
+    std::error_code ec;
+    bool only_start_up = true;
+    for (const auto& entry : std::filesystem::directory_iterator(made, ec)) {
+        const std::string name = entry.path().filename().string();
+        only_start_up = only_start_up && (name == ".strata-experiment" || name == "strata.cfg");
+    }
+    if (!ec && only_start_up) std::filesystem::remove_all(made, ec);
+}
+
+}  // namespace
+
 void stop_before_main(const std::string& message) {
     std::fprintf(stderr, "%s\n", message.c_str());
     std::fflush(stderr);
-    // Nothing was measured: the directory holds the marker and strata.cfg only.
-    const std::string& made = runtime::internal::state().made_directory;
-    if (!made.empty()) {
-        std::error_code ec;
-        bool only_start_up = true;
-        for (const auto& entry : std::filesystem::directory_iterator(made, ec)) {
-            const std::string name = entry.path().filename().string();
-            only_start_up = only_start_up && (name == ".strata-experiment" || name == "strata.cfg");
-        }
-        if (!ec && only_start_up) std::filesystem::remove_all(made, ec);
-    }
+    remove_if_only_start_up(runtime::internal::state().made_directory);
     _exit(1);
 }
 
@@ -42,11 +49,21 @@ namespace strata::events {
 void begin_multi_process(ProcessGroup* group) {
     using namespace runtime;
     using namespace runtime::internal;
-    if (group == nullptr || !state().directory_deferred || state().group != nullptr || g_finalized.load()) return;
-    // Rank 0 creates the directory; everyone learns its name, or that it failed.
+    if (group == nullptr || state().group != nullptr || g_finalized.load()) return;
+    const bool claimed_at_start = !state().directory_deferred;
+    if (claimed_at_start && state().experiment_directory.empty()) return;  // nothing is written
+    // Rank 0 creates the directory, or has the one it claimed at the start (no
+    // launcher said this process was one of several); everyone learns its name,
+    // or that it failed.
     Error problem;
     std::string path;
-    if (group->rank() == 0) problem = create_experiment_directory(static_cast<long>(getpid()), &path);  // absolute
+    if (group->rank() == 0) {
+        if (claimed_at_start) {
+            path = state().experiment_directory;
+        } else {
+            problem = create_experiment_directory(static_cast<long>(getpid()), &path);  // absolute
+        }
+    }
     std::string message = problem ? "no" + *problem : "ok" + path;
     unification::broadcast_bytes(*group, message, 0);
     if (message.compare(0, 2, "ok") != 0) {
@@ -56,6 +73,10 @@ void begin_multi_process(ProcessGroup* group) {
         }
         stop_without_writing();
         return;
+    }
+    if (claimed_at_start && state().experiment_directory != message.substr(2)) {
+        // Rank 0's is the job's: the one this rank claimed holds nothing yet.
+        remove_if_only_start_up(state().made_directory);
     }
     state().experiment_directory = message.substr(2);
     state().group = group;

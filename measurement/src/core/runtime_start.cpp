@@ -5,7 +5,6 @@
 // strata-preload hands on to the program's children.
 #include "core/runtime.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,8 +26,15 @@ using namespace internal;
 
 namespace {
 
-/// The working directory when the measurement started ("" when unknown).
-std::string g_start_directory;
+/// The working directory when the measurement started ("" when unknown).  A
+/// function-local static, as State: the start (autostart.cpp) runs before the
+/// static initialisers of this file, which would empty a global string after
+/// the start had set it (an MPI program's directory, made at MPI_Init, then
+/// followed the program's later working directory).
+std::string& start_directory() {
+    static auto* const directory = new std::string();  // never destroyed: used until the end
+    return *directory;
+}
 
 /// This process was started by strata-preload (see give_children_the_original_preload).
 bool g_started_by_preload = false;
@@ -52,7 +58,7 @@ void give_children_the_original_preload() {
 void initialize_from_environment() {
     give_children_the_original_preload();
     if (char* cwd = getcwd(nullptr, 0)) {
-        g_start_directory = cwd;
+        start_directory() = cwd;
         std::free(cwd);
     }
     register_process_barrier();
@@ -77,21 +83,15 @@ void initialize_from_environment() {
     Options options;
     options.settings = settings;
     options.install_handlers = true;
-    // All libraries of the program are loaded before any of them starts: if the
-    // MPI adapter is among them, the ranks agree on one directory at MPI_Init.
-    const bool mpi_program = dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr;
-    if (mpi_program && !settings.experiment_directory.empty()) {
-        // Rank 0 makes the directory at MPI_Init; that it exists is known now, on
-        // every rank: the job stops before main, as a single process does.
-        std::string path = settings.experiment_directory;
-        if (path[0] != '/' && !g_start_directory.empty()) path = g_start_directory + "/" + path;
-        if (const Error problem = experiment::refusal(path, settings.overwrite_experiment_directory)) {
-            if (launcher_rank() <= 0) std::fprintf(stderr, "%s\n", problem->c_str());
-            std::fflush(stderr);
-            _exit(1);
-        }
-    }
-    if (!mpi_program) {
+    // A process that a launcher (mpirun, srun) started among several defers its
+    // directory: the adapters register after this start (their libraries
+    // depend on this one), and if one measures the processes together (MPI),
+    // the ranks agree on one directory at MPI_Init; if none does, the process
+    // writes alone, into a directory of its own made when it first writes.
+    // Any other process claims its directory now (an MPI program started
+    // alone keeps it at MPI_Init).
+    const bool launched = launcher_rank() >= 0;
+    if (!launched) {
         if (const Error problem =
                 create_experiment_directory(static_cast<long>(getpid()), &options.experiment_directory, true)) {
             std::fprintf(stderr, "%s\n", problem->c_str());
@@ -106,8 +106,22 @@ void initialize_from_environment() {
         std::fprintf(stderr, "%s\n", error->c_str());
         return;
     }
-    state().directory_deferred = mpi_program;
+    state().directory_deferred = launched;
     begin_program_region();
+}
+
+void internal::check_job_directory_before_main() {
+    const config::Settings& settings = config::settings();
+    if (!state().directory_deferred || settings.experiment_directory.empty()) return;
+    // Rank 0 makes the directory at MPI_Init; that it exists is known now, on
+    // every rank: the job stops before main, as a single process does.
+    std::string path = settings.experiment_directory;
+    if (path[0] != '/' && !start_directory().empty()) path = start_directory() + "/" + path;
+    if (const Error problem = experiment::refusal(path, settings.overwrite_experiment_directory)) {
+        if (launcher_rank() <= 0) std::fprintf(stderr, "%s\n", problem->c_str());
+        std::fflush(stderr);
+        _exit(1);
+    }
 }
 
 /// This process's rank among the processes a launcher (mpirun, srun) started
@@ -130,7 +144,7 @@ namespace {
 void say_why_processes_measure_separately(const std::string& named_directory) {
     const std::string where =
         named_directory.empty() ? std::string("strata-<date>_<time>_<process id>") : named_directory + "-rank<r>";
-    if (dlsym(RTLD_DEFAULT, "strata_mpi_adapter_linked") != nullptr) {
+    if (processes_measure_together()) {
         std::fprintf(stderr,
                      "strata: the processes of this job do not measure together (no MPI_Init in the "
                      "measurement): each writes its own experiment, %s\n",
@@ -164,7 +178,7 @@ Error internal::create_experiment_directory(long id, std::string* made, bool alo
         settings.experiment_directory.empty() ? experiment::default_name(id) : settings.experiment_directory;
     // Relative to where the program started: it may have changed its working
     // directory since (an MPI program's directory is made at MPI_Init).
-    if (!path.empty() && path[0] != '/' && !g_start_directory.empty()) path = g_start_directory + "/" + path;
+    if (!path.empty() && path[0] != '/' && !start_directory().empty()) path = start_directory() + "/" + path;
     const long rank = alone ? launcher_rank() : -1;
     if (rank >= 0 && !settings.experiment_directory.empty()) path += "-rank" + std::to_string(rank);
     if (rank == 0) say_why_processes_measure_separately(settings.experiment_directory);

@@ -2,7 +2,9 @@
 // An MPI program with a known number of calls per rank, for the MPI adapter tests:
 // a blocking ring, a nonblocking halo exchange, collectives on MPI_COMM_WORLD and
 // a collective on a sub-communicator.  Every rank prints "rank R pid P" so that the
-// test can tell which experiment directory belongs to which rank.
+// test can tell which experiment directory belongs to which rank.  With
+// MPI_RING_CHDIR set, it first changes its working directory to it (before
+// MPI_Init, where the job's experiment directory is made).
 //
 // Calls per rank with ITERATIONS = 3:
 //   MPI_Init 1, MPI_Comm_rank 1, MPI_Comm_size 1, MPI_Send 3, MPI_Recv 3,
@@ -10,11 +12,17 @@
 //   MPI_Barrier 1, MPI_Comm_split 1, MPI_Allgather 1, MPI_Comm_free 1, MPI_Finalize 1
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #define ITERATIONS 3
 
 int main(int argc, char** argv) {
+    const char* elsewhere = getenv("MPI_RING_CHDIR");
+    if (elsewhere != NULL && chdir(elsewhere) != 0) {
+        perror("chdir");
+        return 1;
+    }
     MPI_Init(&argc, &argv);
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// An adapter's part in the measurement's life, as Score-P's SCOREP_Subsystem.
+// Each adapter registers its own from its library's constructor, which runs
+// after the core has started (the adapter libraries depend on it) and before
+// main; the core then knows which adapters the program has, and ends them in
+// the reverse order at the measurement's end, before the substrates write:
+//
+//     start (core, before main) -> register_subsystem (each adapter, before main)
+//         -> MPI_Init: begin_multi_process (process_group.hpp), if one measures together
+//         -> ... events ...
+//         -> end: each subsystem's finalize, newest first -> substrates write
+#pragma once
+
+#include "strata/measurement/types.hpp"
+
+namespace strata::events {
+
+struct Subsystem {
+    const char* name = "";  ///< "mpi", "openmp", "cuda", ... (STRATA_VERBOSE lists them)
+    /// Its processes measure together: they agree on one experiment when the
+    /// job starts (MPI_Init, process_group.hpp) and write it together.  A
+    /// process that a launcher started among several defers its directory
+    /// until then; with no such subsystem, it writes an experiment of its own.
+    bool processes_measure_together = false;
+    /// At the measurement's end, while events are still recorded: hand over
+    /// what the adapter holds (GPU activity buffers), stop its threads.  Not
+    /// from a signal handler.  nullptr: nothing to do.
+    void (*finalize)() = nullptr;
+};
+
+/// Registers `subsystem`, which must outlive the measurement (a static).
+/// Registering the same one again does nothing.
+STRATA_API void register_subsystem(const Subsystem* subsystem);
+
+}  // namespace strata::events
