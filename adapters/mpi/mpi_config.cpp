@@ -73,8 +73,7 @@ std::uint32_t group_mask(const std::string& normalized) {
     return apply_derived_groups(mask);
 }
 
-Error register_variables(config::Registry& registry,
-                                              std::function<void(std::uint32_t)> store) {
+Error register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store) {
     config::Variable row;
     row.ns = "MPI";
     row.name = "ENABLE_GROUPS";

@@ -28,7 +28,6 @@ std::uint32_t group_mask(const std::string& normalized);
 /// time the registry loads the variable (default first, then the user's value).
 /// When the registry has already been loaded (the core starts first), the value is
 /// parsed at once: returns the registry's message for a bad value.
-Error register_variables(config::Registry& registry,
-                                              std::function<void(std::uint32_t)> store);
+Error register_variables(config::Registry& registry, std::function<void(std::uint32_t)> store);
 
 }  // namespace strata::mpi

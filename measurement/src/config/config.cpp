@@ -73,7 +73,9 @@ Error good(std::string* normalized, std::string text) {
     *normalized = std::move(text);
     return {};
 }
-Error bad(std::string error) { return error; }
+Error bad(std::string error) {
+    return error;
+}
 
 /// Optimal-string-alignment distance (Levenshtein plus swapped neighbours), for typos.
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -268,7 +270,8 @@ Error parse_integer(const std::string& text, std::string* normalized) {
     return good(normalized, (negative ? "-" : "") + std::to_string(magnitude));
 }
 
-Error parse_enumeration(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized) {
+Error parse_enumeration(const std::string& text, const std::vector<std::string>& accepted,
+                        std::string* normalized) {
     const std::string t = to_lower(trim(text));
     for (const std::string& a : accepted)
         if (to_lower(a) == t) return good(normalized, a);
@@ -277,8 +280,8 @@ Error parse_enumeration(const std::string& text, const std::vector<std::string>&
 
 Error parse_list(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized) {
     const std::string expected = accepted.empty()
-        ? std::string("expected a comma-separated list of non-empty items")
-        : "expected a comma-separated list of: " + join(accepted, ", ");
+                                     ? std::string("expected a comma-separated list of non-empty items")
+                                     : "expected a comma-separated list of: " + join(accepted, ", ");
     const std::string whole = trim(text);
     const bool none_accepted = std::find(accepted.begin(), accepted.end(), "none") != accepted.end();
     // Where "none" selects nothing, an empty value is more likely an unset shell variable
@@ -407,8 +410,8 @@ std::vector<std::string> Registry::unknown_variables(const std::vector<std::stri
     return warnings;
 }
 
-Error Registry::load(const std::function<const char*(const char*)>& lookup, std::vector<std::string>* warnings,
-                     const std::vector<std::string>* environment) {
+Error Registry::load(const std::function<const char*(const char*)>& lookup,
+                     std::vector<std::string>* warnings, const std::vector<std::string>* environment) {
     // Typos first, so that they are reported even when a value below is bad.
     for (const std::string& message : unknown_variables(environment)) {
         if (warnings != nullptr)

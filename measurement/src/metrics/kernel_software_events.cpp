@@ -158,7 +158,7 @@ int software_event(const std::string& name) {
 }
 
 Error check_events(const std::vector<std::string>& names, const std::string& why_not_papi,
-                         std::vector<MetricSpec>* specs) {
+                   std::vector<MetricSpec>* specs) {
     const std::string hint = "; `strata-info metrics` lists the events that can be counted on this machine";
     std::vector<int> configs;
     std::vector<MetricSpec> found;

@@ -29,7 +29,7 @@ int software_event(const std::string& name);
 /// that failed.  `why_not_papi` says why PAPI does not
 /// count them; it goes into the descriptions.
 Error check_events(const std::vector<std::string>& names, const std::string& why_not_papi,
-                         std::vector<MetricSpec>* specs);
+                   std::vector<MetricSpec>* specs);
 
 /// A software event the calling thread can count (for `strata-info metrics`).
 struct UsableEvent {

@@ -12,7 +12,9 @@ constexpr const char* kNoPapi =
 
 bool available_in_build() { return false; }
 
-Error check_events(const std::vector<std::string>&, std::vector<MetricSpec>*) { return kNoPapi; }
+Error check_events(const std::vector<std::string>&, std::vector<MetricSpec>*) {
+    return kNoPapi;
+}
 
 Error kernel_events_problem() {
     return "this build of Strata has no PAPI support";

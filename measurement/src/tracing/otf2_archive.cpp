@@ -127,7 +127,7 @@ Otf2Archive::~Otf2Archive() {
 }
 
 Error Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, events::ProcessGroup* group,
-                              int rank) {
+                        int rank) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (open_tried_) return open_error_;
     open_tried_ = true;
@@ -167,7 +167,9 @@ Error Otf2Archive::open(const std::string& directory, std::uint64_t chunk_size, 
     return open_error_;
 }
 
-Error Otf2Archive::failed(OTF2_ErrorCode code) { return failed(describe_otf2_error(code)); }
+Error Otf2Archive::failed(OTF2_ErrorCode code) {
+    return failed(describe_otf2_error(code));
+}
 
 Error Otf2Archive::failed(const std::string& error) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -193,8 +195,8 @@ bool is_identity(const std::vector<std::uint32_t>& map, std::size_t offset) {
 }  // namespace
 
 Error Otf2Archive::write_local_definitions(const unification::Unified& defs,
-                                                 const std::vector<LocationDefinition>& locations,
-                                                 const std::vector<clock_sync::Point>& clock_points) {
+                                           const std::vector<LocationDefinition>& locations,
+                                           const std::vector<clock_sync::Point>& clock_points) {
     // Events carry local references: region and parameter handle - 1, string
     // handles as they are.  The mapping tables turn them into global ids.
     std::vector<std::uint64_t> regions(defs.region_map.begin(), defs.region_map.end());
@@ -248,9 +250,9 @@ Error Otf2Archive::write_local_definitions(const unification::Unified& defs,
 }
 
 Error Otf2Archive::finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
-                                Ticks end, const std::vector<clock_sync::Point>& clock_points) {
+                          Ticks end, const std::vector<clock_sync::Point>& clock_points) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (archive_ == nullptr) return !open_error_ ? "the OTF2 archive is not open" : open_error_;
+    if (archive_ == nullptr) return open_error_ ? open_error_ : Error("the OTF2 archive is not open");
     Error error;
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
         if (rc != OTF2_SUCCESS && !error) error = std::string(what) + ": " + describe_otf2_error(rc);
@@ -369,6 +371,5 @@ Error Otf2Archive::finish(const unification::Unified& defs, const std::vector<Lo
     }
     return error;
 }
-
 
 }  // namespace strata::tracing

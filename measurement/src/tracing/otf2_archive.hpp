@@ -83,7 +83,7 @@ public:
     /// `max_records` of its records (the others are left out; `*converted`
     /// says how many were written when given); the error says what failed.
     Error convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records = UINT64_MAX,
-                        std::uint64_t* converted = nullptr);
+                  std::uint64_t* converted = nullptr);
 
     /// Closes the regions still open at `end` (end of run).
     Error close_open_regions(Otf2LocationState& state, Ticks end);
@@ -114,7 +114,7 @@ public:
     /// rank 0 writes the global definitions of all ranks, and the archive is
     /// closed.  Collective with a process group.
     Error finish(const unification::Unified& defs, const std::vector<LocationDefinition>& locations,
-                       Ticks end, const std::vector<clock_sync::Point>& clock_points);
+                 Ticks end, const std::vector<clock_sync::Point>& clock_points);
 
 private:
     std::mutex mutex_;
@@ -145,8 +145,8 @@ private:
     Error written_out(Otf2LocationState& state);
 
     Error write_local_definitions(const unification::Unified& defs,
-                                        const std::vector<LocationDefinition>& locations,
-                                        const std::vector<clock_sync::Point>& clock_points);
+                                  const std::vector<LocationDefinition>& locations,
+                                  const std::vector<clock_sync::Point>& clock_points);
 };
 
 }  // namespace strata::tracing

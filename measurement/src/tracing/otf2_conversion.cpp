@@ -66,10 +66,10 @@ void convert_by_spec(Otf2EventFile& file, const Record& r) {
 }  // namespace
 
 Error Otf2Archive::convert(Otf2LocationState& state, const EventBuffer& buffer, std::uint64_t max_records,
-                                 std::uint64_t* converted) {
+                           std::uint64_t* converted) {
     std::uint64_t records = 0;
     if (converted != nullptr) *converted = 0;
-    if (archive_ == nullptr) return !open_error_ ? "the OTF2 archive is not open" : open_error_;
+    if (archive_ == nullptr) return open_error_ ? open_error_ : Error("the OTF2 archive is not open");
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     Otf2EventFile& file = event_file(state);
     buffer.for_each([&](const Record& r) {
@@ -153,7 +153,7 @@ Otf2EventFile& Otf2Archive::event_file(Otf2LocationState& state) {
 }
 
 Error Otf2Archive::stop(Otf2LocationState& state) {
-    if (archive_ == nullptr) return !open_error_ ? "the OTF2 archive is not open" : open_error_;
+    if (archive_ == nullptr) return open_error_ ? open_error_ : Error("the OTF2 archive is not open");
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();
     const std::uint64_t off[] = {OTF2_MEASUREMENT_OFF};
     event_file(state).record(state.last_time, otf2_kind::measurement_on_off, "b", off);

@@ -186,7 +186,7 @@ bool decode(const char*& p, const char* end, RankInfo* info) {
 /// Rank 0: strings, regions, parameters, the system tree (one node per host),
 /// one location group per rank and every location, and the clock properties.
 Error write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
-                                     const std::vector<RankInfo>& ranks, int first_rank) {
+                               const std::vector<RankInfo>& ranks, int first_rank) {
     Error error;
     auto check = [&](OTF2_ErrorCode rc, const char* what) {
         if (rc != OTF2_SUCCESS && !error) error = std::string(what) + ": " + describe_otf2_error(rc);

@@ -32,6 +32,6 @@ bool decode(const char*& p, const char* end, RankInfo* info);
 
 /// Rank 0: the global definitions of `ranks` (rank `first_rank` first); the error says what failed.
 Error write_global_definitions(OTF2_Archive* archive, const unification::Unified& defs,
-                                     const std::vector<RankInfo>& ranks, int first_rank);
+                               const std::vector<RankInfo>& ranks, int first_rank);
 
 }  // namespace strata::tracing

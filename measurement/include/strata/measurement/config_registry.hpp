@@ -43,11 +43,13 @@ struct Variable {
 /// Strict parsers, exposed for tests and for adapters that parse their own
 /// variables.  Each sets `normalized` to the canonical text (see
 /// Variable::store); the error says what is accepted.
-Error parse_boolean(const std::string& text, std::string* normalized);  ///< true/false/yes/no/on/off/1/0, any case
+/// true/false/yes/no/on/off/1/0, any case
+Error parse_boolean(const std::string& text, std::string* normalized);
 /// 4096, 64K, 64M, 1G, 1T (powers of 1024), optional "B"/"iB"
 Error parse_size(const std::string& text, std::string* normalized);
 Error parse_integer(const std::string& text, std::string* normalized);
-Error parse_enumeration(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized);
+Error parse_enumeration(const std::string& text, const std::vector<std::string>& accepted,
+                        std::string* normalized);
 Error parse_list(const std::string& text, const std::vector<std::string>& accepted, std::string* normalized);
 /// Parses `text` as a value of `type` (string and path values are taken as they are).
 Error parse_value(Type type, const std::string& text, const std::vector<std::string>& accepted,
