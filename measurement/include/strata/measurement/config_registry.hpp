@@ -43,6 +43,7 @@ struct Variable {
 /// Strict parsers, exposed for tests and for adapters that parse their own
 /// variables.  Each sets `normalized` to the canonical text (see
 /// Variable::store); the error says what is accepted.
+
 /// true/false/yes/no/on/off/1/0, any case
 Error parse_boolean(const std::string& text, std::string* normalized);
 /// 4096, 64K, 64M, 1G, 1T (powers of 1024), optional "B"/"iB"
