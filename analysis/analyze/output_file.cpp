@@ -23,7 +23,7 @@ OutputFile::~OutputFile() {
 }
 
 bool OutputFile::write(const void* data, std::size_t bytes) {
-    if (fd_ < 0 || !error_.empty()) return false;
+    if (fd_ < 0 || error_) return false;
     const char* p = static_cast<const char*>(data);
     while (bytes > 0) {
         const ssize_t n = ::write(fd_, p, bytes);
@@ -40,10 +40,10 @@ bool OutputFile::write(const void* data, std::size_t bytes) {
 
 bool OutputFile::close() {
     if (fd_ >= 0) {
-        if (::close(fd_) != 0 && error_.empty()) error_ = std::strerror(errno);
+        if (::close(fd_) != 0 && !error_) error_ = std::strerror(errno);
         fd_ = -1;
     }
-    return error_.empty();
+    return !error_;
 }
 
 }  // namespace strata::analysis

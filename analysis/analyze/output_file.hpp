@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <string>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::analysis {
 
 class OutputFile {
@@ -21,9 +23,9 @@ public:
     OutputFile& operator=(const OutputFile&) = delete;
 
     /// False once opening or a write failed.
-    bool ok() const { return error_.empty(); }
-    /// "" or why the file could not be written ("a symbolic link: not written through").
-    const std::string& error() const { return error_; }
+    bool ok() const { return !error_; }
+    /// Why the file could not be written ("a symbolic link: not written through").
+    const Error& error() const { return error_; }
     /// Writes all of `bytes`; false (and error()) when it cannot.
     bool write(const void* data, std::size_t bytes);
     bool write(const std::string& text) { return write(text.data(), text.size()); }
@@ -32,7 +34,7 @@ public:
 
 private:
     int fd_ = -1;
-    std::string error_;
+    Error error_;
 };
 
 }  // namespace strata::analysis

@@ -65,10 +65,10 @@ void write_report_files(const std::string& directory, const std::vector<ReportFi
         const std::string temporary = path + ".tmp";
         {
             OutputFile out(temporary);
-            if (!out.ok()) throw ReportError(temporary + ": cannot write: " + out.error());
+            if (!out.ok()) throw ReportError(temporary + ": cannot write: " + *out.error());
             if (!out.write(content) || !out.close()) {
                 std::remove(temporary.c_str());
-                throw ReportError(temporary + ": cannot write: " + out.error());
+                throw ReportError(temporary + ": cannot write: " + *out.error());
             }
         }
         if (std::rename(temporary.c_str(), path.c_str()) != 0) {

@@ -18,9 +18,9 @@ namespace {
 constexpr unsigned kReadSeconds = 120;
 }
 
-std::string check_profile_in_child(const std::string& path) {
+Error check_profile_in_child(const std::string& path) {
     const pid_t child = fork();
-    if (child < 0) return "";  // no child to spare: read as usual
+    if (child < 0) return {};  // no child to spare: read as usual
     if (child == 0) {
         // The child only reads; it never returns into the caller's code (MPI
         // included), and its exit skips the parent's atexit handlers.  Crash
@@ -36,9 +36,9 @@ std::string check_profile_in_child(const std::string& path) {
     }
     int status = 0;
     while (waitpid(child, &status, 0) < 0) {
-        if (errno != EINTR) return "";
+        if (errno != EINTR) return {};
     }
-    if (!WIFSIGNALED(status)) return "";
+    if (!WIFSIGNALED(status)) return {};
     const int signal = WTERMSIG(status);
     if (signal == SIGALRM) {
         return path + ": reading it did not finish within " + std::to_string(kReadSeconds) +

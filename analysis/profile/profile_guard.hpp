@@ -10,12 +10,14 @@
 
 #include <string>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::analysis {
 
-/// Reads `path` completely in a child process.  Returns "" when the child
+/// Reads `path` completely in a child process.  No error when the child
 /// finished (whether the file is valid or not: the reader in this process
 /// gives the message then), else "<path>: reading it crashed the HDF5 library
 /// (<signal>): the file is damaged".
-std::string check_profile_in_child(const std::string& path);
+Error check_profile_in_child(const std::string& path);
 
 }  // namespace strata::analysis

@@ -161,9 +161,8 @@ std::string nothing_written(const std::string& path) {
     return message;
 }
 
-/// The experiment directory must exist and be a directory; "" when it is
-/// fine, else the message.
-std::string check_experiment(const std::string& path) {
+/// The experiment directory must exist and be a directory.
+strata::Error check_experiment(const std::string& path) {
     struct stat status {};
     if (::stat(path.c_str(), &status) != 0) return path + ": cannot open: " + std::strerror(errno);
     if (!S_ISDIR(status.st_mode)) return path + ": not an experiment directory";
@@ -304,16 +303,16 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     // reports may be written.
     int status = 0;
     if (rank == 0) {
-        std::string problem = check_experiment(options.experiment);
-        if (problem.empty()) {
+        strata::Error problem = check_experiment(options.experiment);
+        if (!problem) {
             try {
                 check_output_directory(output, options.force);
             } catch (const ReportError& error) {
                 problem = error.what();
             }
         }
-        if (!problem.empty()) {
-            std::cerr << program << problem << '\n';
+        if (problem) {
+            std::cerr << program << *problem << '\n';
             status = 1;
         }
     }
@@ -333,7 +332,7 @@ int run(const AnalyzeOptions& options, int rank, int size) {
     std::uint8_t crashes = 0;
     std::string crash;
     if (rank == 0 && profile_present) {
-        crash = check_profile_in_child(profile_path);
+        crash = check_profile_in_child(profile_path).message();
         crashes = crash.empty() ? 0 : 1;
     }
     MPI_Bcast(&crashes, 1, MPI_UINT8_T, 0, MPI_COMM_WORLD);

@@ -74,8 +74,8 @@ int main(int argc, char** argv) {
     }
     try {
         // A file that crashes HDF5 itself is tried in a child process first.
-        if (const std::string crash = check_profile_in_child(profile_path_of(options.input)); !crash.empty()) {
-            std::cerr << "strata-score: " << crash << '\n';
+        if (const strata::Error crash = check_profile_in_child(profile_path_of(options.input))) {
+            std::cerr << "strata-score: " << *crash << '\n';
             return 1;
         }
         const Profile profile = read_profile(profile_path_of(options.input));

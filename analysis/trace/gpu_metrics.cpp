@@ -122,9 +122,9 @@ std::int64_t gpu_metric_device(const TraceLocation& location) {
     return device;
 }
 
-std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                             ShareRecords& records, const std::function<void()>& between_batches,
-                             const LogicalShift* shift) {
+Error read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
+                       ShareRecords& records, const std::function<void()>& between_batches,
+                       const LogicalShift* shift) {
     const TraceLocation& location = definitions.locations[index];
     const std::string where = "rank " + std::to_string(location.rank) + ", " + location.name + " (location " +
                               std::to_string(location.id) + ")";
@@ -144,13 +144,13 @@ std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definit
         for (std::uint32_t member : members)
             r.metric_of.back().push_back(member < metric_of_member.size() ? metric_of_member[member] : -1);
     }
-    const std::string local = read_local_definitions(
+    const Error local = read_local_definitions(
         reader, location.id,
         [](OTF2_DefReaderCallbacks* c) {
             return OTF2_DefReaderCallbacks_SetClockOffsetCallback(c, on_clock_offset);  // the times only
         },
         &r);
-    if (!local.empty()) return where + ": " + local;
+    if (local) return where + ": " + *local;
     if (shift != nullptr) r.clock.follow(shift);
 
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader.get(), location.id);
@@ -177,7 +177,7 @@ std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definit
                "; the samples after the damage were skipped";
     }
     if (closed != OTF2_SUCCESS) return where + ": its event file cannot be closed: " + describe_otf2(closed);
-    return "";
+    return {};
 }
 
 void put_gpu_metric_partial(ByteWriter& out, const ShareRecords& records,

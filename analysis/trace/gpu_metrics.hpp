@@ -68,14 +68,14 @@ std::int64_t gpu_metric_device(const TraceLocation& location);
 
 /// Reads the samples of GPU metric location `index` through `reader` (whose
 /// event and definition files are open) into `records`, its times corrected
-/// with its ClockOffset points like the rank's other locations.  "" when the
-/// whole location was read, else why not (the samples before the problem are
-/// kept).  `between_batches`, when given, is called after each batch of
+/// with its ClockOffset points like the rank's other locations.  The error
+/// says why the whole location was not read (the samples before the problem
+/// are kept).  `between_batches`, when given, is called after each batch of
 /// events; `shift`, when given, is the logical clock's move of the rank
 /// (logical_clock.hpp).
-std::string read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                             ShareRecords& records, const std::function<void()>& between_batches = {},
-                             const LogicalShift* shift = nullptr);
+Error read_gpu_metrics(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
+                       ShareRecords& records, const std::function<void()>& between_batches = {},
+                       const LogicalShift* shift = nullptr);
 
 /// One sample as it travels to rank 0 and appears in gpu_metrics.csv.
 struct GpuMetricSample {

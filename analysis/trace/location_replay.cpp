@@ -441,10 +441,9 @@ std::string event_file_path(const std::string& anchor, std::uint64_t location) {
     return base + "/" + std::to_string(location) + ".evt";
 }
 
-std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                            ShareRecords& records, TimelineWriter* timeline,
-                            const std::function<void()>& between_batches, bool decode_directly,
-                            const LogicalShift* shift) {
+Error replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
+                      ShareRecords& records, TimelineWriter* timeline, const std::function<void()>& between_batches,
+                      bool decode_directly, const LogicalShift* shift) {
     const TraceLocation& location = definitions.locations[index];
     Replay s;
     s.defs = &definitions;
@@ -476,7 +475,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
         " (location " + std::to_string(location.id) + ")";
 
     // Its ClockOffset points, and the mapping tables this replay applies itself.
-    const std::string local = read_local_definitions(
+    const Error local = read_local_definitions(
         reader, location.id,
         [](OTF2_DefReaderCallbacks* c) {
             OTF2_ErrorCode rc = OTF2_DefReaderCallbacks_SetClockOffsetCallback(c, on_clock_offset);
@@ -484,7 +483,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
             return rc;
         },
         &s);
-    if (!local.empty()) return where + ": " + local;
+    if (local) return where + ": " + *local;
     if (shift != nullptr) s.clock.follow(shift);
 
     // Streamed in batches: memory is one chunk plus the records kept.
@@ -501,7 +500,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
             return where + ": its event file (.evt) cannot be read to the end: " + direct.damage() +
                    "; the events after the damage were skipped";
         }
-        return "";
+        return {};
     }
 
     OTF2_EvtReader* events = OTF2_Reader_GetEvtReader(reader.get(), location.id);
@@ -532,7 +531,7 @@ std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definiti
                "; the events after the damage were skipped";
     }
     if (closed != OTF2_SUCCESS) return where + ": its event file cannot be closed: " + describe_otf2(closed);
-    return "";
+    return {};
 }
 
 }  // namespace strata::analysis::trace

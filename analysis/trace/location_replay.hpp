@@ -35,9 +35,8 @@ namespace strata::analysis::trace {
 std::string event_file_path(const std::string& anchor, std::uint64_t location);
 
 /// Replays location `index` of `definitions` through `reader` (whose event
-/// and definition files are open) into `records`.  Returns "" when the
-/// whole location was read, else why it was not (what was read before the
-/// problem is kept).  With a `timeline`, every region instance is also
+/// and definition files are open) into `records`.  The error says why the
+/// whole location was not read (what was read before the problem is kept).  With a `timeline`, every region instance is also
 /// written there as a slice (begin_location() must have been called).
 /// `between_batches`, when given, is called after each batch of events
 /// (UnitDispenser::serve()).  `decode_directly`: the event file is decoded
@@ -45,9 +44,9 @@ std::string event_file_path(const std::string& anchor, std::uint64_t location);
 /// reader (the results are the same; --event-reader otf2).  `shift`, when
 /// given, is the logical clock's move of the location's rank, added to every
 /// corrected time (logical_clock.hpp).
-std::string replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
-                            ShareRecords& records, TimelineWriter* timeline = nullptr,
-                            const std::function<void()>& between_batches = {}, bool decode_directly = true,
-                            const LogicalShift* shift = nullptr);
+Error replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, std::size_t index,
+                      ShareRecords& records, TimelineWriter* timeline = nullptr,
+                      const std::function<void()>& between_batches = {}, bool decode_directly = true,
+                      const LogicalShift* shift = nullptr);
 
 }  // namespace strata::analysis::trace

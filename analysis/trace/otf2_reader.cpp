@@ -40,9 +40,8 @@ Otf2Reader::~Otf2Reader() {
     if (reader_ != nullptr) OTF2_Reader_Close(reader_);
 }
 
-std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id,
-                                   const std::function<OTF2_ErrorCode(OTF2_DefReaderCallbacks*)>& choose,
-                                   void* user) {
+Error read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id,
+                             const std::function<OTF2_ErrorCode(OTF2_DefReaderCallbacks*)>& choose, void* user) {
     OTF2_DefReader* defs = OTF2_Reader_GetDefReader(reader.get(), id);
     if (defs == nullptr) return "its local definitions (.def file) cannot be opened";
     OTF2_DefReaderCallbacks* callbacks = OTF2_DefReaderCallbacks_New();
@@ -58,7 +57,7 @@ std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id,
     const OTF2_ErrorCode closed = OTF2_Reader_CloseDefReader(reader.get(), defs);
     if (rc != OTF2_SUCCESS) return "its local definitions (.def file) cannot be read: " + describe_otf2(rc);
     if (closed != OTF2_SUCCESS) return "its local definitions cannot be closed: " + describe_otf2(closed);
-    return "";
+    return {};
 }
 
 }  // namespace strata::analysis::trace

@@ -9,6 +9,8 @@
 #include <functional>
 #include <string>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::analysis::trace {
 
 /// An open OTF2 reader; check ok() before use.
@@ -21,19 +23,18 @@ public:
     Otf2Reader& operator=(const Otf2Reader&) = delete;
 
     bool ok() const { return reader_ != nullptr; }
-    const std::string& error() const { return error_; }
+    const Error& error() const { return error_; }
     OTF2_Reader* get() const { return reader_; }
 
 private:
     OTF2_Reader* reader_ = nullptr;
-    std::string error_;
+    Error error_;
 };
 
 /// Reads the local definitions (the .def file) of location `id` through the
-/// callbacks `choose` sets, which get `user`; "" or the problem, in words
-/// that follow the location's name.
-std::string read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id,
-                                   const std::function<OTF2_ErrorCode(OTF2_DefReaderCallbacks*)>& choose,
-                                   void* user);
+/// callbacks `choose` sets, which get `user`; the error is in words that
+/// follow the location's name.
+Error read_local_definitions(Otf2Reader& reader, OTF2_LocationRef id,
+                             const std::function<OTF2_ErrorCode(OTF2_DefReaderCallbacks*)>& choose, void* user);
 
 }  // namespace strata::analysis::trace

@@ -244,7 +244,7 @@ std::int64_t TraceDefinitions::world_rank(std::uint32_t comm, std::uint32_t comm
 
 TraceDefinitions read_trace_definitions(const std::string& anchor) {
     Otf2Reader reader(anchor);
-    if (!reader.ok()) throw TraceError(reader.error());
+    if (!reader.ok()) throw TraceError(*reader.error());
     TraceDefinitions definitions;
     definitions.anchor = anchor;
     RawDefinitions r;

@@ -125,7 +125,7 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
     Otf2Reader reader(definitions_.anchor);
     if (!reader.ok()) {
         taken_.push_back(unit);
-        records_.skipped.push_back(reader.error() + " (analysis rank " + std::to_string(me_) +
+        records_.skipped.push_back(*reader.error() + " (analysis rank " + std::to_string(me_) +
                                    ": its locations were skipped)");
         return;
     }
@@ -160,15 +160,15 @@ void TraceShareAnalysis::replay_share(UnitDispenser& units) {
                 const std::size_t i = u.locations[next];
                 if (timeline && thread_of_.count(i) != 0) timeline->begin_location(i, thread_of_[i]);
                 const LogicalShift* shift = shift_of(rank);
-                const std::string problem =
+                const Error problem =
                     is_gpu_metric_location(definitions_.locations[i])
                         ? read_gpu_metrics(reader, definitions_, i, records_, serve, shift)
                         : replay_location(reader, definitions_, i, records_, timeline.get(), serve,
                                           options_.decode_directly, shift);
-                if (problem.empty()) {
+                if (!problem) {
                     ++locations_read_;
                 } else {
-                    records_.skipped.push_back(problem);
+                    records_.skipped.push_back(*problem);
                 }
             }
             number_records(records_, marks);

@@ -74,7 +74,7 @@ struct BuiltCommand {
     /// Printed with --verbose only, each after "strata: ".
     std::vector<std::string> verbose_messages;
     /// When not empty, nothing is run: the message is printed and strata exits with status 2.
-    std::string error;
+    Error error;
 };
 
 /// Builds the real command for `options.compiler_command`, classified as `classification`.

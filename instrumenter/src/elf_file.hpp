@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::instrumenter {
 
 /// The ELF facts that decide whether and how a program can be measured through LD_PRELOAD.
@@ -24,7 +26,7 @@ struct ElfInfo {
     /// The file starts with the ELF magic and its headers could be read.
     bool elf = false;
     /// Why the file could not be read as ELF (empty when `elf`); for example "not an ELF file".
-    std::string problem;
+    Error problem;
     /// 32 or 64.
     int bits = 0;
     /// Most significant byte first.

@@ -73,8 +73,8 @@ std::string on_off(bool value) {
 int main(int argc, char** argv) {
     const std::vector<std::string> args(argv + 1, argv + argc);
     const auto parsed = si::parse_wrapper_arguments(args);
-    if (!parsed.error.empty()) {
-        say(parsed.error);
+    if (parsed.error) {
+        say(*parsed.error);
         return usage_error;
     }
     const auto& options = parsed.options;
@@ -167,8 +167,8 @@ int main(int argc, char** argv) {
             if (!plugin_note.empty()) say(plugin_note);
             for (const auto& message : built.verbose_messages) say(message);
         }
-        if (!built.error.empty()) {
-            say(built.error);
+        if (built.error) {
+            say(*built.error);
             return usage_error;
         }
         command = built.argv;

@@ -63,8 +63,8 @@ int launcher_size(bool& first) {
 
 int main(int argc, char** argv) {
     const auto parsed = si::parse_preload_arguments(std::vector<std::string>(argv + 1, argv + argc));
-    if (!parsed.error.empty()) {
-        say(parsed.error);
+    if (parsed.error) {
+        say(*parsed.error);
         return refused;
     }
     const auto& options = parsed.options;
@@ -85,8 +85,8 @@ int main(int argc, char** argv) {
     const std::string& program = options.command[0];
     const std::string path_variable = std::getenv("PATH") != nullptr ? environment("PATH") : "/bin:/usr/bin";
     const auto check = si::check_program(program, path_variable, si::read_elf_file("/proc/self/exe"));
-    if (!check.error.empty()) {
-        say(check.error);
+    if (check.error) {
+        say(*check.error);
         return refused;
     }
 
@@ -109,8 +109,8 @@ int main(int argc, char** argv) {
     const auto plan = si::plan_preload(options, inputs);
 
     for (const auto& warning : plan.warnings) say(warning);
-    if (!plan.error.empty()) {
-        say(plan.error);
+    if (plan.error) {
+        say(*plan.error);
         return refused;
     }
     if (options.verbose) {

@@ -14,6 +14,8 @@
 
 #include "library_search.hpp"
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::instrumenter {
 
 /// What the user asked of `strata-preload`, before the program's name.
@@ -35,7 +37,7 @@ struct PreloadOptions {
 /// The command line read: options, or a one-line error (exit status 2).
 struct ParsedPreloadArguments {
     PreloadOptions options;
-    std::string error;
+    Error error;
 };
 
 /// Reads `strata-preload [options] <program> [arguments...]` (without argv[0]).  Options end at
@@ -104,7 +106,7 @@ struct PreloadPlan {
     /// Always printed (an adapter the program needs is not built, ...).
     std::vector<std::string> warnings;
     /// Non-empty: nothing is run, exit status 2.
-    std::string error;
+    Error error;
 };
 
 /// Decides what to preload for a program.

@@ -105,7 +105,7 @@ ProgramCheck check_program(const std::string& program, const std::string& path_v
     }
     check.elf = read_elf_file(check.path);
     if (!check.elf.elf) {
-        check.error = "'" + program + "' is not an ELF program (" + check.elf.problem +
+        check.error = "'" + program + "' is not an ELF program (" + *check.elf.problem +
                       "): strata-preload runs binaries; name the program's binary";
         return check;
     }

@@ -20,7 +20,7 @@ struct ProgramCheck {
     /// Its ELF facts (valid when `error` is empty).
     ElfInfo elf;
     /// Why it cannot be measured through LD_PRELOAD, with what to do; empty when it can.
-    std::string error;
+    Error error;
 };
 
 /// Checks `program` (as given on the command line; without '/' it is looked up in `path_variable`).

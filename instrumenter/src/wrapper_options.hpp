@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "strata/measurement/error.hpp"
+
 namespace strata::instrumenter {
 
 /// What the user asked of the wrapper, before the compiler's name.
@@ -45,7 +47,7 @@ struct WrapperOptions {
 struct ParsedArguments {
     WrapperOptions options;
     /// Empty on success; otherwise a one-line message without the "strata: " prefix.
-    std::string error;
+    Error error;
 };
 
 /// Reads `strata [options] <compiler> [arguments...]` (`args` excludes argv[0]).

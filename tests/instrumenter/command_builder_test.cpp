@@ -184,7 +184,7 @@ TEST(Layouts, BuildTreeWithSeveralLibraryDirectories) {
 
 TEST(StaticLinking, IsRefusedWithAReason) {
     const auto built = build({"gcc", "-static", "a.o", "-o", "app"});
-    EXPECT_NE(built.error.find("static linking (-static) is not supported"), std::string::npos);
+    EXPECT_NE(built.error->find("static linking (-static) is not supported"), std::string::npos);
 }
 
 TEST(ResponseFiles, ExpandedForClassificationButPassedUnchanged) {

@@ -206,7 +206,7 @@ TEST_P(CommandLineTest, ClassifiesAndBuildsTheExactCommand) {
     BuildContext context;
     context.layout = fixed_layout();
     const auto built = build_command(options, classification, context);
-    EXPECT_EQ(built.error, "");
+    EXPECT_FALSE(built.error) << *built.error;
     EXPECT_EQ(built.argv, c.command + c.added);
     EXPECT_TRUE(built.messages.empty()) << built.messages.front();
 }

@@ -17,7 +17,7 @@ TEST(WrapperArguments, OptionsEndAtTheCompiler) {
     const auto parsed = parse_wrapper_arguments(
         {"--no-user", "--no-compiler", "--no-plugin", "--mpi", "--no-openmp", "--cuda", "--verbose",
          "--dry-run", "--instrument-filter=f.filter", "gcc", "--verbose", "-c", "a.c"});
-    ASSERT_EQ(parsed.error, "");
+    ASSERT_FALSE(parsed.error) << *parsed.error;
     const auto& o = parsed.options;
     EXPECT_FALSE(o.user);
     EXPECT_FALSE(o.compiler);
@@ -33,7 +33,7 @@ TEST(WrapperArguments, OptionsEndAtTheCompiler) {
 
 TEST(WrapperArguments, DefaultsLeaveDetectionOpen) {
     const auto parsed = parse_wrapper_arguments({"mpicc", "a.c"});
-    ASSERT_EQ(parsed.error, "");
+    ASSERT_FALSE(parsed.error) << *parsed.error;
     EXPECT_TRUE(parsed.options.user);
     EXPECT_TRUE(parsed.options.compiler);
     EXPECT_TRUE(parsed.options.plugin);
@@ -45,7 +45,7 @@ TEST(WrapperArguments, DefaultsLeaveDetectionOpen) {
 
 TEST(WrapperArguments, SeparateFilterValueAndDoubleDash) {
     const auto parsed = parse_wrapper_arguments({"--user", "--instrument-filter", "x", "--", "gcc"});
-    ASSERT_EQ(parsed.error, "");
+    ASSERT_FALSE(parsed.error) << *parsed.error;
     EXPECT_EQ(parsed.options.instrument_filter, "x");
     EXPECT_EQ(parsed.options.compiler_command, (Args{"gcc"}));
 }
@@ -61,16 +61,16 @@ TEST(WrapperArguments, UnknownOptionsAndMissingValuesAreErrors) {
 
 TEST(WrapperArguments, GccOpenMpRuntime) {
     auto parsed = parse_wrapper_arguments({"--gcc-openmp-runtime=libomp", "gcc", "-fopenmp", "a.c"});
-    ASSERT_EQ(parsed.error, "");
+    ASSERT_FALSE(parsed.error) << *parsed.error;
     EXPECT_TRUE(parsed.options.gcc_openmp_on_libomp);
     EXPECT_EQ(parsed.options.compiler_command, (std::vector<std::string>{"gcc", "-fopenmp", "a.c"}));
     parsed = parse_wrapper_arguments({"--gcc-openmp-runtime=libgomp", "gcc"});
-    ASSERT_EQ(parsed.error, "");
+    ASSERT_FALSE(parsed.error) << *parsed.error;
     EXPECT_FALSE(parsed.options.gcc_openmp_on_libomp);
     EXPECT_FALSE(parse_wrapper_arguments({"gcc"}).options.gcc_openmp_on_libomp);
     parsed = parse_wrapper_arguments({"--gcc-openmp-runtime=", "gcc"});
-    EXPECT_NE(parsed.error.find("takes libgomp (GCC's own, the default) or libomp"), std::string::npos)
-        << parsed.error;
+    EXPECT_NE(parsed.error->find("takes libgomp (GCC's own, the default) or libomp"), std::string::npos)
+        << *parsed.error;
 }
 
 TEST(WrapperArguments, HelpAndVersionNeedNoCompiler) {

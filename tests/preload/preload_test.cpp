@@ -157,7 +157,7 @@ si::PreloadInputs inputs_with(std::vector<si::NeededLibrary> libraries,
 
 si::PreloadOptions options_from(const std::vector<std::string>& args) {
     auto parsed = si::parse_preload_arguments(args);
-    EXPECT_EQ(parsed.error, "");
+    EXPECT_FALSE(parsed.error) << *parsed.error;
     return parsed.options;
 }
 
@@ -174,7 +174,7 @@ TEST(ElfFile, Reads64BitLittleEndian) {
     spec.runpath = "$ORIGIN/../lib:/opt/x";
     spec.soname = "libapp.so";
     const auto elf = si::parse_elf_bytes(make_elf(spec));
-    ASSERT_TRUE(elf.elf) << elf.problem;
+    ASSERT_TRUE(elf.elf) << *elf.problem;
     EXPECT_EQ(elf.bits, 64);
     EXPECT_FALSE(elf.big_endian);
     EXPECT_EQ(elf.machine, 62);
@@ -198,7 +198,7 @@ TEST(ElfFile, Reads32BitBigEndian) {
     spec.needed = {"libgomp.so.1"};
     spec.rpath = "/a:/b";
     const auto elf = si::parse_elf_bytes(make_elf(spec));
-    ASSERT_TRUE(elf.elf) << elf.problem;
+    ASSERT_TRUE(elf.elf) << *elf.problem;
     EXPECT_EQ(elf.bits, 32);
     EXPECT_TRUE(elf.big_endian);
     EXPECT_EQ(elf.machine, 20);
@@ -233,7 +233,7 @@ TEST(ElfFile, RejectsWhatIsNotElfAndTruncatedFiles) {
     for (std::size_t size : {std::size_t{4}, std::size_t{20}, std::size_t{70}, full.size() - 8}) {
         elf = si::parse_elf_bytes(std::vector<unsigned char>(full.begin(), full.begin() + size));
         EXPECT_FALSE(elf.elf) << size;
-        EXPECT_NE(elf.problem.find("truncated"), std::string::npos) << size << ": " << elf.problem;
+        EXPECT_NE(elf.problem->find("truncated"), std::string::npos) << size << ": " << *elf.problem;
     }
     auto bad_class = full;
     bad_class[4] = 7;
@@ -242,7 +242,7 @@ TEST(ElfFile, RejectsWhatIsNotElfAndTruncatedFiles) {
 
 TEST(ElfFile, ReadsRealPrograms) {
     const auto serial = si::read_elf_file(STRATA_PRELOAD_SERIAL);
-    ASSERT_TRUE(serial.elf) << serial.problem;
+    ASSERT_TRUE(serial.elf) << *serial.problem;
     EXPECT_TRUE(serial.has_interpreter);
     EXPECT_NE(std::find(serial.needed.begin(), serial.needed.end(), "libc.so.6"), serial.needed.end());
     const auto self = si::read_elf_file("/proc/self/exe");
@@ -397,7 +397,7 @@ TEST(LibrarySearch, FindsTheSystemLibrariesOfARealProgram) {
 
 TEST(PreloadOptions, ReadsOptionsUntilTheProgram) {
     auto parsed = si::parse_preload_arguments({"--verbose", "--no-mpi", "--dry-run", "./app", "--mpi", "-x"});
-    EXPECT_EQ(parsed.error, "");
+    EXPECT_FALSE(parsed.error) << *parsed.error;
     EXPECT_TRUE(parsed.options.verbose);
     EXPECT_TRUE(parsed.options.dry_run);
     EXPECT_EQ(parsed.options.forced, (std::map<std::string, bool>{{"mpi", false}}));
@@ -430,7 +430,7 @@ TEST(PreloadOptions, HelpNamesEveryAdapterOption) {
 
 TEST(PreloadPlan, CoreLibrariesForAProgramWithoutMpi) {
     const auto plan = si::plan_preload(options_from({"./app"}), inputs_with({needed("libc.so.6")}));
-    EXPECT_EQ(plan.error, "");
+    EXPECT_FALSE(plan.error) << *plan.error;
     EXPECT_EQ(plan.ld_preload, core);
     EXPECT_TRUE(plan.features.empty());
     EXPECT_FALSE(plan.already_linked);
@@ -477,7 +477,7 @@ TEST(PreloadPlan, ForcedOnAndOff) {
 TEST(PreloadPlan, MissingAdapterWarnsUnlessForced) {
     const std::vector<std::string> without_mpi = {"strata-user", "strata-measurement"};
     auto plan = si::plan_preload(options_from({"./app"}), inputs_with({needed("libmpi.so.40")}, without_mpi));
-    EXPECT_EQ(plan.error, "");
+    EXPECT_FALSE(plan.error) << *plan.error;
     EXPECT_EQ(plan.ld_preload, core);
     ASSERT_EQ(plan.warnings.size(), 1u);
     EXPECT_EQ(plan.warnings[0],
@@ -520,7 +520,7 @@ TEST(PreloadPlan, ForcedOpenMpWithoutARuntimeGetsBothAdapters) {
     const std::vector<std::string> both = {"strata-openmp", "strata-openmp-gomp", "strata-user",
                                            "strata-measurement"};
     auto plan = si::plan_preload(options_from({"--openmp", "./app"}), inputs_with({needed("libc.so.6")}, both));
-    EXPECT_EQ(plan.error, "");
+    EXPECT_FALSE(plan.error) << *plan.error;
     EXPECT_EQ(plan.ld_preload,
               "/opt/strata/lib/libstrata-openmp.so:/opt/strata/lib/libstrata-openmp-gomp.so:" + core);
     // Without libgomp's adapter, the OMPT tool alone.
@@ -531,14 +531,14 @@ TEST(PreloadPlan, ForcedOpenMpWithoutARuntimeGetsBothAdapters) {
 
 TEST(PreloadPlan, GccOpenMpRuntimeOption) {
     auto parsed = si::parse_preload_arguments({"--gcc-openmp-runtime=libomp", "./app"});
-    ASSERT_EQ(parsed.error, "");
+    ASSERT_FALSE(parsed.error) << *parsed.error;
     EXPECT_TRUE(parsed.options.gcc_openmp_on_libomp);
     parsed = si::parse_preload_arguments({"--gcc-openmp-runtime=libgomp", "./app"});
-    ASSERT_EQ(parsed.error, "");
+    ASSERT_FALSE(parsed.error) << *parsed.error;
     EXPECT_FALSE(parsed.options.gcc_openmp_on_libomp);
     parsed = si::parse_preload_arguments({"--gcc-openmp-runtime=iomp", "./app"});
-    EXPECT_NE(parsed.error.find("takes libgomp"), std::string::npos) << parsed.error;
-    EXPECT_NE(parsed.error.find("'iomp'"), std::string::npos) << parsed.error;
+    EXPECT_NE(parsed.error->find("takes libgomp"), std::string::npos) << *parsed.error;
+    EXPECT_NE(parsed.error->find("'iomp'"), std::string::npos) << *parsed.error;
 }
 
 TEST(PreloadPlan, OpenMpProgramsOfGccOnLlvmsRuntime) {
@@ -584,7 +584,7 @@ TEST(PreloadPlan, AdapterBuiltForAnotherRuntimeIsLeftOut) {
     };
     // MPICH's libmpi.so.12 against an adapter built with Open MPI's libmpi.so.40.
     auto plan = si::plan_preload(options_from({"./app"}), with_adapter_needing({needed("libmpi.so.12")}));
-    EXPECT_EQ(plan.error, "");
+    EXPECT_FALSE(plan.error) << *plan.error;
     EXPECT_EQ(plan.ld_preload, core);
     ASSERT_EQ(plan.warnings.size(), 1u);
     EXPECT_EQ(
@@ -593,7 +593,7 @@ TEST(PreloadPlan, AdapterBuiltForAnotherRuntimeIsLeftOut) {
         "cannot be loaded together; measure it with a Strata built for the program's MPI (its MPI activity "
         "is not recorded)");
     plan = si::plan_preload(options_from({"--mpi", "./app"}), with_adapter_needing({needed("libmpi.so.12")}));
-    EXPECT_EQ(plan.error.rfind("--mpi: libstrata-mpi.so was built for libmpi.so.40", 0), 0u) << plan.error;
+    EXPECT_EQ(plan.error->rfind("--mpi: libstrata-mpi.so was built for libmpi.so.40", 0), 0u) << *plan.error;
     // The same runtime, also for a Fortran program (libmpi_mpifh needs libmpi).
     plan = si::plan_preload(
         options_from({"./app"}),
@@ -604,10 +604,10 @@ TEST(PreloadPlan, AdapterBuiltForAnotherRuntimeIsLeftOut) {
 
 TEST(PreloadPlan, MissingCoreLibraryIsAnError) {
     const auto plan = si::plan_preload(options_from({"./app"}), inputs_with({}, {"strata-user"}));
-    EXPECT_EQ(plan.error.rfind(
+    EXPECT_EQ(plan.error->rfind(
                   "libstrata-measurement.so is not in Strata's library directory (/opt/strata/lib)", 0),
               0u)
-        << plan.error;
+        << *plan.error;
 }
 
 TEST(PreloadPlan, KeepsTheUsersPreloadAfterOurs) {
@@ -621,7 +621,7 @@ TEST(PreloadPlan, RefusesPathsLdPreloadCannotHold) {
     si::PreloadInputs inputs;
     inputs.find_library = [](const std::string& name) { return "/opt/my strata/lib" + name + ".so"; };
     const auto plan = si::plan_preload(options_from({"./app"}), inputs);
-    EXPECT_NE(plan.error.find("cannot be put in LD_PRELOAD"), std::string::npos) << plan.error;
+    EXPECT_NE(plan.error->find("cannot be put in LD_PRELOAD"), std::string::npos) << *plan.error;
 }
 
 TEST(PreloadPlan, ProgramsLinkedWithStrataRunAsTheyAre) {
@@ -636,7 +636,7 @@ TEST(PreloadPlan, ProgramsLinkedWithStrataRunAsTheyAre) {
 
 TEST(PreloadPlan, RealProgramBuiltWithTheWrapperIsRecognised) {
     const auto elf = si::read_elf_file(STRATA_PRELOAD_LINKED);
-    ASSERT_TRUE(elf.elf) << elf.problem;
+    ASSERT_TRUE(elf.elf) << *elf.problem;
     auto inputs =
         inputs_with(si::needed_closure(STRATA_PRELOAD_LINKED, elf, si::system_search_settings(elf.machine)));
     EXPECT_TRUE(si::plan_preload(options_from({"./app"}), inputs).already_linked);
@@ -651,11 +651,11 @@ TEST(PreloadPlan, RealProgramBuiltWithTheWrapperIsRecognised) {
 TEST(PreloadProgram, AcceptsADynamicProgramAndFindsItInPath) {
     const auto self = si::read_elf_file("/proc/self/exe");
     auto check = si::check_program(STRATA_PRELOAD_SERIAL, "/bin", self);
-    EXPECT_EQ(check.error, "");
+    EXPECT_FALSE(check.error) << *check.error;
     EXPECT_EQ(check.path, STRATA_PRELOAD_SERIAL);
     const auto dir = fs::path(STRATA_PRELOAD_SERIAL).parent_path().string();
     check = si::check_program("serial_work", "/nonexistent:" + dir, self);
-    EXPECT_EQ(check.error, "");
+    EXPECT_FALSE(check.error) << *check.error;
     EXPECT_EQ(check.path, dir + "/serial_work");
 }
 
@@ -663,7 +663,7 @@ TEST(PreloadProgram, RefusesWithAReason) {
     const auto self = si::read_elf_file("/proc/self/exe");
     const auto dir = scratch("checks");
     const auto error = [&](const std::string& program) {
-        return si::check_program(program, "/nonexistent", self).error;
+        return si::check_program(program, "/nonexistent", self).error.message();
     };
     EXPECT_EQ(error((dir / "nosuch").string()), "program '" + (dir / "nosuch").string() + "' not found");
     EXPECT_EQ(error("nosuch-program"), "program 'nosuch-program' not found in PATH");

@@ -3,9 +3,12 @@
 // exception.  They run inside the measured program, often under a C
 // library's callback (MPI, OMPT, CUPTI, NVTX), where an exception must not
 // pass.  A function that can fail returns an Error; what it makes on success
-// goes to an out-parameter.  Exceptions stay inside the module that throws
-// them (the profile writer, the filter parser) and in the tools
-// (strata-analyze, strata-score), which catch them in main.
+// goes to an out-parameter.  The tools (strata-analyze, strata-score, the
+// wrapper, strata-preload) return it too where a failure is reported and the
+// work goes on (a location that cannot be read, a file that cannot be
+// written, a bad option); exceptions stay inside the module that throws them
+// (the profile writer, the filter parser) and, in the tools, end the run and
+// are caught in main.
 #pragma once
 
 #include <string>
