@@ -48,12 +48,30 @@ for ((i = 0; i < reps; i++)); do
 done
 p=$(median < "$work/plain"); pr=$(median < "$work/profile"); tr=$(median < "$work/trace")
 read -r bytes events < <(tail -1 "$work/trace-size")
+# The same workload through NVTX ranges, with Strata's CUDA adapter as the NVTX
+# tool (no GPU needed): the CUDA adapter's target is an NVTX range at no more
+# than a user region's cost.
+nvtx=$build/bench/bench-user-regions-nvtx
+cuda_adapter=$build/adapters/cuda/libstrata-cuda.so
+: > "$work/nvtx-profile"; : > "$work/nvtx-trace"
+if [ -x "$nvtx" ] && [ -e "$cuda_adapter" ]; then
+  for ((i = 0; i < reps; i++)); do
+    LD_PRELOAD=$cuda_adapter STRATA_CUDA_ENABLE=nvtx run_one "$nvtx" profile >> "$work/nvtx-profile"
+    LD_PRELOAD=$cuda_adapter STRATA_CUDA_ENABLE=nvtx run_one "$nvtx" trace >> "$work/nvtx-trace"
+  done
+fi
+
 echo "user regions ($n iterations x 2 regions, $reps repetitions, medians)"
 printf '  plain                %8.2f ns per region\n' "$p"
 printf '  profiling            %8.2f ns per region  -> overhead %6.2f ns\n' "$pr" "$(calc "$pr - $p")"
 printf '  tracing              %8.2f ns per region  -> overhead %6.2f ns\n' "$tr" "$(calc "$tr - $p")"
 printf '  trace size           %8.2f bytes per event (%s bytes, %s events in the OTF2 files)\n' \
   "$(calc "$bytes / $events")" "$bytes" "$events"
+if [ -s "$work/nvtx-profile" ]; then
+  np=$(median < "$work/nvtx-profile"); nt=$(median < "$work/nvtx-trace")
+  printf '  NVTX ranges, profiling %6.2f ns per range   -> overhead %6.2f ns\n' "$np" "$(calc "$np - $p")"
+  printf '  NVTX ranges, tracing   %6.2f ns per range   -> overhead %6.2f ns\n' "$nt" "$(calc "$nt - $p")"
+fi
 fi
 
 [ "$only" = user ] && exit 0
