@@ -127,10 +127,17 @@ void internal::check_job_directory_before_main() {
 /// This process's rank among the processes a launcher (mpirun, srun) started
 /// together, when there are several; -1 otherwise.
 long internal::launcher_rank() {
+    // Open MPI, PMI (MPICH's Hydra, Intel MPI, Cray), PMIx, Slurm, MVAPICH, IBM's
+    // jsrun, Flux.  A process started by a launcher not listed here claims its
+    // directory before main, as one started alone does (runtime_multi_process.cpp
+    // then gives the job rank 0's at MPI_Init).
     static const char* const variables[][2] = {{"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
                                                {"PMI_SIZE", "PMI_RANK"},
                                                {"PMIX_SIZE", "PMIX_RANK"},
-                                               {"SLURM_NTASKS", "SLURM_PROCID"}};
+                                               {"SLURM_NTASKS", "SLURM_PROCID"},
+                                               {"MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"},
+                                               {"JSM_NAMESPACE_SIZE", "JSM_NAMESPACE_RANK"},
+                                               {"FLUX_JOB_SIZE", "FLUX_TASK_RANK"}};
     for (const auto& v : variables) {
         const char* size = std::getenv(v[0]);
         const char* rank = std::getenv(v[1]);
