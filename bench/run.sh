@@ -16,14 +16,16 @@ trap 'rm -rf "$work"' EXIT
 calc() { awk "BEGIN { print $1 }"; }
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
-# run_one BINARY MODE -> prints ns_per_region; MODE is plain, profile or trace
+# run_one BINARY MODE [PRELOAD] -> prints ns_per_region; MODE is plain, profile or trace;
+# PRELOAD goes into LD_PRELOAD of the binary alone (not of the tools around it)
 run_one() {
-  local bin=$1 mode=$2 dir="$work/exp-$RANDOM$RANDOM"
+  local bin=$1 mode=$2 preload=${3:-} dir="$work/exp-$RANDOM$RANDOM"
   case $mode in
     plain) "$bin" $n ;;
-    profile) STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $n 2>/dev/null ;;
-    trace) STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true STRATA_TOTAL_MEMORY=1G \
-           STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $n 2>/dev/null ;;
+    profile) env ${preload:+LD_PRELOAD=$preload} STRATA_ENABLE_PROFILING=true STRATA_ENABLE_TRACING=false \
+             STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $n 2>/dev/null ;;
+    trace) env ${preload:+LD_PRELOAD=$preload} STRATA_ENABLE_PROFILING=false STRATA_ENABLE_TRACING=true \
+           STRATA_TOTAL_MEMORY=1G STRATA_EXPERIMENT_DIRECTORY=$dir "$bin" $n 2>/dev/null ;;
   esac | sed -n 's/.*ns_per_region=\([0-9.]*\).*/\1/p'
   if [ "$mode" = trace ]; then
     local bytes events
@@ -56,8 +58,8 @@ cuda_adapter=$build/adapters/cuda/libstrata-cuda.so
 : > "$work/nvtx-profile"; : > "$work/nvtx-trace"
 if [ -x "$nvtx" ] && [ -e "$cuda_adapter" ]; then
   for ((i = 0; i < reps; i++)); do
-    LD_PRELOAD=$cuda_adapter STRATA_CUDA_ENABLE=nvtx run_one "$nvtx" profile >> "$work/nvtx-profile"
-    LD_PRELOAD=$cuda_adapter STRATA_CUDA_ENABLE=nvtx run_one "$nvtx" trace >> "$work/nvtx-trace"
+    STRATA_CUDA_ENABLE=nvtx run_one "$nvtx" profile "$cuda_adapter" >> "$work/nvtx-profile"
+    STRATA_CUDA_ENABLE=nvtx run_one "$nvtx" trace "$cuda_adapter" >> "$work/nvtx-trace"
   done
 fi
 
