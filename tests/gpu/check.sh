@@ -22,7 +22,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
 export LD_LIBRARY_PATH="$PACK/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 ADAPTER="$PACK/lib/libstrata-cuda.so"
-STEPS=${STRATA_GPU_STEPS:-100}
+# GPU_CHECK_STEPS: the PyTorch loop's steps (100); not STRATA_*, which the measured programs would read as theirs.
+STEPS=${GPU_CHECK_STEPS:-100}
 
 # Under Strata: tracing, no profile, a summary of what CUDA recorded on stderr.
 strata() {
