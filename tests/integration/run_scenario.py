@@ -397,6 +397,27 @@ def threads_flush(args):
 
 
 @scenario
+def launched_threads_flush(args):
+    # A process a launcher started among several, without MPI: its directory is
+    # made at its first write, here by four threads flushing at once; every
+    # event reaches the one <name>-rank<r> it makes.
+    env = dict(TRACING, STRATA_TOTAL_MEMORY='512K', STRATA_PAGE_SIZE='16K',
+               OMPI_COMM_WORLD_SIZE='2', OMPI_COMM_WORLD_RANK='1')
+    run = Run(args, 'launched-flush')
+    shutil.rmtree(run.dir + '-rank1', ignore_errors=True)
+    run.program('threads_flush', env=env)
+    assert 'lost' not in run.stderr and 'not written' not in run.stderr, run.stderr
+    expect_equal(os.path.exists(run.dir), False, 'no directory under the name itself')
+    events = reader.read_otf2(os.path.join(run.dir + '-rank1', 'traces.otf2'))
+    expect_equal(len(events), 4, 'the four workers')
+    for name, ev in events.items():
+        pairs = reader.check_nesting(ev)
+        expect_equal((pairs['a'], pairs['b']), (100000, 100000), name)
+    flushes = sum(reader.check_nesting(ev).get('STRATA_TRACE_BUFFER_FLUSH', 0) for ev in events.values())
+    assert flushes >= 4, flushes
+
+
+@scenario
 def bad_configuration(args):
     cases = [
         ({'STRATA_TOTAL_MEMORY': '64Q'}, 'STRATA_TOTAL_MEMORY'),
