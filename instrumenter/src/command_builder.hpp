@@ -73,7 +73,7 @@ struct BuiltCommand {
     std::vector<std::string> messages;
     /// Printed with --verbose only, each after "strata: ".
     std::vector<std::string> verbose_messages;
-    /// When not empty, nothing is run: the message is printed and strata exits with status 2.
+    /// When set, nothing is run: the message is printed and strata exits with status 2.
     Error error;
 };
 

@@ -25,7 +25,7 @@ namespace strata::instrumenter {
 struct ElfInfo {
     /// The file starts with the ELF magic and its headers could be read.
     bool elf = false;
-    /// Why the file could not be read as ELF (empty when `elf`); for example "not an ELF file".
+    /// Why the file could not be read as ELF (none when `elf`); for example "not an ELF file".
     Error problem;
     /// 32 or 64.
     int bits = 0;

@@ -105,7 +105,7 @@ struct PreloadPlan {
     std::vector<std::string> notes;
     /// Always printed (an adapter the program needs is not built, ...).
     std::vector<std::string> warnings;
-    /// Non-empty: nothing is run, exit status 2.
+    /// When set, nothing is run, exit status 2.
     Error error;
 };
 

@@ -19,7 +19,7 @@ struct ProgramCheck {
     std::string path;
     /// Its ELF facts (valid when `error` is empty).
     ElfInfo elf;
-    /// Why it cannot be measured through LD_PRELOAD, with what to do; empty when it can.
+    /// Why it cannot be measured through LD_PRELOAD, with what to do; none when it can.
     Error error;
 };
 

@@ -46,7 +46,7 @@ struct WrapperOptions {
 /// The result of reading the command line: options, or an error message (exit status 2).
 struct ParsedArguments {
     WrapperOptions options;
-    /// Empty on success; otherwise a one-line message without the "strata: " prefix.
+    /// None on success; otherwise a one-line message without the "strata: " prefix.
     Error error;
 };
 
