@@ -568,6 +568,18 @@ def nothing_recorded(args):
 
 
 @scenario
+def nothing_enabled(args):
+    # Profiling and tracing both off: one line says so, no directory is made and
+    # nothing claims an experiment was written; a misspelt variable is still named.
+    env = {'STRATA_ENABLE_PROFILING': 'false', 'STRATA_ENABLE_TRACING': 'false', 'STRATA_ENABLE_TRACNG': 'true'}
+    run = Run(args, 'nothing-enabled').program('nesting', env=env)
+    expect_equal(run.stderr.count('STRATA_ENABLE_PROFILING and STRATA_ENABLE_TRACING are both off'), 1, run.stderr)
+    assert 'STRATA_ENABLE_TRACNG is not a Strata variable' in run.stderr, run.stderr
+    assert 'experiment written' not in run.stderr, run.stderr
+    assert not os.path.exists(run.dir), 'no experiment directory'
+
+
+@scenario
 def without_strata(args):
     run = Run(args, 'without').program('no_strata')
     expect_equal(run.stdout, 'no_strata: ok\n', 'output')

@@ -91,7 +91,15 @@ void initialize_from_environment() {
     // Any other process claims its directory now (an MPI program started
     // alone keeps it at MPI_Init).
     const bool launched = launcher_rank() >= 0;
-    if (!launched) {
+    // With profiling and tracing both off nothing is written: no directory, and
+    // no "experiment written".  The runtime still starts, so that a misspelt
+    // STRATA_ENABLE_TRACING is reported with the first event.
+    const bool writes = settings.enable_profiling || settings.enable_tracing;
+    if (!writes && launcher_rank() <= 0) {
+        std::fprintf(stderr, "strata: STRATA_ENABLE_PROFILING and STRATA_ENABLE_TRACING are both off: nothing is "
+                             "recorded and no experiment is written\n");
+    }
+    if (!launched && writes) {
         if (const Error problem =
                 create_experiment_directory(static_cast<long>(getpid()), &options.experiment_directory, true)) {
             std::fprintf(stderr, "%s\n", problem->c_str());
@@ -106,7 +114,7 @@ void initialize_from_environment() {
         std::fprintf(stderr, "%s\n", error->c_str());
         return;
     }
-    state().directory_deferred = launched;
+    state().directory_deferred = launched && writes;
     begin_program_region();
 }
 
