@@ -371,7 +371,9 @@ extern "C" __attribute__((visibility("default"))) int strata_nvtx_initialize(
             version->SetInjectionNvtxVersion != nullptr) {
             version->SetInjectionNvtxVersion(NVTX_VERSION);
         }
-        if (!s.end_hook_registered.exchange(true)) events::at_measurement_end(&at_measurement_end);
+        // Each copy of NVTX in the process comes here; the subsystem is registered once.
+        static constexpr events::Subsystem nvtx_subsystem{"nvtx", false, at_measurement_end};
+        events::register_subsystem(&nvtx_subsystem);
         count(s.initialisations);
         return 1;
     });

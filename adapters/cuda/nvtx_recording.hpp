@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "strata/measurement/events.hpp"
+#include "strata/measurement/subsystem.hpp"
 
 #define STRATA_LIKELY(x) __builtin_expect(!!(x), 1)
 
@@ -86,7 +87,6 @@ struct Domain {
 /// may come from other libraries' destructors at exit.
 struct Shared {
     std::atomic<bool> enabled{true};
-    std::atomic<bool> end_hook_registered{false};
     std::atomic<std::uint64_t> unmatched_pops{0}, unknown_ends{0}, ignored_calls{0}, crossed_pops{0};
     std::atomic<std::uint64_t> initialisations{0};
 

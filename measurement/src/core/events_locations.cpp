@@ -159,12 +159,4 @@ void report_loss(std::string_view what, std::uint64_t count, std::string_view re
 
 void verbose(std::string_view message) { runtime::verbose(std::string(message)); }
 
-void at_measurement_end(void (*hook)()) {
-    if (!runtime::add_end_hook(hook)) {
-        runtime::warn_once("end-hooks-full",
-                           "strata: warning: too many adapters asked to run at the end of the measurement; one "
-                           "of them cannot hand over its last events");
-    }
-}
-
 }  // namespace strata::events

@@ -401,8 +401,6 @@ void wait_for_events_in_flight() {
 }
 
 namespace {
-constexpr int kMaxEndHooks = 8;
-std::atomic<void (*)()> g_end_hooks[kMaxEndHooks];
 
 struct Loss {
     std::string what;
@@ -451,14 +449,6 @@ void report_loss(const std::string& what, std::uint64_t count, const std::string
     losses().push_back({what, count, remedy});
 }
 
-bool add_end_hook(void (*hook)()) {
-    for (auto& slot : g_end_hooks) {
-        void (*empty)() = nullptr;
-        if (slot.compare_exchange_strong(empty, hook) || empty == hook) return true;
-    }
-    return false;
-}
-
 bool finalize() {
     if (g_finalized.exchange(true)) return true;
     // Adapters hand over what they hold while events are still recorded; not
@@ -466,9 +456,6 @@ bool finalize() {
     if (g_ending_signal == 0 && detail::active_table.load(std::memory_order_acquire) != nullptr) {
         if (g_verbose && !subsystem_names().empty()) verbose("adapters: " + subsystem_names());
         finalize_subsystems();
-        for (auto& slot : g_end_hooks) {
-            if (void (*hook)() = slot.load(std::memory_order_acquire)) hook();
-        }
     }
     // A main thread without any event still ran the program: its program region
     // (the location is made here, which enters it).

@@ -48,10 +48,6 @@ bool finalize();
 /// events::report_loss: kept until finalize() writes them into the experiment.
 void report_loss(const std::string& what, std::uint64_t count, const std::string& remedy);
 
-/// events::at_measurement_end: `hook` runs at the start of finalize(); false
-/// when all slots are taken.
-bool add_end_hook(void (*hook)());
-
 /// Forgets everything so that a test can initialise again.
 void reset_for_tests();
 

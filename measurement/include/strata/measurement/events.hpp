@@ -256,11 +256,6 @@ STRATA_API void report_loss(std::string_view what, std::uint64_t count, std::str
 /// Prints "strata: <message>" when STRATA_VERBOSE is on (an adapter's summary).
 STRATA_API void verbose(std::string_view message);
 
-/// Registers `hook` to run at the start of the measurement's end, while events
-/// are still recorded (not from a signal handler): an adapter hands over what
-/// it still holds, e.g. CUPTI's activity buffers.  At most 8 hooks.
-STRATA_API void at_measurement_end(void (*hook)());
-
 /// The current time on the process timer.
 STRATA_API Ticks now();
 

@@ -2,8 +2,9 @@
 // An adapter's part in the measurement's life, as Score-P's SCOREP_Subsystem.
 // Each adapter registers its own from its library's constructor, which runs
 // after the core has started (the adapter libraries depend on it) and before
-// main; the core then knows which adapters the program has, and ends them in
-// the reverse order at the measurement's end, before the substrates write:
+// main (NVTX's capture: when NVTX first calls it); the core then knows which
+// adapters the program has, and ends them in the reverse order at the
+// measurement's end, before the substrates write:
 //
 //     start (core, before main) -> register_subsystem (each adapter, before main)
 //         -> MPI_Init: begin_multi_process (process_group.hpp), if one measures together
