@@ -110,15 +110,17 @@ void before_abort() {
     const int size = g_group->size();
     events::abort_multi_process("it called MPI_Abort");
 #ifdef OPEN_MPI
-    // mpirun then sends the other ranks SIGTERM and, by default, SIGKILL a
-    // fraction of a second later: often too soon for them to write what they
-    // recorded.  The user can give them time; only the launcher's setting counts.
+    // mpirun then sends the other ranks SIGTERM and, by default, SIGKILL one
+    // second later: enough for most experiments (the ranks keep each other
+    // alive while they write, core/ranks_writing_alone.hpp), not for large
+    // traces.  The user can give them time; only the launcher's setting counts.
     const char* timeout = std::getenv("OMPI_MCA_odls_base_sigkill_timeout");
     if (size > 1 && (timeout == nullptr || std::atoi(timeout) < 5)) {
         std::fprintf(stderr,
                      "strata: note: after MPI_Abort, Open MPI's mpirun terminates the other ranks and kills them "
-                     "shortly after; a rank whose rank-<r>/ lacks profile.h5 or traces.otf2 was killed before it "
-                     "had written them.  To give the ranks time, run mpirun --mca odls_base_sigkill_timeout 10\n");
+                     "one second later; a rank whose rank-<r>/ lacks profile.h5 or traces.otf2 was killed before "
+                     "it had written them (strata-analyze names it).  To give the ranks time, run mpirun --mca "
+                     "odls_base_sigkill_timeout 10\n");
     }
 #else
     (void)size;

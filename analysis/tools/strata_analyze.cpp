@@ -89,8 +89,17 @@ std::string separate_rank_experiments(const std::string& path) {
         return "";
     }
     std::vector<std::pair<long, std::string>> ranks;
+    std::vector<long> killed_writing;  // markers left in writing-<host>/ (ranks_writing_alone.hpp)
     for (const auto& entry : std::filesystem::directory_iterator(dir, ignored)) {
         const std::string name = entry.path().filename().string();
+        if (name.rfind("writing-", 0) == 0 && entry.is_directory(ignored)) {
+            for (const auto& marker : std::filesystem::directory_iterator(entry.path(), ignored)) {
+                const std::string rank = marker.path().filename().string();
+                if (!rank.empty() && rank.size() < 10 && rank.find_first_not_of("0123456789") == std::string::npos)
+                    killed_writing.push_back(std::stol(rank));
+            }
+            continue;
+        }
         if (name.rfind("rank-", 0) != 0 || name.size() == 5 || !entry.is_directory(ignored)) continue;
         if (name.size() > 14 || name.find_first_not_of("0123456789", 5) != std::string::npos) continue;
         ranks.emplace_back(std::stol(name.substr(5)), name);
@@ -129,6 +138,17 @@ std::string separate_rank_experiments(const std::string& path) {
                std::to_string(job_size) + ": " + (missing_count > 1 ? "they" : "it") +
                " ended without writing one (killed by SIGKILL, e.g. by mpirun after another rank failed, "
                "or by the out-of-memory killer)";
+    }
+    if (!killed_writing.empty()) {
+        std::sort(killed_writing.begin(), killed_writing.end());
+        std::string named;
+        for (std::size_t i = 0; i < killed_writing.size() && i < 8; ++i)
+            named += (i > 0 ? ", " : "") + std::to_string(killed_writing[i]);
+        if (killed_writing.size() > 8) named += ", ... (" + std::to_string(killed_writing.size()) + " in all)";
+        lost += ".  Rank" + std::string(killed_writing.size() > 1 ? "s " : " ") + named +
+                (killed_writing.size() > 1 ? " were" : " was") +
+                " killed while writing (what is missing from rank-<r>/ was not written); to give the ranks "
+                "time, run mpirun --mca odls_base_sigkill_timeout 10";
     }
     return path + ": the ranks of this job stopped separately (MPI_Abort, a signal, or an exit without "
                   "MPI_Finalize), so each wrote its own experiment here: " + list +

@@ -436,6 +436,25 @@ TEST_F(StrataAnalyzeTest, RanksThatLeftNoExperimentAreNamed) {
         << r.err;
 }
 
+TEST_F(StrataAnalyzeTest, RanksKilledWhileWritingAreNamed) {
+    // Ranks 0-2 of 3 began writing their own experiments after a SIGTERM; 0 and 2 were killed before
+    // they had finished: their markers are left in writing-<host>/ (ranks_writing_alone.hpp).
+    for (int rank : {0, 1, 2}) {
+        const fs::path dir = fs::path(experiment()) / ("rank-" + std::to_string(rank));
+        fs::create_directories(dir);
+        std::ofstream(dir / "INCOMPLETE") << "rank " << rank << " of 3 did not finish with the other ranks: ...\n";
+    }
+    fs::create_directories(fs::path(experiment()) / "writing-node7");
+    for (int rank : {2, 0}) std::ofstream(fs::path(experiment()) / "writing-node7" / std::to_string(rank)) << "42\n";
+    const RunResult r = analyze(0, {experiment()});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("rank-0, rank-1, rank-2 (their INCOMPLETE files say why).  Ranks 0, 2 were killed while "
+                         "writing (what is missing from rank-<r>/ was not written); to give the ranks time, run "
+                         "mpirun --mca odls_base_sigkill_timeout 10.  Analyse them one at a time"),
+              std::string::npos)
+        << r.err;
+}
+
 TEST_F(StrataAnalyzeTest, RanksThatStoppedSeparately) {
     // What a job whose rank called MPI_Abort leaves: one experiment per rank, none at the top.
     for (int rank : {0, 1, 2, 10, 3, 4}) {

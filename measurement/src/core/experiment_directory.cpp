@@ -40,6 +40,8 @@ bool strata_wrote(const std::string& name) {
                                         "losses"};
     for (const char* n : names)
         if (name == n) return true;
+    // writing-<host>: the markers of ranks writing alone (ranks_writing_alone.hpp), left by a killed one.
+    if (name.rfind("writing-", 0) == 0 && name.size() > 8) return true;
     return name.rfind("rank-", 0) == 0 && name.find_first_not_of("0123456789", 5) == std::string::npos &&
            name.size() > 5;
 }

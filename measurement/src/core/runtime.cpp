@@ -26,6 +26,7 @@
 #include "core/launch_paths.hpp"
 #include "core/location.hpp"
 #include "core/memory_pool.hpp"
+#include "core/ranks_writing_alone.hpp"
 #include "core/runtime_internal.hpp"
 #include "core/timer.hpp"
 #include "core/unification.hpp"
@@ -195,11 +196,14 @@ SignalSlot g_signals[] = {{SIGSEGV, {}, false}, {SIGBUS, {}, false}, {SIGFPE, {}
                           {SIGILL, {}, false},  {SIGABRT, {}, false}, {SIGTERM, {}, false},
                           {SIGINT, {}, false},  {SIGQUIT, {}, false}};
 
+/// A signal that asks the program to end (from a user or a launcher), not a fault.
+bool termination_request(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT; }
+
 void fatal_signal_handler(int sig) {
     // A request to terminate that interrupted Strata's own work on this thread
     // (a trace flush, an allocation) waits until that work is done: writing the
     // experiment now would convert a buffer OTF2 is still writing.  Faults cannot wait.
-    const bool request = sig == SIGTERM || sig == SIGINT || sig == SIGQUIT;
+    const bool request = termination_request(sig);
     const Location* loc = location::detail::current;
     if (request && loc != nullptr && loc->busy) {
         int none = 0;
@@ -451,6 +455,11 @@ void report_loss(const std::string& what, std::uint64_t count, const std::string
 
 bool finalize() {
     if (g_finalized.exchange(true)) return true;
+    // A rank of a job that writes alone on a termination request: its marker.
+    struct {
+        std::string job_directory;
+        std::string marker;
+    } writing_alone;
     // Adapters hand over what they hold while events are still recorded; not
     // from a signal handler, where their libraries (CUPTI) cannot be called.
     if (g_ending_signal == 0 && detail::active_table.load(std::memory_order_acquire) != nullptr) {
@@ -512,6 +521,10 @@ bool finalize() {
         }
         std::fprintf(stderr, "strata: rank %d stops alone (%s); writing what it recorded to %s\n", group->rank(),
                      g_alone_reason, rank_directory.c_str());
+        if (termination_request(g_ending_signal)) {
+            writing_alone.job_directory = state().experiment_directory;
+            writing_alone.marker = ranks_writing_alone::begin(writing_alone.job_directory, group->rank());
+        }
         state().experiment_directory = rank_directory;
         state().alone_rank = group->rank();
         group = nullptr;
@@ -578,6 +591,12 @@ bool finalize() {
         std::fprintf(stderr, "strata: experiment written to %s%s\n", absolute ? absolute : ctx.experiment_directory,
                      ok ? "" : ", incomplete (see above)");
         std::free(absolute);
+    }
+    if (!writing_alone.job_directory.empty()) {
+        // The launcher kills this host's other ranks soon after this one exits:
+        // it stays while they still write (ranks_writing_alone.hpp).
+        ranks_writing_alone::end(writing_alone.marker);
+        ranks_writing_alone::wait_for_siblings(writing_alone.job_directory, 200, 10000);
     }
     return ok;
 }
