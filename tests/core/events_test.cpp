@@ -471,6 +471,103 @@ TEST_F(EventsTest, SeparateMpiEventsArriveInsideTheirRegions) {
     for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_LE(seen[i - 1].time, seen[i].time);
 }
 
+// Every row of mpi_events.def: its function delivers its kind with the fields
+// it was given, and the profile counts the bytes the MPI standard says the
+// call moves.  The combined calls of the MPI wrappers, written by hand for
+// speed, deliver the same events as the rows they stand for.
+std::vector<substrate::MpiEvent> g_mpi_events;
+void keep_mpi_event(Location&, Ticks, const substrate::MpiEvent& e) { g_mpi_events.push_back(e); }
+constexpr substrate::Callbacks mpi_event_keeper() {
+    substrate::Callbacks c;
+    c.management.name = "mpi events";
+    c.events.mpi_event = keep_mpi_event;
+    return c;
+}
+constexpr substrate::Callbacks kMpiEventKeeper = mpi_event_keeper();
+
+bool same_event(const substrate::MpiEvent& a, const substrate::MpiEvent& b) {
+    return a.kind == b.kind && a.comm == b.comm && a.peer == b.peer && a.tag == b.tag && a.bytes == b.bytes &&
+           a.bytes_received == b.bytes_received && a.request == b.request && a.op == b.op;
+}
+
+TEST_F(EventsTest, EveryMpiEventOfTheSpecArrivesWithItsKindAndFields) {
+    using K = substrate::MpiEvent;
+    using events::CollectiveOp;
+    g_mpi_events.clear();
+    start({&kMpiEventKeeper});
+    const RegionHandle call = region("MPI_Call", Paradigm::mpi);
+    events::enter(call);
+    events::mpi_send(3, 1, 7, 64);
+    events::mpi_recv(3, 2, 8, 32);
+    events::mpi_isend(3, 1, 9, 16, 101);
+    events::mpi_isend_complete(101);
+    events::mpi_irecv_request(102);
+    events::mpi_irecv(3, 2, 10, 48, 102);
+    events::mpi_request_test(103);
+    events::mpi_request_cancelled(104);
+    events::mpi_collective_begin();
+    events::mpi_collective_end(CollectiveOp::gather, 3, 2, 24, 96);
+    events::mpi_nonblocking_collective_request(105);
+    events::mpi_nonblocking_collective_complete(CollectiveOp::allreduce, 3, -1, 8, 8, 105);
+    events::exit(call);
+    const auto event = [](K::Kind kind, std::uint32_t comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
+                          std::uint64_t received, std::uint64_t request, CollectiveOp op) {
+        K e;
+        e.kind = kind;
+        e.comm = comm;
+        e.peer = peer;
+        e.tag = tag;
+        e.bytes = bytes;
+        e.bytes_received = received;
+        e.request = request;
+        e.op = static_cast<std::uint8_t>(op);
+        return e;
+    };
+    const CollectiveOp none = CollectiveOp::barrier;
+    const std::vector<K> expected = {
+        event(K::send, 3, 1, 7, 64, 0, 0, none),
+        event(K::recv, 3, 2, 8, 32, 0, 0, none),
+        event(K::isend, 3, 1, 9, 16, 0, 101, none),
+        event(K::isend_complete, 0, 0, 0, 0, 0, 101, none),
+        event(K::irecv_request, 0, 0, 0, 0, 0, 102, none),
+        event(K::irecv, 3, 2, 10, 48, 0, 102, none),
+        event(K::request_test, 0, 0, 0, 0, 0, 103, none),
+        event(K::request_cancelled, 0, 0, 0, 0, 0, 104, none),
+        event(K::collective_begin, 0, 0, 0, 0, 0, 0, none),
+        event(K::collective_end, 3, 2, 0, 24, 96, 0, CollectiveOp::gather),
+        event(K::nonblocking_collective_request, 0, 0, 0, 0, 0, 105, none),
+        event(K::nonblocking_collective_complete, 3, -1, 0, 8, 8, 105, CollectiveOp::allreduce),
+    };
+    ASSERT_EQ(expected.size(), static_cast<std::size_t>(K::kind_count)) << "a row of mpi_events.def is not called here";
+    ASSERT_EQ(g_mpi_events.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        EXPECT_EQ(g_mpi_events[i].kind, static_cast<K::Kind>(i)) << "the rows' order is the kinds' numbering";
+        EXPECT_TRUE(same_event(g_mpi_events[i], expected[i])) << "kind " << i;
+    }
+    // The profile's bytes: a send's or a receive's message, both directions of a collective.
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>> bytes = {
+        {64, 0}, {0, 32}, {16, 0}, {0, 0}, {0, 0}, {0, 48}, {0, 0}, {0, 0}, {0, 0}, {24, 96}, {0, 0}, {8, 8}};
+    for (std::size_t i = 0; i < expected.size(); ++i)
+        EXPECT_EQ(substrate::message_bytes(g_mpi_events[i]), bytes[i]) << "kind " << i;
+    EXPECT_EQ(substrate::kinds_moving_bytes(), (1u << K::send) | (1u << K::recv) | (1u << K::isend) |
+                                                   (1u << K::irecv) | (1u << K::collective_end) |
+                                                   (1u << K::nonblocking_collective_complete));
+
+    // The combined calls.
+    g_mpi_events.clear();
+    events::enter_mpi_send(call, 3, 1, 7, 64);
+    events::exit(call);
+    events::enter(call);
+    events::mpi_recv_exit(call, 3, 2, 8, 32);
+    events::enter_mpi_collective_begin(call);
+    events::mpi_collective_end_exit(call, CollectiveOp::gather, 3, 2, 24, 96);
+    ASSERT_EQ(g_mpi_events.size(), 4u);
+    EXPECT_TRUE(same_event(g_mpi_events[0], expected[K::send]));
+    EXPECT_TRUE(same_event(g_mpi_events[1], expected[K::recv]));
+    EXPECT_TRUE(same_event(g_mpi_events[2], expected[K::collective_begin]));
+    EXPECT_TRUE(same_event(g_mpi_events[3], expected[K::collective_end]));
+}
+
 TEST_F(EventsTest, MpiCallsRepairNestingAndRespectRecordingOff) {
     start({&recording_substrate()});
     const RegionHandle recv = region("MPI_Recv", Paradigm::mpi), inner = region("inner");

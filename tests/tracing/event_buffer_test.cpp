@@ -189,7 +189,7 @@ TEST(EventBuffer, EveryRecordOfTheSpecRoundTripsWithItsFields) {
 }
 
 TEST(EventBuffer, EverySubstrateEventHasTheRecordOfItsOwnRow) {
-    for (int k = 0; k <= substrate::MpiEvent::nonblocking_collective_complete; ++k) {
+    for (int k = 0; k < substrate::MpiEvent::kind_count; ++k) {
         const RecordSpec& spec = record_spec(record_of(static_cast<substrate::MpiEvent::Kind>(k)));
         EXPECT_EQ(spec.source, Source::mpi);
         EXPECT_EQ(spec.event, k);

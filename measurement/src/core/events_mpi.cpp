@@ -49,19 +49,7 @@ inline void mpi_dispatch(substrate::MpiEvent::Kind kind, Make&& make, Ticks time
     deliver_mpi(table, *loc, time, make_event(kind, make));
 }
 
-/// The bytes an MPI event moves, as (sent, received) on the call path of its call.
-inline std::pair<std::uint64_t, std::uint64_t> message_bytes(const substrate::MpiEvent& e) {
-    using K = substrate::MpiEvent;
-    switch (e.kind) {
-        case K::send:
-        case K::isend: return {e.bytes, 0};
-        case K::recv:
-        case K::irecv: return {0, e.bytes};
-        case K::collective_end:
-        case K::nonblocking_collective_complete: return {e.bytes, e.bytes_received};
-        default: return {0, 0};
-    }
-}
+using substrate::message_bytes;
 
 /// In a general path: recording on, on a location that is neither busy nor
 /// reads counters, so the substrates' arrays can be called directly (several
@@ -190,44 +178,19 @@ substrate::MpiEvent request_event(std::uint64_t request) { return message(0, 0, 
 
 using K = substrate::MpiEvent;
 
-void mpi_send(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
-    mpi_dispatch(K::send, [&] { return message(comm, peer, tag, bytes, 0); });
-}
-void mpi_recv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes) {
-    mpi_dispatch(K::recv, [&] { return message(comm, peer, tag, bytes, 0); });
-}
-void mpi_isend(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
-               std::uint64_t request) {
-    mpi_dispatch(K::isend, [&] { return message(comm, peer, tag, bytes, request); });
-}
-void mpi_isend_complete(std::uint64_t request) {
-    mpi_dispatch(K::isend_complete, [&] { return request_event(request); });
-}
-void mpi_irecv_request(std::uint64_t request) {
-    mpi_dispatch(K::irecv_request, [&] { return request_event(request); });
-}
-void mpi_irecv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
-               std::uint64_t request) {
-    mpi_dispatch(K::irecv, [&] { return message(comm, peer, tag, bytes, request); });
-}
-void mpi_request_test(std::uint64_t request) {
-    mpi_dispatch(K::request_test, [&] { return request_event(request); });
-}
-void mpi_request_cancelled(std::uint64_t request) {
-    mpi_dispatch(K::request_cancelled, [&] { return request_event(request); });
-}
-void mpi_collective_begin() {
-    mpi_dispatch(K::collective_begin, [] { return request_event(0); });
-}
-void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t root, std::uint64_t bytes_sent,
-                        std::uint64_t bytes_received) {
-    mpi_dispatch(K::collective_end, [&] {
-        substrate::MpiEvent e = message(comm, root, 0, bytes_sent, 0);
-        e.bytes_received = bytes_received;
-        e.op = static_cast<std::uint8_t>(op);
-        return e;
-    });
-}
+// The MPI events of mpi_events.def: each builds its MpiEvent only when a
+// substrate takes its kind.
+#define STRATA_MPI_EVENT(function, kind, bytes, parameters, fields) \
+    void function parameters {                                      \
+        mpi_dispatch(K::kind, [&] {                                 \
+            substrate::MpiEvent e;                                  \
+            fields;                                                 \
+            return e;                                               \
+        });                                                         \
+    }
+#include "strata/measurement/mpi_events.def"
+#undef STRATA_MPI_EVENT
+
 void enter_mpi_send(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
                     std::uint64_t bytes) {
     enter_then_mpi(region, K::send, [=] { return message(comm, peer, tag, bytes, 0); });
@@ -243,20 +206,6 @@ void mpi_collective_end_exit(RegionHandle region, CollectiveOp op, CommunicatorH
                              std::uint64_t bytes_sent, std::uint64_t bytes_received) {
     mpi_then_exit(region, K::collective_end, [=] {
         substrate::MpiEvent e = message(comm, root, 0, bytes_sent, 0);
-        e.bytes_received = bytes_received;
-        e.op = static_cast<std::uint8_t>(op);
-        return e;
-    });
-}
-
-void mpi_nonblocking_collective_request(std::uint64_t request) {
-    mpi_dispatch(K::nonblocking_collective_request, [&] { return request_event(request); });
-}
-void mpi_nonblocking_collective_complete(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
-                                         std::uint64_t bytes_sent, std::uint64_t bytes_received,
-                                         std::uint64_t request) {
-    mpi_dispatch(K::nonblocking_collective_complete, [&] {
-        substrate::MpiEvent e = message(comm, root, 0, bytes_sent, request);
         e.bytes_received = bytes_received;
         e.op = static_cast<std::uint8_t>(op);
         return e;

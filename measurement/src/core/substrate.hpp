@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "strata/measurement/error.hpp"
@@ -62,10 +63,12 @@ using ParameterStringFn = void (*)(Location&, Ticks, ParameterHandle, StringHand
 
 /// An MPI event (events.hpp); which fields matter depends on the kind.
 struct MpiEvent {
+    /// One kind per row of mpi_events.def, in its order; kind_count last.
     enum Kind : std::uint8_t {
-        send, recv, isend, isend_complete, irecv_request, irecv, request_test, request_cancelled,
-        collective_begin, collective_end,
-        nonblocking_collective_request, nonblocking_collective_complete,
+#define STRATA_MPI_EVENT(function, kind, bytes, parameters, fields) kind,
+#include "strata/measurement/mpi_events.def"
+#undef STRATA_MPI_EVENT
+        kind_count
     };
     Kind kind = send;
     std::uint32_t comm = 0;
@@ -77,6 +80,35 @@ struct MpiEvent {
     std::uint8_t op = 0;  ///< events::CollectiveOp
 };
 using MpiEventFn = void (*)(Location&, Ticks, const MpiEvent&);
+
+/// What an MPI event counts on its call's call path in the profile
+/// (mpi_events.def, column `bytes`).
+enum class MessageBytes : std::uint8_t { none, sent, received, both };
+inline constexpr MessageBytes kMessageBytes[MpiEvent::kind_count] = {
+#define STRATA_MPI_EVENT(function, kind, bytes, parameters, fields) MessageBytes::bytes,
+#include "strata/measurement/mpi_events.def"
+#undef STRATA_MPI_EVENT
+};
+
+/// The bytes `e` moves, as (sent, received).
+constexpr std::pair<std::uint64_t, std::uint64_t> message_bytes(const MpiEvent& e) {
+    switch (kMessageBytes[e.kind]) {
+        case MessageBytes::sent: return {e.bytes, 0};
+        case MessageBytes::received: return {0, e.bytes};
+        case MessageBytes::both: return {e.bytes, e.bytes_received};
+        case MessageBytes::none: break;
+    }
+    return {0, 0};
+}
+
+/// The kinds that move bytes (bit 1 << kind): those the profile takes.
+constexpr std::uint32_t kinds_moving_bytes() {
+    std::uint32_t mask = 0;
+    for (int k = 0; k < MpiEvent::kind_count; ++k)
+        if (kMessageBytes[k] != MessageBytes::none) mask |= 1u << k;
+    return mask;
+}
+static_assert(MpiEvent::kind_count <= 32, "an MPI event kind is a bit of a 32-bit mask (EventCallbacks::mpi_event_kinds)");
 /// An MPI call's enter with the bytes its first MPI event moves, or the bytes
 /// of its last MPI event with its exit (events.hpp "MPI"): sent and received.
 using EnterBytesFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t sent, std::uint64_t received);

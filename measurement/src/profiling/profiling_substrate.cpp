@@ -74,17 +74,10 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
 
 /// Bytes of point-to-point messages and collectives, on the MPI call's call path.
 /// Nonblocking receives count when they complete (the size is known then).
+/// It takes only the kinds that move bytes (mpi_event_kinds below).
 void on_mpi_event(Location& loc, Ticks, const substrate::MpiEvent& e) {
-    using K = substrate::MpiEvent;
-    switch (e.kind) {
-        case K::send:
-        case K::isend: tree(loc).add_bytes(e.bytes, 0); break;
-        case K::recv:
-        case K::irecv: tree(loc).add_bytes(0, e.bytes); break;
-        case K::collective_end:
-        case K::nonblocking_collective_complete: tree(loc).add_bytes(e.bytes, e.bytes_received); break;
-        default: break;
-    }
+    const auto bytes = substrate::message_bytes(e);
+    tree(loc).add_bytes(bytes.first, bytes.second);
 }
 // The same with an MPI call's enter or exit, in one call (Callbacks::enter_with_bytes).
 void on_enter_with_bytes(Location& loc, Ticks time, RegionHandle region, std::uint64_t sent,
@@ -237,10 +230,7 @@ constexpr substrate::Callbacks make_callbacks() {
     e.parameter_string = on_parameter_string;
     // Message bytes only (on_mpi_event); their time is not needed.
     e.mpi_event = on_mpi_event;
-    e.mpi_event_kinds = (1u << substrate::MpiEvent::send) | (1u << substrate::MpiEvent::isend) |
-                        (1u << substrate::MpiEvent::recv) | (1u << substrate::MpiEvent::irecv) |
-                        (1u << substrate::MpiEvent::collective_end) |
-                        (1u << substrate::MpiEvent::nonblocking_collective_complete);
+    e.mpi_event_kinds = substrate::kinds_moving_bytes();
     e.mpi_event_time = false;
     e.enter_with_bytes = on_enter_with_bytes;
     e.bytes_then_exit = on_bytes_then_exit;

@@ -181,7 +181,7 @@ constexpr bool check_table(const Table& t) {
         }
     }
     // Every MPI and thread event of the substrate interface is exactly one record.
-    for (int k = 0; k <= substrate::MpiEvent::nonblocking_collective_complete; ++k) {
+    for (int k = 0; k < substrate::MpiEvent::kind_count; ++k) {
         if (mpi_rows[k] != 1) return false;
     }
     for (int k = 0; k <= substrate::ThreadEvent::task_complete; ++k) {
@@ -218,7 +218,7 @@ struct RecordOf {
         }
     }
 };
-inline constexpr RecordOf<Source::mpi, substrate::MpiEvent::nonblocking_collective_complete + 1> kMpiRecords{};
+inline constexpr RecordOf<Source::mpi, substrate::MpiEvent::kind_count> kMpiRecords{};
 inline constexpr RecordOf<Source::thread, substrate::ThreadEvent::task_complete + 1> kThreadRecords{};
 }  // namespace spec_detail
 

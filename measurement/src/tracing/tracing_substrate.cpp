@@ -453,7 +453,7 @@ constexpr std::array<EventWriter<Event>, sizeof...(K)> writers(std::index_sequen
     return {&write_event<record_of(static_cast<Kind>(K)), Event>...};
 }
 constexpr auto kMpiWriters = writers<substrate::MpiEvent, substrate::MpiEvent::Kind>(
-    std::make_index_sequence<substrate::MpiEvent::nonblocking_collective_complete + 1>{});
+    std::make_index_sequence<substrate::MpiEvent::kind_count>{});
 constexpr auto kThreadWriters = writers<substrate::ThreadEvent, substrate::ThreadEvent::Kind>(
     std::make_index_sequence<substrate::ThreadEvent::task_complete + 1>{});
 

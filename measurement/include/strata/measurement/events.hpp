@@ -92,22 +92,14 @@ enum class CollectiveOp : std::uint8_t {
     destroy_handle_and_deallocate = 22,
 };
 
-/// Message events, inside the region of the MPI call.  `peer` is the rank in
-/// `comm`; `request` is any id unique among the calling thread's open requests.
-STRATA_API void mpi_send(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes);
-STRATA_API void mpi_recv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes);
-STRATA_API void mpi_isend(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
-                          std::uint64_t request);
-STRATA_API void mpi_isend_complete(std::uint64_t request);
-STRATA_API void mpi_irecv_request(std::uint64_t request);
-STRATA_API void mpi_irecv(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
-                          std::uint64_t request);
-STRATA_API void mpi_request_test(std::uint64_t request);
-STRATA_API void mpi_request_cancelled(std::uint64_t request);
-/// A collective: begin right after entering the call's region, end right before leaving it.
-STRATA_API void mpi_collective_begin();
-STRATA_API void mpi_collective_end(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
-                                   std::uint64_t bytes_sent, std::uint64_t bytes_received);
+/// The MPI events, one function each: mpi_send, mpi_recv, mpi_isend,
+/// mpi_isend_complete, mpi_irecv_request, mpi_irecv, mpi_request_test,
+/// mpi_request_cancelled, mpi_collective_begin, mpi_collective_end,
+/// mpi_nonblocking_collective_request, mpi_nonblocking_collective_complete.
+/// Their parameters and meaning are rows of mpi_events.def.
+#define STRATA_MPI_EVENT(function, kind, bytes, parameters, fields) STRATA_API void function parameters;
+#include "strata/measurement/mpi_events.def"
+#undef STRATA_MPI_EVENT
 
 /// An MPI call's region together with its first or last message event, for the
 /// MPI wrappers: enter(region) then mpi_send(...) or mpi_collective_begin(), and
@@ -187,14 +179,6 @@ STRATA_API TaskId task_create();
 STRATA_API void task_switch(TaskId task);
 /// `task` has finished on the calling thread (ThreadTaskComplete).
 STRATA_API void task_complete(TaskId task);
-
-/// A nonblocking collective (MPI_Iallreduce, ...): the request inside the
-/// call's region; the completion inside the region of the call that completes
-/// it (MPI_Wait, MPI_Test, ...), with what the blocking form records at its end.
-STRATA_API void mpi_nonblocking_collective_request(std::uint64_t request);
-STRATA_API void mpi_nonblocking_collective_complete(CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
-                                                    std::uint64_t bytes_sent, std::uint64_t bytes_received,
-                                                    std::uint64_t request);
 
 // --- locations of their own (adapters/cuda) ------------------------------------
 
