@@ -7,6 +7,8 @@
 #   share/scripts/sanitize.sh            # ASan + UBSan, the whole suite
 #   share/scripts/sanitize.sh thread     # TSan, the tests of threads (TSAN_TESTS below)
 #   share/scripts/sanitize.sh address -R 'analysis\.'   # further arguments go to ctest
+#   share/scripts/sanitize.sh short      # ASan + UBSan, the unit tests of the measurement core and of the
+#                                        # profile reader only, in build-asan-short/ (the test command runs this)
 #
 # Programs the tests build with the `strata` wrapper and the MPI jobs they
 # start are not built with a sanitizer themselves, but load the sanitized
@@ -23,9 +25,23 @@ kind=${1:-address}
 # sanitized libraries bring it in themselves, and the GCC plugin (which the compiler would
 # load) is left out.
 case "$kind" in
+  short)
+    # A few minutes: the unit tests' own targets, not the wrapper, the programs or the MPI scenarios.
+    build=${BUILD_DIR:-$top/build-asan-short}
+    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:handle_segv=0
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    mkdir -p "$build"
+    cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTRATA_SANITIZE=address,undefined \
+      -DSTRATA_WITH_GCC_PLUGIN=OFF > "$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
+    cmake --build "$build" -j"$(nproc 2>/dev/null || echo 2)" --target strata-core-tests strata-analysis-tests strata-score
+    for tests in tests/strata-core-tests tests/analysis/strata-analysis-tests; do
+      echo "== $tests (AddressSanitizer, UndefinedBehaviorSanitizer)"
+      (cd "$build" && "./$tests" --gtest_brief=1)
+    done
+    exit 0 ;;
   address) sanitizers=address,undefined; build=${BUILD_DIR:-$top/build-asan}; runtime=libasan.so; options=() ;;
   thread)  sanitizers=thread; build=${BUILD_DIR:-$top/build-tsan}; runtime=; options=(-DSTRATA_WITH_GCC_PLUGIN=OFF) ;;
-  *) echo "sanitize.sh: unknown kind '$kind' (accepted: address, thread)" >&2; exit 2 ;;
+  *) echo "sanitize.sh: unknown kind '$kind' (accepted: address, thread, short)" >&2; exit 2 ;;
 esac
 "$here/install-dependencies.sh"
 preload=

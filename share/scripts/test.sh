@@ -18,3 +18,6 @@ mkdir -p "$session" 2>/dev/null && echo "kept for the test suite" > "$session/ou
 ctest --test-dir "$build" --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" --timeout 900
 # The fuzz targets (libFuzzer, clang): a short run of each from its seed corpus.
 "$here/fuzz.sh" short
+# The unit tests of the measurement core and of the profile reader under ASan and UBSan
+# (the whole suite under them: share/scripts/sanitize.sh, about 20 minutes more).
+"$here/sanitize.sh" short

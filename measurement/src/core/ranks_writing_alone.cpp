@@ -68,9 +68,14 @@ std::string host_directory_name() {
 
 std::string begin(const std::string& job_directory, int rank) {
     const std::string directory = job_directory + "/" + host_directory_name();
-    if (mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) return "";
     const std::string marker = directory + "/" + std::to_string(rank);
-    FILE* f = std::fopen(marker.c_str(), "w");
+    FILE* f = nullptr;
+    // A sibling that has just written removes the directory when its marker was the last: make it again.
+    for (int attempt = 0; attempt < 3 && f == nullptr; ++attempt) {
+        if (mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) return "";
+        f = std::fopen(marker.c_str(), "w");
+        if (f == nullptr && errno != ENOENT) return "";
+    }
     if (f == nullptr) return "";
     const bool written = std::fprintf(f, "%ld\n", static_cast<long>(getpid())) > 0;
     if (std::fclose(f) != 0 || !written) {
