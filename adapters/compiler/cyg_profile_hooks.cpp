@@ -54,15 +54,7 @@ STRATA_NO_INSTRUMENT std::uintptr_t own_code() {
 STRATA_NO_INSTRUMENT FunctionResolver& resolver() {
     if (g_resolver != nullptr) return *g_resolver;
     std::optional<filter::FilterFile> rules;
-    const char* path = std::getenv("STRATA_FILTERING_FILE");
-    if (path != nullptr && *path != '\0') {
-        filter::FilterFile read;
-        if (const Error error = filter::read_filter_file(path, &read)) {
-            events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) + "' is not valid: " +
-                                     *error);
-        }
-        rules = std::move(read);
-    }
+    if (const Error error = filter::read_configured_filter(&rules)) events::stop_before_main(error.message());
     g_resolver = new FunctionResolver(std::move(rules), own_code());
     return *g_resolver;
 }
@@ -149,11 +141,9 @@ STRATA_NO_INSTRUMENT void after_fork() {
     g_mutex.unlock();
 }
 
-/// Stops before main() when the filter file is bad.  Runs after libstrata-measurement's
-/// constructor (which starts the runtime), since this library depends on it.
-STRATA_NO_INSTRUMENT __attribute__((constructor)) void load_filter() {
-    static constexpr events::Subsystem subsystem{"compiler", false, nullptr};
-    events::register_subsystem(&subsystem);
+/// Reads the filter file now, so that a bad one stops the program before main()
+/// (resolver() says why).
+STRATA_NO_INSTRUMENT Error init_compiler_adapter() {
     pthread_atfork(before_fork, after_fork, after_fork);
     std::lock_guard<std::mutex> lock(g_mutex);
     try {
@@ -161,6 +151,14 @@ STRATA_NO_INSTRUMENT __attribute__((constructor)) void load_filter() {
     } catch (const std::bad_alloc&) {
         // Out of memory this early: the first resolution tries again.
     }
+    return {};
+}
+
+/// Runs after libstrata-measurement's constructor (which starts the runtime),
+/// since this library depends on it.
+STRATA_NO_INSTRUMENT __attribute__((constructor)) void start_compiler_adapter() {
+    static constexpr events::Subsystem subsystem{"compiler", false, init_compiler_adapter, nullptr};
+    events::register_subsystem(&subsystem);
 }
 
 }  // namespace

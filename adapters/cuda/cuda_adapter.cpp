@@ -370,24 +370,29 @@ void finalize_cuda() {
     if (g_cupti_started) at_end();
 }
 
-constexpr events::Subsystem kCudaSubsystem{"cuda", false, finalize_cuda};
-
-__attribute__((constructor)) void start_cuda_adapter() {
-    if (!events::is_active()) return;
-    events::register_subsystem(&kCudaSubsystem);
-    if (auto failure = register_variables(config::Registry::instance(), &settings())) {
-        events::stop_before_main(*failure);
-    }
+/// Before main: STRATA_CUDA_* (a bad value stops the program: subsystem.hpp,
+/// init), then NVTX, the GPU metrics sampler and CUPTI, as the settings ask.
+/// What cannot start (no driver, no CUPTI) is said and the rest runs.
+Error init_cuda_adapter() {
+    if (Error failure = register_variables(config::Registry::instance(), &settings())) return failure;
     nvtx::set_enabled((settings().features & feature_nvtx) != 0);
     if (settings().features & feature_nvtx) nvtx::announce_injection_library();
     start_sampler();
-    if ((settings().features & ~feature_nvtx) == 0 && g_sampler == nullptr) return;
+    if ((settings().features & ~feature_nvtx) == 0 && g_sampler == nullptr) return {};
     if (const Error problem = start_cupti()) {
         // The sampler learns of GPUs through CUPTI: without it, none are sampled.
         say("CUDA: " + *problem + "; GPU activity not recorded" +
             ((settings().features & feature_nvtx) ? " (NVTX ranges are)" : "") +
             (g_sampler != nullptr ? ", GPU metrics not sampled" : ""));
     }
+    return {};
+}
+
+constexpr events::Subsystem kCudaSubsystem{"cuda", false, init_cuda_adapter, finalize_cuda};
+
+__attribute__((constructor)) void start_cuda_adapter() {
+    if (!events::is_active()) return;
+    events::register_subsystem(&kCudaSubsystem);
 }
 
 }  // namespace

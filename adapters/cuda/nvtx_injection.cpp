@@ -372,7 +372,7 @@ extern "C" __attribute__((visibility("default"))) int strata_nvtx_initialize(
             version->SetInjectionNvtxVersion(NVTX_VERSION);
         }
         // Each copy of NVTX in the process comes here; the subsystem is registered once.
-        static constexpr events::Subsystem nvtx_subsystem{"nvtx", false, at_measurement_end};
+        static constexpr events::Subsystem nvtx_subsystem{"nvtx", false, nullptr, at_measurement_end};
         events::register_subsystem(&nvtx_subsystem);
         count(s.initialisations);
         return 1;

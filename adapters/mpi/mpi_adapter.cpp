@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "strata/measurement/config_registry.hpp"
 #include "strata/measurement/subsystem.hpp"
@@ -60,38 +61,35 @@ void missing_fortran_symbol(const char* name) {
 
 namespace {
 
-/// Registers STRATA_MPI_ENABLE_GROUPS and reads it, before main.  The core read
-/// its own variables when libstrata-measurement was loaded, before this library
-/// started; add_and_load parses this row at once, and a bad value stops the
-/// program with the registry's message.
 /// The MPI functions STRATA_FILTERING_FILE excludes, by its MPI rules
 /// (FilterFile::mpi_rules): `EXCLUDE MPI_Test* MPI_Iprobe` takes a polling
 /// loop's calls out.  A bad file stops the program with the message the
 /// compiler adapter gives.
-void read_mpi_filter() {
-    const char* path = std::getenv("STRATA_FILTERING_FILE");
-    if (path == nullptr || *path == '\0') return;
-    filter::FilterFile rules;
-    if (const Error error = filter::read_filter_file(path, &rules)) {
-        events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) + "' is not valid: " +
-                                 *error);
-    }
-    const filter::FilterFile mpi_rules = rules.mpi_rules();
-    if (mpi_rules.rules.empty()) return;
-    for (std::size_t f = 0; f < function_count; ++f)
+Error read_mpi_filter() {
+    std::optional<filter::FilterFile> rules;
+    if (Error problem = filter::read_configured_filter(&rules)) return problem;
+    if (!rules) return {};
+    const filter::FilterFile mpi_rules = rules->mpi_rules();
+    for (std::size_t f = 0; f < function_count && !mpi_rules.rules.empty(); ++f)
         detail::filtered[f] = mpi_rules.region_excluded(function_table[f].name, "");
+    return {};
+}
+
+/// Before main: STRATA_MPI_ENABLE_GROUPS (the core read its own variables when
+/// libstrata-measurement was loaded, before this library started; add_and_load
+/// parses this row at once) and the filter file.  A bad value or file stops
+/// the program (subsystem.hpp, init).
+Error init_mpi_adapter() {
+    if (Error failure = register_variables(config::Registry::instance(),
+                                           [](std::uint32_t mask) { detail::enabled_groups = mask; }))
+        return failure;
+    return read_mpi_filter();
 }
 
 /// The ranks measure together: they agree on one experiment at MPI_Init.
-constexpr events::Subsystem kMpiSubsystem{"mpi", true, nullptr};
+constexpr events::Subsystem kMpiSubsystem{"mpi", true, init_mpi_adapter, nullptr};
 
-__attribute__((constructor)) void configure_mpi_adapter() {
-    events::register_subsystem(&kMpiSubsystem);
-    const auto failure = register_variables(config::Registry::instance(),
-                                            [](std::uint32_t mask) { detail::enabled_groups = mask; });
-    if (failure) events::stop_before_main(*failure);
-    read_mpi_filter();
-}
+__attribute__((constructor)) void start_mpi_adapter() { events::register_subsystem(&kMpiSubsystem); }
 
 }  // namespace
 

@@ -458,12 +458,13 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
 
 // --- start-up ------------------------------------------------------------------------
 
-/// STRATA_OPENMP_ENABLE.
-__attribute__((constructor)) void configure_gomp_adapter() {
-    static constexpr events::Subsystem subsystem{"openmp (libgomp)", false, nullptr};
+/// STRATA_OPENMP_ENABLE; a bad value stops the program before main (subsystem.hpp, init).
+Error init_gomp_adapter() {
+    return register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
+}
+__attribute__((constructor)) void start_gomp_adapter() {
+    static constexpr events::Subsystem subsystem{"openmp (libgomp)", false, init_gomp_adapter, nullptr};
     events::register_subsystem(&subsystem);
-    const auto failure = register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
-    if (failure) events::stop_before_main(*failure);
 }
 
 }  // namespace

@@ -556,14 +556,17 @@ void on_thread_end(ompt_data_t*) {
 
 bool g_configured = false;
 
-/// STRATA_OPENMP_ENABLE, once (ompt_start_tool may come before this library's constructor).
+/// STRATA_OPENMP_ENABLE; a bad value stops the program before main (subsystem.hpp, init).
+Error init_ompt_adapter() {
+    return register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
+}
+
+/// Once (ompt_start_tool may come before this library's constructor).
 void configure() {
     if (g_configured) return;
     g_configured = true;
-    static constexpr events::Subsystem subsystem{"openmp (OMPT)", false, nullptr};
+    static constexpr events::Subsystem subsystem{"openmp (OMPT)", false, init_ompt_adapter, nullptr};
     events::register_subsystem(&subsystem);
-    const auto failure = register_variables(config::Registry::instance(), [](std::uint32_t mask) { g_groups = mask; });
-    if (failure) events::stop_before_main(*failure);
 }
 
 __attribute__((constructor)) void configure_openmp_adapter() { configure(); }

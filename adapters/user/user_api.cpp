@@ -30,25 +30,14 @@ constexpr strata_handle_t kFiltered = UINT32_MAX;
 
 /// STRATA_FILTERING_FILE, read when the library starts (before main, so that a
 /// bad file stops the program there, as the other adapters do); none when unset.
-const std::optional<strata::filter::FilterFile>& user_filter() {
-    static const auto* const rules = [] {
-        auto* parsed = new std::optional<strata::filter::FilterFile>();
-        const char* path = std::getenv("STRATA_FILTERING_FILE");
-        if (path == nullptr || *path == '\0') return parsed;
-        strata::filter::FilterFile rules;
-        if (const strata::Error error = strata::filter::read_filter_file(path, &rules)) {
-            events::stop_before_main("strata: STRATA_FILTERING_FILE='" + std::string(path) +
-                                     "' is not valid: " + *error);
-        }
-        *parsed = std::move(rules);
-        return parsed;
-    }();
+std::optional<strata::filter::FilterFile>& user_filter() {
+    static auto* const rules = new std::optional<strata::filter::FilterFile>();
     return *rules;
 }
-__attribute__((constructor)) void read_filter_at_start() {
-    static constexpr events::Subsystem subsystem{"user", false, nullptr};
+strata::Error init_user_adapter() { return strata::filter::read_configured_filter(&user_filter()); }
+__attribute__((constructor)) void start_user_adapter() {
+    static constexpr events::Subsystem subsystem{"user", false, init_user_adapter, nullptr};
     events::register_subsystem(&subsystem);
-    user_filter();
 }
 
 /// The names of the regions the filter took out (by name or by file), for

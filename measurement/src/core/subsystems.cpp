@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The adapters' subsystems (subsystem.hpp): registered by the adapters
-// themselves, before main; the core asks whether one measures the job's
-// processes together and ends them at the measurement's end.
+// themselves, before main, and initialised then; the core asks whether one
+// measures the job's processes together and ends them at the measurement's end.
 #include <atomic>
 #include <string>
 
 #include "core/runtime.hpp"
 #include "core/runtime_internal.hpp"
+#include "strata/measurement/events.hpp"
 #include "strata/measurement/subsystem.hpp"
 
 namespace strata::runtime::internal {
@@ -52,18 +53,22 @@ void register_subsystem(const Subsystem* subsystem) {
     bool known = false;
     for (auto& slot : g_subsystems) {
         const Subsystem* seen = nullptr;
-        if (slot.compare_exchange_strong(seen, subsystem) || seen == subsystem) {
+        if (slot.compare_exchange_strong(seen, subsystem)) {
             known = true;
             break;
         }
+        if (seen == subsystem) return;  // registered before: initialised then
     }
     if (!known) {
+        // Still initialised below: it records; only its end is not called.
         runtime::warn_once("subsystems-full", "strata: warning: too many adapters registered; the adapter '" +
                                                   std::string(subsystem->name) + "' is not ended by the measurement");
-        return;
     }
     // The job's directory is agreed on at MPI_Init; that it is free is known now.
-    if (first_together) check_job_directory_before_main();
+    if (first_together && known) check_job_directory_before_main();
+    if (subsystem->init != nullptr) {
+        if (const Error problem = subsystem->init()) stop_before_main(problem.message());
+    }
 }
 
 }  // namespace strata::events

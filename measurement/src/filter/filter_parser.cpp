@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Parsing of Score-P filter files into rules, with messages that name the file, line and what was expected.
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -207,6 +208,17 @@ Error read_filter_file(const std::string& path, FilterFile* filter) {
     } catch (const std::bad_alloc&) {
         return "cannot read filter file '" + visible_text(path) + "': out of memory";
     }
+}
+
+Error read_configured_filter(std::optional<FilterFile>* filter) {
+    filter->reset();
+    const char* path = std::getenv("STRATA_FILTERING_FILE");
+    if (path == nullptr || *path == '\0') return {};
+    FilterFile rules;
+    if (const Error error = read_filter_file(path, &rules))
+        return "strata: STRATA_FILTERING_FILE='" + std::string(path) + "' is not valid: " + *error;
+    *filter = std::move(rules);
+    return {};
 }
 
 }  // namespace strata::filter

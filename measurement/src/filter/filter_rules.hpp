@@ -90,6 +90,11 @@ FilterFile parse_filter_text(std::string_view text, const std::string& path);
 /// message.
 Error read_filter_file(const std::string& path, FilterFile* filter);
 
+/// The filter file STRATA_FILTERING_FILE names, as the adapters read it before
+/// main: none when it is unset or empty; the error is the message that stops
+/// the program ("strata: STRATA_FILTERING_FILE='<path>' is not valid: ...").
+Error read_configured_filter(std::optional<FilterFile>* filter);
+
 /// The text of a pattern of the form *text* (one or more stars at each end, no wildcard in
 /// between), with backslash escapes removed; nullopt for every other pattern.
 std::optional<std::string> substring_pattern(std::string_view pattern);

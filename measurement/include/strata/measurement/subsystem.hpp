@@ -2,16 +2,23 @@
 // An adapter's part in the measurement's life, as Score-P's SCOREP_Subsystem.
 // Each adapter registers its own from its library's constructor, which runs
 // after the core has started (the adapter libraries depend on it) and before
-// main (NVTX's capture: when NVTX first calls it); the core then knows which
-// adapters the program has, and ends them in the reverse order at the
-// measurement's end, before the substrates write:
+// main (NVTX's capture: when NVTX first calls it); the core initialises it
+// then, knows which adapters the program has, and ends them in the reverse
+// order at the measurement's end, before the definitions are unified and the
+// substrates write:
 //
-//     start (core, before main) -> register_subsystem (each adapter, before main)
+//     start (core, before main)
+//         -> register_subsystem (each adapter, before main) -> its init
 //         -> MPI_Init: begin_multi_process (process_group.hpp), if one measures together
 //         -> ... events ...
-//         -> end: each subsystem's finalize, newest first -> substrates write
+//         -> end: each subsystem's finalize, newest first (Score-P's pre-unify)
+//         -> unification -> substrates write
+//
+// Per-location state is the substrates' (substrate.hpp, location_created):
+// no adapter keeps any, so a subsystem has no phase per location.
 #pragma once
 
+#include "strata/measurement/error.hpp"
 #include "strata/measurement/types.hpp"
 
 namespace strata::events {
@@ -23,6 +30,12 @@ struct Subsystem {
     /// process that a launcher started among several defers its directory
     /// until then; with no such subsystem, it writes an experiment of its own.
     bool processes_measure_together = false;
+    /// Right after registration: read the adapter's settings (its STRATA_<NS>_*
+    /// variables, the filter file) and prepare it.  An error stops the program
+    /// before main with its message, no experiment left behind, as a bad core
+    /// variable does (events::stop_before_main).  nullptr: nothing to do (a
+    /// subsystem registered after main, as NVTX's capture may be, has none).
+    Error (*init)() = nullptr;
     /// At the measurement's end, while events are still recorded: hand over
     /// what the adapter holds (GPU activity buffers), stop its threads.  Not
     /// from a signal handler.  nullptr: nothing to do.
