@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Runtime lifecycle: initialisation, event tables, finalisation, exit and
-// signal handlers.  The start from the environment (before main) is in
-// runtime_start.cpp, the MPI job's start and end in runtime_multi_process.cpp.
+// Runtime lifecycle: initialisation, event tables, the program region,
+// finalisation.  The start from the environment (before main) is in
+// runtime_start.cpp, the MPI job's start and end in runtime_multi_process.cpp,
+// the exit and signal handlers in runtime_signals.cpp, what could not be
+// recorded in runtime_losses.cpp.
 #include "core/runtime.hpp"
 
 #include <linux/membarrier.h>
@@ -11,9 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -183,90 +183,6 @@ void internal::begin_program_region() {
     g_program.pending.store(true, std::memory_order_release);
 }
 
-namespace {
-
-void exit_handler() { finalize(); }
-
-struct SignalSlot {
-    int signal;
-    struct sigaction previous;
-    bool installed;
-};
-SignalSlot g_signals[] = {{SIGSEGV, {}, false}, {SIGBUS, {}, false}, {SIGFPE, {}, false},
-                          {SIGILL, {}, false},  {SIGABRT, {}, false}, {SIGTERM, {}, false},
-                          {SIGINT, {}, false},  {SIGQUIT, {}, false}};
-
-/// A signal that asks the program to end (from a user or a launcher), not a fault.
-bool termination_request(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT; }
-
-void fatal_signal_handler(int sig) {
-    // A request to terminate that interrupted Strata's own work on this thread
-    // (a trace flush, an allocation) waits until that work is done: writing the
-    // experiment now would convert a buffer OTF2 is still writing.  Faults cannot wait.
-    const bool request = termination_request(sig);
-    const Location* loc = location::detail::current;
-    if (request && loc != nullptr && loc->busy) {
-        int none = 0;
-        // SA_RESETHAND has restored the default action: a second signal ends the program at once.
-        if (detail::deferred_signal.compare_exchange_strong(none, sig)) return;
-    }
-    // Best effort: writing the experiment is not async-signal-safe, but the
-    // process is about to die and the data would be lost otherwise.
-    static std::atomic<int> entered{0};
-    if (entered.fetch_add(1) == 0) {
-        const char* text = strsignal(sig);
-        std::snprintf(g_alone_reason, sizeof g_alone_reason, "it received signal %d (%s)", sig, text ? text : "?");
-        g_ending_signal = sig;
-        std::fprintf(stderr, "strata: the program received signal %d (%s); writing what was recorded\n",
-                     sig, text ? text : "?");
-        finalize();
-    }
-    for (SignalSlot& slot : g_signals) {
-        if (slot.signal == sig && slot.installed) sigaction(sig, &slot.previous, nullptr);
-    }
-    std::signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-}  // namespace
-
-std::atomic<int> detail::deferred_signal{0};
-
-void detail::handle_deferred_signal() {
-    const int sig = deferred_signal.exchange(0);
-    if (sig != 0) fatal_signal_handler(sig);
-}
-
-namespace {
-// A forked child (without exec) shares the parent's experiment directory and
-// buffers: it must neither record into them nor write them at its exit, or
-// it would overwrite the parent's results.  Measurement stops in the child.
-void stop_in_forked_child() { stop_without_writing(); }
-
-void install_handlers() {
-    std::atexit(exit_handler);
-    pthread_atfork(nullptr, nullptr, stop_in_forked_child);
-    // An alternate stack, so that a stack overflow can still be reported.
-    static const size_t kAltStack = 1 << 20;
-    stack_t ss{};
-    ss.ss_sp = std::malloc(kAltStack);
-    ss.ss_size = kAltStack;
-    if (ss.ss_sp != nullptr) sigaltstack(&ss, nullptr);
-    for (SignalSlot& slot : g_signals) {
-        struct sigaction current{};
-        if (sigaction(slot.signal, nullptr, &current) != 0) continue;
-        // Keep what the program (or its parent) chose: ignored or handled signals stay so.
-        if (current.sa_handler != SIG_DFL) continue;
-        struct sigaction sa{};
-        sa.sa_handler = fatal_signal_handler;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
-        if (sigaction(slot.signal, &sa, &slot.previous) == 0) slot.installed = true;
-    }
-}
-
-}  // namespace
-
 const std::vector<const substrate::Callbacks*>& substrates() { return state().substrates; }
 
 void first_location_created() {
@@ -402,55 +318,6 @@ void wait_for_events_in_flight() {
         std::fprintf(stderr, "strata: warning: a thread was still recording an event 5 s after the end of the "
                              "measurement; its last events may be incomplete\n");
     }
-}
-
-namespace {
-
-struct Loss {
-    std::string what;
-    std::uint64_t count = 0;
-    std::string remedy;
-};
-std::mutex g_losses_mutex;
-std::vector<Loss>& losses() {
-    static auto* list = new std::vector<Loss>();  // never destroyed: reported from exit handlers
-    return *list;
-}
-
-/// losses/rank-<r>.tsv: one line per loss, "what<TAB>count<TAB>remedy" (experiment-format.md).
-void write_losses(const std::string& directory, int rank) {
-    std::lock_guard<std::mutex> lock(g_losses_mutex);
-    if (losses().empty() || directory.empty()) return;
-    std::string text;
-    const auto clean = [](std::string s) {
-        for (char& c : s) {
-            if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-        }
-        return s;
-    };
-    for (const Loss& l : losses()) {
-        text += clean(l.what) + "\t" + std::to_string(l.count) + "\t" + clean(l.remedy) + "\n";
-    }
-    std::error_code ec;
-    std::filesystem::create_directory(directory + "/losses", ec);  // every rank: it may exist
-    const Error problem =
-        ec ? Error("cannot create " + directory + "/losses: " + ec.message())
-           : experiment::write_file(directory + "/losses/rank-" + std::to_string(rank) + ".tsv", text);
-    if (problem) std::fprintf(stderr, "strata: warning: %s\n", problem->c_str());
-}
-}  // namespace
-
-void report_loss(const std::string& what, std::uint64_t count, const std::string& remedy) {
-    if (count == 0) return;
-    std::lock_guard<std::mutex> lock(g_losses_mutex);
-    for (Loss& l : losses()) {
-        if (l.what == what) {
-            l.count += count;
-            l.remedy = remedy;
-            return;
-        }
-    }
-    losses().push_back({what, count, remedy});
 }
 
 bool finalize() {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the runtime's own files share (runtime.cpp, runtime_start.cpp,
-// runtime_multi_process.cpp): its state and the steps of its start.  Not for
+// runtime_multi_process.cpp, runtime_signals.cpp, runtime_losses.cpp): its state and the steps of its start.  Not for
 // the rest of the core, which sees runtime.hpp.
 #pragma once
 
@@ -70,5 +70,12 @@ std::string subsystem_names();
 Error claim_directory_alone();
 /// Stops measuring without writing anything (a forked child, a failed start).
 void stop_without_writing();
+/// The exit handler, the fatal signals' and termination requests' handlers, the
+/// forked child's stop (runtime_signals.cpp).
+void install_handlers();
+/// A signal that asks the program to end (from a user or a launcher), not a fault.
+bool termination_request(int sig);
+/// Writes losses/rank-<r>.tsv when something was lost (runtime_losses.cpp).
+void write_losses(const std::string& directory, int rank);
 
 }  // namespace strata::runtime::internal
