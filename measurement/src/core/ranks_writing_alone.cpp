@@ -3,6 +3,7 @@
 #include "core/ranks_writing_alone.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -69,16 +70,18 @@ std::string host_directory_name() {
 std::string begin(const std::string& job_directory, int rank) {
     const std::string directory = job_directory + "/" + host_directory_name();
     const std::string marker = directory + "/" + std::to_string(rank);
-    FILE* f = nullptr;
+    int fd = -1;
     // A sibling that has just written removes the directory when its marker was the last: make it again.
-    for (int attempt = 0; attempt < 3 && f == nullptr; ++attempt) {
+    // O_EXCL | O_NOFOLLOW: never through a planted link, as every file Strata writes.
+    for (int attempt = 0; attempt < 3 && fd < 0; ++attempt) {
         if (mkdir(directory.c_str(), 0755) != 0 && errno != EEXIST) return "";
-        f = std::fopen(marker.c_str(), "w");
-        if (f == nullptr && errno != ENOENT) return "";
+        fd = open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != ENOENT) return "";
     }
-    if (f == nullptr) return "";
-    const bool written = std::fprintf(f, "%ld\n", static_cast<long>(getpid())) > 0;
-    if (std::fclose(f) != 0 || !written) {
+    if (fd < 0) return "";
+    const std::string pid = std::to_string(getpid()) + "\n";
+    const bool written = write(fd, pid.data(), pid.size()) == static_cast<ssize_t>(pid.size());
+    if (close(fd) != 0 || !written) {
         unlink(marker.c_str());
         return "";
     }
