@@ -150,8 +150,8 @@ def many_threads(args):
     expect_equal(reader.visits_by_path(profile)['task'], 3 * n, 'task visits')
 
 
-def crash_common(args, how, status):
-    run = Run(args, 'crash-' + how).program('crash', how, env=TRACING, expect=status)
+def crash_common(args, how, status, preexec=None, name=None):
+    run = Run(args, name or 'crash-' + how).program('crash', how, env=TRACING, expect=status, preexec=preexec)
     events = reader.read_otf2(run.archive)['thread 0']
     pairs = reader.check_nesting(events)  # the open regions were closed at the end
     expect_equal(dict(pairs), {'before': 1, 'work': 7, 'doomed': 1}, 'regions before the crash')
@@ -187,6 +187,29 @@ def crash_abort(args):
 @scenario
 def crash_term(args):
     incomplete_note(crash_common(args, 'term', -signal.SIGTERM), signal.SIGTERM)
+
+
+def output_to_a_closed_pipe():
+    """In the child: stdout and stderr both go to a pipe nobody reads any more."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    os.dup2(write_end, 1)
+    os.dup2(write_end, 2)
+
+
+@scenario
+def broken_pipe(args):
+    # The program's output pipe closes (its reader ended, or mpirun tore a failed job down): it dies
+    # from SIGPIPE, and Strata writes what it recorded first.  Strata's own messages then go to the
+    # closed pipe too and must not end the process halfway through its files (before, no experiment
+    # was written at all).
+    run = crash_common(args, 'pipe', -signal.SIGPIPE, preexec=output_to_a_closed_pipe)
+    incomplete_note(run, signal.SIGPIPE)
+    # A SIGTERM with the output closed: Strata's first message raises SIGPIPE, which must not end
+    # the process before its files are written (mpirun closes a failed job's output as it ends it).
+    run = crash_common(args, 'term', -signal.SIGTERM, preexec=output_to_a_closed_pipe,
+                       name='broken-pipe-term')
+    incomplete_note(run, signal.SIGTERM)
 
 
 @scenario

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -323,6 +324,38 @@ TEST(Otf2EventFileTest, ManyChunksWrittenOutInPiecesReadAsOtf2sOwn) {
     const std::string got = run(print + "'" + copy + "/traces.otf2' 2>/dev/null");
     EXPECT_TRUE(got == expected) << "otf2-print reads other events from the direct file";
     EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), std::count(expected.begin(), expected.end(), '\n'));
+}
+
+TEST(Otf2EventFileTest, AFileMovedHalfwayGoesOnWhereItMovedByteForByte) {
+    // A rank that finishes alone moves its event files from the job's shared traces/ into its own
+    // experiment and goes on there: the moved file is the one OTF2 writes, nothing is left behind,
+    // and a chunk header written out before the move still gets its event count.
+    std::vector<Event> events;
+    Ticks t = 10;
+    for (std::uint32_t i = 0; i < 40000; ++i) {
+        events.push_back({otf2_kind::enter, t, {i % 3}, {}});
+        events.push_back({otf2_kind::leave, t + 2, {i % 3}, {}});
+        t += 3;
+    }
+    const std::string dir = scratch_directory("moved");
+    write_archive_with_otf2(dir, events);
+    const std::string first = dir + "/shared.evt", moved = dir + "/own.evt";
+    Otf2EventFile file(first, kChunk);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        write_direct(file, events[i]);
+        if (i == events.size() / 3) {
+            ASSERT_FALSE(file.write_out());  // a flush, into the shared file
+            ASSERT_FALSE(file.move_to(moved));
+        }
+    }
+    ASSERT_FALSE(file.finish());
+    EXPECT_FALSE(std::filesystem::exists(first));
+    EXPECT_TRUE(read_file(moved) == read_file(dir + "/traces/0.evt"));
+    // Moving where no file can go says so, with both paths.
+    const std::string nowhere = dir + "/no-such-directory/own.evt";
+    const std::string error = file.move_to(nowhere).message();
+    EXPECT_NE(error.find(moved), std::string::npos) << error;
+    EXPECT_NE(error.find(nowhere), std::string::npos) << error;
 }
 
 TEST(Otf2EventFileTest, AFileThatCannotBeWrittenSaysWhichAndWritesNothingMore) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -320,8 +321,34 @@ void wait_for_events_in_flight() {
     }
 }
 
+namespace {
+/// While the experiment is written, a closed stdout or stderr (`| head`, mpirun
+/// tearing a job down) makes Strata's messages fail with EPIPE instead of
+/// killing the process halfway through its files; the program's own
+/// disposition comes back afterwards.
+class SigpipeIgnored {
+public:
+    SigpipeIgnored() {
+        struct sigaction ignore {};
+        ignore.sa_handler = SIG_IGN;
+        sigemptyset(&ignore.sa_mask);
+        saved_ = sigaction(SIGPIPE, &ignore, &previous_) == 0;
+    }
+    ~SigpipeIgnored() {
+        if (saved_) sigaction(SIGPIPE, &previous_, nullptr);
+    }
+    SigpipeIgnored(const SigpipeIgnored&) = delete;
+    SigpipeIgnored& operator=(const SigpipeIgnored&) = delete;
+
+private:
+    struct sigaction previous_ {};
+    bool saved_ = false;
+};
+}  // namespace
+
 bool finalize() {
     if (g_finalized.exchange(true)) return true;
+    const SigpipeIgnored sigpipe_ignored;
     // A rank of a job that writes alone on a termination request: its marker.
     struct {
         std::string job_directory;
@@ -378,9 +405,9 @@ bool finalize() {
                                              "rank " + std::to_string(group->rank()) + " of " +
                                              std::to_string(group->size()) + " did not finish with the "
                                              "other ranks: " + std::string(g_alone_reason) + ".\nWhat it recorded until then "
-                                             "is in this directory; trace buffers flushed before are in the "
-                                             "experiment's shared traces/ (an OTF2 event file per thread, "
-                                             "without the job's definitions).\n");
+                                             "is in this directory, its trace with what its threads flushed "
+                                             "to disk during the run (moved here from the job's shared "
+                                             "traces/).\n");
         }
         if (problem) {
             std::fprintf(stderr, "%s; nothing is written\n", problem->c_str());

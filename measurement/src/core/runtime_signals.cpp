@@ -19,7 +19,11 @@ namespace strata::runtime {
 
 using namespace internal;
 
-bool internal::termination_request(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT; }
+// SIGPIPE too: a program whose output pipe closed (its reader, or mpirun
+// tearing a failed job down) ends as if asked to.
+bool internal::termination_request(int sig) {
+    return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT || sig == SIGPIPE;
+}
 
 namespace {
 
@@ -37,7 +41,7 @@ struct SignalSlot {
 };
 SignalSlot g_signals[] = {{SIGSEGV, {}, false}, {SIGBUS, {}, false}, {SIGFPE, {}, false},
                           {SIGILL, {}, false},  {SIGABRT, {}, false}, {SIGTERM, {}, false},
-                          {SIGINT, {}, false},  {SIGQUIT, {}, false}};
+                          {SIGINT, {}, false},  {SIGQUIT, {}, false}, {SIGPIPE, {}, false}};
 
 void fatal_signal_handler(int sig) {
     // A request to terminate that interrupted Strata's own work on this thread
@@ -54,6 +58,9 @@ void fatal_signal_handler(int sig) {
     // process is about to die and the data would be lost otherwise.
     static std::atomic<int> entered{0};
     if (entered.fetch_add(1) == 0) {
+        // The process ends now: a closed stdout or stderr (mpirun ending a failed
+        // job) must not end it by SIGPIPE at the first message, before it has written.
+        if (sig != SIGPIPE) std::signal(SIGPIPE, SIG_IGN);
         const char* text = strsignal(sig);
         std::snprintf(g_alone_reason, sizeof g_alone_reason, "it received signal %d (%s)", sig, text ? text : "?");
         g_ending_signal = sig;

@@ -99,6 +99,11 @@ public:
     /// chunk buffers (1 MiB) are freed now, not at finish(), which matters for a
     /// program that ran thousands of threads.
     Error close_writer(Otf2LocationState& state);
+    /// Goes on with `state`, whose event file another archive of this process
+    /// began (a rank's share of the job's archive, which it finishes alone):
+    /// the file moves into this archive's traces/ and its events, open
+    /// regions and chunks continue there.  Call after open().
+    Error adopt(Otf2LocationState& state);
 
     struct LocationDefinition {
         std::uint64_t id;

@@ -152,6 +152,13 @@ Otf2EventFile& Otf2Archive::event_file(Otf2LocationState& state) {
     return *state.file;
 }
 
+Error Otf2Archive::adopt(Otf2LocationState& state) {
+    if (state.file == nullptr) return {};
+    const std::string traces = directory_ + "/traces";
+    ::mkdir(traces.c_str(), 0755);  // as event_file() does
+    return state.file->move_to(traces + "/" + std::to_string(location_id(state.location_index)) + ".evt");
+}
+
 Error Otf2Archive::stop(Otf2LocationState& state) {
     if (archive_ == nullptr) return open_error_ ? open_error_ : Error("the OTF2 archive is not open");
     if (write_failed_.load(std::memory_order_acquire)) return earlier_failure();

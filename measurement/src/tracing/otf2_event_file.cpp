@@ -204,6 +204,13 @@ void Otf2EventFile::metric(Ticks time, std::uint32_t metric_class, std::uint32_t
     end_record(put_length(length, p));
 }
 
+Error Otf2EventFile::move_to(const std::string& path) {
+    if (created_ && ::rename(path_.c_str(), path.c_str()) != 0)
+        return std::string("cannot move ") + path_ + " to " + path + ": " + std::strerror(errno);
+    path_ = path;
+    return {};
+}
+
 Error Otf2EventFile::write_out() {
     if (!error_ && buffer_ == nullptr && !created_) {
         // A location without events still has its file: a chunk with no events.

@@ -111,6 +111,9 @@ public:
     Error write_out();
     /// Ends the file (its end records) and writes it out; nothing may follow.
     Error finish();
+    /// Goes on in the file at `path`: what was written so far moves there (a
+    /// rename, so within one file system).  The error names both paths.
+    Error move_to(const std::string& path);
 
     std::uint64_t events() const { return events_; }
     /// The file's size once written out.

@@ -292,44 +292,61 @@ void on_parameter_string(Location& loc, Ticks time, ParameterHandle p, StringHan
 }
 
 /// For the archive of a rank that finishes alone: each location's event file
-/// belonged to the shared archive, and what its buffer flushes wrote there stays
-/// there, the file ended (the INCOMPLETE note says so).  The new archive gets what is still in
-/// memory; regions entered before the last flush are not open in it, so their
-/// leaves are dropped and it stays well nested.
-void start_again_after_flushes(Otf2Archive& shared) {
-    std::uint64_t events = 0, locations = 0;
+/// began in the job's shared archive, where its buffer's flushes wrote it; it
+/// moves into this rank's own archive (opened by now) and goes on there, so
+/// the rank's trace is whole.  A file that cannot move stays in the shared
+/// traces/, ended, and the location starts again with what is still in
+/// memory; regions entered before its last flush are not open then, so their
+/// leaves are dropped and the trace stays well nested.
+void continue_after_flushes(Otf2Archive& shared, bool own_archive_open) {
+    std::uint64_t moved_events = 0, moved = 0, left_events = 0, left = 0;
     for (Location* loc : location::all()) {
         auto* tl = static_cast<TraceLocation*>(loc->substrate_data[g_slot]);
         if (tl == nullptr || tl->otf2.file == nullptr) continue;
-        events += tl->otf2.events;
-        ++locations;
+        if (own_archive_open) {
+            const Error problem = archive().adopt(tl->otf2);
+            if (!problem) {
+                moved_events += tl->otf2.file->events();
+                ++moved;
+                continue;
+            }
+            std::fprintf(stderr, "strata: warning: %s\n", problem->c_str());
+        }
+        left_events += tl->otf2.file->events();
+        ++left;
         // Its end records make it a whole event file in the shared traces/.
-        const Error problem = shared.close_writer(tl->otf2);
-        if (problem) std::fprintf(stderr, "strata: warning: %s\n", problem->c_str());
+        if (const Error problem = shared.close_writer(tl->otf2))
+            std::fprintf(stderr, "strata: warning: %s\n", problem->c_str());
         Otf2LocationState fresh;
         fresh.location_index = tl->otf2.location_index;
         tl->otf2 = std::move(fresh);
     }
-    if (locations == 0) return;
+    if (moved > 0) {
+        runtime::verbose("the " + std::to_string(moved_events) + " trace events that " + std::to_string(moved) +
+                         " thread(s) flushed to the job's shared traces/ during the run moved into this rank's "
+                         "own experiment");
+    }
+    if (left == 0) return;
     std::fprintf(stderr,
                  "strata: warning: %llu trace events of %llu thread(s) were flushed to the job's shared trace "
-                 "during the run; it cannot be finished without the other ranks (they are in the shared "
-                 "traces/, an OTF2 event file per thread), so this rank's trace starts after its last flush "
-                 "(the profile covers the whole run)\n",
-                 static_cast<unsigned long long>(events), static_cast<unsigned long long>(locations));
+                 "during the run and could not be moved into this rank's own experiment (they are in the "
+                 "shared traces/, an OTF2 event file per thread), so those threads' trace starts after their "
+                 "last flush (the profile covers the whole run)\n",
+                 static_cast<unsigned long long>(left_events), static_cast<unsigned long long>(left));
 }
 
 Error finalize(const substrate::FinalizeContext& ctx) {
     if (ctx.experiment_directory == nullptr) return {};
+    Otf2Archive* shared = nullptr;
     if (ctx.group == nullptr && archive().is_collective()) {
         // This rank finishes alone: the shared archive needs every rank to be
-        // closed, so its event files get what was flushed and it is left as it
-        // is; a new one takes what is still in memory.
-        Otf2Archive& shared = archive();
+        // closed, so it is left as it is; a new one in the rank's own
+        // experiment takes the rank's event files over.
+        shared = &archive();
         archive_slot() = new Otf2Archive();
-        start_again_after_flushes(shared);
     }
     Error problem = open_archive(ctx.group, ctx.rank);
+    if (shared != nullptr) continue_after_flushes(*shared, !problem);
     // A run that recorded nothing still gets one (empty) location: OTF2 readers
     // refuse an archive without any.
     if (location::all().empty()) location::current();

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Records some regions, then dies from SIGSEGV (or the signal named in argv[1])
- * inside 'doomed': the experiment must still hold everything before. */
+/* Records some regions, then dies from SIGSEGV (or the signal named in argv[1];
+ * `pipe`: writes to stdout until a closed pipe ends it with SIGPIPE) inside
+ * 'doomed': the experiment must still hold everything before. */
 #include <strata/strata.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,9 @@ int main(int argc, char** argv) {
         raise(SIGTERM);
     } else if (strcmp(how, "exit") == 0) {
         exit(3);  /* exit() from inside open regions */
+    } else if (strcmp(how, "pipe") == 0) {
+        while (puts("doomed") >= 0 && fflush(stdout) == 0) {
+        }
     }
     STRATA_REGION_END("doomed");
     STRATA_REGION_END("before");
