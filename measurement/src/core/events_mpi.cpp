@@ -163,23 +163,22 @@ inline void mpi_then_exit(RegionHandle region, substrate::MpiEvent::Kind kind, M
     mpi_then_exit_general(region, kind, make);
 }
 
-substrate::MpiEvent message(CommunicatorHandle comm, std::int32_t peer, std::int32_t tag, std::uint64_t bytes,
-                            std::uint64_t request) {
-    substrate::MpiEvent e;
-    e.comm = comm;
-    e.peer = peer;
-    e.tag = tag;
-    e.bytes = bytes;
-    e.request = request;
-    return e;
-}
-substrate::MpiEvent request_event(std::uint64_t request) { return message(0, 0, 0, 0, request); }
+// Each row's event, from the function's parameters: <function>_event(...).
+#define STRATA_MPI_EVENT(function, kind, bytes, parameters, fields) \
+    inline substrate::MpiEvent function##_event parameters {        \
+        substrate::MpiEvent e;                                      \
+        fields;                                                     \
+        return e;                                                   \
+    }
+#include "strata/measurement/mpi_events.def"
+#undef STRATA_MPI_EVENT
 }  // namespace
 
 using K = substrate::MpiEvent;
 
 // The MPI events of mpi_events.def: each builds its MpiEvent only when a
-// substrate takes its kind.
+// substrate takes its kind (the same fields as <function>_event, which needs
+// the parameters' names).
 #define STRATA_MPI_EVENT(function, kind, bytes, parameters, fields) \
     void function parameters {                                      \
         mpi_dispatch(K::kind, [&] {                                 \
@@ -191,25 +190,22 @@ using K = substrate::MpiEvent;
 #include "strata/measurement/mpi_events.def"
 #undef STRATA_MPI_EVENT
 
+// The MPI wrappers' combined calls: the events of their rows.
 void enter_mpi_send(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
                     std::uint64_t bytes) {
-    enter_then_mpi(region, K::send, [=] { return message(comm, peer, tag, bytes, 0); });
+    enter_then_mpi(region, K::send, [=] { return mpi_send_event(comm, peer, tag, bytes); });
 }
 void enter_mpi_collective_begin(RegionHandle region) {
-    enter_then_mpi(region, K::collective_begin, [] { return request_event(0); });
+    enter_then_mpi(region, K::collective_begin, [] { return mpi_collective_begin_event(); });
 }
 void mpi_recv_exit(RegionHandle region, CommunicatorHandle comm, std::int32_t peer, std::int32_t tag,
                    std::uint64_t bytes) {
-    mpi_then_exit(region, K::recv, [=] { return message(comm, peer, tag, bytes, 0); });
+    mpi_then_exit(region, K::recv, [=] { return mpi_recv_event(comm, peer, tag, bytes); });
 }
 void mpi_collective_end_exit(RegionHandle region, CollectiveOp op, CommunicatorHandle comm, std::int32_t root,
                              std::uint64_t bytes_sent, std::uint64_t bytes_received) {
-    mpi_then_exit(region, K::collective_end, [=] {
-        substrate::MpiEvent e = message(comm, root, 0, bytes_sent, 0);
-        e.bytes_received = bytes_received;
-        e.op = static_cast<std::uint8_t>(op);
-        return e;
-    });
+    mpi_then_exit(region, K::collective_end,
+                  [=] { return mpi_collective_end_event(op, comm, root, bytes_sent, bytes_received); });
 }
 
 }  // namespace strata::events

@@ -108,7 +108,8 @@ constexpr std::uint32_t kinds_moving_bytes() {
         if (kMessageBytes[k] != MessageBytes::none) mask |= 1u << k;
     return mask;
 }
-static_assert(MpiEvent::kind_count <= 32, "an MPI event kind is a bit of a 32-bit mask (EventCallbacks::mpi_event_kinds)");
+static_assert(MpiEvent::kind_count <= 32,
+              "an MPI event kind is a bit of a 32-bit mask (EventCallbacks::mpi_event_kinds)");
 /// An MPI call's enter with the bytes its first MPI event moves, or the bytes
 /// of its last MPI event with its exit (events.hpp "MPI"): sent and received.
 using EnterBytesFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t sent, std::uint64_t received);
