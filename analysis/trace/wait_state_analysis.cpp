@@ -304,7 +304,7 @@ bool TraceShareAnalysis::move_clocks(const std::vector<std::string>& inbox) {
     if (!any) return false;  // the counts of this read stand, with the rounds said
     // What the first read found goes; the read and the phases after it come again.
     records_ = ShareRecords{};
-    rows_.clear();
+    waits_.clear();
     counts_ = TraceCounts{};
     locations_read_ = 0;
     taken_.clear();
@@ -350,8 +350,8 @@ std::string TraceShareAnalysis::partial() const {
         for (const auto& [rank, ticks] : records_.mpi_time) mpi += ticks;
     }
     w.put(mpi);
-    w.put<std::uint64_t>(rows_.size());
-    for (const auto& [key, value] : rows_) {
+    w.put<std::uint64_t>(waits_.size());
+    for (const auto& [key, value] : waits_) {
         const auto& [metric, callpath, rank, partner] = key;
         w.put(metric);
         w.put_string(records_.callpaths.name(callpath));

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "analyze/rank_layout.hpp"
+#include "trace/derived_events.hpp"
 #include "trace/gpu_analysis.hpp"
 #include "trace/iterations.hpp"
 #include "trace/location_replay.hpp"
@@ -123,10 +124,6 @@ public:
     std::string partial() const;
 
 private:
-    struct RowValue {
-        std::int64_t ticks = 0;
-        std::uint64_t instances = 0;
-    };
     /// One unit of the read phase.
     struct Unit {
         std::vector<std::uint32_t> ranks;    ///< measured (world) ranks
@@ -138,9 +135,10 @@ private:
     LogicalClock& logical_clock();
     /// Launch flows in trace.json for the records of one rank (since `from`).
     void launch_flows(TimelineWriter& timeline, const RecordMarks& from) const;
-    /// Charges `wait` when the waiting call entered at `at` lies in the iteration window.
-    void charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank, std::int64_t partner,
-                Ticks wait, Ticks at);
+    /// What the callbacks on the derived events of one exchange share (derived_events.hpp).
+    DerivedContext derived_context() {
+        return DerivedContext{records_, waits_, counts_, plan_.window_begin, plan_.window_end, {}};
+    }
 
     const TraceDefinitions& definitions_;
     std::size_t me_, k_;
@@ -154,7 +152,7 @@ private:
     TimelineOptions timeline_;
     TimelinePlan timeline_plan_;  ///< report.html's timeline: its lanes and window
     ShareRecords records_;
-    std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t, std::int64_t>, RowValue> rows_;
+    ChargedWaits waits_;  ///< what the wait-state patterns charged
     TraceCounts counts_;
     std::size_t locations_read_ = 0;
     std::unique_ptr<LogicalClock> clock_;           ///< during the logical clock's rounds
@@ -187,10 +185,6 @@ struct CallAnswer {
     std::int64_t last_rank = -1;  ///< the member with that E (lowest rank on ties)
     Ticks root_enter = no_time;
 };
-
-/// How a collective operation synchronises its members (Scalasca's classes).
-enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one };
-CollectiveKind collective_kind(std::uint32_t op);
 
 /// The analysis rank that owns collective instance (comm, seq) among `k`.
 std::size_t collective_owner(std::uint32_t comm, std::uint64_t seq, std::size_t k);

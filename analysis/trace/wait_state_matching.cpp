@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The message and collective phases of the trace analysis (see
 // wait_state_analysis.hpp): post times travel to the partner's analysis rank,
-// collective calls to their instance's owner, and each side charges the wait
-// states it finds (Scalasca's definitions, wait_states.hpp).
+// collective calls to their instance's owner, and each side hands what it
+// matched to the wait-state patterns as derived events (derived_events.hpp,
+// wait_state_patterns.cpp: Scalasca's definitions).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,7 @@
 
 #include "trace/byte_codec.hpp"
 #include "trace/wait_state_analysis.hpp"
+#include "trace/wait_state_patterns.hpp"
 
 namespace strata::analysis::trace {
 
@@ -105,14 +107,6 @@ std::vector<std::string> TraceShareAnalysis::message_outbox() const {
     return boxes_of(out);
 }
 
-void TraceShareAnalysis::charge(WaitMetric metric, std::uint32_t callpath, std::uint32_t rank,
-                                std::int64_t partner, Ticks wait, Ticks at) {
-    if (wait <= 0 || at < plan_.window_begin || at >= plan_.window_end) return;
-    RowValue& v = rows_[{static_cast<std::uint8_t>(metric), callpath, rank, partner}];
-    v.ticks += wait;
-    ++v.instances;
-}
-
 namespace {
 
 /// The other side's post times of each of this share's channels, as
@@ -167,95 +161,65 @@ std::vector<std::pair<std::uint64_t, std::size_t>> by_call(
 void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
     const ChannelPosts send_posts(inbox, 0, records_.receive_channels),
         receive_posts(inbox, 1, records_.send_channels);
-    // Late sender, at the receiver: per blocking call, the latest sender.
-    std::vector<Ticks> sent(records_.receives.size(), no_time);
-    std::vector<std::pair<std::uint64_t, std::size_t>> matched;
-    matched.reserve(records_.receives.size());  // growing it copied and faulted its pages in twice
-    for (std::size_t i = 0; i < records_.receives.size(); ++i) {
-        const MessageSide& r = records_.receives[i];
-        Ticks post = no_time;
-        if (!send_posts.find(r.channel, r.seq, &post)) {
-            ++counts_.receives_unmatched;
-            continue;
-        }
-        ++counts_.messages_matched;
-        if (r.block_exit != no_time && r.block_exit < post) ++counts_.clock_violations;
-        sent[i] = post;
-        matched.emplace_back(r.block, i);
-    }
-    matched = by_call(std::move(matched));
-    // The calls charged a late sender: a call waits at one site (Scalasca's rule), so they get no late receiver.
-    std::vector<std::uint64_t> late_sender_calls;
-    for (std::size_t g = 0; g < matched.size();) {
-        // The group of one blocking call: the latest sender (lowest rank on ties).
-        Ticks latest = no_time;
-        std::int64_t sender = -1;
-        const MessageSide* receive = nullptr;
-        std::size_t end = g;
-        for (; end < matched.size() && matched[end].first == matched[g].first; ++end) {
-            const MessageSide& r = records_.receives[matched[end].second];
-            const Ticks send = sent[matched[end].second];
-            const std::uint32_t source = records_.receive_channels[r.channel].source;
-            if (receive == nullptr || send > latest ||
-                (send == latest && static_cast<std::int64_t>(source) < sender)) {
-                latest = send;
-                sender = source;
-                receive = &r;
+    const DerivedCallbacks& callbacks = wait_state_callbacks();
+    DerivedContext context = derived_context();
+    // Every matched receive's send post time, and the receives by blocking call;
+    // a call's MatchedReceive list is made only when it is notified (memory: 8 + 16 bytes a
+    // receive, freed before the sends').
+    {
+        std::vector<Ticks> sent(records_.receives.size(), no_time);
+        std::vector<std::pair<std::uint64_t, std::size_t>> matched;
+        matched.reserve(records_.receives.size());  // growing it copied and faulted its pages in twice
+        for (std::size_t i = 0; i < records_.receives.size(); ++i) {
+            const MessageSide& r = records_.receives[i];
+            if (!send_posts.find(r.channel, r.seq, &sent[i])) {
+                ++counts_.receives_unmatched;
+                continue;
             }
+            ++counts_.messages_matched;
+            matched.emplace_back(r.block, i);
         }
-        g = end;
-        if (receive->block_exit == no_time) continue;
-        const Ticks wait = std::min(latest, receive->block_exit) - receive->block_enter;
-        charge(WaitMetric::late_sender, receive->callpath, records_.receive_channels[receive->channel].destination,
-               sender, wait, receive->block_enter);
-        if (wait > 0) late_sender_calls.push_back(receive->block);  // in call order: sorted
+        matched = by_call(std::move(matched));
+        std::vector<MatchedReceive> receives;
+        for (std::size_t g = 0; g < matched.size();) {
+            receives.clear();
+            const std::uint64_t call = matched[g].first;
+            for (; g < matched.size() && matched[g].first == call; ++g) {
+                const MessageSide& r = records_.receives[matched[g].second];
+                receives.push_back(
+                    {&r, records_.receive_channels[r.channel].source, sent[matched[g].second]});
+            }
+            callbacks.notify(ReceiveCallMatched{call, receives.data(), receives.size()}, context);
+        }
     }
     // The calls that complete a receive they posted themselves (MPI_Recv, MPI_Sendrecv).
     std::vector<std::uint64_t> receiving_calls;
     for (std::size_t i = 0; i < records_.receives.size(); ++i)
         if (records_.receives[i].posted_in_call) receiving_calls.push_back(records_.receives[i].block);
     std::sort(receiving_calls.begin(), receiving_calls.end());
-    const auto among = [](const std::vector<std::uint64_t>& calls, std::uint64_t call) {
-        return std::binary_search(calls.begin(), calls.end(), call);
-    };
-    // Late receiver, at the sender: per blocking call, the largest wait; as
-    // Scalasca, not in a combined send-receive call (MPI_Sendrecv: its wait is
-    // the late sender of its receive, or none) nor in a wait already charged a
-    // late sender (an MPI_Waitall completing sends and receives).
-    std::vector<Ticks> waits(records_.sends.size(), 0);
+    // The same for every matched send of a completed call, with its receive's post time.
+    std::vector<Ticks> posted(records_.sends.size(), no_time);
     std::vector<std::pair<std::uint64_t, std::size_t>> waiting;
     waiting.reserve(records_.sends.size());
     for (std::size_t i = 0; i < records_.sends.size(); ++i) {
         const MessageSide& s = records_.sends[i];
         if (s.cancelled) continue;
-        Ticks posted = no_time;
-        if (!receive_posts.find(s.channel, s.seq, &posted)) {
+        if (!receive_posts.find(s.channel, s.seq, &posted[i])) {
             ++counts_.sends_unmatched;
             continue;
         }
         if (s.block_enter == no_time || s.block_exit == no_time) continue;  // an Isend never completed
-        waits[i] = (posted > s.block_enter && s.block_exit > posted) ? posted - s.block_enter : 0;
         waiting.emplace_back(s.block, i);
     }
     waiting = by_call(std::move(waiting));
+    std::vector<MatchedSend> sends;
     for (std::size_t g = 0; g < waiting.size();) {
-        Ticks largest = 0;
-        const MessageSide* send = nullptr;
-        std::size_t end = g;
-        for (; end < waiting.size() && waiting[end].first == waiting[g].first; ++end) {
-            const Ticks wait = waits[waiting[end].second];
-            if (send == nullptr || wait > largest) {
-                largest = wait;
-                send = &records_.sends[waiting[end].second];
-            }
-        }
-        g = end;
-        if (send->send_receive || among(late_sender_calls, send->block) ||
-            (send->posted_in_call && among(receiving_calls, send->block)))
-            continue;
-        const MessageChannel& channel = records_.send_channels[send->channel];
-        charge(WaitMetric::late_receiver, send->callpath, channel.source, channel.destination, largest,
-               send->block_enter);
+        sends.clear();
+        const std::uint64_t call = waiting[g].first;
+        for (; g < waiting.size() && waiting[g].first == call; ++g)
+            sends.push_back({&records_.sends[waiting[g].second], posted[waiting[g].second]});
+        const bool receives_too = std::binary_search(receiving_calls.begin(), receiving_calls.end(), call);
+        callbacks.notify(SendCallMatched{call, sends.data(), sends.size(), receives_too}, context);
     }
 }
 
@@ -343,6 +307,8 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         return std::tie(a.rank, a.comm, a.seq) < std::tie(b.rank, b.comm, b.seq);
     };
     std::stable_sort(answers.begin(), answers.end(), key_less);
+    const DerivedCallbacks& callbacks = wait_state_callbacks();
+    DerivedContext context = derived_context();
     for (const CollectiveCall& c : records_.collectives) {
         CallAnswer key;
         key.rank = c.rank;
@@ -352,42 +318,8 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
         if (after == answers.begin() || key_less(*(after - 1), key) || c.exit == no_time) continue;
         const CallAnswer& a = *(after - 1);
         if (!a.complete) continue;
-        const CollectiveKind kind = collective_kind(c.op);
-        // Nobody leaves a synchronising collective before the last member entered it, a
-        // broadcast before its root entered it, a reduction's root before the last member
-        // entered (a member whose call was not recorded, outside any region, has no enter to
-        // compare).  logical_clock.hpp enforces the same conditions.
-        const Ticks bound = kind == CollectiveKind::barrier || kind == CollectiveKind::nxn ? a.latest
-                            : kind == CollectiveKind::one_to_all && c.root >= 0 && c.rank != c.root
-                                ? a.root_enter
-                            : kind == CollectiveKind::all_to_one && c.rank == c.root ? a.latest
-                                                                                     : no_time;
-        if (bound != no_time && c.exit < bound && records_.callpaths.name(c.callpath) != outside_any_region)
-            ++counts_.collective_clock_violations;
-        switch (kind) {
-            case CollectiveKind::barrier:
-                charge(WaitMetric::wait_at_barrier, c.callpath, c.rank, a.last_rank,
-                       std::min(a.latest, c.exit) - c.enter, c.enter);
-                break;
-            case CollectiveKind::nxn:
-                charge(WaitMetric::wait_at_nxn, c.callpath, c.rank, a.last_rank,
-                       std::min(a.latest, c.exit) - c.enter, c.enter);
-                break;
-            case CollectiveKind::one_to_all:
-                if (c.root >= 0 && c.rank != c.root && a.root_enter != no_time) {
-                    charge(WaitMetric::late_broadcast, c.callpath, c.rank, c.root,
-                           std::min(a.root_enter, c.exit) - c.enter, c.enter);
-                }
-                break;
-            case CollectiveKind::all_to_one:
-                if (c.root >= 0 && c.rank == c.root) {
-                    charge(WaitMetric::early_reduce, c.callpath, c.rank, a.last_rank,
-                           std::min(a.latest, c.exit) - c.enter, c.enter);
-                }
-                break;
-            case CollectiveKind::none:
-                break;
-        }
+        callbacks.notify(
+            CollectiveMemberMatched{&c, collective_kind(c.op), a.latest, a.last_rank, a.root_enter}, context);
     }
 }
 
