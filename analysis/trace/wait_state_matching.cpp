@@ -156,6 +156,19 @@ std::vector<std::pair<std::uint64_t, std::size_t>> by_call(
     return v;
 }
 
+/// Calls `notify(call, records)` once per blocking call of `calls` (by_call's
+/// order), with what `make(index)` makes of each of the call's records.
+template <class Matched, class Make, class Notify>
+void per_call(const std::vector<std::pair<std::uint64_t, std::size_t>>& calls, Make make, Notify notify) {
+    std::vector<Matched> records;
+    for (std::size_t g = 0; g < calls.size();) {
+        records.clear();
+        const std::uint64_t call = calls[g].first;
+        for (; g < calls.size() && calls[g].first == call; ++g) records.push_back(make(calls[g].second));
+        notify(call, records);
+    }
+}
+
 }  // namespace
 
 void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
@@ -179,18 +192,15 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
             ++counts_.messages_matched;
             matched.emplace_back(r.block, i);
         }
-        matched = by_call(std::move(matched));
-        std::vector<MatchedReceive> receives;
-        for (std::size_t g = 0; g < matched.size();) {
-            receives.clear();
-            const std::uint64_t call = matched[g].first;
-            for (; g < matched.size() && matched[g].first == call; ++g) {
-                const MessageSide& r = records_.receives[matched[g].second];
-                receives.push_back(
-                    {&r, records_.receive_channels[r.channel].source, sent[matched[g].second]});
-            }
-            callbacks.notify(ReceiveCallMatched{call, receives.data(), receives.size()}, context);
-        }
+        per_call<MatchedReceive>(
+            by_call(std::move(matched)),
+            [&](std::size_t i) {
+                const MessageSide& r = records_.receives[i];
+                return MatchedReceive{&r, records_.receive_channels[r.channel].source, sent[i]};
+            },
+            [&](std::uint64_t call, const std::vector<MatchedReceive>& receives) {
+                callbacks.notify(ReceiveCallMatched{call, receives.data(), receives.size()}, context);
+            });
     }
     // The calls that complete a receive they posted themselves (MPI_Recv, MPI_Sendrecv).
     std::vector<std::uint64_t> receiving_calls;
@@ -211,16 +221,16 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
         if (s.block_enter == no_time || s.block_exit == no_time) continue;  // an Isend never completed
         waiting.emplace_back(s.block, i);
     }
-    waiting = by_call(std::move(waiting));
-    std::vector<MatchedSend> sends;
-    for (std::size_t g = 0; g < waiting.size();) {
-        sends.clear();
-        const std::uint64_t call = waiting[g].first;
-        for (; g < waiting.size() && waiting[g].first == call; ++g)
-            sends.push_back({&records_.sends[waiting[g].second], posted[waiting[g].second]});
-        const bool receives_too = std::binary_search(receiving_calls.begin(), receiving_calls.end(), call);
-        callbacks.notify(SendCallMatched{call, sends.data(), sends.size(), receives_too}, context);
-    }
+    per_call<MatchedSend>(
+        by_call(std::move(waiting)),
+        [&](std::size_t i) {
+            return MatchedSend{&records_.sends[i], posted[i]};
+        },
+        [&](std::uint64_t call, const std::vector<MatchedSend>& sends) {
+            const bool receives_too =
+                std::binary_search(receiving_calls.begin(), receiving_calls.end(), call);
+            callbacks.notify(SendCallMatched{call, sends.data(), sends.size(), receives_too}, context);
+        });
 }
 
 std::vector<std::string> TraceShareAnalysis::collective_outbox() const {
