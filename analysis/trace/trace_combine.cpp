@@ -53,9 +53,6 @@ TraceReport combine_partials(const std::vector<std::string>& partials,
     report.ranks = trace_rank_layout(definitions).ranks.size();
     for (const TracePass& pass : trace_passes())
         if (pass.start) pass.start(report, definitions, options);
-    std::map<std::tuple<std::uint8_t, std::string, std::uint32_t, std::int64_t>,
-             std::pair<std::int64_t, std::uint64_t>>
-        rows;
     for (const std::string& p : partials) {
         ByteReader in(p);
         const auto c = in.get<TraceCounts>();
@@ -83,18 +80,6 @@ TraceReport combine_partials(const std::vector<std::string>& partials,
         report.locations += in.get<std::uint64_t>();
         report.locations_read += in.get<std::uint64_t>();
         report.mpi_ticks += in.get<std::int64_t>();
-        const auto n = in.get<std::uint64_t>();
-        for (std::uint64_t i = 0; i < n; ++i) {
-            const auto metric = in.get<std::uint8_t>();
-            std::string callpath = in.get_string();
-            const auto rank = in.get<std::uint32_t>();
-            const auto partner = in.get<std::int64_t>();
-            const auto ticks = in.get<std::int64_t>();
-            const auto instances = in.get<std::uint64_t>();
-            auto& v = rows[{metric, std::move(callpath), rank, partner}];
-            v.first += ticks;
-            v.second += instances;
-        }
         for (auto* notes : {&report.skipped, &report.timeline_cut, &report.trace_stops}) {
             const auto n_notes = in.get<std::uint64_t>();
             for (std::uint64_t i = 0; i < n_notes; ++i) notes->push_back(in.get_string());
@@ -107,19 +92,6 @@ TraceReport combine_partials(const std::vector<std::string>& partials,
     std::sort(report.skipped.begin(), report.skipped.end(), natural_less);
     std::sort(report.timeline_cut.begin(), report.timeline_cut.end(), natural_less);
     std::sort(report.trace_stops.begin(), report.trace_stops.end(), natural_less);
-    for (const auto& [key, value] : rows) {
-        const auto& [metric, callpath, rank, partner] = key;
-        WaitStateRow row;
-        row.metric = static_cast<WaitMetric>(metric);
-        row.callpath = callpath;
-        row.rank = rank;
-        row.partner = partner;
-        row.ticks = value.first;
-        row.instances = value.second;
-        report.waits.total_ticks[metric] += row.ticks;
-        report.waits.total_instances[metric] += row.instances;
-        report.waits.rows.push_back(std::move(row));
-    }
     return report;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "trace/wait_state_patterns.hpp"
 #include "trace/wait_state_report.hpp"
 
 namespace strata::analysis::trace {
@@ -12,6 +13,12 @@ namespace strata::analysis::trace {
 namespace {
 
 using Files = std::vector<std::pair<std::string, std::string>>;
+
+void wait_state_put(ByteWriter& out, const ShareContext& s) { put_wait_partial(out, s.waits, s.records.callpaths); }
+
+void wait_state_add(TraceReport& report, ByteReader& in) { add_wait_partial(report.waits, in); }
+
+void wait_state_finish(TraceReport& report, const TraceAnalysisOptions&) { finish_wait_states(report.waits); }
 
 Files wait_state_files(const TraceReport& report) {
     return {{"waitstates.csv", waitstates_csv(report)}, {"waitstates.json", waitstates_json(report)}};
@@ -157,10 +164,12 @@ Files timeline_files(const TraceReport& report) {
 const std::vector<TracePass>& trace_passes() {
     // Findings without a stake (the iterations') keep this order after the
     // advice has ranked the others (advice.hpp, rank_findings).
-    // The wait states' part of the partial results and of their combination
-    // is the frame the others' follow (wait_state_analysis.cpp).
+    // What every analysis shares (counts, locations, notes) is the frame of
+    // the partial results that the rows' parts follow (wait_state_analysis.cpp);
+    // the iterations have a phase of their own before the messages.
     static const std::vector<TracePass> passes = {
-        {"wait states", nullptr, nullptr, nullptr, nullptr, wait_state_files, wait_state_advice},
+        {"wait states", wait_state_put, nullptr, wait_state_add, wait_state_finish, wait_state_files,
+         wait_state_advice},
         {"iterations", nullptr, nullptr, nullptr, nullptr, iteration_files, iteration_advice},
         {"GPU utilisation", gpu_put, gpu_start, gpu_add, gpu_finish, gpu_report_files, gpu_advice},
         {"ops", op_put, op_start, op_add, op_finish, op_report_files, op_advice},

@@ -13,6 +13,7 @@
 
 #include "analyze/advice.hpp"
 #include "trace/byte_codec.hpp"
+#include "trace/derived_events.hpp"
 #include "trace/iterations.hpp"
 #include "trace/timeline_overview.hpp"
 #include "trace/trace_definitions.hpp"
@@ -40,6 +41,7 @@ struct TraceAnalysisOptions {
 /// What an analysis rank hands each analysis for its partial result.
 struct ShareContext {
     const ShareRecords& records;  ///< what the replay of the rank's units kept
+    const ChargedWaits& waits;    ///< what the wait-state patterns charged (wait_state_patterns.hpp)
     const TraceDefinitions& definitions;
     const IterationPlan& plan;  ///< the same on every analysis rank
     const TraceAnalysisOptions& options;

@@ -350,21 +350,11 @@ std::string TraceShareAnalysis::partial() const {
         for (const auto& [rank, ticks] : records_.mpi_time) mpi += ticks;
     }
     w.put(mpi);
-    w.put<std::uint64_t>(waits_.size());
-    for (const auto& [key, value] : waits_) {
-        const auto& [metric, callpath, rank, partner] = key;
-        w.put(metric);
-        w.put_string(records_.callpaths.name(callpath));
-        w.put(rank);
-        w.put(partner);
-        w.put(value.ticks);
-        w.put(value.instances);
-    }
     for (const auto* notes : {&records_.skipped, &records_.timeline_cut, &records_.trace_stops}) {
         w.put<std::uint64_t>(notes->size());
         for (const std::string& s : *notes) w.put_string(s);
     }
-    const ShareContext share{records_, definitions_, plan_, options_};
+    const ShareContext share{records_, waits_, definitions_, plan_, options_};
     for (const TracePass& pass : trace_passes())
         if (pass.put_partial) pass.put_partial(w, share);
     return std::move(w.bytes());

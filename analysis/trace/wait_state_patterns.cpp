@@ -4,6 +4,8 @@
 #include "trace/wait_state_patterns.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace strata::analysis::trace {
 
@@ -137,6 +139,55 @@ const DerivedCallbacks& wait_state_callbacks() {
         return c;
     }();
     return callbacks;
+}
+
+void put_wait_partial(ByteWriter& out, const ChargedWaits& waits, const CallPaths& callpaths) {
+    out.put<std::uint64_t>(waits.size());
+    for (const auto& [key, value] : waits) {
+        const auto& [metric, callpath, rank, partner] = key;
+        out.put(metric);
+        out.put_string(callpaths.name(callpath));
+        out.put(rank);
+        out.put(partner);
+        out.put(value.ticks);
+        out.put(value.instances);
+    }
+}
+
+void add_wait_partial(WaitStates& states, ByteReader& in) {
+    const auto n = in.get<std::uint64_t>();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        WaitStateRow row;
+        row.metric = static_cast<WaitMetric>(in.get<std::uint8_t>());
+        row.callpath = in.get_string();
+        row.rank = in.get<std::uint32_t>();
+        row.partner = in.get<std::int64_t>();
+        row.ticks = in.get<std::int64_t>();
+        row.instances = in.get<std::uint64_t>();
+        states.rows.push_back(std::move(row));
+    }
+}
+
+void finish_wait_states(WaitStates& states) {
+    const auto key = [](const WaitStateRow& r) { return std::tie(r.metric, r.callpath, r.rank, r.partner); };
+    std::stable_sort(states.rows.begin(), states.rows.end(),
+                     [&](const WaitStateRow& a, const WaitStateRow& b) { return key(a) < key(b); });
+    std::vector<WaitStateRow> rows;
+    for (WaitStateRow& r : states.rows) {
+        if (!rows.empty() && key(rows.back()) == key(r)) {
+            rows.back().ticks += r.ticks;
+            rows.back().instances += r.instances;
+        } else {
+            rows.push_back(std::move(r));
+        }
+    }
+    states.total_ticks = {};
+    states.total_instances = {};
+    for (const WaitStateRow& r : rows) {
+        states.total_ticks[static_cast<std::size_t>(r.metric)] += r.ticks;
+        states.total_instances[static_cast<std::size_t>(r.metric)] += r.instances;
+    }
+    states.rows = std::move(rows);
 }
 
 }  // namespace strata::analysis::trace
