@@ -116,24 +116,10 @@ ParsedPreloadArguments parse_preload_arguments(const std::vector<std::string>& a
             break;
         }
         if (arg.empty() || arg[0] != '-') break;
-        if (arg.rfind("--gcc-openmp-runtime=", 0) == 0) {
-            const std::string runtime = arg.substr(sizeof("--gcc-openmp-runtime=") - 1);
-            const std::optional<bool> on_libomp = gcc_openmp_on_libomp(runtime);
-            if (!on_libomp) {
-                parsed.error = "option '--gcc-openmp-runtime' takes libgomp (the program's own, the default) or "
-                               "libomp (LLVM's), not '" + runtime + "'";
-                return parsed;
-            }
-            options.gcc_openmp_on_libomp = *on_libomp;
-        } else if (arg == "--verbose") {
-            options.verbose = true;
-        } else if (arg == "--dry-run") {
-            options.dry_run = true;
-        } else if (arg == "--help" || arg == "-h") {
-            options.help = true;
-        } else if (arg == "--version") {
-            options.version = true;
-        } else {
+        bool shared = false;
+        parsed.error = apply_shared_option(arg, options, &shared);
+        if (parsed.error) return parsed;
+        if (!shared) {
             bool known = false;
             for (const auto& adapter : preload_adapters()) {
                 if (arg == "--" + adapter.feature || arg == "--no-" + adapter.feature) {

@@ -13,23 +13,16 @@
 #include <vector>
 
 #include "library_search.hpp"
+#include "wrapper_options.hpp"
 
 #include "strata/measurement/error.hpp"
 
 namespace strata::instrumenter {
 
 /// What the user asked of `strata-preload`, before the program's name.
-struct PreloadOptions {
+struct PreloadOptions : SharedOptions {
     /// Adapters forced on (`--mpi`) or off (`--no-mpi`), by feature name ("mpi"); others are detected.
     std::map<std::string, bool> forced;
-    /// A program on GCC's libgomp runs on LLVM's libomp instead (`--gcc-openmp-runtime=libomp`).
-    bool gcc_openmp_on_libomp = false;
-    /// Print the libraries, the reasons and LD_PRELOAD to stderr.
-    bool verbose = false;
-    /// Print `LD_PRELOAD=... program args` to stdout and run nothing.
-    bool dry_run = false;
-    bool help = false;
-    bool version = false;
     /// The program and its arguments, exactly as given.
     std::vector<std::string> command;
 };

@@ -50,24 +50,11 @@ ParsedArguments parse_wrapper_arguments(const std::vector<std::string>& args) {
             break;
         }
         if (apply_switch(arg, options)) continue;
-        if (arg == "--verbose") {
-            options.verbose = true;
-        } else if (arg == "--dry-run") {
-            options.dry_run = true;
-        } else if (arg == "--help" || arg == "-h") {
-            options.help = true;
-        } else if (arg == "--version") {
-            options.version = true;
-        } else if (arg.rfind("--gcc-openmp-runtime=", 0) == 0) {
-            const std::string runtime = arg.substr(sizeof("--gcc-openmp-runtime=") - 1);
-            const std::optional<bool> on_libomp = gcc_openmp_on_libomp(runtime);
-            if (!on_libomp) {
-                result.error = "option '--gcc-openmp-runtime' takes libgomp (GCC's own, the default) or libomp "
-                               "(LLVM's), not '" + runtime + "'";
-                return result;
-            }
-            options.gcc_openmp_on_libomp = *on_libomp;
-        } else if (arg.rfind("--instrument-filter=", 0) == 0) {
+        bool shared = false;
+        result.error = apply_shared_option(arg, options, &shared);
+        if (result.error) return result;
+        if (shared) continue;
+        if (arg.rfind("--instrument-filter=", 0) == 0) {
             options.instrument_filter = arg.substr(sizeof("--instrument-filter=") - 1);
             if (options.instrument_filter.empty()) {
                 result.error = "option '--instrument-filter' needs a file: --instrument-filter=FILE";
@@ -87,6 +74,30 @@ ParsedArguments parse_wrapper_arguments(const std::vector<std::string>& args) {
     }
     options.compiler_command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
     return result;
+}
+
+Error apply_shared_option(const std::string& arg, SharedOptions& options, bool* applied) {
+    *applied = true;
+    if (arg == "--verbose") {
+        options.verbose = true;
+    } else if (arg == "--dry-run") {
+        options.dry_run = true;
+    } else if (arg == "--help" || arg == "-h") {
+        options.help = true;
+    } else if (arg == "--version") {
+        options.version = true;
+    } else if (arg.rfind("--gcc-openmp-runtime=", 0) == 0) {
+        const std::string runtime = arg.substr(sizeof("--gcc-openmp-runtime=") - 1);
+        const std::optional<bool> on_libomp = gcc_openmp_on_libomp(runtime);
+        if (!on_libomp) {
+            return "option '--gcc-openmp-runtime' takes libgomp (GCC's own, the default) or libomp (LLVM's), not '" +
+                   runtime + "'";
+        }
+        options.gcc_openmp_on_libomp = *on_libomp;
+    } else {
+        *applied = false;
+    }
+    return {};
 }
 
 std::optional<bool> gcc_openmp_on_libomp(std::string_view runtime) {

@@ -11,8 +11,27 @@
 
 namespace strata::instrumenter {
 
+/// The options `strata` and `strata-preload` share.
+struct SharedOptions {
+    /// GCC-compiled OpenMP programs run on LLVM's libomp (measured through OMPT) instead of
+    /// their own libgomp (measured through its GOMP_* entry points): `--gcc-openmp-runtime=libomp`.
+    bool gcc_openmp_on_libomp = false;
+    /// Print what is run (the real command; the libraries and LD_PRELOAD) to stderr first.
+    bool verbose = false;
+    /// Print it to stdout and run nothing.
+    bool dry_run = false;
+    /// Print the help text and exit.
+    bool help = false;
+    /// Print the version and exit.
+    bool version = false;
+};
+
+/// Applies `arg` when it is one of the shared options (`*applied` then true);
+/// the error names a bad value and the accepted ones.
+Error apply_shared_option(const std::string& arg, SharedOptions& options, bool* applied);
+
 /// What the user asked of the wrapper, before the compiler's name.
-struct WrapperOptions {
+struct WrapperOptions : SharedOptions {
     /// Define STRATA_USER_ENABLE so the macros of <strata/strata.h> record (`--user`, `--no-user`).
     bool user = true;
     /// Automatic function instrumentation (`--compiler`, `--no-compiler`).
@@ -24,21 +43,10 @@ struct WrapperOptions {
     std::optional<bool> mpi;
     /// Link the OpenMP adapter; unset means detect from the flags (-fopenmp, -qopenmp, ...).
     std::optional<bool> openmp;
-    /// GCC-compiled OpenMP programs run on LLVM's libomp (measured through OMPT) instead of
-    /// their own libgomp (measured through its GOMP_* entry points): `--gcc-openmp-runtime=libomp`.
-    bool gcc_openmp_on_libomp = false;
     /// Link the CUDA adapter; unset means detect from the compiler name (nvcc).
     std::optional<bool> cuda;
     /// A Score-P filter file whose EXCLUDE rules are applied at compile time where possible.
     std::string instrument_filter;
-    /// Print the real command to stderr before running it.
-    bool verbose = false;
-    /// Print the real command to stdout and run nothing.
-    bool dry_run = false;
-    /// Print the help text and exit.
-    bool help = false;
-    /// Print the version and exit.
-    bool version = false;
     /// The compiler and its arguments, exactly as given.
     std::vector<std::string> compiler_command;
 };
