@@ -56,6 +56,7 @@ MpiKind kind_of_wait(trace::WaitMetric metric) {
     switch (trace::info(metric).call) {
         case trace::WaitCall::point_to_point: return MpiKind::point2point;
         case trace::WaitCall::barrier: return MpiKind::synchronization;
+        case trace::WaitCall::init_exit: return MpiKind::init_exit;
         case trace::WaitCall::collective: break;
     }
     return MpiKind::collective;
@@ -304,18 +305,6 @@ CubeReport cube_report(const Profile& profile, const trace::TraceReport* waits) 
     const auto e = static_cast<std::int64_t>(execution);
     const std::size_t mpi = metrics.add(e, "mpi", "MPI", "sec", "Time in MPI calls", false);
     const auto m = static_cast<std::int64_t>(mpi);
-    const std::size_t management = metrics.add(m, "mpi_management", "Management", "sec",
-                                               "Time in MPI calls that neither communicate nor synchronise "
-                                               "(set-up, communicator and datatype calls)",
-                                               false);
-    const std::size_t init_exit =
-        metrics.add(static_cast<std::int64_t>(management), "mpi_init_exit", "Init/Exit", "sec",
-                    "Time in MPI_Init, MPI_Init_thread and MPI_Finalize", false);
-    const std::size_t synchronization =
-        metrics.add(m, "mpi_synchronization", "Synchronization", "sec", "Time in MPI barriers", false);
-    const std::size_t sync_collective =
-        metrics.add(static_cast<std::int64_t>(synchronization), "mpi_sync_collective", "Collective", "sec",
-                    "Time in MPI barriers", false);
     // The wait states (with a trace), by WaitMetric: children of the kind of call they are found in.
     std::array<std::size_t, trace::wait_metric_count> wait_metric{};
     const auto add_wait = [&](std::size_t parent, trace::WaitMetric which) {
@@ -324,6 +313,19 @@ CubeReport cube_report(const Profile& profile, const trace::TraceReport* waits) 
             wait_metric[static_cast<std::size_t>(which)] =
                 metrics.add(static_cast<std::int64_t>(parent), w.cube_name, w.cube_title, "sec", w.definition, false);
     };
+    const std::size_t management = metrics.add(m, "mpi_management", "Management", "sec",
+                                               "Time in MPI calls that neither communicate nor synchronise "
+                                               "(set-up, communicator and datatype calls)",
+                                               false);
+    const std::size_t init_exit =
+        metrics.add(static_cast<std::int64_t>(management), "mpi_init_exit", "Init/Exit", "sec",
+                    "Time in MPI_Init, MPI_Init_thread and MPI_Finalize", false);
+    add_wait(init_exit, trace::WaitMetric::wait_at_finalize);
+    const std::size_t synchronization =
+        metrics.add(m, "mpi_synchronization", "Synchronization", "sec", "Time in MPI barriers", false);
+    const std::size_t sync_collective =
+        metrics.add(static_cast<std::int64_t>(synchronization), "mpi_sync_collective", "Collective", "sec",
+                    "Time in MPI barriers", false);
     add_wait(sync_collective, trace::WaitMetric::wait_at_barrier);
     const std::size_t communication = metrics.add(m, "mpi_communication", "Communication", "sec",
                                                   "Time in MPI calls that communicate", false);

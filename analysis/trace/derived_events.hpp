@@ -5,8 +5,9 @@
 //
 //   ReceiveCallMatched      a blocking call's receives, each with its send's post time
 //   SendCallMatched         a blocking call's sends, each with its receive's post time
-//   CollectiveMemberMatched one member of a complete collective instance, with the
-//                           instance's latest enter, last rank and root enter
+//   CollectiveMemberMatched one member of a complete collective instance (or of
+//                           MPI_Finalize on every rank), with the instance's latest
+//                           enter, last rank and root enter
 //
 // The matching (wait_state_matching.cpp) notifies them to the callbacks
 // registered for their kind, in the order above: every receive call before
@@ -57,8 +58,9 @@ struct SendCallMatched {
     bool receives_in_call;
 };
 
-/// How a collective operation synchronises its members (Scalasca's classes).
-enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one };
+/// How a collective operation synchronises its members (Scalasca's classes);
+/// finalize: MPI_Finalize (finalize_operation).
+enum class CollectiveKind { none, barrier, nxn, one_to_all, all_to_one, finalize };
 CollectiveKind collective_kind(std::uint32_t op);
 
 /// One member's call of a collective instance whose members all took part.

@@ -144,6 +144,19 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     s.out->op_instances.push_back(OpInstance{s.rank, f.region, f.callpath, f.enter, exit});
 }
 
+[[gnu::noinline]] void record_finalize(Replay& s, const Frame& f, Ticks exit) {
+    CollectiveCall c;
+    c.comm = finalize_communicator;
+    c.seq = 0;
+    c.rank = s.rank;
+    c.op = finalize_operation;
+    c.enter = f.enter;
+    c.exit = exit;
+    c.callpath = f.callpath;
+    c.location = s.location;
+    s.out->finalize_calls.push_back(c);
+}
+
 /// What an analysis keeps of a region's instances when they close: the
 /// regions it wants (decided once per region and location, a RegionFlag
 /// bit) and what it records of each.  The usual Leave tests one mask for all
@@ -171,6 +184,12 @@ constexpr RegionKeeper kRegionKeepers[] = {
          return !gpu && records.keep_op_instances && is_op_region(r);
      },
      record_op},
+    // The wait in MPI_Finalize (wait_state_patterns.hpp): each rank's call, on its CPU thread.
+    {finalize_call,
+     [](const TraceRegion& r, std::size_t, const ShareRecords&, bool gpu) {
+         return !gpu && r.paradigm == OTF2_PARADIGM_MPI && r.name == "MPI_Finalize";
+     },
+     record_finalize},
 };
 
 /// The flags of every keeper: a Leave of a region without them keeps nothing.

@@ -105,12 +105,13 @@ struct Replay {
 };
 
 enum RegionFlag : std::uint8_t {
-    counts_as_mpi = 1,  ///< counts as MPI time (counts_as_mpi_time())
-    gpu_operation = 2,  ///< a kernel, copy or memset, on a GPU stream
-    key_end = 4,        ///< the key region of the iterations, on a CPU thread
-    mpi_call = 8,       ///< an MPI function (paradigm MPI): a message or collective event belongs to it
-    send_receive = 16,  ///< MPI_Sendrecv(_replace): one waiting site, never a late receiver
-    op_region = 32,     ///< an op (NVTX range or user region, op_analysis.hpp), on a CPU thread
+    counts_as_mpi = 1,   ///< counts as MPI time (counts_as_mpi_time())
+    gpu_operation = 2,   ///< a kernel, copy or memset, on a GPU stream
+    key_end = 4,         ///< the key region of the iterations, on a CPU thread
+    mpi_call = 8,        ///< an MPI function (paradigm MPI): a message or collective event belongs to it
+    send_receive = 16,   ///< MPI_Sendrecv(_replace): one waiting site, never a late receiver
+    op_region = 32,      ///< an op (NVTX range or user region, op_analysis.hpp), on a CPU thread
+    finalize_call = 64,  ///< MPI_Finalize on a CPU thread (its wait, wait_state_patterns.hpp)
 };
 
 inline Replay& state(void* user) {

@@ -209,6 +209,12 @@ struct CollectiveCall {
     std::uint64_t position = 0;
 };
 
+/// MPI_Finalize, which MPI makes collective over all ranks: each rank's call
+/// is a CollectiveCall of this pseudo communicator and operation
+/// (ShareRecords::finalize_calls), numbered 0.
+inline constexpr std::uint32_t finalize_communicator = UINT32_MAX - 1;
+inline constexpr std::uint32_t finalize_operation = UINT32_MAX - 1;
+
 /// The call paths seen by one analysis rank: (parent, region) interned.
 class CallPaths {
 public:
@@ -345,6 +351,9 @@ struct ShareRecords {
     RecordList<MessageSide> sends, receives;
     MessageChannels send_channels, receive_channels;
     std::vector<CollectiveCall> collectives;
+    /// Each rank's MPI_Finalize (apart from `collectives`: the logical clock
+    /// does not take it as a synchronisation, which MPI does not promise).
+    std::vector<CollectiveCall> finalize_calls;
     CallPaths callpaths;
     std::map<std::uint32_t, Ticks>
         mpi_time;  ///< world rank -> time in outermost MPI calls (not Init/Finalize)

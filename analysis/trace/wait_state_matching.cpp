@@ -51,6 +51,8 @@ CollectiveKind collective_kind(std::uint32_t op) {
         case OTF2_COLLECTIVE_OP_GATHER:
         case OTF2_COLLECTIVE_OP_GATHERV:
             return CollectiveKind::all_to_one;
+        case finalize_operation:
+            return CollectiveKind::finalize;
         default:
             return CollectiveKind::none;
     }
@@ -235,9 +237,12 @@ void TraceShareAnalysis::message_inbox(const std::vector<std::string>& inbox) {
 
 std::vector<std::string> TraceShareAnalysis::collective_outbox() const {
     std::vector<ByteWriter> out(k_);
-    for (const CollectiveCall& c : records_.collectives) {
-        if (collective_kind(c.op) == CollectiveKind::none) continue;
-        out[collective_owner(c.comm, c.seq, k_)].put(CallNote{c.comm, c.seq, c.rank, c.op, c.root, c.enter});
+    for (const auto* calls : {&records_.collectives, &records_.finalize_calls}) {
+        for (const CollectiveCall& c : *calls) {
+            if (collective_kind(c.op) == CollectiveKind::none) continue;
+            out[collective_owner(c.comm, c.seq, k_)].put(
+                CallNote{c.comm, c.seq, c.rank, c.op, c.root, c.enter});
+        }
     }
     return boxes_of(out);
 }
@@ -285,11 +290,16 @@ std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vecto
         }
         std::sort(ranks.begin(), ranks.end());
         const bool distinct = std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end();
-        const bool complete = comm != nullptr && same && distinct && ranks.size() == comm->world_ranks.size();
+        // MPI_Finalize's members are all measured ranks; it is not counted among the collectives.
+        const bool finalize = front.comm == finalize_communicator;
+        const std::size_t members = finalize          ? definitions_.world_size
+                                    : comm != nullptr ? comm->world_ranks.size()
+                                                      : 0;
+        const bool complete = (finalize || comm != nullptr) && same && distinct && ranks.size() == members;
         answer.complete = complete ? 1 : 0;
-        if (complete) {
+        if (complete && !finalize) {
             ++counts_.collectives_matched;
-        } else {
+        } else if (!finalize) {
             ++counts_.collectives_incomplete;
         }
         for (std::size_t i = first; i < end; ++i) {
@@ -319,17 +329,20 @@ void TraceShareAnalysis::collective_inbox(const std::vector<std::string>& inbox)
     std::stable_sort(answers.begin(), answers.end(), key_less);
     const DerivedCallbacks& callbacks = wait_state_callbacks();
     DerivedContext context = derived_context();
-    for (const CollectiveCall& c : records_.collectives) {
-        CallAnswer key;
-        key.rank = c.rank;
-        key.comm = c.comm;
-        key.seq = c.seq;
-        const auto after = std::upper_bound(answers.begin(), answers.end(), key, key_less);
-        if (after == answers.begin() || key_less(*(after - 1), key) || c.exit == no_time) continue;
-        const CallAnswer& a = *(after - 1);
-        if (!a.complete) continue;
-        callbacks.notify(
-            CollectiveMemberMatched{&c, collective_kind(c.op), a.latest, a.last_rank, a.root_enter}, context);
+    for (const auto* calls : {&records_.collectives, &records_.finalize_calls}) {
+        for (const CollectiveCall& c : *calls) {
+            CallAnswer key;
+            key.rank = c.rank;
+            key.comm = c.comm;
+            key.seq = c.seq;
+            const auto after = std::upper_bound(answers.begin(), answers.end(), key, key_less);
+            if (after == answers.begin() || key_less(*(after - 1), key) || c.exit == no_time) continue;
+            const CallAnswer& a = *(after - 1);
+            if (!a.complete) continue;
+            callbacks.notify(
+                CollectiveMemberMatched{&c, collective_kind(c.op), a.latest, a.last_rank, a.root_enter},
+                context);
+        }
     }
 }
 

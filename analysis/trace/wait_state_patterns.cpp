@@ -111,6 +111,11 @@ void early_reduce(const CollectiveMemberMatched& e, DerivedContext& c) {
         wait_for_last(WaitMetric::early_reduce, e, c);
 }
 
+/// Every rank waits in MPI_Finalize for the last one to enter it (the barrier formula).
+void wait_at_finalize(const CollectiveMemberMatched& e, DerivedContext& c) {
+    if (e.kind == CollectiveKind::finalize) wait_for_last(WaitMetric::wait_at_finalize, e, c);
+}
+
 }  // namespace
 
 const std::vector<WaitStatePattern>& wait_state_patterns() {
@@ -124,6 +129,7 @@ const std::vector<WaitStatePattern>& wait_state_patterns() {
         {"wait_at_nxn", WaitMetric::wait_at_nxn, nullptr, nullptr, wait_at_nxn},
         {"late_broadcast", WaitMetric::late_broadcast, nullptr, nullptr, late_broadcast},
         {"early_reduce", WaitMetric::early_reduce, nullptr, nullptr, early_reduce},
+        {"wait_at_finalize", WaitMetric::wait_at_finalize, nullptr, nullptr, wait_at_finalize},
     };
     return patterns;
 }

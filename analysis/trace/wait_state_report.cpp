@@ -160,9 +160,12 @@ std::string what_was_read(const TraceReport& r) {
 /// No MPI time and no message or collective: nothing for the patterns to look at.
 bool trace_without_mpi(const TraceReport& r) {
     const TraceCounts& c = r.counts;
-    return r.mpi_ticks <= 0 && c.messages_matched + c.sends_unmatched + c.receives_unmatched +
-                                       c.collectives_matched + c.collectives_incomplete ==
-                                   0;
+    std::uint64_t waits = 0;  // MPI_Finalize's, in a program that calls MPI for nothing else
+    for (const std::uint64_t n : r.waits.total_instances) waits += n;
+    return r.mpi_ticks <= 0 && waits == 0 &&
+           c.messages_matched + c.sends_unmatched + c.receives_unmatched + c.collectives_matched +
+                   c.collectives_incomplete ==
+               0;
 }
 
 }  // namespace
@@ -214,12 +217,14 @@ std::string waitstates_text(const TraceReport& r) {
 
 std::vector<Finding> wait_state_findings(const TraceReport& r, double threshold) {
     std::vector<Finding> findings;
-    if (r.mpi_ticks <= 0) return findings;
-    const double mpi_s = r.seconds(r.mpi_ticks);
     for (std::size_t m = 0; m < wait_metric_count; ++m) {
         const WaitMetric metric = metric_at(m);
         if (r.waits.total_ticks[m] <= 0) continue;
         const double total_s = r.seconds(r.waits.total_ticks[m]);
+        // The MPI time leaves MPI_Finalize out: its wait is compared with the MPI time and itself.
+        const bool finalize = info(metric).call == WaitCall::init_exit;
+        const double mpi_s = r.seconds(r.mpi_ticks) + (finalize ? total_s : 0.0);
+        if (mpi_s <= 0) continue;
         const double share = total_s / mpi_s;
         if (share < threshold) continue;
         const Breakdown b = breakdown(r, metric);
@@ -255,8 +260,9 @@ std::vector<Finding> wait_state_findings(const TraceReport& r, double threshold)
         std::string subject = metric_words(metric);
         // Capitalised: the finding begins with it.
         subject[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(subject[0])));
-        f.message = subject + verb + text_seconds(total_s) + " of " + text_seconds(mpi_s) + " MPI time (" +
-                    text_percent(share) + "), mostly in call path " + display_name(f.callpath) + " (" +
+        f.message = subject + verb + text_seconds(total_s) + " of " + text_seconds(mpi_s) +
+                    (finalize ? " MPI time with this wait (" : " MPI time (") + text_percent(share) +
+                    "), mostly in call path " + display_name(f.callpath) + " (" +
                     text_seconds(r.seconds(b.callpaths.front().second)) + ")" + blame + " [" +
                     metric_definition(metric) + "]";
         findings.push_back(std::move(f));

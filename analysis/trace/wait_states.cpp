@@ -28,6 +28,11 @@ constexpr WaitMetricInfo kWaitMetrics[wait_metric_count] = {
     {"early_reduce", "Early reduces", "early reduce roots", true, "ranks wait because these arrive last",
      "Scalasca early reduce: min(max_q E_q, X_root) - E_root on the root of Reduce, Gather(v)",
      "mpi_earlyreduce", "Early Reduce", WaitCall::collective},
+    {"wait_at_finalize", "Waiting in MPI_Finalize", "waiting in MPI_Finalize", false,
+     "ranks wait because these arrive last",
+     "Scalasca wait at finalize: min(max_q E_q, X_p) - E_p in MPI_Finalize, over all ranks (the barrier "
+     "formula: ranks that finish early wait there for the last one)",
+     "mpi_finalize_wait", "Wait at Finalize", WaitCall::init_exit},
 };
 }  // namespace
 

@@ -3,14 +3,19 @@
 // states") and the combined result the reports show.  E = enter, X = exit
 // of the MPI call on a rank; times on rank 0's clock.
 //
-//   metric            where it is charged     time
-//   late_sender       receiver's blocking call min(E_send, X_recv) - E_recv; a Waitall: the latest sender
-//   late_receiver     sender's blocking call   E_recv - E_send, when the send ended after the receive was
-//   posted wait_at_barrier   every rank               min(max_q E_q, X_p) - E_p        (MPI_Barrier)
-//   wait_at_nxn       every rank               the same (Allreduce, Allgather(v), Alltoall(v,w),
-//   Reduce_scatter) late_broadcast    every rank but the root  min(E_root, X_p) - E_p            (Bcast,
-//   Scatter(v)) early_reduce      the root only            min(max_q E_q, X_root) - E_root   (Reduce,
-//   Gather(v))
+// clang-format off
+//   metric            where it is charged       time (the calls it is found in)
+//   late_sender       receiver's blocking call  min(E_send, X_recv) - E_recv; a Waitall: the latest sender
+//   late_receiver     sender's blocking call    E_recv - E_send, when the send ended after the receive
+//                                               was posted
+//   wait_at_barrier   every rank                min(max_q E_q, X_p) - E_p (MPI_Barrier)
+//   wait_at_nxn       every rank                the same (Allreduce, Allgather(v), Alltoall(v,w),
+//                                               Reduce_scatter)
+//   late_broadcast    every rank but the root   min(E_root, X_p) - E_p (Bcast, Scatter(v))
+//   early_reduce      the root only             min(max_q E_q, X_root) - E_root (Reduce, Gather(v))
+//   wait_at_finalize  every rank                min(max_q E_q, X_p) - E_p (MPI_Finalize, over all
+//                                               ranks: the barrier formula, METRICS.md)
+// clang-format on
 //
 // Only positive waits count.  "partner" is the rank the wait is blamed on:
 // the (latest) sender, the receiver, the last rank to arrive (lowest rank on
@@ -33,12 +38,15 @@ enum class WaitMetric : std::uint8_t {
     wait_at_barrier,
     wait_at_nxn,
     late_broadcast,
-    early_reduce
+    early_reduce,
+    wait_at_finalize
 };
-inline constexpr std::size_t wait_metric_count = 6;
+inline constexpr std::size_t wait_metric_count = 7;
 
 /// The kind of MPI call a pattern is found in (Cube's metric tree, Scalasca's).
-enum class WaitCall : std::uint8_t { point_to_point, barrier, collective };
+/// init_exit: MPI_Finalize, which the MPI time the other patterns are
+/// compared with leaves out.
+enum class WaitCall : std::uint8_t { point_to_point, barrier, collective, init_exit };
 
 /// Everything the reports say of a pattern, in one row (wait_states.cpp).
 struct WaitMetricInfo {

@@ -35,7 +35,8 @@ from profile_tables import callpath_names, load, text  # this folder: Python put
 
 WAIT_METRICS = {'late_sender': 'mpi_latesender', 'late_receiver': 'mpi_latereceiver',
                 'wait_at_barrier': 'mpi_barrier_wait', 'wait_at_nxn': 'mpi_wait_nxn',
-                'late_broadcast': 'mpi_latebroadcast', 'early_reduce': 'mpi_earlyreduce'}
+                'late_broadcast': 'mpi_latebroadcast', 'early_reduce': 'mpi_earlyreduce',
+                'wait_at_finalize': 'mpi_finalize_wait'}
 MPI_PARADIGM, MEASUREMENT_PARADIGM = 3, 6
 
 problems = []

@@ -31,6 +31,8 @@ The definitions (E = enter, X = exit of the MPI call that blocks):
                   communicator), min(max_q E_q, X_p) - E_p; for broadcasts
                   E_root instead of max_q E_q on every non-root member; for
                   reductions on the root only.
+  wait at finalize: the same as a barrier's, over every rank's MPI_Finalize
+                  (when every rank's is in the trace).
 Messages match per (communicator, sender, receiver, tag) in the order the
 sends and the receives were posted (MPI's non-overtaking rule).
 
@@ -41,7 +43,7 @@ non-root that left before the root entered, a reduction's root that left
 before the last member entered (with WAITSTATES_CSV
 compared with the counts in waitstates.json beside it); and a rank that left
 MPI_Init(_thread) or MPI_Finalize before another rank entered it (printed
-only: strata-analyze does not treat them as collectives).
+only: strata-analyze does not take them as clock conditions).
 """
 import collections
 import csv
@@ -57,7 +59,8 @@ BROADCAST = {'BCAST', 'SCATTER', 'SCATTERV'}
 REDUCTION = {'REDUCE', 'GATHER', 'GATHERV'}
 # Calls that send and receive: never a late receiver (Scalasca), even when the receive is from MPI_PROC_NULL.
 COMBINED_CALLS = ('MPI_Sendrecv', 'MPI_Sendrecv_replace')
-METRICS = ('late_sender', 'late_receiver', 'wait_at_barrier', 'wait_at_nxn', 'late_broadcast', 'early_reduce')
+METRICS = ('late_sender', 'late_receiver', 'wait_at_barrier', 'wait_at_nxn', 'late_broadcast', 'early_reduce',
+           'wait_at_finalize')
 
 
 class Call:
@@ -91,6 +94,7 @@ def read(anchor):
     setup = collections.defaultdict(list)  # 'MPI_Init' or 'MPI_Finalize' -> [call] of every rank's thread 0
     with otf2.reader.open(anchor) as trace:
         resolution = trace.definitions.clock_properties.timer_resolution
+        ranks = len({rank_of(l) for l in trace.definitions.locations} - {None})
         stacks = collections.defaultdict(list)  # location -> open Calls
         pending = {}  # (location, request id) -> an Isend's entry of `sends`, or (None, post) of an Irecv
         for location, event in trace.events:
@@ -150,10 +154,10 @@ def read(anchor):
                 if op_name(event.collective_op) in BROADCAST | REDUCTION:
                     root = world_rank(event.communicator, event.root)
                 collectives[event.communicator][me].append((op_name(event.collective_op), root, call))
-    return resolution, sends, receives, receiving, collectives, setup
+    return resolution, sends, receives, receiving, collectives, setup, ranks
 
 
-def analyse(resolution, sends, receives, receiving, collectives, setup):
+def analyse(resolution, sends, receives, receiving, collectives, setup, ranks):
     # metric -> [ticks, instances, instances that rounding may add or drop, ticks they may add or drop]
     totals = {m: [0, 0, 0, 0] for m in METRICS}
 
@@ -234,9 +238,14 @@ def analyse(resolution, sends, receives, receiving, collectives, setup):
                     charge('late_broadcast', min(instance[root][2].enter, call.exit) - call.enter)
                 elif op in REDUCTION and rank == root:
                     charge('early_reduce', min(latest, call.exit) - call.enter)
-    for calls in setup.values():
+    for name, calls in setup.items():
         last_enter = max(call.enter for call in calls)
         violations[4] += sum(1 for call in calls if call.exit is not None and call.exit < last_enter)
+        if name == 'MPI_Finalize' and len(calls) == ranks:
+            # Every rank waits in MPI_Finalize for the last to enter it (the barrier formula).
+            for call in calls:
+                if call.exit is not None:
+                    charge('wait_at_finalize', min(last_enter, call.exit) - call.enter)
     return resolution, {m: (ticks / resolution, count, near_zero, undecided / resolution)
                         for m, (ticks, count, near_zero, undecided) in totals.items()}, violations
 

@@ -608,5 +608,58 @@ TEST(TraceAnalysisClockTest, WithoutTheOffsetsTheResultIsWrong) {
     EXPECT_EQ(r.counts.collective_clock_violations, 6u);
 }
 
+/// Three ranks that reach MPI_Finalize at 10, 20 and 40 ms and leave it at
+/// 41 ms; with `skip`, that rank never calls it (an aborted rank).
+TraceDefinitions finalize_trace(const TempDir& dir, std::int64_t skip = -1) {
+    constexpr std::uint64_t ms = 1000000;  // ns
+    TraceBuilder b(3);
+    const std::uint32_t main = b.region("main", OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_USER);
+    const std::uint32_t finalize = b.mpi_region("MPI_Finalize");
+    const std::uint64_t enter[] = {10, 20, 40};
+    for (std::uint32_t r = 0; r < 3; ++r) {
+        b.enter(r, 1 * ms, main);
+        b.leave(r, (enter[r] - 1) * ms, main);
+        if (static_cast<std::int64_t>(r) == skip) continue;
+        b.enter(r, enter[r] * ms, finalize);
+        b.leave(r, 41 * ms, finalize);
+    }
+    b.write(dir.path());
+    return read_trace_definitions(dir.file("traces.otf2"));
+}
+
+TEST(TraceAnalysisFinalizeTest, RanksThatFinishEarlyWaitInMpiFinalizeForTheLast) {
+    TempDir dir;
+    const TraceDefinitions d = finalize_trace(dir);
+    const TraceReport one = analyze_trace_in_process(d, 1);
+    // min(40, 41) - 10 and - 20 ms on ranks 0 and 1, blamed on rank 2, which arrives last.
+    EXPECT_EQ(waitstates_csv(one),
+              "metric,callpath,rank,partner,time_s,instances\n"
+              "wait_at_finalize,MPI_Finalize,0,2,0.03,1\n"
+              "wait_at_finalize,MPI_Finalize,1,2,0.02,1\n");
+    // MPI_Finalize is no collective of the counts, and not MPI time.
+    EXPECT_EQ(one.counts.collectives_matched + one.counts.collectives_incomplete, 0u);
+    EXPECT_EQ(one.mpi_ticks, 0);
+    for (std::size_t k = 2; k <= 3; ++k)
+        EXPECT_EQ(waitstates_json(analyze_trace_in_process(d, k)), waitstates_json(one)) << k << " shares";
+    // Compared with the MPI time and the wait itself (here all of it).
+    const std::vector<Finding> findings = wait_state_findings(one, 0.1);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].kind, "wait_at_finalize");
+    EXPECT_EQ(findings[0].ranks, (std::vector<std::int64_t>{2}));
+    EXPECT_EQ(findings[0].message.rfind(
+                  "Waiting in MPI_Finalize dominates MPI time: 0.05 s of 0.05 s MPI time with "
+                  "this wait (100.0%)",
+                  0),
+              0u)
+        << findings[0].message;
+}
+
+TEST(TraceAnalysisFinalizeTest, NoWaitWhenARankNeverReachedMpiFinalize) {
+    TempDir dir;
+    const TraceReport r = analyze_trace_in_process(finalize_trace(dir, 1), 2);
+    EXPECT_EQ(waitstates_csv(r), "metric,callpath,rank,partner,time_s,instances\n");
+    EXPECT_EQ(r.waits.total_instances[static_cast<std::size_t>(WaitMetric::wait_at_finalize)], 0u);
+}
+
 }  // namespace
 }  // namespace strata::analysis::test
