@@ -13,10 +13,12 @@
 //   messages         every send's post time goes to the analysis rank of its
 //                    receiver, every receive's post time to that of its sender
 //                    (keyed by communicator, source, destination, tag, seq);
-//                    each side joins them with its own records:
+//                    each side joins them with its own records and hands
+//                    each blocking call to the patterns (derived_events.hpp):
 //                    receiver -> late_sender,  sender -> late_receiver
 //   collectives      each call's E goes to the owner of its instance
-//                    (communicator, seq); the owner answers every member
+//                    (communicator, seq; every rank's MPI_Finalize is one
+//                    instance of all ranks); the owner answers every member
 //                    with max E, the last rank and E_root; each member
 //                    computes its own wait with its own X
 //   logical clock    where any of them found a clock condition violated:
