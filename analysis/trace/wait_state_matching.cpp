@@ -297,11 +297,7 @@ std::vector<std::string> TraceShareAnalysis::collective_answers(const std::vecto
                                                       : 0;
         const bool complete = (finalize || comm != nullptr) && same && distinct && ranks.size() == members;
         answer.complete = complete ? 1 : 0;
-        if (complete && !finalize) {
-            ++counts_.collectives_matched;
-        } else if (!finalize) {
-            ++counts_.collectives_incomplete;
-        }
+        if (!finalize) ++(complete ? counts_.collectives_matched : counts_.collectives_incomplete);
         for (std::size_t i = first; i < end; ++i) {
             const CallNote& m = notes[i];
             if (m.rank >= owner_of_rank_.size() || owner_of_rank_[m.rank] < 0) continue;
