@@ -13,7 +13,7 @@
 #include "core/definitions.hpp"
 #include "core/host_name.hpp"
 #include "core/runtime.hpp"
-#include "metrics/metrics.hpp"
+#include "metrics/thread_counters.hpp"  // a location owns its counters (deleted with it)
 
 namespace strata {
 
@@ -80,8 +80,8 @@ Location* create_current() {
     if (!loc->given_name.empty()) definitions().intern(loc->display_name());
     if (loc->index == 0) definitions().intern(host_name());  // and their hosts
     if (loc->index == 0) runtime::first_location_created();
-    // Counters first: the substrates' per-location state may size itself by them.
-    metrics::location_created(*loc);
+    // The subsystems first (the counters): the substrates' per-location state may size itself by them.
+    runtime::init_location_in_subsystems(*loc);
     for (const substrate::Callbacks* s : runtime::substrates()) {
         if (s->management.location_created) s->management.location_created(*loc);
     }
@@ -109,7 +109,7 @@ Location* create_own(std::string name, LocationType type, std::uint32_t device) 
     loc->device = device;
     loc->name = std::move(name);
     definitions().intern(loc->name);
-    // No counters: they count a thread's work, and no thread runs here.
+    runtime::init_location_in_subsystems(*loc);  // no counters: no thread of the program runs here
     for (const substrate::Callbacks* s : runtime::substrates()) {
         if (s->management.location_created) s->management.location_created(*loc);
     }

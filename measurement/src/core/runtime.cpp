@@ -263,6 +263,8 @@ Error initialize(const Options& options) {
     if (!timer_warning.empty()) std::fprintf(stderr, "%s\n", timer_warning.c_str());
     page_pool().configure(options.settings.total_memory, options.settings.page_size);
     if (Error metrics_problem = metrics::configure(options.settings)) return metrics_problem;
+    // Before any location: each one's counters start in its init_location (registered once).
+    if (metrics::active()) events::register_subsystem(&metrics::subsystem());
     define_internal_regions();
     state().experiment_directory = options.experiment_directory;
     state().substrates = options.substrates;
@@ -357,7 +359,7 @@ bool finalize() {
     // Adapters hand over what they hold while events are still recorded; not
     // from a signal handler, where their libraries (CUPTI) cannot be called.
     if (g_ending_signal == 0 && detail::active_table.load(std::memory_order_acquire) != nullptr) {
-        if (g_verbose && !subsystem_names().empty()) verbose("adapters: " + subsystem_names());
+        if (g_verbose && !subsystem_names().empty()) verbose("subsystems: " + subsystem_names());
         finalize_subsystems();
     }
     // A main thread without any event still ran the program: its program region

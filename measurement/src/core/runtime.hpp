@@ -61,6 +61,11 @@ const std::string& experiment_directory();
 /// from `begin` to `end` on `loc`, in every substrate, right away.
 void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end);
 
+/// A location was created (location.cpp): every registered subsystem's
+/// init_location (subsystem.hpp), in the order they registered; the caller
+/// then runs the substrates' location_created.
+void init_location_in_subsystems(Location& location);
+
 /// Called once, when the first location is created: reports STRATA_* names
 /// in the environment that no module declared (typos).
 void first_location_created();

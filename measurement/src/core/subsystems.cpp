@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The adapters' subsystems (subsystem.hpp): registered by the adapters
-// themselves, before main, and initialised then; the core asks whether one
-// measures the job's processes together and ends them at the measurement's end.
+// The subsystems (subsystem.hpp): registered by the adapters themselves,
+// before main, and by the core's counters, and initialised then; the core
+// asks whether one measures the job's processes together, initialises each
+// new location in every one and ends them at the measurement's end.
 #include <atomic>
 #include <string>
 
@@ -43,6 +44,18 @@ std::string subsystem_names() {
 }
 
 }  // namespace strata::runtime::internal
+
+namespace strata::runtime {
+
+void init_location_in_subsystems(Location& location) {
+    for (const auto& slot : internal::g_subsystems) {
+        const events::Subsystem* s = slot.load(std::memory_order_acquire);
+        if (s == nullptr) break;  // filled in order from the start
+        if (s->init_location != nullptr) s->init_location(location);
+    }
+}
+
+}  // namespace strata::runtime
 
 namespace strata::events {
 

@@ -101,7 +101,8 @@ const std::vector<MetricSpec>& configured() { return specs(); }
 
 bool active() { return !specs().empty(); }
 
-void location_created(Location& loc) {
+namespace {
+void start_thread_counters(Location& loc) {
     if (!active() || loc.type != LocationType::cpu_thread) return;
     Error problem;
     loc.counters = new ThreadCounters(g_papi_count, g_kernel_events, rusage_selected().data(),
@@ -112,6 +113,12 @@ void location_created(Location& loc) {
                                                     loc.name + " could not be started (" + *problem +
                                                     "); their values stay 0 (reported once)");
     }
+}
+}  // namespace
+
+const events::Subsystem& subsystem() {
+    static constexpr events::Subsystem counters{"metrics", false, nullptr, nullptr, start_thread_counters};
+    return counters;
 }
 
 void reset() {

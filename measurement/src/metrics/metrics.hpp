@@ -3,8 +3,8 @@
 //
 //   start-up:        configure()         names checked, PAPI event set tried once,
 //                                        metric definitions created; a bad name stops the run
-//   new location:    location_created()  the thread's counters start (ThreadCounters),
-//                                        Location::metric_values points at their values
+//   new location:    subsystem()'s       the thread's counters start (ThreadCounters),
+//                    init_location       Location::metric_values points at their values
 //   enter / exit:    read()              the core reads all counters of the thread (one
 //                                        PAPI_read, one getrusage) before the substrates run
 //   thread exit:     the thread's PAPI event set is stopped and freed
@@ -20,6 +20,7 @@
 #include "core/location.hpp"
 #include "metrics/metric_spec.hpp"
 #include "metrics/thread_counters.hpp"
+#include "strata/measurement/subsystem.hpp"
 
 namespace strata::metrics {
 
@@ -34,8 +35,11 @@ const std::vector<MetricSpec>& configured();
 /// True when at least one counter is configured.
 bool active();
 
-/// Starts the counters of a new CPU location on its own thread.
-void location_created(Location& loc);
+/// The counters' part in the measurement's life (subsystem.hpp), which the
+/// runtime registers once counters are configured: its init_location starts
+/// the counters of a thread's new location, on that thread (other locations
+/// get none: no thread of the program runs there).
+const events::Subsystem& subsystem();
 
 /// Reads the calling thread's counters into loc.metric_values (loc must be
 /// the calling thread's location and have counters).

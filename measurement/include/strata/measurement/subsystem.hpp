@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An adapter's part in the measurement's life, as Score-P's SCOREP_Subsystem.
-// Each adapter registers its own from its library's constructor, which runs
-// after the core has started (the adapter libraries depend on it) and before
-// main (NVTX's capture: when NVTX first calls it); the core initialises it
-// then, knows which adapters the program has, and ends them in the reverse
-// order at the measurement's end, before the definitions are unified and the
+// A part of the measurement with a life of its own, as Score-P's
+// SCOREP_Subsystem: each adapter, and the core's counters (src/metrics).  An
+// adapter registers its own from its library's constructor, which runs after
+// the core has started (the adapter libraries depend on it) and before main
+// (NVTX's capture: when NVTX first calls it); the core initialises it then,
+// knows which adapters the program has, and ends them in the reverse order at
+// the measurement's end, before the definitions are unified and the
 // substrates write:
 //
-//     start (core, before main)
+//     start (core, before main; the counters register here when configured)
 //         -> register_subsystem (each adapter, before main) -> its init
 //         -> MPI_Init: begin_multi_process (process_group.hpp), if one measures together
+//         -> each new location: every subsystem's init_location, then the
+//            substrates' location_created (substrate.hpp)
 //         -> ... events ...
 //         -> end: each subsystem's finalize, newest first (Score-P's pre-unify)
 //         -> unification -> substrates write
-//
-// Per-location state is the substrates' (substrate.hpp, location_created):
-// no adapter keeps any, so a subsystem has no phase per location.
 #pragma once
 
 #include "strata/measurement/error.hpp"
 #include "strata/measurement/types.hpp"
+
+namespace strata {
+/// A location (a thread of the program, a GPU stream, ...): opaque outside
+/// the core, which owns it (src/core/location.hpp).
+struct Location;
+}  // namespace strata
 
 namespace strata::events {
 
@@ -40,6 +46,16 @@ struct Subsystem {
     /// what the adapter holds (GPU activity buffers), stop its threads.  Not
     /// from a signal handler.  nullptr: nothing to do.
     void (*finalize)() = nullptr;
+    /// A location was created: on its own thread for a thread of the program,
+    /// on the thread that defines it for a location of its own (a GPU stream,
+    /// GPU metrics), before any event is recorded on it and before the
+    /// substrates' location_created (their per-location state may size itself
+    /// by what a subsystem set up here: the counters).  A subsystem registered
+    /// later sees only the locations created after it.  Adapters keep their
+    /// per-thread state in thread-local storage, which their hot paths read
+    /// with one load; the Location is the core's, used here by its counters
+    /// (src/metrics), which start the thread's counters.  nullptr: nothing to do.
+    void (*init_location)(Location& location) = nullptr;
 };
 
 /// Registers `subsystem`, which must outlive the measurement (a static).
