@@ -36,9 +36,12 @@ TEST_F(EventsTest, EventsTimedBeforeAFlushAreDeliveredAfterIt) {
     // exit reaches both substrates at 200, where the trace's buffer puts it
     // too, so that the flush stays inside the call in the profile as well.
     start({&recording_substrate(), &recording_substrate_inherited_only()});
-    const RegionHandle call = region("MPI_Recv", Paradigm::mpi), flush = region("flush", Paradigm::measurement);
+    const RegionHandle call = region("MPI_Recv", Paradigm::mpi), flush = runtime::detail::flush_region;
     enter_at(10, call);
-    runtime::record_measurement_region(*location::current(), flush, 100, 200);
+    // As the tracing substrate reports it, through what the core gave the substrates.
+    ASSERT_NE(core_services(), nullptr);
+    core_services()->measurement_activity(*location::current(), substrate::MeasurementActivity::trace_buffer_flush,
+                                          100, 200);
     exit_at(50, call);
     enter_at(300, call);  // later events keep their own times
     exit_at(310, call);

@@ -34,9 +34,12 @@ void on_mpi(Location&, Ticks t, const substrate::MpiEvent& e) {
     g_seen.push_back({'M', t, e.kind, static_cast<std::int64_t>(e.bytes)});
 }
 void on_reset() { g_seen.clear(); }
+const substrate::CoreServices* g_core = nullptr;
+void on_init(const substrate::CoreServices& core) { g_core = &core; }
 constexpr substrate::Callbacks recording(bool inherited_only) {
     substrate::Callbacks c;
     c.management.name = "recording";
+    c.management.init = on_init;
     c.management.reset = on_reset;
     c.events.enter = on_enter;
     c.events.exit = on_exit;
@@ -54,6 +57,7 @@ constexpr substrate::Callbacks kRecordingInheritedOnly = recording(true);
 const substrate::Callbacks& recording_substrate() { return kRecording; }
 const substrate::Callbacks& recording_substrate_inherited_only() { return kRecordingInheritedOnly; }
 std::vector<SeenEvent>& seen_events() { return g_seen; }
+const substrate::CoreServices* core_services() { return g_core; }
 
 void RuntimeTest::start(std::vector<const substrate::Callbacks*> substrates, std::uint64_t total_memory,
                         std::uint64_t page_size, const std::string& directory) {

@@ -201,7 +201,13 @@ void program_region_due() {
     events::enter_at(g_program.begin, g_program.region);
 }
 
-void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end) {
+namespace {
+/// CoreServices::measurement_activity: the activity as its region, in every substrate, right away.
+void record_measurement_activity(Location& loc, substrate::MeasurementActivity activity, Ticks begin, Ticks end) {
+    RegionHandle region = 0;
+    switch (activity) {
+        case substrate::MeasurementActivity::trace_buffer_flush: region = detail::flush_region; break;
+    }
     if (end > loc.measured_until) loc.measured_until = end;
     // The enter carries the counters of the event that caused the activity, the
     // exit those read now: the difference is what the activity cost.
@@ -209,6 +215,9 @@ void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, 
     if (loc.metric_values != nullptr && &loc == location::detail::current) metrics::read(loc);
     for (auto* f = detail::on_table.exit; *f; ++f) (*f)(loc, end, region);
 }
+constexpr substrate::CoreServices kCoreServices{record_measurement_activity};
+}  // namespace
+
 const std::string& experiment_directory() {
     // A launched process that no subsystem makes measure with the others writes
     // alone: its directory is made when it first writes (a flush).
@@ -268,6 +277,9 @@ Error initialize(const Options& options) {
     define_internal_regions();
     state().experiment_directory = options.experiment_directory;
     state().substrates = options.substrates;
+    for (const substrate::Callbacks* s : state().substrates) {
+        if (s->management.init) s->management.init(kCoreServices);
+    }
     build_tables();
     g_finalized.store(false);
     if (options.install_handlers) install_handlers();

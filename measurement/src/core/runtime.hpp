@@ -57,10 +57,6 @@ const std::vector<const substrate::Callbacks*>& substrates();
 /// The experiment directory of this run ("" when none).
 const std::string& experiment_directory();
 
-/// Records an activity of Strata itself (a trace buffer flush) as a region
-/// from `begin` to `end` on `loc`, in every substrate, right away.
-void record_measurement_region(Location& loc, RegionHandle region, Ticks begin, Ticks end);
-
 /// A location was created (location.cpp): every registered subsystem's
 /// init_location (subsystem.hpp), in the order they registered; the caller
 /// then runs the substrates' location_created.

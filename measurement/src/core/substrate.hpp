@@ -145,10 +145,30 @@ struct FinalizeContext {
     const std::vector<clock_sync::Point>* clock_points = nullptr;
 };
 
+/// What the measurement itself spends time on at a location, which the
+/// results show as a region of its own.
+enum class MeasurementActivity : std::uint8_t {
+    trace_buffer_flush,  ///< STRATA_TRACE_BUFFER_FLUSH: a trace buffer written to disk
+};
+
+/// The one way back from a substrate to the core's events, given to it when
+/// the measurement starts (Management::init): a substrate consumes events and
+/// never dispatches any to the others itself.
+struct CoreServices {
+    /// The measurement spent [begin, end] on `loc`, a thread of the program,
+    /// doing `activity`, right after the event the substrate was just given:
+    /// the core records it in every substrate as the activity's region (the
+    /// enter with the counters of that event, the exit with those read now).
+    void (*measurement_activity)(Location& loc, MeasurementActivity activity, Ticks begin, Ticks end) = nullptr;
+};
+
 /// What a substrate does outside the events: its lifecycle (as Score-P keeps
 /// its substrates' management callbacks apart from their event callbacks).
 struct Management {
     const char* name = "";
+    /// The measurement starts, before any location: what the core offers the
+    /// substrate's callbacks (kept until the next init).
+    void (*init)(const CoreServices& core) = nullptr;
     /// A location was created (runs on its thread): allocate per-location state.
     void (*location_created)(Location&) = nullptr;
     /// The ranks have agreed on the experiment directory (after MPI_Init):

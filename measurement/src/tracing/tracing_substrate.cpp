@@ -40,6 +40,10 @@ struct TraceLocation {
 
 constexpr int g_slot = substrate::slot_tracing;
 
+/// What the core offers (Management::init): a flush goes through it to every substrate.
+const substrate::CoreServices* g_core = nullptr;
+void init(const substrate::CoreServices& core) { g_core = &core; }
+
 inline TraceLocation& state(Location& loc) { return *static_cast<TraceLocation*>(loc.substrate_data[g_slot]); }
 
 void on_location_created(Location& loc) {
@@ -177,8 +181,9 @@ Room make_room(Location& loc, TraceLocation& tl, std::size_t needed) {
 /// happened (CUPTI's buffers), and a flush at the present would push the
 /// stream's next activities to after it.
 void record_flush(Location& loc, const Room& room) {
-    if (room.flushed && loc.type == LocationType::cpu_thread) {
-        runtime::record_measurement_region(loc, runtime::detail::flush_region, room.begin, room.end);
+    if (room.flushed && loc.type == LocationType::cpu_thread && g_core != nullptr) {
+        g_core->measurement_activity(loc, substrate::MeasurementActivity::trace_buffer_flush, room.begin,
+                                     room.end);
     }
 }
 
@@ -511,6 +516,7 @@ void on_thread_event(Location& loc, Ticks time, const substrate::ThreadEvent& e)
 constexpr substrate::Callbacks make_callbacks() {
     substrate::Callbacks c;
     c.management.name = "tracing";
+    c.management.init = init;
     c.management.location_created = on_location_created;
     c.management.begin_multi_process = begin_multi_process;
     c.management.finalize = finalize;
