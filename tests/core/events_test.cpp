@@ -218,6 +218,55 @@ TEST_F(EventsTest, ThreadTeamEventsAndTheInheritedCallPath) {
     EXPECT_EQ(defs.communicators[0].world_ranks, (std::vector<std::int32_t>{0, 1}));
 }
 
+/// The fields of `e` that differ from a ThreadEvent's defaults (bit(ThreadField) each).
+std::uint8_t fields_set(const substrate::ThreadEvent& e) {
+    using substrate::bit;
+    using substrate::ThreadField;
+    const substrate::ThreadEvent none;
+    std::uint8_t set = 0;
+    if (e.model != none.model) set |= bit(ThreadField::model);
+    if (e.requested_threads != none.requested_threads) set |= bit(ThreadField::requested_threads);
+    if (e.team != none.team) set |= bit(ThreadField::team);
+    if (e.thread_number != none.thread_number) set |= bit(ThreadField::thread_number);
+    if (e.inherited != none.inherited || e.inherited_depth != none.inherited_depth) set |= bit(ThreadField::inherited);
+    if (e.task_creator != none.task_creator || e.task_generation != none.task_generation) set |= bit(ThreadField::task);
+    return set;
+}
+
+TEST_F(EventsTest, EveryThreadEventCarriesTheFieldsOfItsRow) {
+    // Every kind of thread_events.def, through the API functions its row
+    // names, with values that differ from the defaults (a model that is not
+    // OpenMP, a worker numbered 1 that inherits a call path).
+    start({&recording_substrate()});
+    const RegionHandle outer = region("outer");
+    events::enter(outer);
+    events::ForkContext* fork = events::thread_fork(Paradigm::compiler, 2);
+    ASSERT_NE(fork, nullptr);
+    events::thread_team_begin(fork, 0, 2);
+    std::thread worker([&] {
+        events::thread_team_begin(fork, 1, 2);
+        const events::TaskId task = events::task_create();
+        events::task_switch(task);
+        events::task_complete(task);
+        events::thread_team_end();
+    });
+    worker.join();  // seen_thread_events() is not thread-safe: one thread at a time
+    events::thread_team_end();
+    events::thread_join(fork);
+    events::exit(outer);
+
+    std::uint8_t carried[substrate::ThreadEvent::kind_count] = {};
+    for (const substrate::ThreadEvent& e : seen_thread_events()) {
+        ASSERT_LT(e.kind, substrate::ThreadEvent::kind_count);
+        const std::uint8_t spec = substrate::kThreadEventFields.of[e.kind];
+        EXPECT_EQ(fields_set(e) & ~spec, 0) << "kind " << int(e.kind) << " carries a field its row does not name";
+        carried[e.kind] |= fields_set(e);
+    }
+    // Each kind arrived, and carried every field its row names at least once.
+    for (int k = 0; k < substrate::ThreadEvent::kind_count; ++k)
+        EXPECT_EQ(carried[k], substrate::kThreadEventFields.of[k]) << "kind " << k;
+}
+
 /// A thread that runs one job at a time while the caller waits (the recording
 /// substrate is not thread-safe, so the two never record at the same time).
 class StepThread {

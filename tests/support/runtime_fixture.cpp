@@ -17,8 +17,10 @@ void on_pstr(Location&, Ticks t, ParameterHandle p, StringHandle v) {
 // Thread events: 'F' fork (value: requested threads), 'J' join, 'B' team begin
 // (region field: team, value: depth of the inherited call path), 'X' team end,
 // tasks 'C' create, 'W' switch, 'D' complete (region field: creator, value: generation).
+std::vector<substrate::ThreadEvent> g_seen_thread_events;
 void on_thread(Location&, Ticks t, const substrate::ThreadEvent& e) {
     using K = substrate::ThreadEvent;
+    g_seen_thread_events.push_back(e);
     switch (e.kind) {
         case K::fork: g_seen.push_back({'F', t, 0, e.requested_threads}); break;
         case K::join: g_seen.push_back({'J', t, 0, 0}); break;
@@ -27,13 +29,17 @@ void on_thread(Location&, Ticks t, const substrate::ThreadEvent& e) {
         case K::task_create: g_seen.push_back({'C', t, e.task_creator, e.task_generation}); break;
         case K::task_switch: g_seen.push_back({'W', t, e.task_creator, e.task_generation}); break;
         case K::task_complete: g_seen.push_back({'D', t, e.task_creator, e.task_generation}); break;
+        case K::kind_count: break;
     }
 }
 // MPI events: 'M' (region field: the kind, value: bytes sent).
 void on_mpi(Location&, Ticks t, const substrate::MpiEvent& e) {
     g_seen.push_back({'M', t, e.kind, static_cast<std::int64_t>(e.bytes)});
 }
-void on_reset() { g_seen.clear(); }
+void on_reset() {
+    g_seen.clear();
+    g_seen_thread_events.clear();
+}
 const substrate::CoreServices* g_core = nullptr;
 void on_init(const substrate::CoreServices& core) { g_core = &core; }
 constexpr substrate::Callbacks recording(bool inherited_only) {
@@ -58,6 +64,7 @@ const substrate::Callbacks& recording_substrate() { return kRecording; }
 const substrate::Callbacks& recording_substrate_inherited_only() { return kRecordingInheritedOnly; }
 std::vector<SeenEvent>& seen_events() { return g_seen; }
 const substrate::CoreServices* core_services() { return g_core; }
+std::vector<substrate::ThreadEvent>& seen_thread_events() { return g_seen_thread_events; }
 
 void RuntimeTest::start(std::vector<const substrate::Callbacks*> substrates, std::uint64_t total_memory,
                         std::uint64_t page_size, const std::string& directory) {
@@ -70,11 +77,13 @@ void RuntimeTest::start(std::vector<const substrate::Callbacks*> substrates, std
     const Error error = runtime::initialize(options);
     ASSERT_FALSE(error) << *error;
     g_seen.clear();
+    g_seen_thread_events.clear();
 }
 
 void RuntimeTest::TearDown() {
     runtime::reset_for_tests();
     g_seen.clear();
+    g_seen_thread_events.clear();
 }
 
 }  // namespace strata::testing

@@ -34,6 +34,8 @@ const substrate::Callbacks& recording_substrate();
 /// path (as the profiling substrate does).
 const substrate::Callbacks& recording_substrate_inherited_only();
 std::vector<SeenEvent>& seen_events();
+/// The thread events the recording substrate saw, whole.
+std::vector<substrate::ThreadEvent>& seen_thread_events();
 /// What the core gave the recording substrate when the measurement started (Management::init).
 const substrate::CoreServices* core_services();
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,9 +116,16 @@ static_assert(MpiEvent::kind_count <= 32,
 using EnterBytesFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t sent, std::uint64_t received);
 using BytesExitFn = void (*)(Location&, Ticks, RegionHandle, std::uint64_t sent, std::uint64_t received);
 
-/// A thread event (events.hpp, "threads").
+/// A thread event (events.hpp, "threads"); which fields it carries depends
+/// on the kind (thread_events.def).
 struct ThreadEvent {
-    enum Kind : std::uint8_t { fork, join, team_begin, team_end, task_create, task_switch, task_complete };
+    /// One kind per row of thread_events.def, in its order; kind_count last.
+    enum Kind : std::uint8_t {
+#define STRATA_THREAD_EVENT(kind, fields, functions) kind,
+#include "core/thread_events.def"
+#undef STRATA_THREAD_EVENT
+        kind_count
+    };
     Kind kind = fork;
     Paradigm model = Paradigm::openmp;
     std::uint32_t requested_threads = 0;  ///< fork
@@ -132,6 +140,41 @@ struct ThreadEvent {
     std::uint32_t task_creator = 0;
     std::uint32_t task_generation = 0;
 };
+
+/// The fields of a ThreadEvent, named in thread_events.def.
+enum class ThreadField : std::uint8_t {
+    model,              ///< ThreadEvent::model
+    requested_threads,  ///< ThreadEvent::requested_threads
+    team,               ///< ThreadEvent::team
+    thread_number,      ///< ThreadEvent::thread_number
+    inherited,          ///< ThreadEvent::inherited and inherited_depth
+    task,               ///< ThreadEvent::task_creator and task_generation
+};
+constexpr std::uint8_t bit(ThreadField f) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(f)); }
+
+namespace spec_detail {
+struct ThreadEventFields {
+    std::uint8_t of[ThreadEvent::kind_count] = {};
+};
+constexpr ThreadEventFields thread_event_fields() {
+    using F = ThreadField;
+    [[maybe_unused]] constexpr F model = F::model, requested_threads = F::requested_threads, team = F::team,
+                                 thread_number = F::thread_number, inherited = F::inherited, task = F::task;
+    ThreadEventFields t;
+#define STRATA_THREAD_FIELD_LIST(...) std::initializer_list<ThreadField>{__VA_ARGS__}
+#define STRATA_THREAD_EVENT(kind, fields, functions)    \
+    for (ThreadField f : STRATA_THREAD_FIELD_LIST fields) \
+        t.of[ThreadEvent::kind] = static_cast<std::uint8_t>(t.of[ThreadEvent::kind] | bit(f));
+#include "core/thread_events.def"
+#undef STRATA_THREAD_EVENT
+#undef STRATA_THREAD_FIELD_LIST
+    return t;
+}
+}  // namespace spec_detail
+
+/// The fields each kind carries, bit(ThreadField) each (thread_events.def, column `fields`).
+inline constexpr spec_detail::ThreadEventFields kThreadEventFields = spec_detail::thread_event_fields();
+
 using ThreadEventFn = void (*)(Location&, Ticks, const ThreadEvent&);
 
 /// Everything a substrate needs at the end of the run.

@@ -156,10 +156,21 @@ constexpr bool is_mpi_field(FieldType f) {
     }
 }
 
-/// The fields a thread event (substrate::ThreadEvent) has.
-constexpr bool is_thread_field(FieldType f) {
-    return f == FieldType::paradigm || f == FieldType::threads || f == FieldType::communicator ||
-           f == FieldType::thread_number || f == FieldType::generation;
+/// Whether a thread event of `kind` carries what field `f` of its record
+/// holds (substrate::kThreadEventFields, from thread_events.def); the values
+/// are field_of's (tracing_substrate.cpp).
+constexpr bool thread_event_carries(std::uint8_t kind, FieldType f) {
+    using substrate::ThreadField;
+    ThreadField from = ThreadField::model;
+    switch (f) {
+        case FieldType::paradigm: from = ThreadField::model; break;
+        case FieldType::threads: from = ThreadField::requested_threads; break;
+        case FieldType::communicator: from = ThreadField::team; break;
+        case FieldType::thread_number:  // a task's creator: its thread number in the team
+        case FieldType::generation: from = ThreadField::task; break;
+        default: return false;
+    }
+    return (substrate::kThreadEventFields.of[kind] & substrate::bit(from)) != 0;
 }
 
 /// What the rows must agree on; false stops the build (the static_assert below).
@@ -177,14 +188,14 @@ constexpr bool check_table(const Table& t) {
         if (s.source == Source::thread) ++thread_rows[s.event];
         for (int i = 0; i < s.field_count; ++i) {
             if (s.source == Source::mpi && !is_mpi_field(s.fields[i])) return false;
-            if (s.source == Source::thread && !is_thread_field(s.fields[i])) return false;
+            if (s.source == Source::thread && !thread_event_carries(s.event, s.fields[i])) return false;
         }
     }
     // Every MPI and thread event of the substrate interface is exactly one record.
     for (int k = 0; k < substrate::MpiEvent::kind_count; ++k) {
         if (mpi_rows[k] != 1) return false;
     }
-    for (int k = 0; k <= substrate::ThreadEvent::task_complete; ++k) {
+    for (int k = 0; k < substrate::ThreadEvent::kind_count; ++k) {
         if (thread_rows[k] != 1) return false;
     }
     return true;
@@ -194,7 +205,7 @@ constexpr bool check_table(const Table& t) {
 inline constexpr spec_detail::Table kRecordSpecs = spec_detail::make_table();
 static_assert(spec_detail::check_table(kRecordSpecs),
               "trace_records.def: a row has too many fields, a singleton not one field or not OTF2's "
-              "singleton record (or a row of fields one), a converted row no OTF2 record, an MPI or thread row a field its event does not have, or an MPI or thread "
+              "singleton record (or a row of fields one), a converted row no OTF2 record, an MPI or thread row a field its event does not carry (mpi_events.def, thread_events.def), or an MPI or thread "
               "event of substrate.hpp has no record or two");
 
 /// The row of `type`.
@@ -219,7 +230,7 @@ struct RecordOf {
     }
 };
 inline constexpr RecordOf<Source::mpi, substrate::MpiEvent::kind_count> kMpiRecords{};
-inline constexpr RecordOf<Source::thread, substrate::ThreadEvent::task_complete + 1> kThreadRecords{};
+inline constexpr RecordOf<Source::thread, substrate::ThreadEvent::kind_count> kThreadRecords{};
 }  // namespace spec_detail
 
 /// The record an MPI event of the substrate interface becomes.

@@ -477,7 +477,7 @@ constexpr std::array<EventWriter<Event>, sizeof...(K)> writers(std::index_sequen
 constexpr auto kMpiWriters = writers<substrate::MpiEvent, substrate::MpiEvent::Kind>(
     std::make_index_sequence<substrate::MpiEvent::kind_count>{});
 constexpr auto kThreadWriters = writers<substrate::ThreadEvent, substrate::ThreadEvent::Kind>(
-    std::make_index_sequence<substrate::ThreadEvent::task_complete + 1>{});
+    std::make_index_sequence<substrate::ThreadEvent::kind_count>{});
 
 void on_mpi_event(Location& loc, Ticks time, const substrate::MpiEvent& e) { kMpiWriters[e.kind](loc, time, e); }
 
