@@ -86,7 +86,7 @@ struct Location {
     std::uint64_t unmatched_exits = 0;
 
     /// The end of the last measurement activity recorded on this thread (a
-    /// trace buffer flush, runtime::record_measurement_region).  An event
+    /// trace buffer flush, substrate::CoreServices::measurement_activity).  An event
     /// whose time was read before it but that reaches the substrates after it
     /// (the exit of an MPI call, delivered after its message event caused the
     /// flush) is moved to it, as the trace's buffer moves it: the profile and
