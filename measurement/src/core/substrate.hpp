@@ -253,7 +253,9 @@ struct EventCallbacks {
     /// profile): enter then mpi_event, and mpi_event then exit, in one call
     /// each.  Used instead of the two when this is the only substrate and no
     /// counters are read (one dispatch less per MPI call, and no MpiEvent
-    /// built).  nullptr: the two callbacks are called.
+    /// built: callgrind counts 270 / 270 / 297 instructions per profiled
+    /// MPI_Send / MPI_Recv / MPI_Allreduce without them, 236 / 238 / 266
+    /// with them).  nullptr: the two callbacks are called.
     EnterBytesFn enter_with_bytes = nullptr;
     BytesExitFn bytes_then_exit = nullptr;
     /// An enter with a correlation id (events::enter_correlated, location_enter);
