@@ -61,7 +61,7 @@ mkdir -p "$session" 2>/dev/null && echo "kept for the test suite" > "$session/ou
 # TSan did not see start crashes in the first instrumented function): the unit tests and the
 # integration programs, not those the tests build with the strata wrapper (compiler.*,
 # mpi.*, openmp.*).
-TSAN_TESTS='^(EventsTest|GpuEventsTest|GpuMetricsSamplerTest|CallTreeTest|CountersTest)\.|integration\.(threads|flush|threads-flush|signal-during-flush|exit-from-thread|many-threads|metrics-threads)$'
+TSAN_TESTS='^(EventsTest|SubsystemLocationTest|GpuEventsTest|GpuMetricsSamplerTest|CallTreeTest|CountersTest)\.|integration\.(threads|flush|threads-flush|signal-during-flush|exit-from-thread|many-threads|metrics-threads)$'
 filter=()
 [ "$kind" = thread ] && [ $# -eq 0 ] && filter=(-R "$TSAN_TESTS")
 LD_PRELOAD="$preload" ctest --test-dir "$build" --output-on-failure -j"$(nproc 2>/dev/null || echo 2)" \
