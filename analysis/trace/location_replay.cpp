@@ -157,49 +157,74 @@ OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
     s.out->finalize_calls.push_back(c);
 }
 
+/// trace.json's slice of the instance, under its parent (timeline_writer.hpp).
+[[gnu::noinline]] void record_slice(Replay& s, const Frame& f, Ticks exit) {
+    s.timeline->slice(f.region, f.enter, exit, s.stack.size() > 1 ? s.stack[s.stack.size() - 2].region : UINT32_MAX);
+}
+
+/// An outermost MPI call's interval and rank, to cut the MPI time by iteration later.
+[[gnu::noinline]] void record_mpi_interval(Replay& s, const Frame& f, Ticks exit) {
+    if (!f.mpi_outermost) return;
+    s.out->mpi_intervals.emplace_back(f.enter, exit);
+    s.out->mpi_interval_ranks.push_back(s.rank);
+}
+
 /// What an analysis keeps of a region's instances when they close: the
 /// regions it wants (decided once per region and location, a RegionFlag
-/// bit) and what it records of each.  The usual Leave tests one mask for all
-/// of them; a new analysis of region instances is one row.
+/// bit) and what it records of each.  These are the callbacks of a Leave:
+/// the usual Leave tests one mask for all of them, and one whose region no
+/// keeper wants stays on the fast path (on_leave).  A new analysis of region
+/// instances is one row.
 struct RegionKeeper {
     RegionFlag flag;
-    bool (*wants)(const TraceRegion& region, std::size_t index, const ShareRecords& records, bool gpu_stream);
+    bool (*wants)(const TraceRegion& region, std::size_t index, const Replay& s);
     void (*keep)(Replay& s, const Frame& f, Ticks exit);
 };
 
 constexpr RegionKeeper kRegionKeepers[] = {
+    // trace.json and report.html's timeline (timeline_writer.hpp, timeline_overview.hpp): every
+    // instance, when they are written.
+    {timeline_slice, [](const TraceRegion&, std::size_t, const Replay& s) { return s.timeline != nullptr; },
+     record_slice},
+    // The MPI time of an iteration window and the step trace (step_trace.hpp): the outermost MPI
+    // calls, when an iteration range or the step trace asks for them.
+    {mpi_interval,
+     [](const TraceRegion& r, std::size_t, const Replay& s) {
+         return s.out->keep_mpi_intervals && counts_as_mpi_time(r);
+     },
+     record_mpi_interval},
     // The GPU analyses (gpu_analysis.hpp, op_analysis.hpp, step_trace.hpp): kernels, copies, memsets.
     {gpu_operation,
-     [](const TraceRegion& r, std::size_t, const ShareRecords&, bool gpu) { return gpu && is_gpu_operation(r); },
+     [](const TraceRegion& r, std::size_t, const Replay& s) { return s.gpu && is_gpu_operation(r); },
      record_gpu_op},
     // The iterations (iterations.hpp): the ends of the key region on a CPU thread.
     {key_end,
-     [](const TraceRegion&, std::size_t i, const ShareRecords& records, bool gpu) {
-         return !gpu && i < records.key_region.size() && records.key_region[i] != 0;
+     [](const TraceRegion&, std::size_t i, const Replay& s) {
+         return !s.gpu && i < s.out->key_region.size() && s.out->key_region[i] != 0;
      },
      record_key_end},
     // DLProf's ops (op_analysis.hpp): NVTX ranges and user regions on a CPU thread.
     {op_region,
-     [](const TraceRegion& r, std::size_t, const ShareRecords& records, bool gpu) {
-         return !gpu && records.keep_op_instances && is_op_region(r);
+     [](const TraceRegion& r, std::size_t, const Replay& s) {
+         return !s.gpu && s.out->keep_op_instances && is_op_region(r);
      },
      record_op},
     // The wait in MPI_Finalize (wait_state_patterns.hpp): each rank's call, on its CPU thread.
     {finalize_call,
-     [](const TraceRegion& r, std::size_t, const ShareRecords&, bool gpu) {
-         return !gpu && r.paradigm == OTF2_PARADIGM_MPI && r.name == "MPI_Finalize";
+     [](const TraceRegion& r, std::size_t, const Replay& s) {
+         return !s.gpu && r.paradigm == OTF2_PARADIGM_MPI && r.name == "MPI_Finalize";
      },
      record_finalize},
 };
 
 /// The flags of every keeper: a Leave of a region without them keeps nothing.
-constexpr std::uint8_t kKeptRegions = [] {
-    std::uint8_t mask = 0;
+constexpr std::uint16_t kKeptRegions = [] {
+    std::uint16_t mask = 0;
     for (const RegionKeeper& k : kRegionKeepers) mask |= k.flag;
     return mask;
 }();
 
-[[gnu::noinline]] void keep_region(Replay& s, const Frame& f, std::uint8_t flags, Ticks exit) {
+[[gnu::noinline]] void keep_region(Replay& s, const Frame& f, std::uint16_t flags, Ticks exit) {
     for (const RegionKeeper& k : kRegionKeepers)
         if ((flags & k.flag) != 0) k.keep(s, f, exit);
 }
@@ -209,18 +234,12 @@ constexpr std::uint8_t kKeptRegions = [] {
 [[gnu::always_inline]] inline void close_frame(Replay& s, Ticks exit) {
     Frame& f = s.stack.back();
     if (f.pending_from != s.pending.size()) complete_pending(s, f.pending_from, exit);
-    const std::uint8_t flags = s.region_flags[f.region];
+    const std::uint16_t flags = s.region_flags[f.region];
     if ((flags & counts_as_mpi) != 0) --s.open_mpi;
     if (f.mpi_outermost) {
         s.mpi_time += exit - f.enter;
         s.any_mpi_time = true;
-        if (s.out->keep_mpi_intervals) {
-            s.out->mpi_intervals.emplace_back(f.enter, exit);
-            s.out->mpi_interval_ranks.push_back(s.rank);
-        }
     }
-    if (s.timeline != nullptr)
-        s.timeline->slice(f.region, f.enter, exit, s.stack.size() > 1 ? s.stack[s.stack.size() - 2].region : UINT32_MAX);
     if ((flags & kKeptRegions) != 0) keep_region(s, f, flags, exit);
     s.stack.pop();
 }
@@ -242,16 +261,14 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp time, uint64_t, void
                            OTF2_RegionRef region) {
     Replay& s = state(user);
     // The usual Leave without a call, as on_enter: close_frame() when it has
-    // nothing to hand on (no records waiting, no timeline, no region a keeper
-    // wants (kRegionKeepers), no MPI interval to keep); else leave_general.
+    // nothing to hand on (no records waiting, no region a keeper wants:
+    // kRegionKeepers); else leave_general.
     Ticks exit = 0;
     if (!s.stack.empty() && s.stack.back().region == mapped(s.region_map, region) &&
         s.clock.correct_nearby(time, &exit)) {
         const Frame& f = s.stack.back();
-        const std::uint8_t flags = s.region_flags[f.region];
-        if (f.pending_from == s.pending.size() && s.timeline == nullptr &&
-            (flags & kKeptRegions) == 0 &&
-            !(f.mpi_outermost && s.out->keep_mpi_intervals)) {
+        const std::uint16_t flags = s.region_flags[f.region];
+        if (f.pending_from == s.pending.size() && (flags & kKeptRegions) == 0) {
             ++s.events;
             s.last = exit;
             if ((flags & counts_as_mpi) != 0) --s.open_mpi;
@@ -475,14 +492,14 @@ Error replay_location(Otf2Reader& reader, const TraceDefinitions& definitions, s
     s.region_flags.assign(definitions.regions.size(), 0);
     for (std::size_t r = 0; r < definitions.regions.size(); ++r) {
         const TraceRegion& region = definitions.regions[r];
-        std::uint8_t& flags = s.region_flags[r];
+        std::uint16_t& flags = s.region_flags[r];
         if (counts_as_mpi_time(region)) flags |= counts_as_mpi;
         if (region.paradigm == OTF2_PARADIGM_MPI) flags |= mpi_call;
         if (region.paradigm == OTF2_PARADIGM_MPI &&
             (region.name == "MPI_Sendrecv" || region.name == "MPI_Sendrecv_replace"))
             flags |= send_receive;
         for (const RegionKeeper& k : kRegionKeepers)
-            if (k.wants(region, r, records, s.gpu)) flags |= k.flag;
+            if (k.wants(region, r, s)) flags |= k.flag;
     }
     if (!s.gpu) {
         s.visits.assign(definitions.regions.size(), Visits{});

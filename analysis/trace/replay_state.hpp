@@ -95,7 +95,7 @@ struct Replay {
     std::string problem;
     TimelineWriter* timeline = nullptr;
     /// Per region, what its Enter and Leave do here (RegionFlag bits), computed once: one load per event.
-    std::vector<std::uint8_t> region_flags;
+    std::vector<std::uint16_t> region_flags;
     bool gpu = false;               ///< the location is a GPU stream
     bool want_correlation = false;  ///< the trace defines CUDA_CORRELATION_ID: an Enter's attributes are read
     std::vector<Visits> visits;     ///< per region (CPU threads)
@@ -104,7 +104,7 @@ struct Replay {
     Ticks measurement_off = no_time;             ///< the first MeasurementOnOff(off): the trace stops there
 };
 
-enum RegionFlag : std::uint8_t {
+enum RegionFlag : std::uint16_t {
     counts_as_mpi = 1,   ///< counts as MPI time (counts_as_mpi_time())
     gpu_operation = 2,   ///< a kernel, copy or memset, on a GPU stream
     key_end = 4,         ///< the key region of the iterations, on a CPU thread
@@ -112,6 +112,8 @@ enum RegionFlag : std::uint8_t {
     send_receive = 16,   ///< MPI_Sendrecv(_replace): one waiting site, never a late receiver
     op_region = 32,      ///< an op (NVTX range or user region, op_analysis.hpp), on a CPU thread
     finalize_call = 64,  ///< MPI_Finalize on a CPU thread (its wait, wait_state_patterns.hpp)
+    timeline_slice = 128,  ///< every region, when trace.json and report.html's timeline are written
+    mpi_interval = 256,    ///< an MPI region counting as MPI time, when the outermost calls' intervals are kept
 };
 
 inline Replay& state(void* user) {
