@@ -205,7 +205,7 @@ constexpr bool check_table(const Table& t) {
 inline constexpr spec_detail::Table kRecordSpecs = spec_detail::make_table();
 static_assert(spec_detail::check_table(kRecordSpecs),
               "trace_records.def: a row has too many fields, a singleton not one field or not OTF2's "
-              "singleton record (or a row of fields one), a converted row no OTF2 record, an MPI or thread row a field its event does not carry (mpi_events.def, thread_events.def), or an MPI or thread "
+              "singleton record (or a row of fields one), a converted row no OTF2 record, an MPI row a field no MPI event has, a thread row a field its event does not carry (thread_events.def), or an MPI or thread "
               "event of substrate.hpp has no record or two");
 
 /// The row of `type`.
