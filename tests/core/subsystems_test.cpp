@@ -11,7 +11,6 @@
 
 #include "core/location.hpp"
 #include "core/runtime_internal.hpp"
-#include "metrics/metrics.hpp"
 #include "runtime_fixture.hpp"
 #include "strata/measurement/subsystem.hpp"
 
